@@ -1,0 +1,86 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "rig",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "rig", targets: ["rig"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
+        // step function. No C modules, no I/O.
+        .target(name: "RigCore", swiftSettings: strict),
+
+        // C shims: only what Swift cannot import (variadic prctl, ioctl request macros).
+        .target(name: "CLinux"),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+
+        // Real-time loop, clocks, simulated rig, trace, terminal view, output protocol.
+        .target(name: "RigRuntime", dependencies: [
+            "RigCore", "CLinux",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+
+        // D-Bus over libdbus-1, and BlueZ on top of it (central and GATT server).
+        .target(name: "RigDBus", dependencies: [
+            "CDBus",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .target(name: "RigBluetooth", dependencies: [
+            "RigDBus",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+
+        // Outputs and inputs.
+        .target(name: "RigBLEControl", dependencies: [
+            "RigCore", "RigRuntime", "RigBluetooth",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+        .target(name: "RigPCA9685", dependencies: [
+            "RigCore", "RigRuntime", "CI2C", "CLinux",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+        .target(name: "RigGamepad", dependencies: [
+            "RigCore", "RigRuntime", "CLinux",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+        .target(name: "RigStepSync", dependencies: [
+            "RigCore", "RigRuntime", "RigBluetooth", "CGPIOD",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+
+        .executableTarget(name: "rig", dependencies: [
+            "RigCore", "RigRuntime", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+
+        .testTarget(name: "RigCoreTests", dependencies: [
+            "RigCore",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ], swiftSettings: strict),
+        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
+        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth"], swiftSettings: strict),
+        .testTarget(name: "RigBLEControlTests", dependencies: ["RigCore", "RigRuntime", "RigBLEControl"], swiftSettings: strict),
+        .testTarget(name: "RigPCA9685Tests", dependencies: ["RigCore", "RigRuntime", "RigPCA9685"], swiftSettings: strict),
+        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
+        .testTarget(name: "RigStepSyncTests", dependencies: ["RigCore", "RigRuntime", "RigStepSync"], swiftSettings: strict),
+        .testTarget(name: "RigCLITests", dependencies: ["RigCore"], swiftSettings: strict),
+    ]
+)

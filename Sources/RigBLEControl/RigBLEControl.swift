@@ -1,0 +1,1 @@
+// RigBLEControl: see the issue that builds it.

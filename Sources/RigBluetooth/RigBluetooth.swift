@@ -1,0 +1,1 @@
+// RigBluetooth: see the issue that builds it.

@@ -1,0 +1,56 @@
+/// An error in a rig or program file, printed the way compilers print them:
+/// `FILE:LINE:COLUMN: error: <json path>: <what is wrong, what would be valid>`.
+public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation
+    /// The JSON path of the offending value, such as `$.axes[0].maxVelocity`.
+    public var path: String
+    public var message: String
+
+    public init(file: String, location: SourceLocation, path: String, message: String) {
+        self.file = file
+        self.location = location
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String {
+        "\(file):\(location.line):\(location.column): error: \(path): \(message)"
+    }
+}
+
+/// Where a value sits: the file, and its JSON path inside it.
+public struct JSONContext: Sendable {
+    public var file: String
+    public var path: String
+
+    public init(file: String, path: String = "$") {
+        self.file = file
+        self.path = path
+    }
+
+    public func appending(key: String) -> JSONContext {
+        var copy = self
+        let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
+        copy.path += plain ? ".\(key)" : "[\"\(key)\"]"
+        return copy
+    }
+
+    public func appending(index: Int) -> JSONContext {
+        var copy = self
+        copy.path += "[\(index)]"
+        return copy
+    }
+
+    public func error(_ message: String, at location: SourceLocation) -> FileError {
+        FileError(file: file, location: location, path: path, message: message)
+    }
+}
+
+extension JSONSyntaxError {
+    /// The syntax error as a file error; the path is the document root since the
+    /// structure could not be read.
+    public func fileError(file: String) -> FileError {
+        FileError(file: file, location: location, path: "$", message: message)
+    }
+}

@@ -1,0 +1,276 @@
+/// A strict RFC 8259 JSON parser that records the line and column of every value.
+///
+/// Duplicate keys in one object are an error (a rig file with two `maxVelocity` keys is
+/// a mistake, not a merge).
+public struct JSONParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var lineStart = 0
+    private var depth = 0
+    private static let maxDepth = 256
+
+    public init(_ text: String) {
+        bytes = Array(text.utf8)
+    }
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses one JSON document; anything after it but white space is an error.
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONNode {
+        var parser = JSONParser(text)
+        return try parser.parseDocument()
+    }
+
+    public mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        skipWhitespace()
+        let node = try parseValue()
+        skipWhitespace()
+        if index < bytes.count {
+            throw error("unexpected \(describe(bytes[index])) after the end of the document")
+        }
+        return node
+    }
+
+    private var location: SourceLocation {
+        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
+        var column = 1
+        var i = lineStart
+        while i < index {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        return SourceLocation(line: line, column: column)
+    }
+
+    private func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(message: message, location: location)
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        switch byte {
+        case 0x20...0x7E: return "'\(Character(UnicodeScalar(byte)))'"
+        default: return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0D:
+                index += 1
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
+            default:
+                return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
+        let start = location
+        guard index < bytes.count else { throw error("unexpected end of file, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return JSONNode(try parseObject(), at: start)
+        case UInt8(ascii: "["): return JSONNode(try parseArray(), at: start)
+        case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), at: start)
+        case UInt8(ascii: "t"): try expectWord("true"); return JSONNode(.bool(true), at: start)
+        case UInt8(ascii: "f"): try expectWord("false"); return JSONNode(.bool(false), at: start)
+        case UInt8(ascii: "n"): try expectWord("null"); return JSONNode(.null, at: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return JSONNode(try parseNumber(), at: start)
+        case let byte:
+            throw error("unexpected \(describe(byte)), expected a value (object, array, string, number, true, false or null)")
+        }
+    }
+
+    private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
+        for expected in word.utf8 {
+            guard index < bytes.count, bytes[index] == expected else {
+                throw error("invalid literal, expected '\(word)'")
+            }
+            index += 1
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members: [JSONMember] = []
+        var seen: Set<String> = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            let keyLocation = location
+            guard index < bytes.count else { throw error("unexpected end of file inside an object") }
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                throw error("expected a string key in double quotes, found \(describe(bytes[index]))")
+            }
+            let key = try parseString()
+            if !seen.insert(key).inserted {
+                throw JSONSyntaxError(message: "duplicate key \"\(key)\"", location: keyLocation)
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after key \"\(key)\"")
+            }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            members.append(JSONMember(key: key, keyLocation: keyLocation, value: value))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of file inside an object, expected ',' or '}'") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            throw error("expected ',' or '}' in object, found \(describe(bytes[index]))")
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var elements: [JSONNode] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of file inside an array, expected ',' or ']'") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            throw error("expected ',' or ']' in array, found \(describe(bytes[index]))")
+        }
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun(_ s: inout String.UnicodeScalarView, _ from: Int, _ to: Int, _ bytes: [UInt8]) -> Bool {
+            guard from < to else { return true }
+            guard let text = String(validating: bytes[from..<to], as: UTF8.self) else { return false }
+            s.append(contentsOf: text.unicodeScalars)
+            return true
+        }
+        while true {
+            guard index < bytes.count else { throw error("unterminated string") }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
+                index += 1
+                guard index < bytes.count else { throw error("unterminated string") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try parseHex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error("unpaired UTF-16 surrogate in \\u escape")
+                        }
+                        index += 2
+                        let low = try parseHex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired UTF-16 surrogate in \\u escape") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                    scalars.append(scalar)
+                default:
+                    index -= 1
+                    throw error("invalid escape '\\\(Character(UnicodeScalar(escape)))' in string")
+                }
+                runStart = index
+            case 0x00..<0x20:
+                throw error("control character \(describe(byte)) in string (escape it)")
+            default:
+                index += 1
+            }
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count else { throw error("unterminated \\u escape") }
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value * 16 + digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+        let start = index
+        func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("invalid number: leading zeros are not allowed") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit after '.'") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit in the exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let literal = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(literal), value.isFinite else {
+            throw error("number \(literal) is out of range")
+        }
+        return .number(value, literal: literal)
+    }
+}
+
+/// Malformed JSON text.
+public struct JSONSyntaxError: Error, Sendable, Equatable {
+    public var message: String
+    public var location: SourceLocation
+}

@@ -1,0 +1,55 @@
+/// A place in a source file, 1-based, as editors and compilers print it.
+public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
+/// A parsed JSON value that remembers where each part of it stood in the file.
+///
+/// Foundation's decoders forget positions, and every error `rig` prints about a rig or
+/// program file must name `FILE:LINE:COLUMN`, so the core parses JSON itself.
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double, literal: String)
+    case string(String)
+    case array([JSONNode])
+    case object([JSONMember])
+
+    /// What a user would call this kind of value in an error message.
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// A value and where it starts.
+public struct JSONNode: Sendable, Equatable {
+    public var value: JSONValue
+    public var location: SourceLocation
+
+    public init(_ value: JSONValue, at location: SourceLocation) {
+        self.value = value
+        self.location = location
+    }
+}
+
+/// One `"key": value` pair of an object, with where its key starts.
+public struct JSONMember: Sendable, Equatable {
+    public var key: String
+    public var keyLocation: SourceLocation
+    public var value: JSONNode
+}

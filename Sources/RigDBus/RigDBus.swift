@@ -1,0 +1,1 @@
+// RigDBus: see the issue that builds it.

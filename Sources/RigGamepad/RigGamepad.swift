@@ -1,0 +1,1 @@
+// RigGamepad: see the issue that builds it.

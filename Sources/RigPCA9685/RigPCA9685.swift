@@ -1,0 +1,1 @@
+// RigPCA9685: see the issue that builds it.

@@ -1,0 +1,1 @@
+// Runtime: loop, clocks, outputs.

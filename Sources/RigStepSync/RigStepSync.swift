@@ -1,0 +1,1 @@
+// RigStepSync: see the issue that builds it.
