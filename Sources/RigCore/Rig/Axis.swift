@@ -1,0 +1,82 @@
+/// What an axis drives.
+public enum AxisKind: String, Sendable, Equatable {
+    /// A hobby servo: positions in degrees, sent as pulse widths.
+    case servo
+    /// A PWM channel (an LED light, a DC motor's speed): positions are the duty cycle in %.
+    case pwm
+}
+
+/// What an axis does when the rig is idle or shut down.
+public enum IdlePolicy: String, Sendable, Equatable {
+    /// Keep sending the last position (the servo holds against load).
+    case hold
+    /// Stop the pulses (the servo goes limp; a pwm channel goes off).
+    case release
+}
+
+/// One controlled axis of a rig. Positions are degrees for servo axes and duty-cycle
+/// percent for pwm axes; velocities are per second, accelerations per second².
+public struct Axis: Sendable, Equatable {
+    public var name: String
+    public var kind: AxisKind
+    public var channel: Int
+    /// Angle ↔ pulse mapping (servo axes only; nil for pwm).
+    public var calibration: Calibration?
+    public var home: Double
+    /// Where to go on shutdown before the safe state, if anywhere.
+    public var park: Double?
+    public var softMin: Double
+    public var softMax: Double
+    public var maxVelocity: Double
+    public var maxAcceleration: Double
+    public var idle: IdlePolicy
+
+    public init(name: String, kind: AxisKind, channel: Int, calibration: Calibration?, home: Double, park: Double?,
+                softMin: Double, softMax: Double, maxVelocity: Double, maxAcceleration: Double, idle: IdlePolicy) {
+        self.name = name
+        self.kind = kind
+        self.channel = channel
+        self.calibration = calibration
+        self.home = home
+        self.park = park
+        self.softMin = softMin
+        self.softMax = softMax
+        self.maxVelocity = maxVelocity
+        self.maxAcceleration = maxAcceleration
+        self.idle = idle
+    }
+
+    public var softRange: ClosedRange<Double> { softMin...softMax }
+
+    /// What the output should do for `position` this tick.
+    @inline(__always)
+    public func command(forPosition position: Double) -> ChannelCommand {
+        switch kind {
+        case .servo:
+            .pulse(microseconds: calibration?.pulseMicroseconds(forAngle: position) ?? 1500)
+        case .pwm:
+            .duty(percent: position)
+        }
+    }
+
+    /// What the output must be left at when the rig stops.
+    public func safeCommand(lastPosition: Double) -> ChannelCommand {
+        idle == .release ? .off : command(forPosition: lastPosition)
+    }
+
+    /// The unit positions are measured in, for messages.
+    public var unit: String { kind == .servo ? "°" : "%" }
+}
+
+/// What one channel is told to do this tick.
+public enum ChannelCommand: Sendable, Equatable {
+    /// A servo pulse of this width.
+    case pulse(microseconds: Double)
+    /// A PWM duty cycle in percent (0…100).
+    case duty(percent: Double)
+    /// No output (servo limp, PWM off).
+    case off
+}
+
+/// The servo frame period every output assumes for pwm axes when it reports a pulse.
+public let servoFramePeriodMicroseconds = 20_000.0

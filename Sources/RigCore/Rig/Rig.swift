@@ -1,0 +1,26 @@
+/// A rig: its axes, the output that drives them, and the loop rate.
+public struct Rig: Sendable, Equatable {
+    public var name: String
+    public var axes: [Axis]
+    public var output: OutputConfig
+    public var loopRateHz: Double
+
+    public static let loopRateRangeHz: ClosedRange<Double> = 20...500
+    public static let defaultLoopRateHz = 100.0
+
+    public init(name: String, axes: [Axis], output: OutputConfig, loopRateHz: Double = Rig.defaultLoopRateHz) {
+        self.name = name
+        self.axes = axes
+        self.output = output
+        self.loopRateHz = loopRateHz
+    }
+
+    /// Seconds per tick.
+    public var tickSeconds: Double { 1 / loopRateHz }
+
+    public func axisIndex(named name: String) -> Int? {
+        axes.firstIndex { $0.name == name }
+    }
+
+    public var homePose: [Double] { axes.map(\.home) }
+}

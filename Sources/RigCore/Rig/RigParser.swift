@@ -1,0 +1,145 @@
+/// Reads rig files (`rigs/*.json`). Every problem is a `FileError` with its location.
+public enum RigParser {
+    public static func parse(text: String, file: String) throws(FileError) -> Rig {
+        let root: JSONNode
+        do { root = try JSONParser.parse(text) } catch { throw error.fileError(file: file) }
+        return try parse(ValueReader(root, JSONContext(file: file)))
+    }
+
+    /// Parses a rig from a JSON value (a rig file's root, or a rig embedded in a program).
+    public static func parse(_ value: ValueReader) throws(FileError) -> Rig {
+        let object = try value.object()
+        object.allow("$schema", "description")
+        let name = try object.optional("name")?.nonEmptyString() ?? "rig"
+        let output = try object.optional("output").map { v throws(FileError) in try OutputConfig.parse(v) } ?? .sim(SimOutputConfig())
+        var loopRate = Rig.defaultLoopRateHz
+        if let rate = object.optional("loopRateHz") {
+            loopRate = try rate.number(in: Rig.loopRateRangeHz, unit: "Hz")
+        }
+        let axesValue = try object.required("axes", "an array of axis objects")
+        var axes: [Axis] = []
+        for axisValue in try axesValue.nonEmptyArray() {
+            let axis = try parseAxis(axisValue, output: output)
+            if axes.contains(where: { $0.name == axis.name }) {
+                throw axisValue.error("axis name \"\(axis.name)\" is used twice; axis names must be unique")
+            }
+            if let other = axes.first(where: { $0.channel == axis.channel }) {
+                throw axisValue.error("channel \(axis.channel) is already used by axis \"\(other.name)\"; each axis needs its own channel")
+            }
+            axes.append(axis)
+        }
+        try object.finish()
+        return Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
+    }
+
+    static func parseAxis(_ value: ValueReader, output: OutputConfig) throws(FileError) -> Axis {
+        let object = try value.object()
+        let nameValue = try object.required("name")
+        let name = try nameValue.nonEmptyString()
+        guard name.utf8.allSatisfy({ isIdentifierByte($0) }) else {
+            throw nameValue.error("\"\(name)\" is not a valid axis name; use letters, digits, '-' and '_'")
+        }
+        let kind = AxisKind(rawValue: try object.optional("kind")?.oneOf(["servo", "pwm"]) ?? "servo") ?? .servo
+        let channelValue = try object.required("channel", "the output channel number")
+        let range = output.channelRange
+        let channel = try channelValue.integer()
+        guard range.contains(channel) else {
+            throw channelValue.error("channel \(channel) does not exist on a \(output.typeName) output; valid: \(range.lowerBound)…\(range.upperBound)")
+        }
+        let inverted = try object.optional("inverted")?.bool() ?? false
+
+        var calibration: Calibration?
+        let fullRange: ClosedRange<Double>
+        switch kind {
+        case .servo:
+            calibration = try parseCalibration(object, inverted: inverted)
+            fullRange = calibration?.angleRange ?? -90...90
+        case .pwm:
+            for key in ["pulseUs", "angleDeg", "calibration"] where object.has(key) {
+                object.allow(key)
+                let member = object.members.first { $0.key == key }
+                let ctx = object.context.appending(key: key)
+                throw ctx.error("a pwm axis has no pulse calibration; remove \"\(key)\" or set \"kind\": \"servo\"", at: member?.keyLocation ?? object.location)
+            }
+            if inverted { throw object.error("\"inverted\" is for servo axes; a pwm axis's position is its duty cycle") }
+            fullRange = 0...100
+        }
+        let unit = kind == .servo ? "°" : "%"
+
+        var softMin = fullRange.lowerBound, softMax = fullRange.upperBound
+        if let limits = object.optional("softLimits") {
+            let pair = try limits.numbers(count: 2)
+            guard pair[0] < pair[1] else {
+                throw limits.error("soft limits [\(format(pair[0])), \(format(pair[1]))] must be [min, max] with min < max")
+            }
+            guard fullRange.contains(pair[0]), fullRange.contains(pair[1]) else {
+                let what = kind == .servo ? "the calibrated angle range" : "the duty-cycle range"
+                throw limits.error("soft limits [\(format(pair[0])), \(format(pair[1]))] leave \(what) \(format(fullRange.lowerBound))…\(format(fullRange.upperBound))\(unit)")
+            }
+            softMin = pair[0]
+            softMax = pair[1]
+        }
+        let softRange = softMin...softMax
+        func position(_ key: String) throws(FileError) -> Double? {
+            guard let v = object.optional(key) else { return nil }
+            let x = try v.number()
+            guard softRange.contains(x) else {
+                throw v.error("\(format(x))\(unit) is outside the soft limits; valid: \(format(softMin))…\(format(softMax))\(unit)")
+            }
+            return x
+        }
+        let defaultHome = kind == .pwm ? softMin : min(max(0, softMin), softMax)
+        let home = try position("home") ?? defaultHome
+        let park = try position("park")
+
+        let maxVelocity = try object.optional("maxVelocity")?.positiveNumber(unit: "\(unit)/s") ?? (kind == .servo ? 90 : 50)
+        let maxAcceleration = try object.optional("maxAcceleration")?.positiveNumber(unit: "\(unit)/s²") ?? (kind == .servo ? 180 : 100)
+        let idle = IdlePolicy(rawValue: try object.optional("idle")?.oneOf(["hold", "release"]) ?? "hold") ?? .hold
+        try object.finish()
+        return Axis(name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
+                    softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, idle: idle)
+    }
+
+    static func parseCalibration(_ object: ObjectReader, inverted: Bool) throws(FileError) -> Calibration {
+        var points: [(angleDeg: Double, pulseMicroseconds: Double)] = []
+        let where_: ValueReader?
+        if let table = object.optional("calibration") {
+            for key in ["pulseUs", "angleDeg"] where object.has(key) {
+                throw table.error("give either \"calibration\" or \"pulseUs\"/\"angleDeg\", not both")
+            }
+            for point in try table.nonEmptyArray() {
+                let pair = try point.numbers(count: 2)
+                guard (200...3000).contains(pair[1]) else {
+                    throw point.error("pulse \(format(pair[1])) µs is out of range; valid: 200…3000 µs ([angle, pulse] pairs)")
+                }
+                points.append((pair[0], pair[1]))
+            }
+            where_ = table
+        } else {
+            var pulses = [1000.0, 2000.0], angles = [-90.0, 90.0]
+            if let p = object.optional("pulseUs") {
+                pulses = try p.numbers(count: 2)
+                for x in pulses where !(200...3000).contains(x) {
+                    throw p.error("pulse \(format(x)) µs is out of range; valid: 200…3000 µs")
+                }
+                guard pulses[0] != pulses[1] else { throw p.error("the two pulse widths must differ") }
+            }
+            if let a = object.optional("angleDeg") {
+                angles = try a.numbers(count: 2)
+                guard angles[0] != angles[1] else { throw a.error("the two angles must differ") }
+            }
+            points = [(angles[0], pulses[0]), (angles[1], pulses[1])]
+            where_ = object.optional("pulseUs") ?? object.optional("angleDeg")
+        }
+        switch Calibration.make(points: points, inverted: inverted) {
+        case .success(let calibration): return calibration
+        case .failure(let problem):
+            throw where_?.error(problem.description) ?? object.error(problem.description)
+        }
+    }
+}
+
+@inline(__always)
+func isIdentifierByte(_ b: UInt8) -> Bool {
+    (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
+}

@@ -1,0 +1,62 @@
+import RigCore
+
+/// One channel an output drives, as the rig file describes it.
+public struct OutputChannel: Sendable, Equatable {
+    public var axisName: String
+    public var channel: Int
+    public var kind: AxisKind
+
+    public init(axisName: String, channel: Int, kind: AxisKind) {
+        self.axisName = axisName
+        self.channel = channel
+        self.kind = kind
+    }
+
+    public init(_ axis: Axis) {
+        self.init(axisName: axis.name, channel: axis.channel, kind: axis.kind)
+    }
+}
+
+/// A device that turns channel commands into pulses: the simulator, a PCA9685, a
+/// BLEControl board. The control loop owns it from `start` to `shutdown`.
+public protocol Output: AnyObject {
+    /// A short human description ("sim", "pca9685 /dev/i2c-1 0x40").
+    var label: String { get }
+
+    /// Opens and prepares the device. Called once, before the loop starts and off the
+    /// loop thread; it may block (connect, initialise). `initial` is what each channel
+    /// (in `channels` order) should show first: the pose the rig starts from.
+    func start(channels: [OutputChannel], initial: [ChannelCommand]) throws
+
+    /// Sends this tick's commands (one per channel, in `start` order). Runs on the loop
+    /// thread: no blocking waits, no allocation, no logging per call.
+    ///
+    /// Fills `sent[i]` with the pulse width actually programmed on channel `i` in µs,
+    /// after the output's own quantization (for a pwm channel: the high time per
+    /// period), or `.nan` if nothing was sent for that channel this tick.
+    func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault)
+
+    /// Puts every channel in its safe state (`safe`, in `start` order) and releases the
+    /// device. Called exactly once on every way out: end, Ctrl-C, fault. Must not throw.
+    func shutdown(safe: [ChannelCommand])
+
+    /// One line for the live view and the log ("ready", "reconnecting (2)"), if the
+    /// output has a connection state worth showing. Read from any thread.
+    var statusLine: String? { get }
+}
+
+extension Output {
+    public var statusLine: String? { nil }
+}
+
+/// An output failed in a way the loop cannot ride out: the program stops and the rig
+/// goes to its safe state.
+public struct OutputFault: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

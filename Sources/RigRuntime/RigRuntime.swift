@@ -1,1 +1,0 @@
-// Runtime: loop, clocks, outputs.
