@@ -1,0 +1,87 @@
+/// A limit broken somewhere in a program, located for the user.
+public struct FeasibilityProblem: Sendable, Equatable, CustomStringConvertible {
+    public var violation: LimitViolation
+    public var axisName: String
+    public var unit: String
+    public var timeSeconds: Double
+    /// "keyframe path", "lead-in", "move to shot 3 (row 1, column 3)", "park".
+    public var during: String
+
+    public var description: String {
+        let v = violation
+        let what: String
+        switch v.limit {
+        case .softMin, .softMax:
+            what = "position \(rounded(v.value))\(unit) is beyond the \(v.limit.rawValue) \(rounded(v.allowed))\(unit)"
+        case .velocity:
+            what = "velocity \(rounded(v.value))\(unit)/s exceeds maxVelocity \(rounded(v.allowed))\(unit)/s"
+        case .acceleration:
+            what = "acceleration \(rounded(v.value))\(unit)/s² exceeds maxAcceleration \(rounded(v.allowed))\(unit)/s²"
+        }
+        return "axis \"\(axisName)\" at t=\(rounded(timeSeconds))s (\(during)): \(what)"
+    }
+}
+
+/// What `rig check` found.
+public struct FeasibilityReport: Sendable {
+    public var problems: [FeasibilityProblem]
+    public var margins: [AxisMargins]
+    public var ticks: Int
+    public var durationSeconds: Double
+    public var feasible: Bool { problems.isEmpty }
+}
+
+/// Plays a whole program through the real step function, advancing every step at once,
+/// and checks every frame against every limit.
+public enum FeasibilityChecker {
+    /// - Parameter maxTicks: a bound so a runaway program cannot hang the check.
+    public static func check(rig: Rig, motion: Motion, startPose: [Double], maxTicks: Int = 500_000_000) -> FeasibilityReport {
+        var player = Player(rig: rig, motion: motion, startPose: startPose)
+        var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
+        var frame = startPose
+        var problems: [FeasibilityProblem] = []
+        var reported = Set<String>()
+        var ticks = 0
+        // Frames around the program: at rest before it (the start pose) and after it.
+        while !player.isFinished, ticks < maxTicks {
+            let phase = player.phase
+            let event = player.tick(into: &frame)
+            ticks += 1
+            if case .ready = event { player.advance() }
+            if let v = monitor.observe(frame) {
+                let key = "\(v.axis)/\(v.limit.rawValue)"
+                if reported.insert(key).inserted {
+                    problems.append(FeasibilityProblem(violation: v, axisName: rig.axes[v.axis].name, unit: rig.axes[v.axis].unit,
+                                                       timeSeconds: Double(ticks) * rig.tickSeconds,
+                                                       during: describe(phase, motion: motion)))
+                }
+            }
+        }
+        // One more frame at rest: a path that ends moving cannot stop in zero time.
+        if let v = monitor.observe(frame) {
+            problems.append(FeasibilityProblem(violation: v, axisName: rig.axes[v.axis].name, unit: rig.axes[v.axis].unit,
+                                               timeSeconds: Double(ticks) * rig.tickSeconds, during: "end"))
+        }
+        return FeasibilityReport(problems: problems, margins: monitor.margins, ticks: ticks,
+                                 durationSeconds: Double(ticks) * rig.tickSeconds)
+    }
+
+    static func describe(_ phase: Player.Phase, motion: Motion) -> String {
+        let steps: [Step]
+        if case .stepped(let s) = motion { steps = s } else { steps = [] }
+        switch phase {
+        case .leadIn: return "lead-in to the first key"
+        case .path: return "keyframe path"
+        case .moving(let step): return "move to \(steps[step].label)"
+        case .settling(let step), .waiting(let step): return "at \(steps[step].label)"
+        case .braking: return "braking"
+        case .parking: return "park"
+        case .finished: return "end"
+        }
+    }
+}
+
+/// Rounds for messages: at most three decimals, no trailing zeros.
+public func rounded(_ value: Double) -> String {
+    format((value * 1000).rounded() / 1000)
+}

@@ -1,0 +1,87 @@
+/// What advances a stepped program to its next step.
+public enum Trigger: Sendable, Equatable, CustomStringConvertible {
+    /// The next step as soon as the rig has settled (demos and tests).
+    case auto
+    /// Enter in the terminal.
+    case keyboard
+    /// A fixed time after the rig has settled.
+    case interval(seconds: Double)
+    /// Cascable's Wait For Input over Bluetooth LE.
+    case bui
+    /// Push buttons on GPIO lines.
+    case gpio
+
+    public static let syntax = "\"auto\", \"keyboard\", \"interval:SECONDS\", \"bui\" or \"gpio\""
+
+    /// Parses `auto`, `keyboard`, `interval:S`, `bui`, `gpio`.
+    public init?(_ text: String) {
+        switch text {
+        case "auto": self = .auto
+        case "keyboard": self = .keyboard
+        case "bui": self = .bui
+        case "gpio": self = .gpio
+        default:
+            guard text.hasPrefix("interval:"), let s = Double(text.dropFirst("interval:".count)), s > 0, s.isFinite else { return nil }
+            self = .interval(seconds: s)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .keyboard: "keyboard"
+        case .interval(let s): "interval:\(format(s))"
+        case .bui: "bui"
+        case .gpio: "gpio"
+        }
+    }
+}
+
+/// One stop of a stepped program: a pose for every axis, and how long to let it settle.
+public struct Step: Sendable, Equatable {
+    public var pose: [Double]
+    public var settleSeconds: Double
+    /// Where the step came from, for messages ("shot 3 (row 1, column 2)").
+    public var label: String
+
+    public init(pose: [Double], settleSeconds: Double, label: String) {
+        self.pose = pose
+        self.settleSeconds = settleSeconds
+        self.label = label
+    }
+}
+
+/// A program ready to play: a continuous keyframed path, or a list of steps.
+public enum Motion: Sendable, Equatable {
+    /// One track per axis (nil: the axis stays at home). Time in seconds.
+    case continuous(tracks: [AxisTrack?], durationSeconds: Double)
+    case stepped([Step])
+}
+
+/// A parsed program file.
+public struct Program: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        case keyframes, steps, panorama, timelapse
+    }
+
+    public var file: String
+    public var rig: Rig
+    public var kind: Kind
+    public var motion: Motion
+    /// How a stepped program advances when the command line does not say.
+    public var trigger: Trigger
+    /// Press Stop in Cascable after the last step (trigger `bui`).
+    public var stopRecipeAtEnd: Bool
+    /// The panorama's plan, for `rig plan`.
+    public var panorama: PanoramaPlan?
+
+    public var isStepped: Bool {
+        if case .stepped = motion { return true }
+        return false
+    }
+
+    public var steps: [Step] {
+        if case .stepped(let steps) = motion { return steps }
+        return []
+    }
+}

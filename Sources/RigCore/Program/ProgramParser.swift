@@ -1,0 +1,232 @@
+/// Reads program files. The rig is named by a path relative to the program (read through
+/// `loadRig`, since the core does no I/O) or embedded as an object.
+public enum ProgramParser {
+    /// Reads a rig file for a program: gets the path as written, returns the file's text
+    /// and the name to print in errors, or throws a `FileError` it built itself.
+    public typealias RigLoader = (_ path: String, _ at: ValueReader) throws(FileError) -> (text: String, file: String)
+
+    public static func parse(text: String, file: String, loadRig: RigLoader) throws(FileError) -> Program {
+        let root: JSONNode
+        do { root = try JSONParser.parse(text) } catch { throw error.fileError(file: file) }
+        let object = try ValueReader(root, JSONContext(file: file)).object()
+        object.allow("$schema", "description")
+
+        let rigValue = try object.required("rig", "a path to a rig file, or a rig object")
+        let rig: Rig
+        if case .string = rigValue.node.value {
+            let path = try rigValue.nonEmptyString()
+            let loaded = try loadRig(path, rigValue)
+            rig = try RigParser.parse(text: loaded.text, file: loaded.file)
+        } else if case .object = rigValue.node.value {
+            rig = try RigParser.parse(rigValue)
+        } else {
+            throw rigValue.error("expected a path to a rig file or a rig object, found \(rigValue.node.value.kindName)")
+        }
+
+        let kindValue = try object.required("kind", "one of \(Program.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        let kind = Program.Kind(rawValue: try kindValue.oneOf(Program.Kind.allCases.map(\.rawValue))) ?? .keyframes
+
+        // Each kind reads its own section; the others' sections are errors.
+        let sections: [Program.Kind: String] = [.keyframes: "keyframes", .steps: "steps", .panorama: "panorama", .timelapse: "timelapse"]
+        for (other, key) in sections where other != kind && object.has(key) {
+            object.allow(key)
+            let member = object.members.first { $0.key == key }
+            throw object.context.appending(key: key).error(
+                "a \"\(kind.rawValue)\" program has no \"\(key)\" section; use \"\(sections[kind] ?? "")\" or set \"kind\": \"\(key == "steps" ? "steps" : key)\"",
+                at: member?.keyLocation ?? object.location)
+        }
+
+        var trigger = Trigger.keyboard
+        if let t = object.optional("trigger") {
+            guard kind != .keyframes else { throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs") }
+            let text = try t.string()
+            guard let parsed = Trigger(text) else { throw t.error("\"\(text)\" is not a trigger; valid: \(Trigger.syntax)") }
+            trigger = parsed
+        }
+        var settle = 0.5
+        if let s = object.optional("settleSeconds") {
+            guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
+            settle = try s.number(in: 0...3600, unit: "s")
+        }
+        var stopAtEnd = false
+        if let s = object.optional("stopRecipeAtEnd") {
+            guard kind != .keyframes else { throw s.error("stopRecipeAtEnd is for stepped programs (trigger \"bui\")") }
+            stopAtEnd = try s.bool()
+        }
+
+        let motion: Motion
+        var panorama: PanoramaPlan?
+        switch kind {
+        case .keyframes:
+            let section = try object.required("keyframes", "an object of axis name → array of keys")
+            let tracks = try parseTracks(section, rig: rig, timeKey: "t", timeUnit: "s")
+            let duration = tracks.compactMap { $0?.endTime }.max() ?? 0
+            motion = .continuous(tracks: tracks, durationSeconds: duration)
+        case .steps:
+            let section = try object.required("steps", "an array of {\"pose\": {axis: position}}")
+            motion = .stepped(try parseSteps(section, rig: rig, settle: settle))
+        case .panorama:
+            let section = try object.required("panorama", "lens, overlap and pan/tilt ranges")
+            let spec = try parsePanorama(section, rig: rig)
+            let plan = PanoramaPlanner.plan(spec, currentPan: rig.axes[spec.panAxis].home, currentTilt: rig.axes[spec.tiltAxis].home)
+            panorama = plan
+            motion = .stepped(steps(for: plan, spec: spec, rig: rig, settle: settle))
+        case .timelapse:
+            let section = try object.required("timelapse", "frames and keyframes keyed by frame number")
+            motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle))
+        }
+        try object.finish()
+        return Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
+                       stopRecipeAtEnd: stopAtEnd, panorama: panorama)
+    }
+
+    /// `{"pan": [{"t": 0, "value": -30}, …], …}` → one track per rig axis.
+    static func parseTracks(_ section: ValueReader, rig: Rig, timeKey: String, timeUnit: String) throws(FileError) -> [AxisTrack?] {
+        let object = try section.object()
+        var tracks = [AxisTrack?](repeating: nil, count: rig.axes.count)
+        guard !object.members.isEmpty else { throw section.error("no axis has keys; give at least one axis, e.g. \"\(rig.axes[0].name)\": [{\"\(timeKey)\": 0, \"value\": 0}]") }
+        for member in object.members {
+            guard let axis = rig.axisIndex(named: member.key) else {
+                let ctx = object.context.appending(key: member.key)
+                throw ctx.error("the rig has no axis \"\(member.key)\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
+            }
+            tracks[axis] = try parseKeys(object.required(member.key), timeKey: timeKey, timeUnit: timeUnit)
+        }
+        try object.finish()
+        return tracks
+    }
+
+    static func parseKeys(_ value: ValueReader, timeKey: String, timeUnit: String) throws(FileError) -> AxisTrack {
+        var keys: [Keyframe] = []
+        for keyValue in try value.nonEmptyArray() {
+            let key = try keyValue.object()
+            let timeValue = try key.required(timeKey, timeUnit == "s" ? "the key's time in seconds" : "the key's frame number")
+            let time = timeUnit == "s" ? try timeValue.number(in: 0...1_000_000, unit: "s") : Double(try timeValue.integer(in: 0...10_000_000))
+            if let last = keys.last, time <= last.time {
+                throw timeValue.error("\(timeKey) \(format(time)) does not come after the previous key's \(format(last.time)); keys must be in increasing \(timeKey == "t" ? "time" : "frame") order")
+            }
+            let position = try key.required("value", "the axis position at this key").number()
+            var interpolation = Interpolation.smooth
+            if let i = key.optional("interp") {
+                let name = try i.oneOf(Interpolation.names)
+                if name == "bezier" {
+                    let handles = try key.required("bezier", "[x1, y1, x2, y2] handles for \"interp\": \"bezier\"")
+                    let h = try handles.numbers(count: 4)
+                    guard (0...1).contains(h[0]), (0...1).contains(h[2]) else {
+                        throw handles.error("bezier x handles must lie in 0…1 (time cannot run backwards); found x1 = \(format(h[0])), x2 = \(format(h[2]))")
+                    }
+                    interpolation = .bezier(x1: h[0], y1: h[1], x2: h[2], y2: h[3])
+                } else {
+                    interpolation = Interpolation(name: name) ?? .smooth
+                }
+            }
+            if key.has("bezier"), case .bezier = interpolation {} else if let b = key.optional("bezier") {
+                throw b.error("\"bezier\" handles need \"interp\": \"bezier\"")
+            }
+            try key.finish()
+            keys.append(Keyframe(time: time, value: position, interpolation: interpolation))
+        }
+        return AxisTrack(keys: keys)
+    }
+
+    static func parseSteps(_ section: ValueReader, rig: Rig, settle: Double) throws(FileError) -> [Step] {
+        var steps: [Step] = []
+        var pose = rig.homePose
+        for (index, stepValue) in try section.nonEmptyArray().enumerated() {
+            let step = try stepValue.object()
+            let poseObject = try step.required("pose", "an object of axis name → position").object()
+            guard !poseObject.members.isEmpty else { throw poseObject.error("an empty pose; name at least one axis") }
+            for member in poseObject.members {
+                guard let axis = rig.axisIndex(named: member.key) else {
+                    throw poseObject.context.appending(key: member.key).error(
+                        "the rig has no axis \"\(member.key)\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
+                }
+                pose[axis] = try poseObject.required(member.key).number()
+            }
+            try poseObject.finish()
+            let stepSettle = try step.optional("settleSeconds")?.number(in: 0...3600, unit: "s") ?? settle
+            let label = try step.optional("label")?.string() ?? "step \(index + 1)"
+            try step.finish()
+            steps.append(Step(pose: pose, settleSeconds: stepSettle, label: label))
+        }
+        return steps
+    }
+
+    static func parsePanorama(_ section: ValueReader, rig: Rig) throws(FileError) -> PanoramaSpec {
+        let object = try section.object()
+        func axis(_ key: String, _ fallback: String) throws(FileError) -> Int {
+            let value = object.optional(key)
+            let name = try value?.string() ?? fallback
+            guard let index = rig.axisIndex(named: name) else {
+                let message = "the rig has no axis \"\(name)\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))"
+                throw value?.error(message) ?? object.error(message + (value == nil ? " (set \"\(key)\")" : ""))
+            }
+            guard rig.axes[index].kind == .servo else { throw value?.error("axis \"\(name)\" is a pwm axis; a panorama needs servo axes") ?? object.error("axis \"\(name)\" is a pwm axis") }
+            return index
+        }
+        let panAxis = try axis("panAxis", "pan")
+        let tiltAxis = try axis("tiltAxis", "tilt")
+        if panAxis == tiltAxis { throw object.error("panAxis and tiltAxis must be different axes") }
+
+        let lensValue = try object.required("lens", "{\"focalLengthMm\", \"sensorWidthMm\", \"sensorHeightMm\"} or {\"horizontalFovDeg\", \"verticalFovDeg\"}")
+        let lens = try lensValue.object()
+        var fov: FieldOfView
+        if lens.has("focalLengthMm") {
+            let f = try lens.required("focalLengthMm").number(in: 1...2000, unit: "mm")
+            let w = try lens.optional("sensorWidthMm")?.number(in: 1...100, unit: "mm") ?? 36
+            let h = try lens.optional("sensorHeightMm")?.number(in: 1...100, unit: "mm") ?? 24
+            fov = FieldOfView(focalLengthMillimetres: f, sensorWidthMillimetres: w, sensorHeightMillimetres: h)
+        } else if lens.has("horizontalFovDeg") {
+            let h = try lens.required("horizontalFovDeg").number(in: 1...179, unit: "°")
+            let v = try lens.required("verticalFovDeg", "the vertical field of view").number(in: 1...179, unit: "°")
+            fov = FieldOfView(horizontalDegrees: h, verticalDegrees: v)
+        } else {
+            throw lensValue.error("give \"focalLengthMm\" (with \"sensorWidthMm\"/\"sensorHeightMm\", default full frame 36×24) or \"horizontalFovDeg\" and \"verticalFovDeg\"")
+        }
+        if let o = lens.optional("orientation"), try o.oneOf(["landscape", "portrait"]) == "portrait" {
+            fov = FieldOfView(horizontalDegrees: fov.verticalDegrees, verticalDegrees: fov.horizontalDegrees)
+        }
+        try lens.finish()
+
+        let overlap = try object.optional("overlapPercent")?.number(in: 5...90, unit: "%") ?? 30
+        func range(_ key: String) throws(FileError) -> ClosedRange<Double> {
+            let value = try object.required(key, "[first, last] shot centre in degrees")
+            let pair = try value.numbers(count: 2)
+            return min(pair[0], pair[1])...max(pair[0], pair[1])
+        }
+        let pan = try range("pan")
+        let tilt = try range("tilt")
+        try object.finish()
+        return PanoramaSpec(fieldOfView: fov, overlap: overlap / 100, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis)
+    }
+
+    /// The steps that shoot a planned panorama.
+    public static func steps(for plan: PanoramaPlan, spec: PanoramaSpec, rig: Rig, settle: Double) -> [Step] {
+        plan.shots.enumerated().map { index, shot in
+            var pose = rig.homePose
+            pose[spec.panAxis] = shot.panDegrees
+            pose[spec.tiltAxis] = shot.tiltDegrees
+            return Step(pose: pose, settleSeconds: settle, label: "shot \(index + 1) (row \(shot.row + 1), column \(shot.column + 1))")
+        }
+    }
+
+    static func parseTimelapse(_ section: ValueReader, rig: Rig, settle: Double) throws(FileError) -> [Step] {
+        let object = try section.object()
+        let framesValue = try object.required("frames", "how many frames to shoot")
+        let frames = try framesValue.integer(in: 1...1_000_000)
+        let tracks = try parseTracks(object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
+        for (axis, track) in tracks.enumerated() {
+            guard let track, let last = track.keys.last, Int(last.time) > frames - 1 else { continue }
+            throw framesValue.error("axis \"\(rig.axes[axis].name)\" has a key at frame \(Int(last.time)), past the last frame \(frames - 1) (frames count from 0)")
+        }
+        try object.finish()
+        var cursors = [Int](repeating: 0, count: tracks.count)
+        return (0..<frames).map { frame in
+            var pose = rig.homePose
+            for axis in tracks.indices {
+                if let track = tracks[axis] { pose[axis] = track.value(at: Double(frame), cursor: &cursors[axis]) }
+            }
+            return Step(pose: pose, settleSeconds: settle, label: "frame \(frame + 1)")
+        }
+    }
+}
