@@ -43,10 +43,15 @@ public protocol Output: AnyObject {
     /// One line for the live view and the log ("ready", "reconnecting (2)"), if the
     /// output has a connection state worth showing. Read from any thread.
     var statusLine: String? { get }
+
+    /// The PWM period this output runs pwm channels at, in µs (to turn a pwm channel's
+    /// high time back into a duty cycle in the trace).
+    var pwmPeriodMicroseconds: Double { get }
 }
 
 extension Output {
     public var statusLine: String? { nil }
+    public var pwmPeriodMicroseconds: Double { servoFramePeriodMicroseconds }
 }
 
 /// An output failed in a way the loop cannot ride out: the program stops and the rig

@@ -14,9 +14,11 @@ public struct MotionLimiter: Sendable {
         velocities = [Double](repeating: 0, count: axes.count)
     }
 
-    /// Limits `frame` in place. Returns true if any axis had to be changed.
+    /// Limits `frame` in place. Returns the first axis that had to be changed beyond
+    /// rounding, or nil when the frame was within every limit.
     @inline(__always)
-    public mutating func limit(_ frame: inout [Double]) -> Bool {
+    public mutating func limit(_ frame: inout [Double]) -> Int? {
+        var changedAxis: Int?
         var changed = false
         let dt = tickSeconds
         for i in axes.indices {
@@ -24,25 +26,35 @@ public struct MotionLimiter: Sendable {
             let a = axis.maxAcceleration
             let x0 = positions[i], v0 = velocities[i]
             let wanted = (frame[i] - x0) / dt
+            let tolerance = Self.relativeTolerance * axis.maxVelocity
             var low = max(-axis.maxVelocity, v0 - a * dt)
             var high = min(axis.maxVelocity, v0 + a * dt)
-            // Keep the braking distance (discrete: v²/2a + 1.5·v·dt) inside the limits.
+            // Keep the braking distance inside the soft limits. The velocity a frame
+            // carries is the average over its tick, so an axis braking at `a` to stop
+            // exactly at a limit `d` away moves at most √(2ad) − a·dt/2 this tick.
             let toMax = max(0, axis.softMax - x0), toMin = max(0, x0 - axis.softMin)
-            let reachMax = a * (-1.5 * dt + (2.25 * dt * dt + 2 * toMax / a).squareRoot())
-            let reachMin = a * (-1.5 * dt + (2.25 * dt * dt + 2 * toMin / a).squareRoot())
-            high = max(min(high, reachMax), low)
-            low = min(max(low, -reachMin), high)
-            var v = min(max(wanted, low), high)
+            high = max(min(high, (2 * a * toMax).squareRoot() - a * dt / 2), low)
+            low = min(max(low, -((2 * a * toMin).squareRoot() - a * dt / 2)), high)
+            var v = wanted
+            if wanted > high + tolerance || wanted < low - tolerance {
+                v = min(max(wanted, low), high)
+                changed = true
+            }
             var x = x0 + v * dt
+            let span = (axis.softMax - axis.softMin) * Self.relativeTolerance
+            if x > axis.softMax + span || x < axis.softMin - span { changed = true }
             if x > axis.softMax { x = axis.softMax; v = (x - x0) / dt }
             if x < axis.softMin { x = axis.softMin; v = (x - x0) / dt }
-            if abs(x - frame[i]) > 1e-9 * max(1, abs(frame[i])) { changed = true }
             frame[i] = x
             positions[i] = x
             velocities[i] = v
+            if changed, changedAxis == nil { changedAxis = i }
+            changed = false
         }
-        return changed
+        return changedAxis
     }
+
+    public static let relativeTolerance = 1e-6
 
     /// Follows a frame that was emitted without limiting (keeps the state in step).
     public mutating func follow(_ frame: [Double]) {

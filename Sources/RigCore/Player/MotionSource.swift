@@ -1,0 +1,53 @@
+/// What the control loop plays each tick: a program (`Player`) or a jog session.
+/// Used only on the loop thread; other threads reach it through the loop's requests.
+public protocol MotionSource: SendableMetatype {
+    /// Computes the next tick's pose into `positions`; returns what happened, if anything.
+    mutating func tick(into positions: inout [Double]) -> PlayerEvent?
+    /// The trigger fired: go on to the next step.
+    mutating func advance()
+    /// Stop soon: brake within the limits, park, finish.
+    mutating func stop()
+    var isFinished: Bool { get }
+    /// Where the timeline is, for the live view.
+    var progress: PlaybackProgress { get }
+}
+
+/// Where a motion source is, for the live view and logs.
+public struct PlaybackProgress: Sendable, Equatable {
+    public var elapsedSeconds: Double
+    /// Total expected seconds for continuous programs (nil for stepped/jog).
+    public var totalSeconds: Double?
+    /// 1-based step and step count for stepped programs.
+    public var step: Int?
+    public var stepCount: Int?
+    public var phase: String
+
+    public init(elapsedSeconds: Double, totalSeconds: Double? = nil, step: Int? = nil, stepCount: Int? = nil, phase: String) {
+        self.elapsedSeconds = elapsedSeconds
+        self.totalSeconds = totalSeconds
+        self.step = step
+        self.stepCount = stepCount
+        self.phase = phase
+    }
+}
+
+extension Player: MotionSource {
+    public var progress: PlaybackProgress {
+        var p = PlaybackProgress(elapsedSeconds: elapsedSeconds, phase: "")
+        switch motion {
+        case .continuous(_, let duration): p.totalSeconds = duration
+        case .stepped(let steps): p.stepCount = steps.count
+        }
+        switch phase {
+        case .leadIn: p.phase = "lead-in"
+        case .path: p.phase = "playing"
+        case .moving(let s): p.phase = "moving"; p.step = s + 1
+        case .settling(let s): p.phase = "settling"; p.step = s + 1
+        case .waiting(let s): p.phase = "waiting"; p.step = s + 1
+        case .braking: p.phase = "braking"
+        case .parking: p.phase = "parking"
+        case .finished: p.phase = "finished"
+        }
+        return p
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import RigCore
+import Synchronization
+
+/// What the loop reports to the rest of the program (drained off the loop thread).
+public enum LoopEvent: Sendable, Equatable {
+    case player(PlayerEvent, timeSeconds: Double)
+    /// The limiter had to bend a frame: a program that passed `check` never does this.
+    case limiterIntervened(axis: String, timeSeconds: Double)
+    case outputFault(String, timeSeconds: Double)
+}
+
+/// A snapshot for the live view, refreshed every tick.
+public struct LoopStatus: Sendable {
+    public var positions: [Double]
+    public var progress: PlaybackProgress
+    public var ticks: Int
+    public var latenessMaxMicroseconds: Double
+}
+
+/// How a loop run ended.
+public struct LoopResult: Sendable {
+    public var ticks: Int
+    public var lateness: LatencyStats
+    public var cpuNanosecondsPerTick: Double
+    public var grant: RealtimeGrant
+    public var finalPose: [Double]
+    /// Why the loop stopped early, if it did.
+    public var fault: String?
+    public var traceRowsDropped: Int
+}
+
+/// Settings of one loop run.
+public struct LoopOptions: Sendable {
+    /// Run the timeline this many times faster than real time (simulator only).
+    public var speed: Double = 1
+    /// Ask for SCHED_FIFO, mlockall and minimal timer slack on the loop thread.
+    public var realtime = true
+    /// A program the limiter must bend is stopped (true); a jog session relies on the
+    /// limiter and keeps going (false).
+    public var stopWhenLimited = true
+
+    public init(speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true) {
+        self.speed = speed
+        self.realtime = realtime
+        self.stopWhenLimited = stopWhenLimited
+    }
+}
+
+/// The real-time control loop: on its own thread it sleeps to absolute deadlines, asks
+/// the motion source for the next pose, guards it with the limiter, and hands it to the
+/// output. It owns the output from `start` to `shutdown`: every way out — the end, a
+/// stop request, an output fault — ends in `Output.shutdown(safe:)`.
+public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
+    public let rig: Rig
+    public let events = SPSCRing<LoopEvent>(capacity: 4096)
+    private let output: Output
+    private let clock: LoopClock
+    private let options: LoopOptions
+    private let trace: TraceWriter?
+    private let startPose: [Double]
+    // Only the loop thread touches these while it runs.
+    private var source: Source
+    private var positions: [Double]
+    private var commands: [ChannelCommand]
+    private var sent: [Double]
+    private var limiter: MotionLimiter
+
+    private let stopRequested = Atomic<Bool>(false)
+    private let abortRequested = Atomic<Bool>(false)
+    private let advanceRequests = Atomic<Int>(0)
+    private let statusLock: Mutex<LoopStatus>
+    private let resultLock = Mutex<LoopResult?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(rig: Rig, source: Source, output: Output, clock: LoopClock = MonotonicClock(),
+                options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double]) {
+        self.rig = rig
+        self.source = source
+        self.output = output
+        self.clock = clock
+        self.options = options
+        self.trace = trace
+        self.startPose = startPose
+        positions = startPose
+        commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
+        sent = [Double](repeating: .nan, count: rig.axes.count)
+        limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
+        statusLock = Mutex(LoopStatus(positions: startPose, progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
+    }
+
+    // MARK: Requests from other threads
+
+    /// The trigger fired (Enter, an interval, Cascable, a button).
+    public func requestAdvance() { advanceRequests.add(1, ordering: .relaxed) }
+
+    /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
+    public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
+
+    /// A second Ctrl-C: no braking, straight to the safe state.
+    public func requestAbort() { abortRequested.store(true, ordering: .relaxed) }
+
+    public var status: LoopStatus { statusLock.withLock { $0 } }
+
+    // MARK: Running
+
+    /// Starts the loop on its own thread. `output.start` must have succeeded.
+    public func start() {
+        let thread = Thread { [self] in
+            let result = run()
+            resultLock.withLock { $0 = result }
+            finished.signal()
+        }
+        thread.name = "rig-loop"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Waits for a loop started with `start()` to end.
+    public func wait() -> LoopResult {
+        finished.wait()
+        finished.signal()
+        return resultLock.withLock { $0 } ?? LoopResult(ticks: 0, lateness: LatencyStats(), cpuNanosecondsPerTick: 0,
+                                                      grant: RealtimeGrant(), finalPose: startPose, fault: "loop did not run", traceRowsDropped: 0)
+    }
+
+    /// Runs the loop on the calling thread until the source finishes or a fault stops it,
+    /// then puts the output in its safe state.
+    public func run() -> LoopResult {
+        let grant = options.realtime ? RealtimeSetup.apply() : RealtimeGrant()
+        var stats = LatencyStats()
+        let periodNanoseconds = UInt64((1e9 / rig.loopRateHz / max(options.speed, 1e-3)).rounded())
+        let dt = rig.tickSeconds
+        var fault: String?
+        var stopApplied = false
+        var tick = 0
+        let cpuStart = threadCPUNanoseconds()
+        let startTime = clock.now()
+
+        while !source.isFinished {
+            if abortRequested.load(ordering: .relaxed) {
+                fault = fault ?? "aborted"
+                break
+            }
+            let deadline = startTime + UInt64(tick + 1) * periodNanoseconds
+            clock.sleep(until: deadline)
+            let woke = clock.now()
+            stats.record(latenessNanoseconds: woke > deadline ? woke - deadline : 0, periodNanoseconds: periodNanoseconds)
+
+            if !stopApplied, stopRequested.load(ordering: .relaxed) {
+                source.stop()
+                stopApplied = true
+            }
+            var advances = advanceRequests.exchange(0, ordering: .relaxed)
+            while advances > 0 { source.advance(); advances -= 1 }
+
+            let event = source.tick(into: &positions)
+            tick += 1
+            let time = Double(tick) * dt
+            if let event { events.push(.player(event, timeSeconds: time)) }
+
+            if let limited = limiter.limit(&positions), options.stopWhenLimited {
+                let axis = rig.axes[limited].name
+                events.push(.limiterIntervened(axis: axis, timeSeconds: time))
+                if !stopApplied {
+                    source.stop()
+                    stopApplied = true
+                    fault = "the limiter had to bend axis \"\(axis)\" at t=\(rounded(time))s; stopped"
+                }
+            }
+
+            for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: positions[i]) }
+            do {
+                try output.write(commands, sent: &sent)
+            } catch {
+                events.push(.outputFault(error.message, timeSeconds: time))
+                fault = error.message
+                break
+            }
+            if let trace {
+                for i in rig.axes.indices where !sent[i].isNaN {
+                    trace.push(TraceRow(timeSeconds: time, axis: Int32(i), pulseMicroseconds: sent[i]))
+                }
+            }
+            statusLock.withLock { status in
+                for i in positions.indices { status.positions[i] = positions[i] }
+                status.progress = source.progress
+                status.ticks = tick
+                status.latenessMaxMicroseconds = stats.maxMicroseconds
+            }
+        }
+
+        let cpu = threadCPUNanoseconds() - cpuStart
+        let safe = rig.axes.indices.map { rig.axes[$0].safeCommand(lastPosition: positions[$0]) }
+        output.shutdown(safe: safe)
+        return LoopResult(ticks: tick, lateness: stats, cpuNanosecondsPerTick: tick > 0 ? Double(cpu) / Double(tick) : 0,
+                          grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import RigCore
+import SystemPackage
+
+/// One emitted value of one channel.
+public struct TraceRow: Sendable, Equatable {
+    public var timeSeconds: Double
+    public var axis: Int32
+    public var pulseMicroseconds: Double
+
+    public init(timeSeconds: Double, axis: Int32, pulseMicroseconds: Double) {
+        self.timeSeconds = timeSeconds
+        self.axis = axis
+        self.pulseMicroseconds = pulseMicroseconds
+    }
+}
+
+/// Writes `--trace FILE.csv`: one row per channel per emitted frame,
+/// `time_s,axis,channel,pulse_us,position_deg`. The loop pushes rows into a ring without
+/// blocking; a writer thread formats and writes them.
+public final class TraceWriter: @unchecked Sendable {
+    public static let header = "time_s,axis,channel,pulse_us,position_deg\n"
+    private let ring: SPSCRing<TraceRow>
+    private let fd: FileDescriptor
+    private let axes: [Axis]
+    private let pwmPeriodMicroseconds: Double
+    private let done = DispatchSemaphore(value: 0)
+    private let closing = OneWayFlag()
+    private var writeError: Errno?
+    private var thread: Thread?
+
+    /// Creates (truncates) `path` and starts the writer thread.
+    public init(path: String, axes: [Axis], pwmPeriodMicroseconds: Double, capacity: Int = 1 << 16) throws {
+        fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                     permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        self.axes = axes
+        self.pwmPeriodMicroseconds = pwmPeriodMicroseconds
+        ring = SPSCRing(capacity: capacity)
+        try fd.writeAll(Array(Self.header.utf8))
+        let thread = Thread { [self] in drainLoop() }
+        thread.name = "rig-trace"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Loop side: never blocks; a full ring drops the row and counts it.
+    @inline(__always)
+    public func push(_ row: TraceRow) {
+        ring.push(row)
+    }
+
+    public var droppedRows: Int { ring.droppedCount }
+
+    /// Writes what is left and closes the file.
+    public func close() throws {
+        closing.set()
+        done.wait()
+        try fd.close()
+        if let writeError { throw writeError }
+    }
+
+    private func drainLoop() {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16)
+        while true {
+            let last = closing.isSet
+            while let row = ring.pop() {
+                append(row, to: &buffer)
+                if buffer.count > 60_000 { flush(&buffer) }
+            }
+            flush(&buffer)
+            if last { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        done.signal()
+    }
+
+    private func flush(_ buffer: inout [UInt8]) {
+        guard !buffer.isEmpty else { return }
+        if writeError == nil {
+            do { try fd.writeAll(buffer) } catch let e as Errno { writeError = e } catch {}
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func append(_ row: TraceRow, to buffer: inout [UInt8]) {
+        let axis = axes[Int(row.axis)]
+        let position: Double
+        switch axis.kind {
+        case .servo: position = axis.calibration?.angle(forPulseMicroseconds: row.pulseMicroseconds) ?? 0
+        case .pwm: position = row.pulseMicroseconds / pwmPeriodMicroseconds * 100
+        }
+        let line = "\(fixed(row.timeSeconds, 4)),\(axis.name),\(axis.channel),\(fixed(row.pulseMicroseconds, 3)),\(fixed(position, 4))\n"
+        buffer.append(contentsOf: line.utf8)
+    }
+}
+
+/// `value` with exactly `digits` decimals (locale-independent).
+func fixed(_ value: Double, _ digits: Int) -> String {
+    String(format: "%.\(digits)f", value)
+}
