@@ -33,8 +33,10 @@ public struct MotionLimiter: Sendable {
             // carries is the average over its tick, so an axis braking at `a` to stop
             // exactly at a limit `d` away moves at most √(2ad) − a·dt/2 this tick.
             let toMax = max(0, axis.softMax - x0), toMin = max(0, x0 - axis.softMin)
-            high = max(min(high, (2 * a * toMax).squareRoot() - a * dt / 2), low)
-            low = min(max(low, -((2 * a * toMin).squareRoot() - a * dt / 2)), high)
+            let reachMax = max(0, (2 * a * toMax).squareRoot() - a * dt / 2)
+            let reachMin = max(0, (2 * a * toMin).squareRoot() - a * dt / 2)
+            high = max(min(high, reachMax), low)
+            low = min(max(low, -reachMin), high)
             var v = wanted
             if wanted > high + tolerance || wanted < low - tolerance {
                 v = min(max(wanted, low), high)
