@@ -9,6 +9,8 @@ public final class LiveView: @unchecked Sendable {
     private let header: String
     private let lock = NSLock()
     private var drawnLines = 0
+    /// The live lines last drawn, redrawn under each log line so they never flicker away.
+    private var liveText = ""
     private var lastPlainLine = -Double.infinity
     private let plainInterval: Double
     private let out: @Sendable (String) -> Void
@@ -31,8 +33,7 @@ public final class LiveView: @unchecked Sendable {
     public func log(_ line: String) {
         lock.lock()
         defer { lock.unlock() }
-        out(clearLive() + line + "\n")
-        drawnLines = 0
+        out(clearLive() + line + "\n" + liveText)
     }
 
     /// Redraws the live lines from a status snapshot.
@@ -41,11 +42,11 @@ public final class LiveView: @unchecked Sendable {
         defer { lock.unlock() }
         let lines = Self.lines(status, axes: axes, outputStatus: outputStatus)
         if isTTY {
-            var text = clearLive()
-            text += "\u{1B}[1m" + header + "\u{1B}[0m\n"
-            for line in lines { text += line + "\n" }
+            var text = "\u{1B}[1m" + header + "\u{1B}[0m\n"
+            for line in lines { text += "\u{1B}[2K" + line + "\n" }
+            out(clearLive() + text)
+            liveText = text
             drawnLines = lines.count + 1
-            out(text)
         } else if status.progress.elapsedSeconds - lastPlainLine >= plainInterval {
             lastPlainLine = status.progress.elapsedSeconds
             out(lines.joined(separator: "  ·  ") + "\n")
@@ -56,6 +57,7 @@ public final class LiveView: @unchecked Sendable {
     public func finish() {
         lock.lock()
         drawnLines = 0
+        liveText = ""
         lock.unlock()
     }
 
