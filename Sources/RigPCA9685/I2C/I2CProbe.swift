@@ -1,0 +1,115 @@
+import Foundation
+
+/// Finds I2C buses and what answers on them, like `i2cdetect`, and checks a PCA9685.
+/// This is what `rig probe i2c` shows.
+public enum I2CProbe {
+    /// What one address did when probed.
+    public enum AddressState: Sendable, Equatable {
+        /// Something acknowledged it.
+        case responding
+        /// A kernel driver owns it (`i2cdetect`'s "UU"): `ioctl(I2C_SLAVE)` said EBUSY.
+        case inUseByDriver
+    }
+
+    /// One address that is not empty.
+    public struct Finding: Sendable, Equatable {
+        public var address: Int
+        public var state: AddressState
+    }
+
+    /// How an address is probed: `i2cdetect -y`'s automatic choice.
+    public enum Method: Sendable, Equatable {
+        /// SMBus quick write (the address alone).
+        case quickWrite
+        /// SMBus receive byte: for 0x30–0x37 and 0x50–0x5F, where a quick write can
+        /// corrupt some EEPROMs (a quick write is a one-bit write command to them).
+        case receiveByte
+    }
+
+    /// The addresses scanned: 0x03…0x77, the 7-bit range outside reserved addresses.
+    public static let scanRange: ClosedRange<Int> = 0x03...0x77
+
+    /// The method `i2cdetect` uses for `address` in its automatic mode.
+    public static func method(for address: Int) -> Method {
+        (0x30...0x37).contains(address) || (0x50...0x5F).contains(address) ? .receiveByte : .quickWrite
+    }
+
+    /// The I2C bus devices present (`/dev/i2c-*`), sorted by bus number.
+    public static func busPaths(deviceDirectory: String = "/dev") -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: deviceDirectory)) ?? []
+        let buses = names.compactMap { name -> (Int, String)? in
+            guard name.hasPrefix("i2c-"), let number = Int(name.dropFirst(4)) else { return nil }
+            return (number, deviceDirectory + "/" + name)
+        }
+        return buses.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// Probes every address in `addresses` and lists those that are not empty. An address
+    /// that does not acknowledge (ENXIO, EREMOTEIO, EIO, ETIMEDOUT) is empty; an adapter
+    /// without quick-write support (EOPNOTSUPP) is probed by receive byte instead.
+    public static func scan(bus: any I2CBus, addresses: ClosedRange<Int> = scanRange) -> [Finding] {
+        var findings: [Finding] = []
+        for address in addresses {
+            do {
+                switch method(for: address) {
+                case .quickWrite:
+                    do { try bus.quickWrite(address: address) } catch where error.operation == .probe && isUnsupported(error) {
+                        _ = try bus.receiveByte(address: address)
+                    }
+                case .receiveByte:
+                    _ = try bus.receiveByte(address: address)
+                }
+                findings.append(Finding(address: address, state: .responding))
+            } catch {
+                if error.operation == .selectAddress, error.errno == .resourceBusy {
+                    findings.append(Finding(address: address, state: .inUseByDriver))
+                }
+            }
+        }
+        return findings
+    }
+
+    private static func isUnsupported(_ error: I2CError) -> Bool {
+        error.errno == .notSupported || error.errno == .notSupportedOnSocket
+    }
+
+    /// Reads MODE1 and PRE_SCALE of a PCA9685 at `address` and says what state it is in.
+    public static func checkPCA9685(bus: any I2CBus, address: Int) throws(I2CError) -> PCA9685ProbeReport {
+        let mode1 = try bus.readByte(address: address, register: PCA9685Register.mode1)
+        let prescale = try bus.readByte(address: address, register: PCA9685Register.preScale)
+        return PCA9685ProbeReport(address: address, mode1: PCA9685Mode1(rawValue: mode1), prescale: prescale)
+    }
+}
+
+/// What a PCA9685's MODE1 and PRE_SCALE say about it.
+public struct PCA9685ProbeReport: Sendable, Equatable, CustomStringConvertible {
+    public var address: Int
+    public var mode1: PCA9685Mode1
+    public var prescale: UInt8
+
+    /// Power-on values: nothing has initialised the chip since it was powered (or it
+    /// browned out).
+    public var isPowerOnState: Bool { mode1 == .powerOn && prescale == 30 }
+    /// Whether the outputs are running (SLEEP clear).
+    public var isAwake: Bool { !mode1.contains(.sleep) }
+    /// PRE_SCALE below 3 cannot be a PCA9685's (the chip clamps it): something else answers.
+    public var looksLikePCA9685: Bool { Int(prescale) >= PCA9685Math.prescaleRange.lowerBound }
+    /// The output frequency at the nominal 25 MHz oscillator.
+    public var nominalFrequencyHz: Double {
+        PCA9685Math.frequencyHz(prescale: prescale, oscillatorHz: PCA9685Math.nominalOscillatorHz)
+    }
+
+    public var description: String {
+        var text = "0x\(String(address, radix: 16)): MODE1 \(hex(mode1.rawValue)), PRE_SCALE \(prescale) "
+            + "(≈ \(String(format: "%.1f", nominalFrequencyHz)) Hz at 25 MHz)"
+        if !looksLikePCA9685 {
+            text += " — PRE_SCALE below 3: this is probably not a PCA9685"
+        } else if isPowerOnState {
+            text += " — power-on state: asleep, not initialised since power-up"
+        } else {
+            text += isAwake ? " — running" : " — asleep"
+            if mode1.contains(.allCall) { text += ", answering All Call 0x70" }
+        }
+        return text
+    }
+}
