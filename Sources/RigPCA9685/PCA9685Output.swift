@@ -59,6 +59,8 @@ public final class PCA9685Output: Output {
     /// One SMBus block: 32 bytes, allocated once.
     private let buffer: UnsafeMutableRawBufferPointer
 
+    /// Between a successful `start` and `shutdown`.
+    private var started = false
     private var nextHealthCheck: Duration = .zero
     private var prescaleCheckPending = false
     private var verifyNow = false
@@ -145,12 +147,13 @@ public final class PCA9685Output: Output {
             try initialiseFromSleep()
         }
         nextHealthCheck = timing.now() + healthCheckInterval
+        started = true
         status.withLock { $0 = "ready" }
     }
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
-        guard bus != nil, commands.count == channelNumbers.count, sent.count == commands.count else {
-            throw OutputFault("\(label): write of \(commands.count) commands (\(sent.count) results) to \(channelNumbers.count) started channels")
+        guard started, commands.count == channelNumbers.count, sent.count == commands.count else {
+            throw OutputFault("\(label): write of \(commands.count) commands (\(sent.count) results) to \(started ? channelNumbers.count : 0) started channels")
         }
         for index in commands.indices {
             let channel = channelNumbers[index]
@@ -166,9 +169,11 @@ public final class PCA9685Output: Output {
         defer {
             saveState()
             bus = nil
+            started = false
             status.withLock { $0 = "stopped" }
         }
-        guard bus != nil else { return }
+        // A chip we never initialised is left alone (start failed before it got that far).
+        guard started else { return }
         if safe.count == channelNumbers.count {
             for (index, command) in safe.enumerated() {
                 desired[channelNumbers[index]] = registers(for: command, channel: channelNumbers[index]).registers

@@ -321,6 +321,13 @@ import Testing
         #expect(fault?.message.contains("address jumpers") == true)
     }
 
+    @Test func withoutStartNothingTouchesTheChip() {
+        let rig = TestRig()
+        #expect(throws: OutputFault.self) { try rig.write([.off, .off]) }
+        rig.output.shutdown(safe: [.off, .off])
+        #expect(rig.log.transactions.isEmpty)
+    }
+
     @Test func startRejectsChannelsOutOfRange() {
         let rig = TestRig(channels: [16])
         #expect(throws: OutputFault.self) { try rig.start() }
