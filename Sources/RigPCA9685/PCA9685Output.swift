@@ -13,7 +13,7 @@ import SystemPackage
 ///   that is already awake with the right PRE_SCALE (the program restarted, the board
 ///   did not) is not put to sleep: its registers are rewritten in place, without a glitch.
 /// - `write` programs only the channels whose registers changed, in the fewest bus bytes
-///   (``PCA9685BurstPlanner``), from preallocated buffers: nothing allocates per frame.
+///   (adjacent channels in one auto-increment burst, gaps skipped), from preallocated buffers: nothing allocates per frame.
 ///   It reads MODE1 and PRE_SCALE back once per ``healthCheckInterval`` (MODE1 on one
 ///   tick, PRE_SCALE on the next) and right after any bus error; a chip found reset (a
 ///   brown-out: the servo supply sagged and took the logic supply with it) is initialised
@@ -351,7 +351,7 @@ public final class PCA9685Output: Output {
         guard modeLost || prescaleLost else { return }
         recoveries += 1
         let found = [rawMode1.map { "MODE1 \(hex($0))" }, readPrescale.map { "PRE_SCALE \($0)" }].compactMap { $0 }.joined(separator: ", ")
-        logger.warning("\(label): the chip was reset (\(found); power-on values are MODE1 0x11, PRE_SCALE 30): the servo supply probably sagged (brown-out). Re-initialising and restoring the last frame. Power the servos from their own supply with a common ground.")
+        logger.warning("\(label): the chip was reset (\(found); power-on values are MODE1 \(hex(PCA9685Mode1.powerOn.rawValue)), PRE_SCALE \(PCA9685Register.preScalePowerOn)): the servo supply probably sagged (brown-out). Re-initialising and restoring the last frame. Power the servos from their own supply with a common ground.")
         status.withLock { $0 = "recovered from a chip reset (\(recoveries)×)" }
         prescaleCheckPending = false
         try initialiseFromSleep()
@@ -382,6 +382,7 @@ public final class PCA9685Output: Output {
         default:
             hint = "Check the board's power and wiring, and the \"bus\" and \"address\" in the rig file."
         }
+        status.withLock { $0 = "failed: \(errnoName(error.errno))" }
         return OutputFault("pca9685 at \(address) on \(config.bus): \(error.action) failed\(tries): \(error.errnoText). \(hint)")
     }
 }

@@ -19,6 +19,8 @@ public enum PCA9685Register {
     public static let allLedOffH: UInt8 = 0xFD
     /// PRE_SCALE: the PWM frequency divider. Writes are ignored unless MODE1.SLEEP is set.
     public static let preScale: UInt8 = 0xFE
+    /// PRE_SCALE after power-on or a brown-out: 0x1E (200 Hz at 25 MHz).
+    public static let preScalePowerOn: UInt8 = 0x1E
 
     /// Bytes per channel: LEDn_ON_L, LEDn_ON_H, LEDn_OFF_L, LEDn_OFF_H.
     public static let bytesPerChannel = 4

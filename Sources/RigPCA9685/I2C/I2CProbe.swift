@@ -89,7 +89,7 @@ public struct PCA9685ProbeReport: Sendable, Equatable, CustomStringConvertible {
 
     /// Power-on values: nothing has initialised the chip since it was powered (or it
     /// browned out).
-    public var isPowerOnState: Bool { mode1 == .powerOn && prescale == 30 }
+    public var isPowerOnState: Bool { mode1 == .powerOn && prescale == PCA9685Register.preScalePowerOn }
     /// Whether the outputs are running (SLEEP clear).
     public var isAwake: Bool { !mode1.contains(.sleep) }
     /// PRE_SCALE below 3 cannot be a PCA9685's (the chip clamps it): something else answers.
