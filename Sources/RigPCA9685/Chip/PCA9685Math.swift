@@ -1,4 +1,3 @@
-import RigCore
 
 /// The PCA9685's arithmetic as pure functions: prescale, period, counts, calibration.
 ///
@@ -81,21 +80,4 @@ public enum PCA9685Math {
     /// The oscillator frequencies a calibration may produce (the datasheet's 25 MHz with a
     /// wide margin around the 23–27 MHz seen on real chips).
     public static let plausibleOscillatorRangeHz: ClosedRange<Double> = 20_000_000...30_000_000
-}
-
-/// Why an oscillator calibration was refused.
-public enum PCA9685CalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
-    case invalidMeasurement(Double)
-    case implausible(oscillatorHz: Double, measuredHz: Double, expectedHz: Double)
-
-    public var description: String {
-        switch self {
-        case .invalidMeasurement(let hz):
-            "measured frequency \(hz) Hz is not a positive number"
-        case .implausible(let osc, let measured, let expected):
-            "a measured \(format(measured)) Hz (expected about \(format(expected)) Hz) means an oscillator of "
-                + "\(format(osc / 1_000_000)) MHz, outside 20–30 MHz; measure the PWM frequency of one "
-                + "channel (not a pulse width) with the rig running at its configured frequencyHz"
-        }
-    }
 }
