@@ -1,4 +1,3 @@
-
 /// The PCA9685's arithmetic as pure functions: prescale, period, counts, calibration.
 ///
 /// The chip counts 4096 ticks per PWM period; one tick is `(PRE_SCALE + 1) / oscillatorHz`
