@@ -80,6 +80,20 @@ import Testing
         #expect(!device.calls.contains { $0.hasPrefix("block") })
     }
 
+    @Test func theRealSyscallsOnADeviceThatIsNoI2CBus() throws {
+        // Real open/ioctl and libi2c on /dev/null: no hardware, but the real linkage and
+        // libi2c's -errno convention.
+        let bus = try LinuxI2CBus(path: "/dev/null")
+        let error = #expect(throws: I2CError.self) { try bus.readByte(address: 0x40, register: 0) }
+        #expect(error?.operation == .selectAddress)
+        #expect(error?.errno == .inappropriateIOCTLForDevice)
+        let fd = I2CSyscalls.linux.open("/dev/null", O_RDWR | O_CLOEXEC)
+        #expect(fd >= 0)
+        #expect(I2CSyscalls.linux.smbusReadByteData(fd, 0) == -ENOTTY)
+        #expect(I2CSyscalls.linux.close(fd) == 0)
+        #expect(I2CSyscalls.linux.open("/nonexistent/i2c-0", O_RDWR) == -ENOENT)
+    }
+
     func output(_ device: FakeI2CDevice, retryPolicy: I2CRetryPolicy = .default) throws -> (PCA9685Output, EventLog) {
         var config = PCA9685OutputConfig()
         config.bus = "/dev/i2c-7"
