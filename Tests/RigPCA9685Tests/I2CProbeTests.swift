@@ -34,11 +34,11 @@ final class ProbeBus: I2CBus {
 }
 
 @Suite struct I2CProbeTests {
-    @Test func scanFindsDevicesAndDriverOwnedAddresses() {
+    @Test func scanFindsDevicesAndDriverOwnedAddresses() throws {
         let bus = ProbeBus()
         bus.responding = [0x40, 0x50, 0x70]
         bus.busy = [0x1A]
-        let findings = I2CProbe.scan(bus: bus)
+        let findings = try I2CProbe.scan(bus: bus)
         #expect(findings == [
             .init(address: 0x1A, state: .inUseByDriver),
             .init(address: 0x40, state: .responding),
@@ -48,20 +48,20 @@ final class ProbeBus: I2CBus {
         #expect(bus.probes.count == 0x77 - 0x03 + 1)
     }
 
-    @Test func eepromRangesAreProbedByReadingLikeI2cdetect() {
+    @Test func eepromRangesAreProbedByReadingLikeI2cdetect() throws {
         let bus = ProbeBus()
-        _ = I2CProbe.scan(bus: bus)
+        _ = try I2CProbe.scan(bus: bus)
         for address in I2CProbe.scanRange {
             let expected: I2CProbe.Method = (0x30...0x37).contains(address) || (0x50...0x5F).contains(address) ? .receiveByte : .quickWrite
             #expect(bus.probes[address] == expected, "address 0x\(String(address, radix: 16))")
         }
     }
 
-    @Test func adaptersWithoutQuickWriteAreProbedByReading() {
+    @Test func adaptersWithoutQuickWriteAreProbedByReading() throws {
         let bus = ProbeBus()
         bus.quickUnsupported = true
         bus.responding = [0x40]
-        #expect(I2CProbe.scan(bus: bus) == [.init(address: 0x40, state: .responding)])
+        #expect(try I2CProbe.scan(bus: bus) == [.init(address: 0x40, state: .responding)])
     }
 
     @Test func scanOverTheLinuxFunnel() throws {
@@ -69,7 +69,7 @@ final class ProbeBus: I2CBus {
         let bus = try LinuxI2CBus(path: "/dev/i2c-7", syscalls: device.syscalls)
         device.state.withLock { $0.present = [0x40, 0x57] }
         device.fail("ioctl", with: [0, 0, 0, -EBUSY])  // the 4th address (0x06) is a kernel driver's
-        #expect(I2CProbe.scan(bus: bus) == [
+        #expect(try I2CProbe.scan(bus: bus) == [
             .init(address: 0x06, state: .inUseByDriver),
             .init(address: 0x40, state: .responding),
             .init(address: 0x57, state: .responding),
@@ -94,6 +94,17 @@ final class ProbeBus: I2CBus {
         #expect(running.description.contains("running"))
 
         #expect(throws: I2CError.self) { try I2CProbe.checkPCA9685(bus: model, address: 0x41) }
+    }
+
+    @Test func aDeviceThatIsNoI2CBusIsReportedNotScannedEmpty() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = FileManager.default.createFile(atPath: directory + "/i2c-3", contents: nil)  // a plain file: ioctl says ENOTTY
+        let scans = I2CProbe.scanAllBuses(deviceDirectory: directory)
+        #expect(scans.count == 1)
+        #expect(scans.first?.path == directory + "/i2c-3")
+        #expect(scans.first?.error?.operation == .selectAddress)
+        #expect(scans.first?.error?.errno == .inappropriateIOCTLForDevice)
     }
 
     @Test func listsBusDevicesInNumericOrder() throws {

@@ -45,9 +45,12 @@ public enum I2CProbe {
     }
 
     /// Probes every address in `addresses` and lists those that are not empty. An address
-    /// that does not acknowledge (ENXIO, EREMOTEIO, EIO, ETIMEDOUT) is empty; an adapter
-    /// without quick-write support (EOPNOTSUPP) is probed by receive byte instead.
-    public static func scan(bus: any I2CBus, addresses: ClosedRange<Int> = scanRange) -> [Finding] {
+    /// whose probe fails (no ACK: ENXIO, EREMOTEIO; or EIO, ETIMEDOUT) is empty, as in
+    /// `i2cdetect`; an adapter without quick-write support (EOPNOTSUPP) is probed by
+    /// receive byte instead. Claiming an address that a kernel driver owns (EBUSY) lists it
+    /// as ``AddressState/inUseByDriver``; any other failure to claim one means the device is
+    /// not a usable I2C bus and is thrown.
+    public static func scan(bus: any I2CBus, addresses: ClosedRange<Int> = scanRange) throws(I2CError) -> [Finding] {
         var findings: [Finding] = []
         for address in addresses {
             do {
@@ -60,13 +63,35 @@ public enum I2CProbe {
                     _ = try bus.receiveByte(address: address)
                 }
                 findings.append(Finding(address: address, state: .responding))
+            } catch where error.operation == .selectAddress {
+                guard error.errno == .resourceBusy else { throw error }
+                findings.append(Finding(address: address, state: .inUseByDriver))
             } catch {
-                if error.operation == .selectAddress, error.errno == .resourceBusy {
-                    findings.append(Finding(address: address, state: .inUseByDriver))
-                }
+                continue  // nothing there
             }
         }
         return findings
+    }
+
+    /// One bus's scan: what answered, or why the bus could not be scanned.
+    public struct BusScan: Sendable, Equatable {
+        public var path: String
+        public var findings: [Finding]
+        /// Opening or using the bus failed (EACCES: not in the i2c group; ENOTTY: not an
+        /// I2C bus).
+        public var error: I2CError?
+    }
+
+    /// Opens every `/dev/i2c-*` bus and scans it: what `rig probe i2c` lists.
+    public static func scanAllBuses(deviceDirectory: String = "/dev") -> [BusScan] {
+        busPaths(deviceDirectory: deviceDirectory).map { path in
+            do throws(I2CError) {
+                let bus = try LinuxI2CBus(path: path)
+                return BusScan(path: path, findings: try scan(bus: bus), error: nil)
+            } catch {
+                return BusScan(path: path, findings: [], error: error)
+            }
+        }
     }
 
     private static func isUnsupported(_ error: I2CError) -> Bool {
