@@ -78,7 +78,11 @@ let package = Package(
         .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: ["RigCore", "RigRuntime", "RigBLEControl"], swiftSettings: strict),
-        .testTarget(name: "RigPCA9685Tests", dependencies: ["RigCore", "RigRuntime", "RigPCA9685"], swiftSettings: strict),
+        .testTarget(name: "RigPCA9685Tests", dependencies: [
+            "RigCore", "RigRuntime", "RigPCA9685",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
         .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
         .testTarget(name: "RigStepSyncTests", dependencies: ["RigCore", "RigRuntime", "RigStepSync"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore"], swiftSettings: strict),
