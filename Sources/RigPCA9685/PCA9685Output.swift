@@ -196,6 +196,14 @@ public final class PCA9685Output: Output {
         do { try stateStore?.save() } catch { logger.warning("\(error)") }
     }
 
+    public var pwmPeriodMicroseconds: Double { periodMicroseconds }
+
+    public func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand? {
+        savedPose()?.command(for: channel)
+    }
+
+    public func persistState() { saveState() }
+
     // MARK: - Encoding
 
     /// Channel `n`'s ON count: 0, or spread over the period with `phaseStagger` (n × 256,
@@ -217,7 +225,7 @@ public final class PCA9685Output: Output {
         case .duty(let percent):
             let counts = PCA9685Math.counts(dutyPercent: percent)
             return (.pulse(counts: counts, phase: phase(channel: channel)),
-                    PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: servoFramePeriodMicroseconds))
+                    PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds))
         }
     }
 

@@ -14,6 +14,8 @@ struct RigCommand: ParsableCommand {
             PlayCommand.self,
             CheckCommand.self,
             PlanCommand.self,
+            ProbeCommand.self,
+            CalibrateCommand.self,
         ]
     )
 }

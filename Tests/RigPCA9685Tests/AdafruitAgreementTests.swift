@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigTestSupport
 import Testing
 @testable import RigPCA9685
 
@@ -8,8 +9,8 @@ import Testing
 /// Needs python3 and those packages; without them this suite fails and says how to
 /// install them.
 @Suite("Agreement with Adafruit's PCA9685 driver") struct AdafruitAgreementTests {
-    static let installHint = "Install the test dependencies: python3 -m pip install adafruit-circuitpython-pca9685 "
-        + "adafruit-circuitpython-motor (see docs/pca9685.md, \"Tests\"), then run swift test --filter RigPCA9685Tests again."
+    static let installHint = "Install the test dependencies: \(TestTools.setupHint); they include adafruit-circuitpython-pca9685 "
+        + "and adafruit-circuitpython-motor (see docs/pca9685.md, \"Tests\")."
 
     struct Reference: Decodable {
         struct Registers: Decodable {
@@ -34,9 +35,7 @@ import Testing
 
     static func runScript(_ arguments: [String] = []) throws -> Data {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("adafruit_reference.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path] + arguments
+        let process = TestTools.process("python3", [script.path] + arguments)
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -163,8 +163,11 @@ import Testing
         try rig.start([.duty(percent: 0)])
         let sent = try rig.write([.duty(percent: 50)])
         #expect(rig.model.highCounts(4) == 2048)
-        #expect(sent[0] == servoFramePeriodMicroseconds / 2)
-        #expect(try rig.write([.duty(percent: 25)])[0] == servoFramePeriodMicroseconds / 4)
+        // The high time at the chip's real period (the trace turns it back into % with it).
+        let period = rig.output.pwmPeriodMicroseconds
+        #expect(period != servoFramePeriodMicroseconds)  // 50 Hz requested, prescale-rounded
+        #expect(abs(sent[0] - period / 2) < 1e-9)
+        #expect(abs(try rig.write([.duty(percent: 25)])[0] - period / 4) < 1e-9)
     }
 
     @Test func shutdownWritesEachSafeCommand() throws {
