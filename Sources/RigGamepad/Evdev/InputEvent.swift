@@ -68,3 +68,13 @@ public enum EvdevCode {
     /// Bytes in a bitmap of every absolute axis code (EVIOCGBIT(EV_ABS)).
     public static let absBitmapBytes = (absMax + 8) / 8
 }
+
+extension InputEvent {
+    /// `sizeof(struct input_event)` as the C compiler sees it (must equal `byteCount`).
+    public static var kernelByteCount: Int { Int(rig_input_event_size()) }
+}
+
+extension AbsInfo {
+    /// `sizeof(struct input_absinfo)` as the C compiler sees it (six s32: 24).
+    public static var kernelByteCount: Int { Int(rig_input_absinfo_size()) }
+}

@@ -182,7 +182,8 @@ public struct JogSource: MotionSource {
                 controller.step(targetVelocities: zeros, positions: &positions)
             } else if !stickActive, controller.isAtRest, hasPendingNudge {
                 for i in positions.indices {
-                    moveTarget[i] = min(max(positions[i] + pendingNudge[i], rig.axes[i].softMin), rig.axes[i].softMax)
+                    let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
+                    moveTarget[i] = min(max(positions[i] + pendingNudge[i], rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
                     pendingNudge[i] = 0
                 }
                 begin(.nudge)
