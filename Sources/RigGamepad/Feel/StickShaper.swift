@@ -4,7 +4,9 @@ import RigCore
 /// Turns a stick's raw deflection into what the operator meant: a radial deadzone (so
 /// a resting stick's noise moves nothing, in any direction), rescaled so motion starts
 /// from zero at its edge; an expo curve for fine control near the centre; optionally
-/// snapping to the stick's X or Y direction. Pure.
+/// snapping to the stick's X or Y direction. A component smaller than a quarter of the
+/// deadzone is dropped as well, so a full push along one axis does not creep the other
+/// with the stick's centre offset. Pure.
 public struct StickShaper: Sendable, Equatable {
     /// Radius of the deadzone, as a fraction of full deflection.
     public var deadzone: Double
@@ -32,6 +34,8 @@ public struct StickShaper: Sendable, Equatable {
         let scaled = (min(radius, 1) - deadzone) / (1 - deadzone)
         let curved = (1 - expo) * scaled + expo * scaled * scaled * scaled
         var ux = x / radius, uy = y / radius
+        let axial = deadzone / 4
+        if abs(x) < axial { ux = 0; uy = uy < 0 ? -1 : 1 } else if abs(y) < axial { uy = 0; ux = ux < 0 ? -1 : 1 }
         if snapDegrees > 0 {
             let angle = atan2(abs(uy), abs(ux)) * 180 / Double.pi
             if angle < snapDegrees {
