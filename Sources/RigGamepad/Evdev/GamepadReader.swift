@@ -16,7 +16,9 @@ public final class GamepadReader {
     public let keysPresent: EvdevBitmap
     private let control: any EvdevControl
     private let input: GamepadInput
-    private var snapshot: GamepadSnapshot
+    /// This reader's own view; `publish` adds its changes to the shared input.
+    private var snapshot = GamepadSnapshot()
+    private var published = GamepadSnapshot()
     private let buffer: UnsafeMutableRawBufferPointer
     private var buffered = 0
     private var keyScratch = EvdevBitmap(byteCount: EvdevCode.keyBitmapBytes)
@@ -52,13 +54,13 @@ public final class GamepadReader {
             interpreter.setRange(try control.absInfo(fd, axis: code), axis: code)
         }
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * InputEvent.byteCount, alignment: 8)
-        snapshot = input.snapshot
         try readState()
         interpreter.adopt(decoder.state, into: &snapshot)
-        snapshot.connected = true
+        snapshot.gamepadConnected = true
+        snapshot.stickFlat = interpreter.stickFlatFraction
         snapshot.generation &+= 1
         snapshot.signsOfLife &+= 1
-        input.publish(snapshot)
+        publish()
     }
 
     deinit {
@@ -90,7 +92,7 @@ public final class GamepadReader {
                 case .packet:
                     interpreter.apply(decoder.state, to: &snapshot)
                     snapshot.signsOfLife &+= 1
-                    input.publish(snapshot)
+                    publish()
                 case .resyncNeeded:
                     do {
                         try readState()
@@ -100,7 +102,7 @@ public final class GamepadReader {
                     resyncCount += 1
                     interpreter.apply(decoder.state, to: &snapshot)
                     snapshot.signsOfLife &+= 1
-                    input.publish(snapshot)
+                    publish()
                 }
             }
             // A pipe may split a record; the kernel never does.
@@ -125,7 +127,7 @@ public final class GamepadReader {
             return false
         }
         snapshot.signsOfLife &+= 1
-        input.publish(snapshot)
+        publish()
         return true
     }
 
@@ -134,15 +136,33 @@ public final class GamepadReader {
         guard !closed else { return }
         closed = true
         try? fd.close()
-        snapshot = input.snapshot
-        snapshot.connected = false
-        input.publish(snapshot)
+        snapshot.gamepadConnected = false
+        snapshot.sticks = .zero
+        publish()
     }
 
     private func gone(_ why: String) -> ReadResult {
-        snapshot.connected = false
-        input.publish(snapshot)
+        snapshot.gamepadConnected = false
+        snapshot.sticks = .zero
+        publish()
         return .deviceGone(why)
+    }
+
+    /// Adds what changed since the last publish to the shared input (sticks and the
+    /// connection are this reader's; counters are added, so the keyboard's survive).
+    @inline(__always)
+    private func publish() {
+        let local = snapshot, previous = published
+        input.update { s in
+            s.sticks = local.sticks
+            s.actions &+= local.actions &- previous.actions
+            s.nudges &+= local.nudges &- previous.nudges
+            s.signsOfLife &+= local.signsOfLife &- previous.signsOfLife
+            s.generation &+= local.generation &- previous.generation
+            s.gamepadConnected = local.gamepadConnected
+            s.stickFlat = local.stickFlat
+        }
+        published = local
     }
 
     /// EVIOCGKEY and EVIOCGABS into the decoder's state.

@@ -1,7 +1,8 @@
 import RigCore
 
 /// What the jog source needs from the input side, as of the last packet: a plain value
-/// (no heap storage) so publishing it and reading it never allocate.
+/// (no heap storage) so publishing it and reading it never allocate. Counters only grow;
+/// a gamepad and the keyboard may both add to them.
 public struct GamepadSnapshot: Sendable, Equatable {
     /// Stick deflection −1…1 per `JogConfig.Stick` (leftx, lefty, rightx, righty), as the
     /// device reports it (right and down positive), before deadzone and expo.
@@ -16,10 +17,18 @@ public struct GamepadSnapshot: Sendable, Equatable {
     /// Counts every packet and every successful device probe: the watchdog's evidence
     /// that input is alive.
     public var signsOfLife: UInt64 = 0
-    /// False while no device is open (never found, or unplugged).
-    public var connected = false
-    /// Bumped on each (re)connection.
+    /// A gamepad is open (false: never found, or unplugged).
+    public var gamepadConnected = false
+    /// The terminal keyboard is in use as the input.
+    public var keyboardActive = false
+    /// The open gamepad's stick `flat` as a fraction of travel: the deadzone's floor.
+    public var stickFlat = 0.0
+    /// Bumped on each gamepad (re)connection.
     public var generation: UInt32 = 0
+
+    /// Some input can drive the rig.
+    @inline(__always)
+    public var connected: Bool { gamepadConnected || keyboardActive }
 
     public init() {}
 

@@ -146,6 +146,7 @@ public struct JogSource: MotionSource {
         if snap.signsOfLife != seen.signsOfLife { lastLifeTick = tickIndex }
         if snap.connected != seen.connected || snap.generation != seen.generation {
             notify(snap.connected ? .inputConnected : .inputLost)
+            if snap.stickFlat != seen.stickFlat { setDeviceFlat(snap.stickFlat) }
         }
         let pressed = readPresses(snap)
         seen = snap
