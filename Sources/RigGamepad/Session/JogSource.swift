@@ -91,7 +91,8 @@ public struct JogSource: MotionSource {
         }
         stickAxis = axis
         stickSign = sign
-        shaper = StickShaper(config: config, deviceFlatFraction: deviceFlatFraction)
+        let current = input.snapshot
+        shaper = StickShaper(config: config, deviceFlatFraction: max(deviceFlatFraction, current.stickFlat))
         controller = JogController(axes: rig.axes, tickSeconds: dt)
         limiter = MotionLimiter(axes: rig.axes, tickSeconds: dt, startPose: startPose)
         positions = startPose
@@ -100,7 +101,7 @@ public struct JogSource: MotionSource {
         zeros = zero
         pendingNudge = zero
         moveTarget = startPose
-        seen = input.snapshot
+        seen = current
     }
 
     /// Velocities of the last emitted frame.
