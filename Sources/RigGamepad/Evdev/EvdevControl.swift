@@ -72,6 +72,12 @@ public struct EvdevBitmap: Sendable, Equatable {
         if on { bytes[code / 8] |= 1 << UInt8(code % 8) } else { bytes[code / 8] &= ~(1 << UInt8(code % 8)) }
     }
 
+    /// Copies `other`'s bytes in place (same size), without allocating.
+    @inline(__always)
+    public mutating func copy(from other: EvdevBitmap) {
+        for i in 0..<min(bytes.count, other.bytes.count) { bytes[i] = other.bytes[i] }
+    }
+
     public mutating func clear() {
         for i in bytes.indices { bytes[i] = 0 }
     }

@@ -29,7 +29,7 @@ public struct EvdevState: Sendable, Equatable {
 
     /// Replaces the key bitmap (after EVIOCGKEY).
     public mutating func setKeys(_ bitmap: EvdevBitmap) {
-        for code in 0..<min(keys.bytes.count, bitmap.bytes.count) * 8 { keys.set(code, bitmap.contains(code)) }
+        keys.copy(from: bitmap)
     }
 
     /// Copies `other` element by element, so neither side's storage is reallocated.
@@ -37,13 +37,5 @@ public struct EvdevState: Sendable, Equatable {
     public mutating func copy(from other: EvdevState) {
         for i in absValues.indices { absValues[i] = other.absValues[i] }
         keys.copy(from: other.keys)
-    }
-}
-
-extension EvdevBitmap {
-    /// Copies `other`'s bits in place (same size), without allocating.
-    @inline(__always)
-    public mutating func copy(from other: EvdevBitmap) {
-        for code in 0..<min(bytes.count, other.bytes.count) * 8 { set(code, other.contains(code)) }
     }
 }

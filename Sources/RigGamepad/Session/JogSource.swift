@@ -130,7 +130,17 @@ public struct JogSource: MotionSource {
     public var progress: PlaybackProgress {
         let phase: String
         switch mode {
-        case .jogging: phase = watchdogHolding ? "held: no input" : "jog (\(["fine", "normal", "coarse"][speedLevel]))"
+        case .jogging:
+            // Literals only: short strings live inline, so the per-tick status never allocates.
+            if watchdogHolding {
+                phase = "held: no input"
+            } else {
+                switch speedLevel {
+                case 0: phase = "jog (fine)"
+                case 1: phase = "jog (normal)"
+                default: phase = "jog (coarse)"
+                }
+            }
         case .settling: phase = "settling"
         case .moving(.home): phase = "moving home"
         case .moving: phase = "nudge"
