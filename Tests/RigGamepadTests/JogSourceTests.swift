@@ -154,4 +154,28 @@ struct JogSourceTests {
         #expect(h.violations.isEmpty)
         #expect(h.drainNotices().contains(.homing))
     }
+
+    @Test func recordsSplitAcrossReadsAreReassembled() throws {
+        let h = try JogHarness()
+        var stream = EventStream()
+        stream.abs(ABS_X, 32767)
+        stream.report()
+        let bytes = stream.take()
+        try h.pipe.write(Array(bytes[..<30]))
+        #expect(h.reader.readAvailable() == .idle)
+        #expect(h.input.snapshot.sticks[0] < 0.01)
+        try h.pipe.write(Array(bytes[30...]))
+        #expect(h.reader.readAvailable() == .idle)
+        #expect(h.input.snapshot.sticks[0] > 0.99)
+    }
+
+    @Test func aProbeOfAVanishedDeviceReportsItGone() throws {
+        let fake = FakeEvdevControl()
+        let h = try JogHarness(fake: fake)
+        #expect(h.reader.probe())
+        fake.set { $0.gone = true }
+        #expect(!h.reader.probe())
+        h.reader.close()
+        #expect(!h.input.snapshot.connected)
+    }
 }
