@@ -151,6 +151,27 @@ struct RecordingTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test func keysAtSoftLimitsPlayWithoutTheLimiterBending() throws {
+        let rig = try TestRig.rig()
+        var recording = JogRecording(rig: rig, kind: .keyframes(spacingSeconds: 2))
+        recording.append([90, 45, 80])
+        recording.append([-90, -30, -80])
+        recording.append([90, 45, 80])
+        let motion = try #require(recording.motion())
+        #expect(FeasibilityChecker.check(rig: rig, motion: motion, startPose: rig.homePose).feasible)
+        var player = Player(rig: rig, motion: motion, startPose: rig.homePose)
+        var limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: rig.homePose)
+        var frame = rig.homePose
+        var bent = 0
+        for _ in 0..<100_000 where !player.isFinished {
+            if case .ready = player.tick(into: &frame) { player.advance() }
+            if limiter.limit(&frame) != nil { bent += 1 }
+        }
+        for _ in 0..<100 where limiter.limit(&frame) != nil { bent += 1 }
+        #expect(player.isFinished)
+        #expect(bent == 0)
+    }
+
     @Test func relativeRigPaths() {
         #expect(JogRecorder.relativePath(to: "/a/rigs/r.json", fromDirectoryOf: "/a/programs/p.json") == "../rigs/r.json")
         #expect(JogRecorder.relativePath(to: "/a/r.json", fromDirectoryOf: "/a/p.json") == "r.json")

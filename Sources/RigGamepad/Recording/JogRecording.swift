@@ -6,7 +6,9 @@ import RigCore
 /// if the smooth path between them would break an axis's velocity or acceleration limit
 /// (the gap is stretched until `FeasibilityChecker` accepts the whole program, so what
 /// is saved always passes `rig check`). Timelapses: each key is `spacingFrames` after the
-/// previous one. Positions are kept to a thousandth of a unit, inside the soft limits.
+/// previous one. Positions are kept to a thousandth of a unit, and at least
+/// `JogController.limitMargin` inside the soft limits (closer, the loop's limiter would
+/// push a resting axis off the limit, and `rig play` stops a program it has to bend).
 public struct JogRecording: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case keyframes(spacingSeconds: Double)
@@ -34,7 +36,8 @@ public struct JogRecording: Sendable, Equatable {
     public mutating func append(_ pose: [Double]) -> Double {
         var pose = pose
         for i in rig.axes.indices {
-            pose[i] = min(max((pose[i] * 1000).rounded() / 1000, rig.axes[i].softMin), rig.axes[i].softMax)
+            let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
+            pose[i] = min(max((pose[i] * 1000).rounded() / 1000, rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
         }
         guard let last = times.last else {
             poses.append(pose)

@@ -292,7 +292,10 @@ public struct JogSource: MotionSource {
         case .delete:
             notify(.deleteLast)
         case .home:
-            for i in rig.axes.indices { moveTarget[i] = rig.axes[i].home }
+            for i in rig.axes.indices {
+                let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
+                moveTarget[i] = min(max(rig.axes[i].home, rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
+            }
             mode = .settling(then: .home)
         case .preview:
             if previewSlot.current == nil {
