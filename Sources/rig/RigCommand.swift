@@ -16,6 +16,7 @@ struct RigCommand: ParsableCommand {
             PlanCommand.self,
             ProbeCommand.self,
             CalibrateCommand.self,
+            JogCommand.self,
         ]
     )
 }
