@@ -28,6 +28,8 @@ final class BusCore: @unchecked Sendable {
     // Bus-thread state.
     var connection: OpaquePointer?
     var disconnected = false
+    /// Replies that matched no pending call (a peer answered a no-reply call, or too late).
+    var strayReplies = 0
     var watches: [OpaquePointer] = []
     var timeoutDeadlines: [OpaquePointer: ContinuousClock.Instant] = [:]
     var nextID: UInt64 = 0

@@ -6,7 +6,14 @@ extension BusCore {
     /// The connection's filter (`dbus_connection_add_filter`): sees every incoming message
     /// before the object tree, and routes signals to subscriptions.
     func filter(_ raw: OpaquePointer) {
-        guard dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_SIGNAL else { return }
+        let type = dbus_message_get_type(raw)
+        if type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR {
+            // Replies to our pending calls never reach filters: this one answers nothing.
+            strayReplies += 1
+            logger.debug("reply to no pending call", metadata: ["serial": "\(dbus_message_get_reply_serial(raw))"])
+            return
+        }
+        guard type == DBUS_MESSAGE_TYPE_SIGNAL else { return }
         let message = DBusMessageHandle(retaining: raw)
         guard let path = message.path, let interface = message.interface, let member = message.member else { return }
         if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {

@@ -41,6 +41,7 @@ final class DBusMessageHandle {
 
     /// `dbus_message_new_method_return`.
     func methodReturn() throws(DBusMarshalError) -> DBusMessageHandle {
+        try checkReplyable()
         guard let raw = dbus_message_new_method_return(raw) else { throw .outOfMemory }
         return DBusMessageHandle(owning: raw)
     }
@@ -48,10 +49,21 @@ final class DBusMessageHandle {
     /// `dbus_message_new_error`; an invalid error name or message text is replaced by
     /// `org.freedesktop.DBus.Error.Failed` / an empty text rather than aborting.
     func errorReply(_ error: DBusError) throws(DBusMarshalError) -> DBusMessageHandle {
+        try checkReplyable()
         let name = (try? DBusSyntax.checkErrorName(error.name)) != nil ? error.name : DBusError.failed
         let text = (try? DBusSyntax.checkString(error.message)) != nil ? error.message : ""
         guard let reply = dbus_message_new_error(raw, name, text) else { throw .outOfMemory }
         return DBusMessageHandle(owning: reply)
+    }
+
+    /// libdbus aborts when replying to a message without a serial (one never sent).
+    private func checkReplyable() throws(DBusMarshalError) {
+        if dbus_message_get_serial(raw) == 0 { throw .invalidContainer("cannot reply to a message that was never sent") }
+    }
+
+    /// `dbus_message_set_serial`: lets a test reply to a message it built by hand.
+    func setSerial(_ serial: UInt32) {
+        dbus_message_set_serial(raw, serial)
     }
 
     var type: Int32 { dbus_message_get_type(raw) }
