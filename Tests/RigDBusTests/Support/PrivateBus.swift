@@ -34,7 +34,7 @@ final class PrivateBus: @unchecked Sendable {
         }
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         guard !line.isEmpty else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw StartError(description: "dbus-daemon printed no address")
         }
         self.process = process
@@ -75,7 +75,8 @@ final class PrivateBus: @unchecked Sendable {
             return all
         }
         for child in all + [process] where child.isRunning {
-            child.terminate()
+            // dbus-daemon ignores SIGTERM; nothing here needs a graceful exit.
+            kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
         }
     }
