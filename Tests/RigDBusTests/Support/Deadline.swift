@@ -27,3 +27,18 @@ where S.Element: Sendable {
         return element
     }
 }
+
+/// A bounded polling loop: evaluates `attempt` until it returns a value, pausing `interval`
+/// between attempts, and fails with ``DeadlineExceeded`` after `limit`. For conditions no
+/// event announces (another process finishing its start-up).
+func poll<T: Sendable>(
+    every interval: Duration = .milliseconds(50), for limit: Duration = .seconds(30),
+    _ attempt: @escaping @Sendable () async throws -> T?
+) async throws -> T {
+    try await withDeadline(limit) {
+        while true {
+            if let value = try await attempt() { return value }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
