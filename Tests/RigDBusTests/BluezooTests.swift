@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import RigDBus
 
@@ -33,5 +34,54 @@ import Testing
         } catch let error as DBusError {
             #expect(error.name.hasPrefix("org.freedesktop.DBus.Error."))
         }
+    }
+
+    /// bluez(oo) calls back `GetManagedObjects` and `GetAll` on the application before it
+    /// replies to `RegisterApplication`: this only succeeds if a pending call never blocks the
+    /// thread that serves exported objects.
+    @Test func registerApplicationIsServedWhileItsCallIsPending() async throws {
+        let bus = try PrivateBus()
+        let connection = try DBusConnection(bus: .address(bus.address))
+        defer { connection.close() }
+        try bus.launch("bluezoo", ["--auto-enable", "-a", "00:00:00:11:11:11"])
+        _ = try await poll { try await connection.nameHasOwner("org.bluez") ? true : nil }
+        _ = try await poll { () -> Bool? in
+            let managed = try? await connection.managedObjects(destination: "org.bluez", path: "/")
+            return managed?.objects["/org/bluez/hci0"]?["org.bluez.GattManager1"] != nil ? true : nil
+        }
+
+        let service = "/org/rig/app/service0"
+        let reads = Mutex(0)
+        let characteristic = service + "/char0"
+        try await connection.export(DBusObject(path: "/org/rig/app", interfaces: [], isObjectManager: true))
+        try await connection.export(DBusObject(path: service, interfaces: [DBusInterface("org.bluez.GattService1", properties: [
+            "UUID": .constant(.string("9a43142a-f619-41ff-945d-527023ef5b9d")),
+            "Primary": .constant(.boolean(true)),
+        ])]))
+        try await connection.export(DBusObject(path: characteristic, interfaces: [DBusInterface("org.bluez.GattCharacteristic1", methods: [
+            "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { _ in [.bytes([0])] },
+            "WriteValue": DBusMethod(in: "aya{sv}") { _ in [] },
+            "StartNotify": DBusMethod { _ in [] },
+            "StopNotify": DBusMethod { _ in [] },
+            "Confirm": DBusMethod { _ in [] },
+        ], properties: [
+            "UUID": DBusProperty(signature: "s", get: {
+                reads.withLock { $0 += 1 }
+                return .string("eb366ce4-1952-4a55-a319-7e27a865554a")
+            }),
+            "Service": .constant(.objectPath(service)),
+            "Flags": .constant(.strings(["read", "notify"])),
+            "Notifying": .constant(.boolean(false)),
+        ])]))
+
+        let readsBefore = reads.withLock { $0 }
+        let reply = try await connection.call(destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.GattManager1",
+                                              method: "RegisterApplication", args: [.objectPath("/org/rig/app"), .vardict([:])],
+                                              expecting: "", timeout: .seconds(10))
+        #expect(reply.isEmpty)
+        // bluezoo read the characteristic (GetManagedObjects / GetAll) while the call was pending.
+        #expect(reads.withLock { $0 } > readsBefore)
+        _ = try await connection.call(destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.GattManager1",
+                                      method: "UnregisterApplication", args: [.objectPath("/org/rig/app")], expecting: "")
     }
 }
