@@ -33,6 +33,37 @@ import Testing
         #expect(state.parked.withLock { $0.count } == 1)
     }
 
+    @Test func cancellingTheTaskCancelsThePendingCall() async throws {
+        let pair = try TwoConnections()
+        let state = TestState()
+        try await pair.server.export(TestObject.make(state))
+        let client = pair.client
+        let server = pair.server.uniqueName
+        let pending = Task {
+            try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
+                                  method: "Never", timeout: .seconds(60))
+        }
+        try await withDeadline {
+            while state.parked.withLock({ $0.isEmpty }) {
+                _ = try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
+                                          method: "Echo", args: [.string("x")])
+            }
+        }
+        pending.cancel()
+        await #expect(throws: CancellationError.self) { try await pending.value }
+        #expect(try await client.perform { $0.calls.count } == 0)
+        // A task cancelled before its call starts never sends it.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
+                                         method: "Never")
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        #expect(try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
+                                      method: "Echo", args: [.string("y")]) == [.string("y")])
+        #expect(state.parked.withLock { $0.count } == 1)
+    }
+
     @Test func closingFailsPendingAndLaterCalls() async throws {
         let pair = try TwoConnections()
         let state = TestState()

@@ -6,8 +6,13 @@ extension BusCore {
     func startCall(
         _ message: DBusMessageHandle, timeoutMilliseconds: Int32, expecting: String?,
         continuation: CheckedContinuation<[DBusValue], any Error>,
+        cancellation: CallCancellation? = nil,
         onReply: ((BusCore, Result<[DBusValue], any Error>) -> Void)? = nil
     ) {
+        if cancellation?.isCancelled == true {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
         guard let connection, !disconnected else {
             continuation.resume(throwing: unavailableError)
             return
@@ -44,7 +49,18 @@ extension BusCore {
             return
         }
         calls[box.id] = box
-        if dbus_pending_call_get_completed(pending) != 0 { box.complete() }
+        if dbus_pending_call_get_completed(pending) != 0 {
+            box.complete()
+        } else if let cancellation, !cancellation.started(box.id) {
+            cancelCall(box.id)
+        }
+    }
+
+    /// The caller's task was cancelled: `dbus_pending_call_cancel` and fail it with
+    /// `CancellationError` (a reply arriving later is dropped by libdbus).
+    func cancelCall(_ id: UInt64) {
+        guard let box = calls.removeValue(forKey: id) else { return }
+        box.abandon(with: CancellationError())
     }
 
     /// Sends a message that expects no reply (`dbus_connection_send`).

@@ -5,19 +5,30 @@ extension DBusConnection {
     /// with ``DBusError`` `NoReply` (``DBusError/isTimeout``) when no reply comes within
     /// `timeout`. With `expecting`, a reply whose signature differs throws
     /// ``DBusMarshalError/signatureMismatch(expected:actual:)`` (its fds are never opened).
+    /// Cancelling the calling task cancels the pending call (`dbus_pending_call_cancel`) and
+    /// throws `CancellationError`; the callee may still have acted on it.
     public func call(
         destination: String?, path: String, interface: String?, method: String,
         args: [DBusValue] = [], expecting signature: String? = nil, timeout: Duration = .seconds(25)
     ) async throws -> [DBusValue] {
         let milliseconds = Self.milliseconds(timeout)
-        return try await startCall { core, continuation in
-            do {
-                let message = try DBusMessageHandle.methodCall(destination: destination, path: path,
-                                                               interface: interface, method: method)
-                try message.append(args)
-                core.startCall(message, timeoutMilliseconds: milliseconds, expecting: signature, continuation: continuation)
-            } catch {
-                continuation.resume(throwing: error)
+        let cancellation = CallCancellation()
+        let core = self.core
+        return try await withTaskCancellationHandler {
+            try await startCall { core, continuation in
+                do {
+                    let message = try DBusMessageHandle.methodCall(destination: destination, path: path,
+                                                                   interface: interface, method: method)
+                    try message.append(args)
+                    core.startCall(message, timeoutMilliseconds: milliseconds, expecting: signature,
+                                   continuation: continuation, cancellation: cancellation)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            if let id = cancellation.cancel() {
+                core.submit { $0.cancelCall(id) }
             }
         }
     }

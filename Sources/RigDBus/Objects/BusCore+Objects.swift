@@ -110,30 +110,36 @@ extension BusCore {
         switch interface {
         case Self.propertiesInterface?:
             reply(to: message, Result { () throws(DBusError) in try handleProperties(call, object) }, outSignature: nil)
+            // Only Set passes a value on, and only to a setter that accepted it.
+            if member != "Set" || args.dbusSignature != "ssv" { args.closeFileDescriptors() }
         case Self.introspectableInterface? where member == "Introspect":
+            args.closeFileDescriptors()
             reply(to: message, .success([.string(introspectionXML(for: object))]), outSignature: "s")
         case DBusMatchRule.objectManager? where member == "GetManagedObjects" && object.isObjectManager:
+            args.closeFileDescriptors()
             reply(to: message, .success([managedObjects(below: object.path)]), outSignature: "a{oa{sa{sv}}}")
         default:
-            dispatchMethod(call, message, object)
+            if !dispatchMethod(call, message, object) { args.closeFileDescriptors() }
         }
         return DBUS_HANDLER_RESULT_HANDLED
     }
 
-    private func dispatchMethod(_ call: DBusMethodCall, _ message: DBusMessageHandle, _ object: DBusObject) {
+    /// Runs the method's handler; returns false when the call was refused before reaching it
+    /// (so the caller closes any fds in its arguments).
+    private func dispatchMethod(_ call: DBusMethodCall, _ message: DBusMessageHandle, _ object: DBusObject) -> Bool {
         let candidates = call.interface.map { name in object.interface(named: name).map { [$0] } ?? [] } ?? object.interfaces
         if let name = call.interface, candidates.isEmpty {
             reply(to: message, .failure(DBusError(DBusError.unknownInterface, "no interface \(name) at \(call.path)")), outSignature: nil)
-            return
+            return false
         }
         guard let method = candidates.lazy.compactMap({ $0.methods[call.member] }).first else {
             reply(to: message, .failure(DBusError(DBusError.unknownMethod, "no method \(call.member) at \(call.path)")), outSignature: nil)
-            return
+            return false
         }
         guard message.signature == method.inSignature else {
             reply(to: message, .failure(DBusError(DBusError.invalidArgs,
                 "\(call.member) takes \"\(method.inSignature)\", got \"\(message.signature)\"")), outSignature: nil)
-            return
+            return false
         }
         switch method.body {
         case .immediate(let handler):
@@ -151,6 +157,7 @@ extension BusCore {
             if !call.noReplyExpected { deferredReplies[id] = (message, method.outSignature) }
             handler(call, DBusReply(core: self, id: id))
         }
+        return true
     }
 
     /// Completes a deferred call (from ``DBusReply``).

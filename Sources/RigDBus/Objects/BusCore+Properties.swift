@@ -22,15 +22,19 @@ extension BusCore {
             guard signature == "ssv", let name = call.args[0].string, let property = call.args[1].string else {
                 throw DBusError(DBusError.invalidArgs, "Set takes \"ssv\", got \"\(signature)\"")
             }
+            let value = call.args[2].unwrappedOnce
+            // Until a setter accepts the value, this side owns any fd inside it.
+            var accepted = false
+            defer { if !accepted { [value].closeFileDescriptors() } }
             let entry = try lookup(object, name, property)
             guard let set = entry.set else {
                 throw DBusError(DBusError.propertyReadOnly, "property \(property) is read-only")
             }
-            let value = call.args[2].unwrappedOnce
             guard value.signature == entry.signature else {
                 throw DBusError(DBusError.invalidArgs, "property \(property) has type \(entry.signature), got \(value.signature)")
             }
             do {
+                accepted = true
                 try set(value)
             } catch let error as DBusError {
                 throw error
