@@ -12,6 +12,16 @@ import Logging
 /// Errors: calls throw ``DBusError`` for error replies (including a timeout,
 /// `org.freedesktop.DBus.Error.NoReply`), ``DBusMarshalError`` for invalid arguments or a reply
 /// of the wrong type, and ``DBusConnectionError`` once the connection is closed or lost.
+///
+/// ```swift
+/// let bus = try DBusConnection(bus: .system)            // honours DBUS_SYSTEM_BUS_ADDRESS
+/// let added = try await bus.signals(matching: .interfacesAdded(sender: "org.bluez"))
+/// let objects = try await bus.managedObjects(destination: "org.bluez")
+/// try await bus.export(DBusObject(path: "/org/rig/app", interfaces: [], isObjectManager: true))
+/// _ = try await bus.call(destination: "org.bluez", path: "/org/bluez/hci0",
+///                        interface: "org.bluez.GattManager1", method: "RegisterApplication",
+///                        args: [.objectPath("/org/rig/app"), .vardict([:])], expecting: "")
+/// ```
 public final class DBusConnection: Sendable {
     /// Which bus to connect to.
     public enum Bus: Sendable, Hashable {
