@@ -20,6 +20,8 @@ import Testing
 
     @Test func methodsReplyThroughAWellKnownName() async throws {
         #expect(try await pair.server.requestName("org.rig.TestServer") == .primaryOwner)
+        #expect(try await pair.server.requestName("org.rig.TestServer") == .alreadyOwner)
+        #expect(try await pair.client.requestName("org.rig.TestServer") == .exists)
         #expect(try await pair.client.nameHasOwner("org.rig.TestServer"))
         let echoed = try await pair.client.call(destination: "org.rig.TestServer", path: TestObject.path,
                                                 interface: TestObject.interface, method: "Echo", args: [.string("héllo")])

@@ -1,3 +1,5 @@
+import CDBus
+
 /// A D-Bus error: what an error reply carries (`name`, and the first string argument as
 /// `message`), and what an exported method handler throws to reply with an error.
 ///
@@ -19,15 +21,15 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// True when this is libdbus's timeout reply (`org.freedesktop.DBus.Error.NoReply`).
     public var isTimeout: Bool { name == Self.noReply }
 
-    public static let failed = "org.freedesktop.DBus.Error.Failed"
-    public static let noReply = "org.freedesktop.DBus.Error.NoReply"
-    public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
-    public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
-    public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
-    public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
-    public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
-    public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
-    public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
-    public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
-    public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
+    public static let failed: String = DBUS_ERROR_FAILED
+    public static let noReply: String = DBUS_ERROR_NO_REPLY
+    public static let serviceUnknown: String = DBUS_ERROR_SERVICE_UNKNOWN
+    public static let nameHasNoOwner: String = DBUS_ERROR_NAME_HAS_NO_OWNER
+    public static let unknownMethod: String = DBUS_ERROR_UNKNOWN_METHOD
+    public static let unknownObject: String = DBUS_ERROR_UNKNOWN_OBJECT
+    public static let unknownInterface: String = DBUS_ERROR_UNKNOWN_INTERFACE
+    public static let unknownProperty: String = DBUS_ERROR_UNKNOWN_PROPERTY
+    public static let propertyReadOnly: String = DBUS_ERROR_PROPERTY_READ_ONLY
+    public static let invalidArgs: String = DBUS_ERROR_INVALID_ARGS
+    public static let disconnected: String = DBUS_ERROR_DISCONNECTED
 }

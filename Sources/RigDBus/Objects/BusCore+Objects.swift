@@ -1,9 +1,9 @@
 import CDBus
 
 extension BusCore {
-    static let propertiesInterface = "org.freedesktop.DBus.Properties"
-    static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
-    static let peerInterface = "org.freedesktop.DBus.Peer"
+    static let propertiesInterface: String = DBUS_INTERFACE_PROPERTIES
+    static let introspectableInterface: String = DBUS_INTERFACE_INTROSPECTABLE
+    static let peerInterface: String = DBUS_INTERFACE_PEER
 
     /// `dbus_connection_try_register_object_path` with one vtable that routes to ``handleCall(_:)``.
     func export(_ object: DBusObject) throws {

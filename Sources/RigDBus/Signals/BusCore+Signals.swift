@@ -1,7 +1,8 @@
 import CDBus
 
 extension BusCore {
-    static let busName = "org.freedesktop.DBus"
+    static let busName: String = DBUS_SERVICE_DBUS
+    static let busPath: String = DBUS_PATH_DBUS
 
     /// The connection's filter (`dbus_connection_add_filter`): sees every incoming message
     /// before the object tree, and routes signals to subscriptions.
@@ -16,7 +17,7 @@ extension BusCore {
         guard type == DBUS_MESSAGE_TYPE_SIGNAL else { return }
         let message = DBusMessageHandle(retaining: raw)
         guard let path = message.path, let interface = message.interface, let member = message.member else { return }
-        if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {
+        if interface == DBUS_INTERFACE_LOCAL && member == "Disconnected" {
             handleDisconnected()
             return
         }
@@ -92,14 +93,14 @@ extension BusCore {
     }
 
     static func ownerRule(_ name: String) -> DBusMatchRule {
-        DBusMatchRule(sender: busName, path: "/org/freedesktop/DBus", interface: busName,
+        DBusMatchRule(sender: busName, path: busPath, interface: busName,
                       member: "NameOwnerChanged", arg0: name)
     }
 
     /// Fire-and-forget call to the bus daemon with one string argument.
     private func sendBusCall(_ method: String, _ argument: String) {
         do {
-            let message = try DBusMessageHandle.methodCall(destination: Self.busName, path: "/org/freedesktop/DBus",
+            let message = try DBusMessageHandle.methodCall(destination: Self.busName, path: Self.busPath,
                                                            interface: Self.busName, method: method)
             try message.append([.string(argument)])
             message.setNoReply()
@@ -113,7 +114,7 @@ extension BusCore {
     /// `NameOwnerChanged` signals around the reply.
     func resolveOwner(_ name: String, continuation: CheckedContinuation<[DBusValue], any Error>) {
         do {
-            let message = try DBusMessageHandle.methodCall(destination: Self.busName, path: "/org/freedesktop/DBus",
+            let message = try DBusMessageHandle.methodCall(destination: Self.busName, path: Self.busPath,
                                                            interface: Self.busName, method: "GetNameOwner")
             try message.append([.string(name)])
             startCall(message, timeoutMilliseconds: 25_000, expecting: "s", continuation: continuation) { core, result in

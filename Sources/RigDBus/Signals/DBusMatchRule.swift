@@ -42,6 +42,7 @@ public struct DBusMatchRule: Sendable, Hashable {
                       interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", arg0: interface)
     }
 
+    /// libdbus defines no constant for this interface.
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
 
     /// Checks every field with libdbus's validators.
