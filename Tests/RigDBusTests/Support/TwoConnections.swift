@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 @testable import RigDBus
 
@@ -67,7 +70,3 @@ enum TestObject {
         ], signals: ["Tick": "u"])])
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
