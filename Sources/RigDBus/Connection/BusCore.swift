@@ -53,6 +53,18 @@ final class BusCore: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// Only reached without a shutdown when the connection failed to start: the thread's
+    /// shutdown closes the pipe otherwise.
+    deinit {
+        inbox.withLock { inbox in
+            if !inbox.stopped {
+                inbox.stopped = true
+                close(wakeRead)
+                close(wakeWrite)
+            }
+        }
+    }
+
     func makeID() -> UInt64 {
         nextID &+= 1
         return nextID
