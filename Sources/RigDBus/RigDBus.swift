@@ -1,1 +1,0 @@
-// RigDBus: see the issue that builds it.

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A private `dbus-daemon` for one test (tier 2 of TESTING.md): started with
+/// `dbus-daemon --session --print-address --nofork`, killed by ``stop()`` or on deinit.
+///
+/// Self-contained (Foundation only) so other test targets can copy or share this file; pass
+/// ``address`` to `DBusConnection(bus: .address(…))`, or as `DBUS_SYSTEM_BUS_ADDRESS` in
+/// ``environment`` to a child process (bluezoo, bleak, the `rig` binary).
+final class PrivateBus: @unchecked Sendable {
+    /// The bus address printed by the daemon, such as `unix:path=/tmp/dbus-XXXX,guid=…`.
+    let address: String
+    private let process: Process
+    private let lock = NSLock()
+    private var children: [Process] = []
+
+    struct StartError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init() throws {
+        let process = Process()
+        process.executableURL = try Self.executable(named: "dbus-daemon")
+        process.arguments = ["--session", "--print-address", "--nofork"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The daemon prints its address as one line once it listens.
+        var data = Data()
+        while !data.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break } // EOF: the daemon exited
+            data.append(chunk)
+        }
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        guard !line.isEmpty else {
+            kill(process.processIdentifier, SIGKILL)
+            throw StartError(description: "dbus-daemon printed no address")
+        }
+        self.process = process
+        self.address = line
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The current environment with this bus as both the system and the session bus.
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        return env
+    }
+
+    /// Starts `command` (looked up in `PATH`) with ``environment``; it is killed by ``stop()``.
+    @discardableResult
+    func launch(_ command: String, _ arguments: [String]) throws -> Process {
+        let child = Process()
+        child.executableURL = try Self.executable(named: command)
+        child.arguments = arguments
+        child.environment = environment
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        lock.withLock { children.append(child) }
+        return child
+    }
+
+    /// Kills every launched child, then the daemon, and reaps them.
+    func stop() {
+        let all = lock.withLock { () -> [Process] in
+            let all = children
+            children = []
+            return all
+        }
+        for child in all + [process] where child.isRunning {
+            // dbus-daemon ignores SIGTERM; nothing here needs a graceful exit.
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
+    }
+
+    static func executable(named name: String) throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw StartError(description: "\(name) not found in PATH")
+    }
+}
