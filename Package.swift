@@ -80,8 +80,8 @@ let package = Package(
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], swiftSettings: strict),
         .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
-        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth"], swiftSettings: strict),
-        .testTarget(name: "RigBLEControlTests", dependencies: ["RigCore", "RigRuntime", "RigBLEControl"], swiftSettings: strict),
+        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigBLEControlTests", dependencies: ["RigCore", "RigRuntime", "RigBLEControl", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigPCA9685Tests", dependencies: [
             "RigTestSupport",
             "RigCore", "RigRuntime", "RigPCA9685",
@@ -89,7 +89,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
         .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
-        .testTarget(name: "RigStepSyncTests", dependencies: ["RigCore", "RigRuntime", "RigStepSync"], swiftSettings: strict),
-        .testTarget(name: "RigCLITests", dependencies: ["RigCore"], swiftSettings: strict),
+        .testTarget(name: "RigStepSyncTests", dependencies: ["RigCore", "RigRuntime", "RigStepSync", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import RigTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import RigTestSupport
 import Testing
 @testable import RigDBus
 

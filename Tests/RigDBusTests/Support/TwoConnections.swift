@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import RigTestSupport
 import Glibc
 #endif
 import Synchronization

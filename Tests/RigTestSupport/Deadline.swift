@@ -1,9 +1,11 @@
 /// Bounds a wait that should end on an event: fails with ``DeadlineExceeded`` if `operation`
 /// has not finished within `limit`. Not a synchronisation sleep: the operation finishes as soon
 /// as its event arrives.
-struct DeadlineExceeded: Error {}
+public struct DeadlineExceeded: Error {
+    public init() {}
+}
 
-func withDeadline<T: Sendable>(
+public func withDeadline<T: Sendable>(
     _ limit: Duration = .seconds(10), _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
@@ -19,7 +21,7 @@ func withDeadline<T: Sendable>(
 }
 
 /// The next element of a signal stream, within a deadline.
-func next<S: AsyncSequence & Sendable>(_ stream: S, within limit: Duration = .seconds(10)) async throws -> S.Element
+public func next<S: AsyncSequence & Sendable>(_ stream: S, within limit: Duration = .seconds(10)) async throws -> S.Element
 where S.Element: Sendable {
     try await withDeadline(limit) {
         var iterator = stream.makeAsyncIterator()
@@ -31,7 +33,7 @@ where S.Element: Sendable {
 /// A bounded polling loop: evaluates `attempt` until it returns a value, pausing `interval`
 /// between attempts, and fails with ``DeadlineExceeded`` after `limit`. For conditions no
 /// event announces (another process finishing its start-up).
-func poll<T: Sendable>(
+public func poll<T: Sendable>(
     every interval: Duration = .milliseconds(50), for limit: Duration = .seconds(30),
     _ attempt: @escaping @Sendable () async throws -> T?
 ) async throws -> T {

@@ -3,21 +3,21 @@ import Foundation
 /// A private `dbus-daemon` for one test (tier 2 of TESTING.md): started with
 /// `dbus-daemon --session --print-address --nofork`, killed by ``stop()`` or on deinit.
 ///
-/// Self-contained (Foundation only) so other test targets can copy or share this file; pass
+/// Shared by the test targets through RigTestSupport; pass
 /// ``address`` to `DBusConnection(bus: .address(…))`, or as `DBUS_SYSTEM_BUS_ADDRESS` in
 /// ``environment`` to a child process (bluezoo, bleak, the `rig` binary).
-final class PrivateBus: @unchecked Sendable {
+public final class PrivateBus: @unchecked Sendable {
     /// The bus address printed by the daemon, such as `unix:path=/tmp/dbus-XXXX,guid=…`.
-    let address: String
+    public let address: String
     private let process: Process
     private let lock = NSLock()
     private var children: [Process] = []
 
-    struct StartError: Error, CustomStringConvertible {
-        var description: String
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    init() throws {
+    public init() throws {
         let process = Process()
         process.executableURL = try Self.executable(named: "dbus-daemon")
         process.arguments = ["--session", "--print-address", "--nofork"]
@@ -46,7 +46,7 @@ final class PrivateBus: @unchecked Sendable {
     }
 
     /// The current environment with this bus as both the system and the session bus.
-    var environment: [String: String] {
+    public var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SYSTEM_BUS_ADDRESS"] = address
         env["DBUS_SESSION_BUS_ADDRESS"] = address
@@ -55,7 +55,7 @@ final class PrivateBus: @unchecked Sendable {
 
     /// Starts `command` (looked up in `PATH`) with ``environment``; it is killed by ``stop()``.
     @discardableResult
-    func launch(_ command: String, _ arguments: [String]) throws -> Process {
+    public func launch(_ command: String, _ arguments: [String]) throws -> Process {
         let child = Process()
         child.executableURL = try Self.executable(named: command)
         child.arguments = arguments
@@ -68,7 +68,7 @@ final class PrivateBus: @unchecked Sendable {
     }
 
     /// Kills every launched child, then the daemon, and reaps them.
-    func stop() {
+    public func stop() {
         let all = lock.withLock { () -> [Process] in
             let all = children
             children = []
@@ -81,12 +81,15 @@ final class PrivateBus: @unchecked Sendable {
         }
     }
 
-    static func executable(named name: String) throws -> URL {
+    /// `name` from the test virtualenv (`scripts/setup --test`), else from `PATH`.
+    public static func executable(named name: String) throws -> URL {
+        let venv = TestTools.venv.appendingPathComponent("bin").appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: venv.path) { return venv }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        throw StartError(description: "\(name) not found in PATH")
+        throw StartError(description: "\(name) not found in .build-venv/bin or PATH: \(TestTools.setupHint)")
     }
 }
