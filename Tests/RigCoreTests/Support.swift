@@ -52,16 +52,17 @@ func drive(rig: Rig, motion: Motion, startPose: [Double], maxTicks: Int = 200_00
 
 /// The test's own limit arithmetic, written apart from `LimitMonitor`: the worst excess
 /// over any limit, relative to that limit (0 when everything is within limits).
-/// The frames are bracketed by rest: the start pose held before, the last frame held after.
+/// The frames start from rest at the start pose and, if `endsAtRest`, end at rest (the
+/// last frame held once more).
 struct LimitExcess: CustomStringConvertible {
     var relative = 0.0
     var what = "nothing"
 
-    init(frames: [[Double]], rig: Rig, startPose: [Double]) {
+    init(frames: [[Double]], rig: Rig, startPose: [Double], endsAtRest: Bool = true) {
         let dt = 1 / rig.loopRateHz
         var all = [startPose]
         all += frames
-        if let last = frames.last { all.append(last) }
+        if endsAtRest, let last = frames.last { all.append(last) }
         for (i, axis) in rig.axes.enumerated() {
             var previousVelocity = 0.0
             let span = axis.softMax - axis.softMin
