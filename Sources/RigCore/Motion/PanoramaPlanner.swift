@@ -80,8 +80,8 @@ public enum PanoramaPlanner {
             rowTilts.append(tilt)
             let edge = abs(tilt) - vfov / 2
             let pans: [Double]
-            if edge >= 89 {
-                // The row covers the pole: one shot sees all of it.
+            if abs(tilt) >= 90 - 1e-9 || edge >= 89 {
+                // The row is at the pole: one shot, at any pan, sees the whole cap.
                 pans = [spec.pan.lowerBound]
             } else {
                 let widen = 1 / cos(max(0, edge) * .pi / 180)
