@@ -118,6 +118,9 @@ public struct JSONParser {
             skipWhitespace()
             let keyLocation = location
             guard index < bytes.count else { throw error("unexpected end of file inside an object") }
+            if bytes[index] == UInt8(ascii: "}"), !members.isEmpty {
+                throw error("trailing comma before '}'; JSON allows no comma after the last member")
+            }
             guard bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a string key in double quotes, found \(describe(bytes[index]))")
             }
@@ -153,6 +156,9 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]"), !elements.isEmpty {
+                throw error("trailing comma before ']'; JSON allows no comma after the last element")
+            }
             elements.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an array, expected ',' or ']'") }
@@ -163,6 +169,8 @@ public struct JSONParser {
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
+        let start = location
+        let unterminated = JSONSyntaxError(message: "unterminated string: no closing '\"'", location: start)
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index
@@ -173,7 +181,7 @@ public struct JSONParser {
             return true
         }
         while true {
-            guard index < bytes.count else { throw error("unterminated string") }
+            guard index < bytes.count else { throw unterminated }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -183,7 +191,7 @@ public struct JSONParser {
             case UInt8(ascii: "\\"):
                 guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
                 index += 1
-                guard index < bytes.count else { throw error("unterminated string") }
+                guard index < bytes.count else { throw unterminated }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
@@ -213,6 +221,8 @@ public struct JSONParser {
                     throw error("invalid escape '\\\(Character(UnicodeScalar(escape)))' in string")
                 }
                 runStart = index
+            case 0x0A, 0x0D:
+                throw JSONSyntaxError(message: "unterminated string: no closing '\"' before the end of the line (write a line break in a string as \\n)", location: start)
             case 0x00..<0x20:
                 throw error("control character \(describe(byte)) in string (escape it)")
             default:
@@ -241,12 +251,15 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
         let start = index
+        let startLocation = location
         func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw error("invalid number: leading zeros are not allowed") }
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw JSONSyntaxError(message: "invalid number: leading zeros are not allowed", location: startLocation)
+            }
         } else {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
