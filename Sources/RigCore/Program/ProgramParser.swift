@@ -28,12 +28,12 @@ public enum ProgramParser {
 
         // Each kind reads its own section; the others' sections are errors.
         let sections: [Program.Kind: String] = [.keyframes: "keyframes", .steps: "steps", .panorama: "panorama", .timelapse: "timelapse"]
-        for (other, key) in sections where other != kind && object.has(key) {
-            object.allow(key)
-            let member = object.members.first { $0.key == key }
+        // In file order, so the first wrong section is the one reported.
+        for member in object.members where member.key != sections[kind] && sections.values.contains(member.key) {
+            let key = member.key
             throw object.context.appending(key: key).error(
-                "a \"\(kind.rawValue)\" program has no \"\(key)\" section; use \"\(sections[kind] ?? "")\" or set \"kind\": \"\(key == "steps" ? "steps" : key)\"",
-                at: member?.keyLocation ?? object.location)
+                "a \"\(kind.rawValue)\" program has no \"\(key)\" section; use \"\(sections[kind] ?? "")\" or set \"kind\": \"\(key)\"",
+                at: member.keyLocation)
         }
 
         var trigger = Trigger.keyboard
@@ -217,7 +217,8 @@ public enum ProgramParser {
         let tracks = try parseTracks(object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
         for (axis, track) in tracks.enumerated() {
             guard let track, let last = track.keys.last, Int(last.time) > frames - 1 else { continue }
-            throw framesValue.error("axis \"\(rig.axes[axis].name)\" has a key at frame \(Int(last.time)), past the last frame \(frames - 1) (frames count from 0)")
+            let keyFrame = try? object.optional("keyframes")?.member(rig.axes[axis].name)?.array().last?.member("frame")
+            throw (keyFrame ?? framesValue).error("frame \(Int(last.time)) is past the last frame \(frames - 1) (\"frames\": \(frames) counts from 0); raise \"frames\" or move the key")
         }
         try object.finish()
         var cursors = [Int](repeating: 0, count: tracks.count)
