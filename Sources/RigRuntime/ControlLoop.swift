@@ -39,11 +39,15 @@ public struct LoopOptions: Sendable {
     /// A program the limiter must bend is stopped (true); a jog session relies on the
     /// limiter and keeps going (false).
     public var stopWhenLimited = true
+    /// Advance a stepped program the tick it is ready (trigger `auto`), with no round
+    /// trip through another thread.
+    public var advanceWhenReady = false
 
-    public init(speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true) {
+    public init(speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, advanceWhenReady: Bool = false) {
         self.speed = speed
         self.realtime = realtime
         self.stopWhenLimited = stopWhenLimited
+        self.advanceWhenReady = advanceWhenReady
     }
 }
 
@@ -54,6 +58,8 @@ public struct LoopOptions: Sendable {
 public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     public let rig: Rig
     public let events = SPSCRing<LoopEvent>(capacity: 4096)
+    /// Signalled after events are pushed, so the event thread wakes at once.
+    public let eventsPushed = DispatchSemaphore(value: 0)
     private let output: Output
     private let clock: LoopClock
     private let options: LoopOptions
@@ -124,6 +130,13 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                                                       grant: RealtimeGrant(), finalPose: startPose, fault: "loop did not run", traceRowsDropped: 0)
     }
 
+    /// Waits up to `seconds` for a loop started with `start()` to end.
+    public func wait(timeoutSeconds seconds: Double) -> LoopResult? {
+        guard finished.wait(timeout: .now() + seconds) == .success else { return nil }
+        finished.signal()
+        return wait()
+    }
+
     /// Runs the loop on the calling thread until the source finishes or a fault stops it,
     /// then puts the output in its safe state.
     public func run() -> LoopResult {
@@ -157,11 +170,17 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             let event = source.tick(into: &positions)
             tick += 1
             let time = Double(tick) * dt
-            if let event { events.push(.player(event, timeSeconds: time)) }
+            var pushed = false
+            if let event {
+                events.push(.player(event, timeSeconds: time))
+                pushed = true
+                if options.advanceWhenReady, case .ready = event { source.advance() }
+            }
 
             if let limited = limiter.limit(&positions), options.stopWhenLimited {
                 let axis = rig.axes[limited].name
                 events.push(.limiterIntervened(axis: axis, timeSeconds: time))
+                pushed = true
                 if !stopApplied {
                     source.stop()
                     stopApplied = true
@@ -174,6 +193,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 try output.write(commands, sent: &sent)
             } catch {
                 events.push(.outputFault(error.message, timeSeconds: time))
+                eventsPushed.signal()
                 fault = error.message
                 break
             }
@@ -182,6 +202,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                     trace.push(TraceRow(timeSeconds: time, axis: Int32(i), pulseMicroseconds: sent[i]))
                 }
             }
+            if pushed { eventsPushed.signal() }
             statusLock.withLock { status in
                 for i in positions.indices { status.positions[i] = positions[i] }
                 status.progress = source.progress
@@ -190,6 +211,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
         }
 
+        eventsPushed.signal()
         let cpu = threadCPUNanoseconds() - cpuStart
         let safe = rig.axes.indices.map { rig.axes[$0].safeCommand(lastPosition: positions[$0]) }
         output.shutdown(safe: safe)

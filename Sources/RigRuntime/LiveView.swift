@@ -1,0 +1,105 @@
+import Foundation
+import RigCore
+
+/// The terminal view of a running rig: a few lines redrawn in place on a TTY (axis
+/// positions, step k/N or time, a progress bar with ETA), plain log lines otherwise.
+public final class LiveView: @unchecked Sendable {
+    public let isTTY: Bool
+    private let axes: [Axis]
+    private let header: String
+    private let lock = NSLock()
+    private var drawnLines = 0
+    /// The live lines last drawn, redrawn under each log line so they never flicker away.
+    private var liveText = ""
+    private var lastPlainLine = -Double.infinity
+    private let plainInterval: Double
+    private let out: @Sendable (String) -> Void
+
+    public init(isTTY: Bool, axes: [Axis], header: String, plainIntervalSeconds: Double = 5,
+                out: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+        self.isTTY = isTTY
+        self.axes = axes
+        self.header = header
+        self.plainInterval = plainIntervalSeconds
+        self.out = out
+    }
+
+    /// True when stdout is a terminal (and TERM is not "dumb").
+    public static var stdoutIsTTY: Bool {
+        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// Prints a line above the live lines (or as a plain line).
+    public func log(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        out(clearLive() + line + "\n" + liveText)
+    }
+
+    /// Redraws the live lines from a status snapshot.
+    public func render(_ status: LoopStatus, outputStatus: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        let lines = Self.lines(status, axes: axes, outputStatus: outputStatus)
+        if isTTY {
+            var text = "\u{1B}[1m" + header + "\u{1B}[0m\n"
+            for line in lines { text += "\u{1B}[2K" + line + "\n" }
+            out(clearLive() + text)
+            liveText = text
+            drawnLines = lines.count + 1
+        } else if status.progress.elapsedSeconds - lastPlainLine >= plainInterval {
+            lastPlainLine = status.progress.elapsedSeconds
+            out(lines.joined(separator: "  ·  ") + "\n")
+        }
+    }
+
+    /// Leaves the last drawn lines on screen.
+    public func finish() {
+        lock.lock()
+        drawnLines = 0
+        liveText = ""
+        lock.unlock()
+    }
+
+    private func clearLive() -> String {
+        guard isTTY, drawnLines > 0 else { return "" }
+        return String(repeating: "\u{1B}[1A\u{1B}[2K", count: drawnLines) + "\r"
+    }
+
+    /// The live lines for a status (pure: tested without a terminal).
+    public static func lines(_ status: LoopStatus, axes: [Axis], outputStatus: String?) -> [String] {
+        let p = status.progress
+        var first: String
+        var fraction: Double?
+        var eta: Double?
+        if let step = p.step, let count = p.stepCount {
+            first = "step \(step)/\(count)  \(p.phase)"
+            fraction = Double(step - 1) / Double(max(count, 1))
+            if step > 1 { eta = p.elapsedSeconds / Double(step - 1) * Double(count - step + 1) }
+        } else if let total = p.totalSeconds, total > 0 {
+            let t = min(p.elapsedSeconds, total)
+            first = "\(fixed(t, 1))/\(fixed(total, 1)) s  \(p.phase)"
+            fraction = t / total
+            eta = total - t
+        } else {
+            first = "\(fixed(p.elapsedSeconds, 1)) s  \(p.phase)"
+        }
+        if let fraction {
+            let width = 24
+            let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
+            first += "  [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            first += "\(Int((fraction * 100).rounded()))%"
+            if let eta { first += "  ETA \(clock(eta))" }
+        }
+        if let outputStatus { first += "  ·  \(outputStatus)" }
+        let axesLine = axes.indices.map { i in
+            "\(axes[i].name) \(fixed(status.positions[i], 1))\(axes[i].unit)"
+        }.joined(separator: "   ")
+        return [first, axesLine]
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return "\(s / 60):" + (s % 60 < 10 ? "0" : "") + "\(s % 60)"
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import RigCore
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a rig or program file and check every frame against the limits.",
+        discussion: """
+        For a program: plays it through the motion engine (every step advanced at once) and \
+        checks every frame against the soft limits, maxVelocity and maxAcceleration of every \
+        axis. Prints the worst margin per axis. Exit 0 feasible, 1 infeasible, 2 malformed.
+        """
+    )
+
+    @Argument(help: "A program or rig file (.json).")
+    var file: String
+
+    func run() throws {
+        let text: String
+        do { text = try FileLoading.readText(file) } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+        if FileLoading.looksLikeRig(text) {
+            let rig = try FileLoading.loadRig(file)
+            print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
+            return
+        }
+        let program = try FileLoading.loadProgram(file)
+        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: program.rig.homePose)
+        for line in CheckReport.describe(report, program: program) { print(line) }
+        if !report.feasible { throw ExitCode(1) }
+    }
+}

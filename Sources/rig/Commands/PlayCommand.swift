@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RigCore
+import RigRuntime
+
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a program on the rig (the simulated rig unless the rig file names hardware).",
+        discussion: """
+        The program is checked first; one that breaks a limit anywhere is refused (exit 1). \
+        Ctrl-C or SIGTERM brakes within the limits, parks and leaves every output in its \
+        safe state (exit 0); a second Ctrl-C goes to the safe state at once.
+        """
+    )
+
+    @Argument(help: "A program file (.json).")
+    var file: String
+
+    @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
+    var trace: String?
+
+    @Option(help: "Run the timeline this many times faster (simulated output only).")
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("How stepped programs advance: auto, keyboard, interval:SECONDS (default: the program's).", valueName: "trigger"))
+    var trigger: String?
+
+    @Flag(help: "Plan, check and report; move nothing.")
+    var dryRun = false
+
+    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
+    var noRealtime = false
+
+    @OptionGroup var log: LogOptions
+
+    func validate() throws {
+        if let output, output != "sim" {
+            throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output; name hardware in the rig file")
+        }
+        guard speed > 0, speed <= 1000 else { throw ValidationError("--speed must be in 0 < X ≤ 1000") }
+        if let trigger, Trigger(trigger) == nil {
+            throw ValidationError("--trigger \(trigger): valid: auto, keyboard, interval:SECONDS, bui, gpio")
+        }
+    }
+
+    func run() throws {
+        let logger = log.bootstrap()
+        var program = try FileLoading.loadProgram(file)
+        if output == "sim" { program.rig.output = .sim(SimOutputConfig()) }
+        let rig = program.rig
+        if speed != 1, case .sim = rig.output {} else if speed != 1 {
+            printError("--speed only works with the simulated output (this rig uses \(rig.output.typeName))")
+            throw ExitCode(2)
+        }
+        let chosenTrigger = trigger.flatMap(Trigger.init) ?? program.trigger
+
+        let startPose = rig.homePose
+        let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose)
+        if !report.feasible || dryRun || log.verbose {
+            for line in CheckReport.describe(report, program: program) { say(line) }
+        }
+        guard report.feasible else {
+            printError("\(file): error: refusing to play: the program breaks the limits above (nothing moved)")
+            throw ExitCode(1)
+        }
+        if dryRun {
+            say("dry run: \(report.ticks) frames would be sent to the \(rig.output.typeName) output; nothing moved")
+            return
+        }
+
+        let device = try openOutput(rig: rig, logger: logger)
+        let stepTrigger: StepTrigger? = program.isStepped ? try makeTrigger(chosenTrigger, logger: logger) : nil
+        let auto = program.isStepped && chosenTrigger == .auto
+        let isTTY = LiveView.stdoutIsTTY
+        let triggerLabel = auto ? "auto" : stepTrigger?.label
+        let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(triggerLabel.map { " · trigger \($0)" } ?? "")"
+        let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
+        if !isTTY { say(header) }
+
+        let player = Player(rig: rig, motion: program.motion, startPose: startPose)
+        var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
+        options.viewIntervalSeconds = 0.1
+        let session = RigSession(rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
+                                 options: options, logger: logger)
+        let summary: SessionSummary
+        do {
+            summary = try session.run()
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        let loop = summary.loop
+        logger.info("real-time: \(loop.grant)")
+        let lateness = loop.lateness
+        say("done: \(loop.ticks) ticks, \(summary.stepsReady) steps settled; wake-up lateness p50 \(us(lateness.percentileMicroseconds(0.5))) p99 \(us(lateness.percentileMicroseconds(0.99))) max \(us(lateness.maxMicroseconds)), \(lateness.missedTicks) missed ticks")
+        if loop.traceRowsDropped > 0 {
+            printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
+        }
+        if let fault = loop.fault, !summary.stoppedBySignal || fault != "aborted" {
+            printError("error: \(fault)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func openOutput(rig: Rig, logger: Logger) throws -> Output {
+        do {
+            return try makeOutput(for: rig, logger: logger)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func makeTrigger(_ trigger: Trigger, logger: Logger) throws -> StepTrigger? {
+        switch trigger {
+        case .auto: return nil
+        case .interval(let s): return IntervalTrigger(seconds: s)
+        case .keyboard:
+            return KeyboardTrigger(prompt: { line in say(line) })
+        case .bui, .gpio:
+            printError("error: trigger \(trigger) is not available in this build yet")
+            throw ExitCode(2)
+        }
+    }
+
+    private func us(_ v: Double) -> String { String(format: "%.0f µs", v) }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import RigCore
+import Testing
+
+/// `rig` run as a user runs it, on the simulated rig.
+@Suite struct PlayEndToEndTests {
+    func loadProgram(_ relative: String) throws -> Program {
+        let path = RigProcess.packageRoot.appendingPathComponent(relative).path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try ProgramParser.parse(text: text, file: relative) { rigPath, _ throws(FileError) in
+            let full = RigProcess.packageRoot.appendingPathComponent("rigs").appendingPathComponent(rigPath).path
+            guard let text = try? String(contentsOfFile: full, encoding: .utf8) else {
+                throw FileError(file: full, location: SourceLocation(line: 1, column: 1), path: "$", message: "missing")
+            }
+            return (text, full)
+        }
+    }
+
+    @Test func panoramaTraceFollowsThePlanAndStaysWithinLimits() throws {
+        let trace = try RigProcess.temporaryFile("pano.csv")
+        let result = try RigProcess.run(["play", "rigs/pano.json", "--trigger", "auto", "--speed", "200", "--trace", trace, "--no-realtime"])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let program = try loadProgram("rigs/pano.json")
+        let rig = program.rig
+        let parsed = try Trace(path: trace)
+        #expect(parsed.header == "time_s,axis,channel,pulse_us,position_deg")
+        let frames = parsed.frames(axes: rig.axes.map(\.name))
+
+        // The same frames as the step function computes, to the trace's precision.
+        var player = Player(rig: rig, motion: program.motion, startPose: rig.homePose)
+        var expected: [[Double]] = []
+        var frame = rig.homePose
+        while !player.isFinished {
+            if case .ready = player.tick(into: &frame) { player.advance() }
+            expected.append(frame)
+        }
+        #expect(frames.count == expected.count)
+        for (k, pose) in zip(frames, expected).enumerated() {
+            for i in rig.axes.indices where abs(pose.0[i] - pose.1[i]) > 1e-3 {
+                Issue.record("tick \(k) axis \(rig.axes[i].name): trace \(pose.0[i]) vs program \(pose.1[i])")
+            }
+        }
+
+        // Every planned shot is a pose the rig stood still at (for its settle time).
+        for step in program.steps {
+            let still = frames.indices.dropFirst().contains { k in
+                rig.axes.indices.allSatisfy { abs(frames[k][$0] - step.pose[$0]) < 1e-3 && abs(frames[k - 1][$0] - step.pose[$0]) < 1e-3 }
+            }
+            #expect(still, "never stood at \(step.label)")
+        }
+
+        // Independently of the core's monitor: limits hold on every traced frame.
+        let dt = rig.tickSeconds
+        var previous = rig.homePose, previousVelocity = [Double](repeating: 0, count: rig.axes.count)
+        for pose in frames {
+            for (i, axis) in rig.axes.enumerated() {
+                let v = (pose[i] - previous[i]) / dt
+                let a = (v - previousVelocity[i]) / dt
+                // Four decimals in the trace: allow that rounding in v and a.
+                #expect(pose[i] >= axis.softMin - 1e-3 && pose[i] <= axis.softMax + 1e-3)
+                #expect(abs(v) <= axis.maxVelocity + 0.02)
+                #expect(abs(a) <= axis.maxAcceleration + 2)
+                previousVelocity[i] = v
+            }
+            previous = pose
+        }
+    }
+
+    @Test func continuousMoveEndsParkedAndStandsStillAtTheEnd() throws {
+        let trace = try RigProcess.temporaryFile("move.csv")
+        let result = try RigProcess.run(["play", "rigs/move.json", "--speed", "200", "--trace", trace, "--no-realtime"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("done:"))
+        let program = try loadProgram("rigs/move.json")
+        let frames = try Trace(path: trace).frames(axes: program.rig.axes.map(\.name))
+        let last = try #require(frames.last)
+        for (i, axis) in program.rig.axes.enumerated() {
+            #expect(abs(last[i] - (axis.park ?? last[i])) < 1e-3)
+        }
+    }
+
+    @Test func sigtermBrakesParksAndExitsZero() throws {
+        let trace = try RigProcess.temporaryFile("stop.csv")
+        let (process, out, err) = try RigProcess.start(["play", "rigs/move.json", "--trace", trace, "--no-realtime"])
+        // Wait until the rig is moving: the trace file has frames.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, ((try? String(contentsOfFile: trace, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 20 {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        process.terminate()
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("stop requested"))
+        let program = try loadProgram("rigs/move.json")
+        let frames = try Trace(path: trace).frames(axes: program.rig.axes.map(\.name))
+        // Stopped long before the 22 s program would have ended, at the park pose.
+        #expect(frames.count < 2000)
+        let last = try #require(frames.last)
+        #expect(abs(last[0] - 0) < 1e-3 && abs(last[1] - 0) < 1e-3)
+    }
+
+    @Test func infeasibleProgramIsRefusedAndNothingMoves() throws {
+        let program = try RigProcess.temporaryFile("fast.json", contents: """
+        {
+          "rig": { "axes": [ { "name": "pan", "channel": 0, "maxVelocity": 30, "maxAcceleration": 60 } ] },
+          "kind": "keyframes",
+          "keyframes": { "pan": [ { "t": 0, "value": 0 }, { "t": 1, "value": 80 } ] }
+        }
+        """)
+        let trace = try RigProcess.temporaryFile("never.csv")
+        let check = try RigProcess.run(["check", program])
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("error: axis \"pan\""))
+        #expect(check.stdout.contains("exceeds maxVelocity 30°/s"))
+        let play = try RigProcess.run(["play", program, "--trace", trace])
+        #expect(play.status == 1)
+        #expect(play.stderr.contains("refusing to play"))
+        #expect(!FileManager.default.fileExists(atPath: trace))
+    }
+
+    @Test func malformedFileGivesTheCompilerStyleLineAndExit2() throws {
+        let program = try RigProcess.temporaryFile("bad.json", contents: """
+        {
+          "rig": "pantilt.json",
+          "kind": "panorama",
+          "panorama": { "lens": { "focalLengthMm": 35 }, "overlapPercent": 95, "pan": [-80, 80], "tilt": [0, 0] }
+        }
+        """)
+        try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/pantilt.json").path,
+                                         toPath: (program as NSString).deletingLastPathComponent + "/pantilt.json")
+        for command in ["check", "play", "plan"] {
+            let result = try RigProcess.run([command, program])
+            #expect(result.status == 2)
+            #expect(result.stderr == "\(program):4:68: error: $.panorama.overlapPercent: 95 % is out of range; valid: 5…90 %\n")
+        }
+    }
+
+    @Test func missingFileIsExit2() throws {
+        let result = try RigProcess.run(["check", "no/such/file.json"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "no/such/file.json:1:1: error: $: no such file\n")
+    }
+
+    @Test func planListsPanoramaShotsInSerpentineOrder() throws {
+        let result = try RigProcess.run(["plan", "rigs/pano.json", "--csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let program = try loadProgram("rigs/pano.json")
+        let rows = result.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }
+        #expect(rows.count == program.steps.count)
+        #expect(rows.first?.hasPrefix("1,\"shot 1 (row 1, column 1)\"") == true)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Runs the `rig` binary built next to the test bundle.
+struct RigProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// The products folder: where the test bundle (and `rig`) were built.
+    static var executable: URL {
+        let bundle = Bundle.main.bundleURL
+        for base in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = base.appendingPathComponent("rig")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/rig")
+    }
+
+    /// Starts `rig` with `arguments` in the package root.
+    static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, out, err)
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let (process, out, err) = try start(arguments)
+        // Read both pipes to the end before waiting, so a full pipe cannot stall rig.
+        let errData = LockedData()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    static func temporaryFile(_ name: String, contents: String? = nil) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent(name).path
+        if let contents { try contents.write(toFile: path, atomically: true, encoding: .utf8) }
+        return path
+    }
+}
+
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ d: Data) { lock.lock(); data = d; lock.unlock() }
+    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+}
+
+/// A parsed `--trace` CSV.
+struct Trace {
+    struct Row: Equatable {
+        var time: Double
+        var axis: String
+        var channel: Int
+        var pulse: Double
+        var position: Double
+    }
+    var header: String
+    var rows: [Row]
+
+    init(path: String) throws {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        header = lines.first ?? ""
+        rows = lines.dropFirst().compactMap { line in
+            let f = line.split(separator: ",").map(String.init)
+            guard f.count == 5, let t = Double(f[0]), let c = Int(f[2]), let p = Double(f[3]), let x = Double(f[4]) else { return nil }
+            return Row(time: t, axis: f[1], channel: c, pulse: p, position: x)
+        }
+    }
+
+    /// Positions per tick, in axis order.
+    func frames(axes: [String]) -> [[Double]] {
+        var frames: [[Double]] = []
+        var current: [Double] = []
+        for row in rows {
+            current.append(row.position)
+            if current.count == axes.count {
+                frames.append(current)
+                current = []
+            }
+        }
+        return frames
+    }
+}

@@ -1,0 +1,117 @@
+import RigCore
+@testable import RigRuntime
+import Testing
+
+@Suite struct ControlLoopTests {
+    @Test func loopSendsExactlyWhatThePlayerComputes() {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let result = loop.run()
+
+        var reference = Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose)
+        var frame = rig.homePose
+        var expected: [[Double]] = []
+        while !reference.isFinished {
+            _ = reference.tick(into: &frame)
+            expected.append(frame)
+        }
+        let writes = output.log.withLock { $0.writes }
+        #expect(result.fault == nil)
+        #expect(result.ticks == expected.count)
+        #expect(writes.count == expected.count)
+        for (k, commands) in writes.enumerated() {
+            for (i, axis) in rig.axes.enumerated() {
+                let position = commands[i].position(on: axis) ?? .nan
+                #expect(abs(position - expected[k][i]) < 1e-9, "tick \(k) axis \(axis.name)")
+            }
+        }
+    }
+
+    @Test func everyWayOutEndsInExactlyOneShutdownWithTheSafeState() {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let result = loop.run()
+        let shutdowns = output.log.withLock { $0.shutdowns }
+        #expect(shutdowns.count == 1)
+        // pan holds its park position (10°); the light is released.
+        let pan = rig.axes[0]
+        #expect(shutdowns.first?[0].position(on: pan).map { abs($0 - 10) < 1e-9 } == true)
+        #expect(shutdowns.first?[1] == .off)
+        #expect(abs(result.finalPose[0] - 10) < 1e-9)
+    }
+
+    @Test func outputFaultStopsTheLoopAndStillShutsDown() {
+        let rig = testRig()
+        let output = RecordingOutput()
+        output.failAtWrite = 50
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let result = loop.run()
+        #expect(result.fault == "bus gone")
+        #expect(result.ticks == 50)
+        #expect(output.log.withLock { $0.shutdowns.count } == 1)
+        var sawFault = false
+        while let event = loop.events.pop() { if case .outputFault = event { sawFault = true } }
+        #expect(sawFault)
+    }
+
+    @Test func stopRequestBrakesWithinLimitsThenParks() {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        loop.requestStop()
+        let result = loop.run()
+        let writes = output.log.withLock { $0.writes }
+        var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: rig.homePose)
+        for commands in writes {
+            let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }
+            #expect(monitor.observe(pose) == nil)
+        }
+        // Stopped before the path: far fewer ticks than the 5 s program, ending parked.
+        #expect(result.ticks < 200)
+        #expect(abs(result.finalPose[0] - 10) < 1e-9)
+        #expect(result.fault == nil)
+    }
+
+    @Test func autoAdvanceWalksEveryStepInOrder() {
+        let rig = testRig()
+        let steps = [Step(pose: [20, 10], settleSeconds: 0.1, label: "a"),
+                     Step(pose: [-20, 30], settleSeconds: 0, label: "b"),
+                     Step(pose: [0, 0], settleSeconds: 0.2, label: "c")]
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: .stepped(steps), startPose: rig.homePose),
+                               output: RecordingOutput(), clock: ManualClock(),
+                               options: LoopOptions(realtime: false, advanceWhenReady: true), startPose: rig.homePose)
+        _ = loop.run()
+        var ready: [Int] = []
+        var ended = 0
+        while let event = loop.events.pop() {
+            if case .player(.ready(let s), _) = event { ready.append(s) }
+            if case .player(.programEnded(stopped: false), _) = event { ended += 1 }
+        }
+        #expect(ready == [0, 1, 2])
+        #expect(ended == 1)
+    }
+
+    @Test func aProgramThatBreaksALimitIsStoppedByTheLimiter() {
+        let rig = testRig()
+        // 160° in 0.5 s: far beyond maxVelocity; the limiter bends it and the loop stops.
+        let motion = Motion.continuous(tracks: [
+            AxisTrack(keys: [Keyframe(time: 0, value: -80, interpolation: .linear), Keyframe(time: 0.5, value: 80)]), nil,
+        ], durationSeconds: 0.5)
+        let output = RecordingOutput()
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: motion, startPose: [-80, 0]),
+                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
+        let result = loop.run()
+        #expect(result.fault?.contains("pan") == true)
+        var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [-80, 0])
+        for commands in output.log.withLock({ $0.writes }) {
+            let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }
+            #expect(monitor.observe(pose) == nil, "a frame left the limits")
+        }
+    }
+}

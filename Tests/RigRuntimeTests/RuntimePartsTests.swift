@@ -1,0 +1,67 @@
+import Foundation
+import RigCore
+@testable import RigRuntime
+import Testing
+
+@Suite struct RuntimePartsTests {
+    @Test func latencyPercentilesAndMissedTicks() {
+        var stats = LatencyStats()
+        for us in 1...100 { stats.record(latenessNanoseconds: UInt64(us) * 1_000 - 500, periodNanoseconds: 10_000_000) }
+        stats.record(latenessNanoseconds: 25_000_000, periodNanoseconds: 10_000_000)
+        #expect(stats.count == 101)
+        #expect(stats.missedTicks == 1)
+        #expect(stats.percentileMicroseconds(0.5) == 51)
+        #expect(stats.percentileMicroseconds(0.99) == 100)
+        #expect(stats.maxMicroseconds == 25_000)
+    }
+
+    @Test func ringKeepsOrderAndCountsDrops() {
+        let ring = SPSCRing<Int>(capacity: 4)
+        #expect(ring.push(1) && ring.push(2) && ring.push(3))
+        #expect(!ring.push(4))
+        #expect(ring.droppedCount == 1)
+        #expect(ring.pop() == 1)
+        #expect(ring.push(5))
+        #expect([ring.pop(), ring.pop(), ring.pop(), ring.pop()] == [2, 3, 5, nil])
+    }
+
+    @Test func traceRowsCarryPulseAndThePositionItStandsFor() throws {
+        let rig = testRig()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID()).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: 20_000)
+        writer.push(TraceRow(timeSeconds: 0.01, axis: 0, pulseMicroseconds: 2000))
+        writer.push(TraceRow(timeSeconds: 0.01, axis: 1, pulseMicroseconds: 5000))
+        try writer.close()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines == ["time_s,axis,channel,pulse_us,position_deg",
+                          "0.0100,pan,0,2000.000,45.0000",
+                          "0.0100,light,3,5000.000,25.0000"])
+    }
+
+    @Test func simulatedServoSlewsAtItsSpeed() throws {
+        let rig = testRig()
+        var config = SimOutputConfig()
+        config.servoSpeedDegreesPerSecond = 100
+        let sim = SimOutput(config: config, rig: rig)
+        try sim.start(channels: rig.axes.map(OutputChannel.init), initial: [rig.axes[0].command(forPosition: 0), .duty(percent: 0)])
+        var sent = [Double](repeating: .nan, count: 2)
+        try sim.write([rig.axes[0].command(forPosition: 45), .duty(percent: 30)], sent: &sent)
+        // 100°/s for 10 ms: the horn moved 1° towards 45°.
+        #expect(abs(sim.hornPositions[0] - 1) < 1e-9)
+        #expect(sent[0] == 2000)
+        #expect(sent[1] == 6000)
+        sim.shutdown(safe: [.off, .off])
+        sim.shutdown(safe: [.pulse(microseconds: 1), .off])
+        #expect(sim.safeState == [.off, .off])
+    }
+
+    @Test func liveViewShowsStepProgressAndETA() {
+        let rig = testRig()
+        let status = LoopStatus(positions: [12.345, 40], progress: PlaybackProgress(elapsedSeconds: 20, step: 3, stepCount: 5, phase: "moving"),
+                                ticks: 2000, latenessMaxMicroseconds: 10)
+        let lines = LiveView.lines(status, axes: rig.axes, outputStatus: "ready")
+        #expect(lines[0] == "step 3/5  moving  [##########--------------] 40%  ETA 0:30  ·  ready")
+        #expect(lines[1] == "pan 12.3°   light 40.0%")
+    }
+}
