@@ -36,20 +36,25 @@ public enum ProgramParser {
                 at: member.keyLocation)
         }
 
+        // Keys for stepped programs only: a keyframes program rejects them with its own
+        // message and does not list them among its valid keys.
+        func steppedOnly(_ key: String) -> ValueReader? {
+            kind == .keyframes && !object.has(key) ? nil : object.optional(key)
+        }
         var trigger = Trigger.keyboard
-        if let t = object.optional("trigger") {
+        if let t = steppedOnly("trigger") {
             guard kind != .keyframes else { throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs") }
             let text = try t.string()
             guard let parsed = Trigger(text) else { throw t.error("\"\(text)\" is not a trigger; valid: \(Trigger.syntax)") }
             trigger = parsed
         }
         var settle = 0.5
-        if let s = object.optional("settleSeconds") {
+        if let s = steppedOnly("settleSeconds") {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
             settle = try s.number(in: 0...3600, unit: "s")
         }
         var stopAtEnd = false
-        if let s = object.optional("stopRecipeAtEnd") {
+        if let s = steppedOnly("stopRecipeAtEnd") {
             guard kind != .keyframes else { throw s.error("stopRecipeAtEnd is for stepped programs (trigger \"bui\")") }
             stopAtEnd = try s.bool()
         }
