@@ -51,6 +51,18 @@ import Testing
         #expect(excess.relative <= 1e-6, "\(excess)")
     }
 
+    @Test func withNothingToParkTheLastEventIsStillFinished() {
+        let bare = simRig([servoAxis("pan", channel: 0)])
+        let motion: Motion = .continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 2, value: 20)])], durationSeconds: 2)
+        for stopTick in [nil, 100] as [Int?] {
+            let run = drive(rig: bare, motion: motion, startPose: [0]) { tick, player in if tick == stopTick { player.stop() } }
+            let events = run.events.map(\.event)
+            #expect(events.last == .finished)
+            #expect(events.filter { $0 == .finished }.count == 1)
+            #expect(events.contains(.programEnded(stopped: stopTick != nil)))
+        }
+    }
+
     @Test(arguments: [50, 150, 230, 399])
     func stopBrakesWithinLimitsAndParks(stopTick: Int) throws {
         var stoppedAt: [Double] = []
