@@ -130,7 +130,8 @@ import Testing
         "invalid trigger", "empty pose", "no steps", "unknown kind", "timelapse key with t instead of frame",
         "panorama without a lens", "panorama lens without a focal length or fov", "no rig", "rig as a number",
         "channel as a string", "channel not whole", "name as a number", "axes as an object", "no axes",
-        "soft limits with one number", "missing channel", "axis name with a space",
+        "soft limits with one number", "missing channel", "axis name with a space", "blecontrol channel 8",
+        "pwm soft limits beyond 100 %",
     ]
 
     @Test func invalidDocumentsFailTheSchemaToo() throws {
