@@ -71,6 +71,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
 
+        // Shared by the test targets: tool lookup (the .build-venv made by scripts/setup --test),
+        // private D-Bus and BlueZ emulator processes.
+        .target(name: "RigTestSupport", path: "Tests/RigTestSupport", swiftSettings: strict),
+
         .testTarget(name: "RigCoreTests", dependencies: [
             "RigCore",
             .product(name: "PropertyBased", package: "swift-property-based"),
@@ -78,7 +82,12 @@ let package = Package(
         .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: ["RigCore", "RigRuntime", "RigBLEControl"], swiftSettings: strict),
-        .testTarget(name: "RigPCA9685Tests", dependencies: ["RigCore", "RigRuntime", "RigPCA9685"], swiftSettings: strict),
+        .testTarget(name: "RigPCA9685Tests", dependencies: [
+            "RigTestSupport",
+            "RigCore", "RigRuntime", "RigPCA9685",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
         .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
         .testTarget(name: "RigStepSyncTests", dependencies: ["RigCore", "RigRuntime", "RigStepSync"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore"], swiftSettings: strict),

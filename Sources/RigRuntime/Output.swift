@@ -47,11 +47,22 @@ public protocol Output: AnyObject {
     /// The PWM period this output runs pwm channels at, in µs (to turn a pwm channel's
     /// high time back into a duty cycle in the trace).
     var pwmPeriodMicroseconds: Double { get }
+
+    /// What the channel was last left at by an earlier run (a state file), if the output
+    /// knows: the program then eases from there instead of jumping to home. Called
+    /// before `start`.
+    func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand?
+
+    /// Saves whatever the output keeps across runs. Called every few seconds from the
+    /// session's event thread (never the loop thread) and is cheap when nothing changed.
+    func persistState()
 }
 
 extension Output {
     public var statusLine: String? { nil }
     public var pwmPeriodMicroseconds: Double { servoFramePeriodMicroseconds }
+    public func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand? { nil }
+    public func persistState() {}
 }
 
 /// An output failed in a way the loop cannot ride out: the program stops and the rig

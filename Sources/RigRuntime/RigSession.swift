@@ -120,6 +120,7 @@ public final class RigSession<Source: MotionSource> {
         }
         var result: LoopResult?
         var lastRender = DispatchTime.now()
+        var lastPersist = DispatchTime.now()
         while result == nil {
             _ = loop.eventsPushed.wait(timeout: .now() + options.viewIntervalSeconds)
             drain()
@@ -128,6 +129,10 @@ public final class RigSession<Source: MotionSource> {
             if result == nil, now.uptimeNanoseconds - lastRender.uptimeNanoseconds >= UInt64(options.viewIntervalSeconds * 1e9) {
                 lastRender = now
                 view?.render(loop.status, outputStatus: output.statusLine)
+            }
+            if now.uptimeNanoseconds - lastPersist.uptimeNanoseconds >= 5_000_000_000 {
+                lastPersist = now
+                output.persistState()
             }
         }
         drain()

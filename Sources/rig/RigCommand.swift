@@ -14,6 +14,9 @@ struct RigCommand: ParsableCommand {
             PlayCommand.self,
             CheckCommand.self,
             PlanCommand.self,
+            ProbeCommand.self,
+            CalibrateCommand.self,
+            JogCommand.self,
         ]
     )
 }

@@ -6,4 +6,7 @@
 /// prctl(PR_SET_TIMERSLACK, ns): prctl is variadic, so Swift cannot call it directly.
 int rig_set_timer_slack(unsigned long nanoseconds);
 
+// evdev ioctl requests and struct sizes (RigGamepad).
+#include "CLinuxInput.h"
+
 #endif

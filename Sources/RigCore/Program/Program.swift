@@ -74,6 +74,21 @@ public struct Program: Sendable, Equatable {
     public var stopRecipeAtEnd: Bool
     /// The panorama's plan, for `rig plan`.
     public var panorama: PanoramaPlan?
+    /// What the panorama was planned from, to replan it from another start pose.
+    public var panoramaSpec: PanoramaSpec?
+    /// The program-wide settle time of stepped programs.
+    public var settleSeconds: Double
+
+    /// The same program for a rig starting at `pose`: a panorama's serpentine order
+    /// starts at the corner nearest it. Other kinds do not depend on the start.
+    public func startingFrom(_ pose: [Double]) -> Program {
+        guard let spec = panoramaSpec else { return self }
+        var copy = self
+        let plan = PanoramaPlanner.plan(spec, currentPan: pose[spec.panAxis], currentTilt: pose[spec.tiltAxis])
+        copy.panorama = plan
+        copy.motion = .stepped(ProgramParser.steps(for: plan, spec: spec, rig: rig, settle: settleSeconds))
+        return copy
+    }
 
     public var isStepped: Bool {
         if case .stepped = motion { return true }

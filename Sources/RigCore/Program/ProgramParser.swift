@@ -61,6 +61,7 @@ public enum ProgramParser {
 
         let motion: Motion
         var panorama: PanoramaPlan?
+        var panoramaSpec: PanoramaSpec?
         switch kind {
         case .keyframes:
             let section = try object.required("keyframes", "an object of axis name → array of keys")
@@ -75,6 +76,7 @@ public enum ProgramParser {
             let spec = try parsePanorama(section, rig: rig)
             let plan = PanoramaPlanner.plan(spec, currentPan: rig.axes[spec.panAxis].home, currentTilt: rig.axes[spec.tiltAxis].home)
             panorama = plan
+            panoramaSpec = spec
             motion = .stepped(steps(for: plan, spec: spec, rig: rig, settle: settle))
         case .timelapse:
             let section = try object.required("timelapse", "frames and keyframes keyed by frame number")
@@ -82,7 +84,7 @@ public enum ProgramParser {
         }
         try object.finish()
         return Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
-                       stopRecipeAtEnd: stopAtEnd, panorama: panorama)
+                       stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
     }
 
     /// `{"pan": [{"t": 0, "value": -30}, …], …}` → one track per rig axis.

@@ -4,6 +4,8 @@ public struct Rig: Sendable, Equatable {
     public var axes: [Axis]
     public var output: OutputConfig
     public var loopRateHz: Double
+    /// Gamepad jog feel and mapping (`"jog"`); nil: the standard layout.
+    public var jog: JogConfig?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

@@ -28,8 +28,11 @@ public enum RigParser {
             }
             axes.append(axis)
         }
+        let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
         try object.finish()
-        return Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
+        var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
+        rig.jog = jog
+        return rig
     }
 
     static func parseAxis(_ value: ValueReader, output: OutputConfig) throws(FileError) -> Axis {

@@ -59,7 +59,16 @@ struct PlayCommand: ParsableCommand {
         }
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? program.trigger
 
-        let startPose = rig.homePose
+        let device = try openOutput(rig: rig, logger: logger)
+        let start = StartPose.resolve(rig: rig, output: device)
+        if !start.restoredAxes.isEmpty {
+            logger.info("starting from where the last run left \(start.restoredAxes.joined(separator: ", "))")
+        }
+        if !start.clampedAxes.isEmpty {
+            logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+        }
+        let startPose = start.pose
+        program = program.startingFrom(startPose)
         let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose)
         if !report.feasible || dryRun || log.verbose {
             for line in CheckReport.describe(report, program: program) { say(line) }
@@ -73,7 +82,6 @@ struct PlayCommand: ParsableCommand {
             return
         }
 
-        let device = try openOutput(rig: rig, logger: logger)
         let stepTrigger: StepTrigger? = program.isStepped ? try makeTrigger(chosenTrigger, logger: logger) : nil
         let auto = program.isStepped && chosenTrigger == .auto
         let isTTY = LiveView.stdoutIsTTY

@@ -1,14 +1,15 @@
 import Logging
 import RigCore
+import RigPCA9685
 import RigRuntime
 
-/// The output a rig file asks for.
+/// The output a rig file asks for. Constructing it touches no hardware: `start` does.
 func makeOutput(for rig: Rig, logger: Logger) throws -> Output {
     switch rig.output {
     case .sim(let config):
         return SimOutput(config: config, rig: rig)
-    case .pca9685:
-        throw OutputFault("the pca9685 output is not built yet")
+    case .pca9685(let config):
+        return PCA9685Output(config: config, logger: logger)
     case .blecontrol:
         throw OutputFault("the blecontrol output is not built yet")
     }

@@ -1,1 +1,0 @@
-// RigGamepad: see the issue that builds it.

@@ -1,0 +1,371 @@
+import RigCore
+import RigRuntime
+
+/// The motion source of `rig jog`: turns gamepad (or keyboard) input into poses, one per
+/// loop tick, through the same limiter as the loop's. Runs on the loop thread; reads
+/// input from a `GamepadInput`, reports to the session through `notices`.
+///
+/// - Sticks set target velocities (deadzone, expo, snap, speed level) that the
+///   `JogController` reaches within each axis's acceleration; the `MotionLimiter` brakes
+///   before soft limits, so an axis slows to a stop at a limit and never crosses it.
+/// - Home, d-pad nudges and preview are planned moves that start from rest; a stick
+///   pushed during one takes over at once (decelerating within the limits).
+/// - Safety: the device vanishing, or (while a stick drives the rig) no sign of input
+///   life for `watchdogMilliseconds` — counted in loop ticks, not wall time — brings the
+///   rig to a stop at maxAcceleration; it moves again only once input is back.
+/// - `stop()` (Ctrl-C) brakes to rest and finishes.
+public struct JogSource: MotionSource {
+    /// What the source is doing.
+    public enum Mode: Sendable, Equatable {
+        case jogging
+        /// Braking to rest before a planned move or preview.
+        case settling(then: Plan)
+        case moving(Plan)
+        case previewing
+        case stopping
+        case finished
+    }
+
+    public enum Plan: Sendable, Equatable {
+        case home, nudge, preview
+    }
+
+    public let rig: Rig
+    public let config: JogConfig
+    public let notices: SPSCRing<JogNotice>
+    public private(set) var mode = Mode.jogging
+    public private(set) var tickIndex = 0
+    /// 0 fine, 1 normal, 2 coarse.
+    public private(set) var speedLevel = 1
+    public private(set) var positions: [Double]
+    /// True while the watchdog holds the rig (no input while jogging).
+    public private(set) var watchdogHolding = false
+
+    private let input: GamepadInput
+    private let previewSlot: PreviewSlot
+    private let previewRig: Rig
+    private let speeds: [Double]
+    private let watchdogTicks: Int
+    private let pulseHoldTicks: Int
+    /// Per stick (leftx, lefty, rightx, righty): the axis it drives (−1: none) and its sign.
+    private let stickAxis: [Int]
+    private let stickSign: [Double]
+    private var shaper: StickShaper
+    private var controller: JogController
+    private var limiter: MotionLimiter
+    private var seen = GamepadSnapshot()
+    private var lastLifeTick = 0
+    private var targets: [Double]
+    private var zeros: [Double]
+    private var pendingNudge: [Double]
+    private var moveTarget: [Double]
+    private var move = PoseMove()
+    private var moveTick = 0
+    private var player: Player?
+    private var previewStopping = false
+    private var pulseTicks = SIMD4<Int32>(repeating: 0)
+
+    /// - Parameters:
+    ///   - deviceFlatFraction: the device's `flat` as a fraction of stick travel (the
+    ///     deadzone is never smaller).
+    public init(rig: Rig, config: JogConfig, input: GamepadInput, preview: PreviewSlot, startPose: [Double],
+                notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0) {
+        self.rig = rig
+        self.config = config
+        self.input = input
+        self.previewSlot = preview
+        self.notices = notices
+        var previewRig = rig
+        for i in previewRig.axes.indices { previewRig.axes[i].park = nil }
+        self.previewRig = previewRig
+        speeds = config.speedLevels
+        let dt = rig.tickSeconds
+        watchdogTicks = max(1, Int((config.watchdogMilliseconds / 1000 / dt).rounded(.up)))
+        pulseHoldTicks = max(1, Int((0.5 / dt).rounded()))
+        var axis = [Int](repeating: -1, count: 4), sign = [Double](repeating: 1, count: 4)
+        for (k, stick) in JogConfig.Stick.allCases.enumerated() {
+            if let assignment = config.sticks[stick], rig.axes.indices.contains(assignment.axis) {
+                axis[k] = assignment.axis
+                sign[k] = assignment.inverted ? -1 : 1
+            }
+        }
+        stickAxis = axis
+        stickSign = sign
+        let current = input.snapshot
+        shaper = StickShaper(config: config, deviceFlatFraction: max(deviceFlatFraction, current.stickFlat))
+        controller = JogController(axes: rig.axes, tickSeconds: dt)
+        limiter = MotionLimiter(axes: rig.axes, tickSeconds: dt, startPose: startPose)
+        positions = startPose
+        let zero = [Double](repeating: 0, count: rig.axes.count)
+        targets = zero
+        zeros = zero
+        pendingNudge = zero
+        moveTarget = startPose
+        seen = current
+    }
+
+    /// Velocities of the last emitted frame.
+    public var velocities: [Double] { limiter.velocities }
+
+    /// Widens the deadzone to the device's `flat` (called when a gamepad is opened).
+    public mutating func setDeviceFlat(_ fraction: Double) {
+        shaper = StickShaper(config: config, deviceFlatFraction: fraction)
+    }
+
+    public var isFinished: Bool { mode == .finished }
+
+    public mutating func advance() {}
+
+    public mutating func stop() {
+        switch mode {
+        case .finished, .stopping: return
+        case .previewing:
+            player?.stop()
+            previewStopping = true
+        default: break
+        }
+        mode = .stopping
+    }
+
+    public var progress: PlaybackProgress {
+        let phase: String
+        switch mode {
+        case .jogging:
+            // Literals only: short strings live inline, so the per-tick status never allocates.
+            if watchdogHolding {
+                phase = "held: no input"
+            } else {
+                switch speedLevel {
+                case 0: phase = "jog (fine)"
+                case 1: phase = "jog (normal)"
+                default: phase = "jog (coarse)"
+                }
+            }
+        case .settling: phase = "settling"
+        case .moving(.home): phase = "moving home"
+        case .moving: phase = "nudge"
+        case .previewing: phase = "preview"
+        case .stopping: phase = "stopping"
+        case .finished: phase = "finished"
+        }
+        return PlaybackProgress(elapsedSeconds: Double(tickIndex) * rig.tickSeconds, phase: phase)
+    }
+
+    public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
+        tickIndex += 1
+        let snap = input.snapshot
+        if snap.signsOfLife != seen.signsOfLife { lastLifeTick = tickIndex }
+        if snap.connected != seen.connected || snap.generation != seen.generation {
+            notify(snap.connected ? .inputConnected : .inputLost)
+            if snap.stickFlat != seen.stickFlat { setDeviceFlat(snap.stickFlat) }
+        }
+        let pressed = readPresses(snap)
+        seen = snap
+
+        // Stick deflection → target velocities.
+        var raw = snap.sticks
+        for k in 0..<4 where pulseTicks[k] > 0 {
+            pulseTicks[k] -= 1
+            raw[k < 2 ? 0 : 1] = k % 2 == 0 ? -1 : 1
+        }
+        if !snap.connected { raw = .zero }
+        let left = shaper.shape(x: raw[0], y: raw[1]), right = shaper.shape(x: raw[2], y: raw[3])
+        let shaped = SIMD4<Double>(left.x, left.y, right.x, right.y)
+        let stickActive = shaped != .zero
+        for i in targets.indices { targets[i] = 0 }
+        let speed = speeds[speedLevel]
+        for k in 0..<4 where stickAxis[k] >= 0 {
+            let axis = stickAxis[k]
+            targets[axis] += stickSign[k] * shaped[k] * speed * rig.axes[axis].maxVelocity
+        }
+        let quiet = tickIndex - lastLifeTick > watchdogTicks
+        let inputUsable = snap.connected && !quiet
+
+        var event: PlayerEvent?
+        switch mode {
+        case .jogging:
+            if stickActive, !inputUsable {
+                if !watchdogHolding, snap.connected { notify(.watchdogStopped) }
+                watchdogHolding = true
+            } else if inputUsable {
+                watchdogHolding = false
+            }
+            if watchdogHolding || !snap.connected {
+                controller.step(targetVelocities: zeros, positions: &positions)
+            } else if !stickActive, controller.isAtRest, hasPendingNudge {
+                for i in positions.indices {
+                    let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
+                    moveTarget[i] = min(max(positions[i] + pendingNudge[i], rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
+                    pendingNudge[i] = 0
+                }
+                begin(.nudge)
+                sampleMove()
+            } else {
+                controller.step(targetVelocities: targets, positions: &positions)
+            }
+        case .settling(let plan):
+            if stickActive || !snap.connected {
+                mode = .jogging
+                controller.step(targetVelocities: snap.connected ? targets : zeros, positions: &positions)
+            } else {
+                controller.step(targetVelocities: zeros, positions: &positions)
+                if controller.isAtRest { start(plan) }
+            }
+        case .moving:
+            if stickActive || !snap.connected {
+                mode = .jogging
+                controller.step(targetVelocities: snap.connected ? targets : zeros, positions: &positions)
+            } else {
+                sampleMove()
+            }
+        case .previewing:
+            if (stickActive || pressed || !snap.connected), !previewStopping {
+                player?.stop()
+                previewStopping = true
+            }
+            event = tickPlayer()
+            if player == nil {
+                mode = .jogging
+                notify(.previewEnded)
+            }
+        case .stopping:
+            if player != nil {
+                event = tickPlayer()
+            } else {
+                controller.step(targetVelocities: zeros, positions: &positions)
+                if controller.isAtRest { mode = .finished }
+            }
+        case .finished:
+            break
+        }
+
+        _ = limiter.limit(&positions)
+        controller.follow(velocities: limiter.velocities)
+        for i in positions.indices { out[i] = positions[i] }
+        return event
+    }
+
+    // MARK: Input
+
+    private var hasPendingNudge: Bool {
+        for x in pendingNudge where x != 0 { return true }
+        return false
+    }
+
+    /// Acts on presses since the last tick; true if there were any.
+    private mutating func readPresses(_ snap: GamepadSnapshot) -> Bool {
+        guard mode != .stopping, mode != .finished else { return false }
+        var pressed = false
+        for action in Self.actionOrder {
+            let count = snap.actions[action.slot] &- seen.actions[action.slot]
+            guard count > 0 else { continue }
+            pressed = true
+            // While previewing, a press only interrupts the preview (and save/quit still end).
+            if mode == .previewing, action != .save, action != .quit { continue }
+            for _ in 0..<min(count, 8) { handle(action) }
+        }
+        let step = config.nudgeStep
+        for k in 0..<4 {
+            let count = snap.nudges[k] &- seen.nudges[k]
+            guard count > 0 else { continue }
+            pressed = true
+            guard mode != .previewing else { continue }
+            // Up/down nudge the left stick's Y axis, left/right its X axis, in the sense
+            // the stick would move them (up is negative on the device).
+            let stick = k < 2 ? 1 : 0
+            let direction: Double = k % 2 == 0 ? -1 : 1
+            let axis = stickAxis[stick]
+            if axis >= 0 { pendingNudge[axis] += stickSign[stick] * direction * step * Double(min(count, 100)) }
+        }
+        for k in 0..<4 where snap.pulses[k] != seen.pulses[k] {
+            pulseTicks[k] = Int32(pulseHoldTicks)
+        }
+        return pressed
+    }
+
+    private static let actionOrder: [JogConfig.Action] = [.record, .delete, .home, .preview, .save, .slower, .faster, .quit]
+
+    private mutating func handle(_ action: JogConfig.Action) {
+        switch action {
+        case .record:
+            notify(.record(pose: positions))
+        case .delete:
+            notify(.deleteLast)
+        case .home:
+            for i in rig.axes.indices {
+                let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
+                moveTarget[i] = min(max(rig.axes[i].home, rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
+            }
+            mode = .settling(then: .home)
+        case .preview:
+            if previewSlot.current == nil {
+                notify(.nothingToPreview)
+            } else {
+                mode = .settling(then: .preview)
+            }
+        case .save:
+            notify(.save)
+            stop()
+        case .quit:
+            notify(.quit)
+            stop()
+        case .slower, .faster:
+            let level = min(max(speedLevel + (action == .faster ? 1 : -1), 0), speeds.count - 1)
+            if level != speedLevel {
+                speedLevel = level
+                notify(.speed(level: level, fraction: speeds[level]))
+            }
+        case .none:
+            break
+        }
+    }
+
+    // MARK: Planned moves and preview
+
+    private mutating func start(_ plan: Plan) {
+        switch plan {
+        case .home, .nudge:
+            if plan == .home { notify(.homing) }
+            begin(plan)
+            sampleMove()
+        case .preview:
+            guard let motion = previewSlot.current else {
+                mode = .jogging
+                notify(.nothingToPreview)
+                return
+            }
+            player = Player(rig: previewRig, motion: motion, startPose: positions)
+            previewStopping = false
+            mode = .previewing
+            notify(.previewStarted)
+        }
+    }
+
+    private mutating func begin(_ plan: Plan) {
+        move.plan(from: positions, to: moveTarget, axes: rig.axes, tickSeconds: rig.tickSeconds)
+        moveTick = 0
+        mode = .moving(plan)
+    }
+
+    private mutating func sampleMove() {
+        if moveTick < move.ticks {
+            moveTick += 1
+            move.sample(tick: moveTick, tickSeconds: rig.tickSeconds, into: &positions)
+        }
+        if moveTick >= move.ticks { mode = .jogging }
+    }
+
+    /// One preview tick; drops the player when it has finished.
+    private mutating func tickPlayer() -> PlayerEvent? {
+        guard var p = player else { return nil }
+        player = nil
+        let event = p.tick(into: &positions)
+        if case .ready = event { p.advance() }
+        if !p.isFinished { player = p }
+        return event
+    }
+
+    private func notify(_ notice: JogNotice) {
+        _ = notices.push(notice)
+    }
+}

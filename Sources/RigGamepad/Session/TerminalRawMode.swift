@@ -1,0 +1,33 @@
+import Glibc
+
+/// The terminal in raw-ish mode for key-by-key input: no line buffering, no echo.
+/// Signals stay on (Ctrl-C is still SIGINT, handled as a stop). `restore()` puts the
+/// saved settings back; it runs on every way out (explicitly, and in `deinit`).
+public final class TerminalRawMode {
+    private let fd: Int32
+    private var saved = termios()
+    private var active = false
+
+    /// Switches `fd` (stdin) to raw mode; nil if it is not a terminal.
+    public init?(fd: Int32 = STDIN_FILENO) {
+        self.fd = fd
+        guard isatty(fd) == 1, tcgetattr(fd, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 0
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(fd, TCSANOW, &raw) == 0 else { return nil }
+        active = true
+    }
+
+    public func restore() {
+        guard active else { return }
+        active = false
+        _ = tcsetattr(fd, TCSANOW, &saved)
+    }
+
+    deinit { restore() }
+}

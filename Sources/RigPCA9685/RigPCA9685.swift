@@ -1,1 +1,0 @@
-// RigPCA9685: see the issue that builds it.

@@ -1,0 +1,32 @@
+import RigCore
+
+/// Where the rig starts: home, or where an earlier run left each axis (if the output
+/// remembers), so a restart eases from there instead of jumping.
+public enum StartPose {
+    public struct Resolved: Sendable, Equatable {
+        public var pose: [Double]
+        /// Axes whose remembered position lay outside the soft limits (clamped).
+        public var clampedAxes: [String]
+        /// Axes that start from a remembered position.
+        public var restoredAxes: [String]
+    }
+
+    public static func resolve(rig: Rig, output: Output) -> Resolved {
+        var resolved = Resolved(pose: rig.homePose, clampedAxes: [], restoredAxes: [])
+        for (i, axis) in rig.axes.enumerated() {
+            guard let command = output.lastKnownCommand(for: OutputChannel(axis)) else { continue }
+            let position: Double?
+            switch command {
+            case .pulse(let us): position = axis.calibration?.angle(forPulseMicroseconds: us)
+            case .duty(let percent): position = percent
+            case .off: position = nil
+            }
+            guard let position, position.isFinite else { continue }
+            let clamped = min(max(position, axis.softMin), axis.softMax)
+            if clamped != position { resolved.clampedAxes.append(axis.name) }
+            resolved.pose[i] = clamped
+            resolved.restoredAxes.append(axis.name)
+        }
+        return resolved
+    }
+}

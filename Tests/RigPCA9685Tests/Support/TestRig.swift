@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import RigCore
+import RigPCA9685
+import RigRuntime
+import Synchronization
+
+/// A model chip, a manual clock, a captured log and the output under test, wired together.
+final class TestRig {
+    let log = EventLog()
+    let model: PCA9685Model
+    let clock: ManualClock
+    let logs = CapturedLogs()
+    let output: PCA9685Output
+    let channels: [OutputChannel]
+
+    init(frequencyHz: Double = 50, oscillatorHz: Double = 25_000_000, phaseStagger: Bool = false,
+         channels: [Int] = [0, 1], kinds: [AxisKind]? = nil, stateDirectory: String? = nil,
+         retryPolicy: I2CRetryPolicy = .default, model: PCA9685Model? = nil) {
+        self.model = model ?? PCA9685Model(log: log)
+        clock = ManualClock(log: self.model.log)
+        var config = PCA9685OutputConfig()
+        config.bus = self.model.path
+        config.frequencyHz = frequencyHz
+        config.oscillatorHz = oscillatorHz
+        config.phaseStagger = phaseStagger
+        let clock = self.clock
+        let timing = PCA9685Timing(sleep: { clock.log.append(.slept($0)) }, now: { clock.now })
+        output = PCA9685Output(config: config, bus: self.model, stateDirectory: stateDirectory,
+                               logger: logs.logger, timing: timing, retryPolicy: retryPolicy)
+        self.channels = channels.enumerated().map { index, channel in
+            OutputChannel(axisName: "axis\(index)", channel: channel, kind: kinds?[index] ?? .servo)
+        }
+    }
+
+    var period: Double { output.periodMicroseconds }
+
+    func start(_ initial: [ChannelCommand]? = nil) throws {
+        try output.start(channels: channels, initial: initial ?? channels.map { _ in .pulse(microseconds: 1500) })
+    }
+
+    /// Writes a frame; returns what `sent` reported.
+    @discardableResult
+    func write(_ commands: [ChannelCommand]) throws(OutputFault) -> [Double] {
+        var sent = [Double](repeating: .nan, count: commands.count)
+        try output.write(commands, sent: &sent)
+        return sent
+    }
+
+    /// Counts the driver should program for a pulse, computed here from the datasheet.
+    func expectedCounts(pulse: Double) -> Int {
+        Int((pulse / period * 4096).rounded())
+    }
+}
+
+/// A swift-log handler that keeps messages for assertions.
+final class CapturedLogs: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    var all: [String] { messages.withLock { $0 } }
+
+    var logger: Logger {
+        Logger(label: "rig.pca9685.test") { _ in Handler(store: self) }
+    }
+
+    fileprivate func append(_ message: String) { messages.withLock { $0.append(message) } }
+
+    private struct Handler: LogHandler {
+        let store: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            store.append("\(event.level): \(event.message)")
+        }
+    }
+}
+
+/// A fresh temporary directory for one test.
+func temporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "rig-pca9685-test-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}

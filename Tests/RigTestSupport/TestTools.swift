@@ -1,0 +1,36 @@
+import Foundation
+
+/// Where the tests find the package and the tools `scripts/setup --test` installs.
+public enum TestTools {
+    /// The package root (the folder holding Package.swift).
+    public static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// The test virtualenv made by `scripts/setup --test`.
+    public static var venv: URL { packageRoot.appendingPathComponent(".build-venv") }
+
+    /// A program from the test virtualenv if it is there, else the name for PATH lookup
+    /// (run through `/usr/bin/env`).
+    public static func executable(_ name: String) -> (path: String, prefix: [String]) {
+        let candidate = venv.appendingPathComponent("bin").appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return (candidate, []) }
+        return ("/usr/bin/env", [name])
+    }
+
+    /// A Process for `name args…`, found as `executable(_:)` says.
+    public static func process(_ name: String, _ arguments: [String]) -> Process {
+        let (path, prefix) = executable(name)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = prefix + arguments
+        return process
+    }
+
+    public static let setupHint = "run `scripts/setup --test` (it installs dbus and the Python test tools into .build-venv/)"
+}
