@@ -44,7 +44,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
                       servoAxis("roll", channel: 2)])
 
     func program(_ motion: Motion, file: String = "programs/sweep.json", rig: Rig? = nil) -> Program {
-        Program(file: file, rig: rig ?? self.rig, kind: .keyframes, motion: motion, trigger: .keyboard, stopRecipeAtEnd: false, panorama: nil)
+        Program(file: file, rig: rig ?? self.rig, kind: .keyframes, motion: motion, trigger: .keyboard, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
     }
 
     /// Feasible: pan −40 → 40 in 4 s (peak 30°/s, 30°/s²), tilt 0 → 20 → 0.
@@ -107,7 +107,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
 
     @Test func steppedProgramMarksEachArrival() throws {
         let steps = [[10.0, 5, 0], [-20, 10, 0], [30, -10, 5]].enumerated().map { Step(pose: $1, settleSeconds: 0.2, label: "step \($0 + 1)") }
-        let p = Program(file: "s.json", rig: rig, kind: .steps, motion: .stepped(steps), trigger: .auto, stopRecipeAtEnd: false, panorama: nil)
+        let p = Program(file: "s.json", rig: rig, kind: .steps, motion: .stepped(steps), trigger: .auto, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
         let census = try #require(SVGCensus.of(PlotRenderer.svg(program: p, startPose: [0, 0, 0])))
         // One dotted line per arrival in each of the 6 panels.
         #expect(census.classes["step-arrival"] == 3 * 6)
@@ -124,7 +124,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     }
 
     @Test func emptyStepListStillDraws() throws {
-        let p = Program(file: "e.json", rig: rig, kind: .steps, motion: .stepped([]), trigger: .auto, stopRecipeAtEnd: false, panorama: nil)
+        let p = Program(file: "e.json", rig: rig, kind: .steps, motion: .stepped([]), trigger: .auto, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
         let census = try #require(SVGCensus.of(PlotRenderer.svg(program: p, startPose: [0, 0, 0])))
         #expect(census.classes["panel"] == 6)
     }

@@ -72,6 +72,14 @@ import Testing
         """#,
         #"{"output": {"type": "pca9685", "address": 64}, "axes": [{"name": "pan", "channel": 0}]}"#,
         #"""
+        {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
+         "jog": {"deadzone": 0.1, "expo": 0.3, "axisSnapDeg": 10, "fineSpeed": 0.05, "normalSpeed": 0.3, "coarseSpeed": 0.9,
+                 "nudgeStep": 1, "watchdogMs": 400, "spacingSeconds": 1.5,
+                 "sticks": {"leftx": "tilt", "lefty": {"axis": "pan", "inverted": false}, "rightx": null},
+                 "buttons": {"a": "record", "b": null, "guide": "quit", "leftstick": "none"},
+                 "sdlMapping": "030000005e0400008e02000014010000,Xbox 360 Controller,a:b0,b:b1,leftx:a0,lefty:a1,platform:Linux,"}}
+        """#,
+        #"""
         {"output": {"type": "blecontrol", "address": "aa:bb:cc:dd:ee:ff", "name": "BLEControl", "adapter": "hci1",
                     "linkBytesPerSecond": 900, "maxWriteBytes": 20},
          "axes": [{"name": "pan", "channel": 7}]}
@@ -221,6 +229,14 @@ import Testing
               probe: #"{"axes": [{"name": "pan", "channel": 0, "calibration": [[-90, 1000], [90, 2000]], "zzzz": 0}]}"#),
         Place(name: "pwm axis", document: "rig.schema.json", pointer: "$defs/axis", instance: #"{"name": "l", "kind": "pwm", "channel": 0}"#,
               probe: #"{"axes": [{"name": "l", "kind": "pwm", "channel": 0, "zzzz": 0}]}"#),
+        Place(name: "jog", document: "rig.schema.json", pointer: "$defs/jog", instance: "{}",
+              probe: #"{"axes": \#(axes), "jog": {"zzzz": 0}}"#),
+        Place(name: "jog sticks", document: "rig.schema.json", pointer: "$defs/jog/properties/sticks", instance: "{}",
+              probe: #"{"axes": \#(axes), "jog": {"sticks": {"zzzz": 0}}}"#),
+        Place(name: "jog stick as an object", document: "rig.schema.json", pointer: "$defs/jogStick", instance: #"{"axis": "pan"}"#,
+              probe: #"{"axes": \#(axes), "jog": {"sticks": {"leftx": {"axis": "pan", "zzzz": 0}}}}"#),
+        Place(name: "jog buttons", document: "rig.schema.json", pointer: "$defs/jog/properties/buttons", instance: "{}",
+              probe: #"{"axes": \#(axes), "jog": {"buttons": {"zzzz": 0}}}"#),
         Place(name: "sim output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "sim"}"#,
               probe: #"{"output": {"type": "sim", "zzzz": 0}, "axes": \#(axes)}"#),
         Place(name: "pca9685 output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "pca9685"}"#,
