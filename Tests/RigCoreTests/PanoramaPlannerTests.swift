@@ -44,6 +44,24 @@ import Testing
         #expect(tilts == [0, 30, 60, 90])
     }
 
+    @Test func poleShotsKeepThePanAndRowsStartNearTheLastShot() {
+        // Zenith after row 60 (which ran forwards and ended at 360 − 360/7): no pan move.
+        let up = sphere.shots
+        #expect(up[up.count - 1].panDegrees == up[up.count - 2].panDegrees)
+        #expect(abs(up[up.count - 2].panDegrees - (360 - 360.0 / 7)) < 1e-9)
+        // Tilt −90…90: rows every 30° → 7 rows, starting at the nadir (a tie from tilt 0 goes
+        // to the low end). The nadir shot stays at the start pan 100; the next row starts at
+        // its end nearest 100, rather than alternating blindly.
+        let whole = PanoramaPlanner.plan(spec(overlap: 0.25, pan: 0...360, tilt: -90...90), currentPan: 100, currentTilt: 0)
+        #expect(whole.rows == 7)
+        #expect(whole.shots[0].tiltDegrees == -90 && whole.shots[0].panDegrees == 100)
+        // Row −60: edge 40° → 7 shots at 0, 51.4, …, 308.6; 0 is nearer to 100 than 308.6.
+        #expect(whole.shots[1].tiltDegrees == -60 && whole.shots[1].panDegrees == 0)
+        // A pole shot outside the pan range is clamped into it.
+        let clamped = PanoramaPlanner.plan(spec(overlap: 0.25, pan: -30...30, tilt: 90...90), currentPan: 80, currentTilt: 90)
+        #expect(clamped.shots.map(\.panDegrees) == [30])
+    }
+
     @Test func fullCircleRowsHaveNoDuplicateShot() {
         for row in 0..<3 {
             let pans = sphere.shots.filter { $0.row == row }.map(\.panDegrees).sorted()
@@ -146,5 +164,41 @@ import Testing
                                                 "shot 3 (row 1, column 3)", "shot 4 (row 1, column 4)"])
         #expect(program.steps.allSatisfy { $0.settleSeconds == 1.5 })
         #expect(program.trigger == .keyboard)
+    }
+}
+
+import PropertyBased
+
+@Suite struct PanoramaPlanPropertyTests {
+    @Test func everyPlanCoversItsRangesOnceInSerpentineOrder() async {
+        let specs = Generator(run: { rng in
+            var g = SplitMix64(seed: rng.next())
+            let h = Double.random(in: 5...120, using: &g), v = Double.random(in: 5...100, using: &g)
+            let panStart = Double.random(in: -180...0, using: &g)
+            let panSpan = Bool.random(using: &g) ? 360 : Double.random(in: 0...300, using: &g)
+            let t0 = Double.random(in: -90...90, using: &g), t1 = Double.random(in: -90...90, using: &g)
+            return (PanoramaSpec(fieldOfView: FieldOfView(horizontalDegrees: h, verticalDegrees: v),
+                                 overlap: Double.random(in: 0.05...0.9, using: &g), pan: panStart...(panStart + panSpan),
+                                 tilt: min(t0, t1)...max(t0, t1), panAxis: 0, tiltAxis: 1),
+                    Double.random(in: -200...200, using: &g), Double.random(in: -90...90, using: &g))
+        })
+        await propertyCheck(count: 300, input: specs) { spec, pan, tilt in
+            let plan = PanoramaPlanner.plan(spec, currentPan: pan, currentTilt: tilt)
+            #expect(plan.shots.count == plan.shotsPerRow.reduce(0, +))
+            #expect(plan.horizontalOverlap >= spec.overlap - 1e-9)
+            #expect(plan.verticalOverlap >= spec.overlap - 1e-9)
+            var seen = Set<[Int]>()
+            var rowsVisited: [Int] = []
+            for (k, shot) in plan.shots.enumerated() {
+                #expect(seen.insert([shot.row, shot.column]).inserted, "shot \(k) repeats")
+                #expect(shot.panDegrees >= spec.pan.lowerBound - 1e-9 && shot.panDegrees <= spec.pan.upperBound + 1e-9, "pan \(shot.panDegrees)")
+                #expect(shot.tiltDegrees >= spec.tilt.lowerBound - 1e-9 && shot.tiltDegrees <= spec.tilt.upperBound + 1e-9)
+                if rowsVisited.last != shot.row { rowsVisited.append(shot.row) } else {
+                    #expect(abs(shot.column - plan.shots[k - 1].column) == 1)
+                }
+            }
+            #expect(rowsVisited == Array(0..<plan.rows) || rowsVisited == Array((0..<plan.rows).reversed()))
+            for r in 0..<plan.rows { #expect(seen.contains([r, plan.shotsPerRow[r] - 1])) }
+        }
     }
 }
