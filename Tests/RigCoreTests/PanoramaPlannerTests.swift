@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 @testable import RigCore
 import Testing
 
@@ -166,8 +167,6 @@ import Testing
         #expect(program.trigger == .keyboard)
     }
 }
-
-import PropertyBased
 
 @Suite struct PanoramaPlanPropertyTests {
     @Test func everyPlanCoversItsRangesOnceInSerpentineOrder() async {
