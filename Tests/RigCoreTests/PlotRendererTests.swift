@@ -141,3 +141,20 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         #expect(decimatedIndices(values: [1, 2, 3], limit: 2000) == [0, 1, 2])
     }
 }
+
+@Suite struct PlotRendererPanoramaTests {
+    @Test func panoramaIsPlottedFromTheStartPose() throws {
+        // 4 shots at pan −60, −20, 20, 60 (see PanoramaPlannerTests.singleRowOnTheHorizon).
+        // Started at pan 50, the row runs from +60 down: the first arrival is at 60.
+        let p = try parseProgram("""
+            {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]}, "kind": "panorama",
+             "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-60, 60], "tilt": [0, 0]}}
+            """)
+        let svg = PlotRenderer.svg(program: p, startPose: [50, 0])
+        let samples = PlotSamples(program: p.startingFrom([50, 0]), startPose: [50, 0], maxTicks: 1_000_000)
+        let first = try #require(samples.stepArrivals.first)
+        let index = try #require(samples.times.firstIndex(of: first.time))
+        #expect(samples.axes[0].positions[index] == 60)
+        #expect(svg.components(separatedBy: "class=\"step-arrival\"").count - 1 == 4 * 4)
+    }
+}

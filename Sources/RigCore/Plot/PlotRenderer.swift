@@ -9,8 +9,10 @@
 /// thinned to about 2000 points each, keeping each stretch's extremes; violation dots never are.
 public enum PlotRenderer {
     /// The SVG document for `program` started from `startPose` (one position per rig axis).
+    /// A panorama is replanned from `startPose`, as `rig play` does.
     /// - Parameter maxTicks: a bound so a runaway program cannot hang the plot.
     public static func svg(program: Program, startPose: [Double], maxTicks: Int = 5_000_000) -> String {
+        let program = program.startingFrom(startPose)
         let samples = PlotSamples(program: program, startPose: startPose, maxTicks: maxTicks)
         return PlotLayout(program: program, samples: samples).render()
     }
