@@ -35,11 +35,14 @@ public struct JSONParser {
         return node
     }
 
-    private var location: SourceLocation {
+    private var location: SourceLocation { location(at: index) }
+
+    /// Where byte `offset` of the current line is.
+    private func location(at offset: Int) -> SourceLocation {
         // Columns count characters, not bytes: skip UTF-8 continuation bytes.
         var column = 1
         var i = lineStart
-        while i < index {
+        while i < offset {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
@@ -169,8 +172,8 @@ public struct JSONParser {
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
-        let start = location
-        let unterminated = JSONSyntaxError(message: "unterminated string: no closing '\"'", location: start)
+        // A string cannot span lines, so its start stays on the current line.
+        let startIndex = index
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index
@@ -181,7 +184,9 @@ public struct JSONParser {
             return true
         }
         while true {
-            guard index < bytes.count else { throw unterminated }
+            guard index < bytes.count else {
+                throw JSONSyntaxError(message: "unterminated string: no closing '\"'", location: location(at: startIndex))
+            }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -191,7 +196,9 @@ public struct JSONParser {
             case UInt8(ascii: "\\"):
                 guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
                 index += 1
-                guard index < bytes.count else { throw unterminated }
+                guard index < bytes.count else {
+                    throw JSONSyntaxError(message: "unterminated string: no closing '\"'", location: location(at: startIndex))
+                }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
@@ -222,7 +229,7 @@ public struct JSONParser {
                 }
                 runStart = index
             case 0x0A, 0x0D:
-                throw JSONSyntaxError(message: "unterminated string: no closing '\"' before the end of the line (write a line break in a string as \\n)", location: start)
+                throw JSONSyntaxError(message: "unterminated string: no closing '\"' before the end of the line (write a line break in a string as \\n)", location: location(at: startIndex))
             case 0x00..<0x20:
                 throw error("control character \(describe(byte)) in string (escape it)")
             default:
@@ -251,14 +258,13 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
         let start = index
-        let startLocation = location
         func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) {
-                throw JSONSyntaxError(message: "invalid number: leading zeros are not allowed", location: startLocation)
+                throw JSONSyntaxError(message: "invalid number: leading zeros are not allowed", location: location(at: start))
             }
         } else {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
