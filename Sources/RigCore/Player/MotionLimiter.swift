@@ -26,7 +26,9 @@ public struct MotionLimiter: Sendable {
             let a = axis.maxAcceleration
             let x0 = positions[i], v0 = velocities[i]
             let wanted = (frame[i] - x0) / dt
-            let tolerance = Self.relativeTolerance * axis.maxVelocity
+            // Slack for rounding, small against both the velocity limit and one tick's
+            // change of velocity, so it cannot let either limit through.
+            let tolerance = Self.relativeTolerance * min(axis.maxVelocity, a * dt)
             var low = max(-axis.maxVelocity, v0 - a * dt)
             var high = min(axis.maxVelocity, v0 + a * dt)
             // Keep the braking distance inside the soft limits.
