@@ -48,6 +48,28 @@ import Testing
         #expect(low.limit(&frame) == nil && frame == [-59.95])
     }
 
+    @Test func roundingSlackNeverLetsAccelerationThrough() {
+        // A fast axis with a gentle acceleration at 500 Hz: a·dt = 0.04°/s per tick, while
+        // a slack of a millionth of maxVelocity (300°/s) would be 0.0003°/s, 0.75 % of
+        // amax. Ask for just that much more than the acceleration allows, every tick.
+        let axis = servoAxis("a", channel: 0, softMin: -90, softMax: 90, maxVelocity: 300, maxAcceleration: 20)
+        let dt = 1.0 / 500
+        var limiter = MotionLimiter(axes: [axis], tickSeconds: dt, startPose: [0])
+        var out: [[Double]] = []
+        var x = 0.0, v = 0.0
+        for _ in 0..<200 {
+            v += 20 * dt + 0.9e-6 * 300
+            x += v * dt
+            var frame = [x]
+            _ = limiter.limit(&frame)
+            out.append(frame)
+            x = frame[0]
+            v = limiter.velocities[0]
+        }
+        let excess = LimitExcess(frames: out, rig: simRig([axis], loopRateHz: 500), startPose: [0], endsAtRest: false)
+        #expect(excess.relative <= 1e-6, "\(excess)")
+    }
+
     @Test func brakesToStopAtTheSoftLimit() {
         // Asked to run through the limit at full speed, the axis stops at it within limits.
         let axis = servoAxis("a", channel: 0, softMin: -60, softMax: 60, maxVelocity: 90, maxAcceleration: 180)
