@@ -84,6 +84,12 @@ func errorLine(_ file: BadFile) -> String {
         // A UTF-8 byte order mark is skipped and does not count as a column.
         .rig("BOM is fine, columns after it", "\u{FEFF}{\"loopRateHz\": 5, \"axes\": [{\"name\": \"pan\", \"channel\": 0}]}",
              "r.json:1:16: error: $.loopRateHz: 5 Hz is out of range; valid: 20…500 Hz"),
+        .rig("single-quoted key", """
+            {
+              'name': "bench",
+              "axes": []
+            }
+            """, #"r.json:2:3: error: $: expected a string key in double quotes, found "'""#),
         .rig("end of file inside an array", #"{"axes": ["#, "r.json:1:11: error: $: unexpected end of file, expected a value"),
     ]
 

@@ -55,6 +55,7 @@ public struct JSONParser {
 
     private func describe(_ byte: UInt8) -> String {
         switch byte {
+        case UInt8(ascii: "'"): return "\"'\""
         case 0x20...0x7E: return "'\(Character(UnicodeScalar(byte)))'"
         default: return "byte 0x\(String(byte, radix: 16, uppercase: true))"
         }
