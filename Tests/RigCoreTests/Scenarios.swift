@@ -98,9 +98,17 @@ struct Scenario: Sendable, CustomStringConvertible {
 
     static func randomSteps(_ rig: Rig, _ g: inout SplitMix64) -> Motion {
         let count = Int.random(in: 1...6, using: &g)
-        return .stepped((0..<count).map { k in
-            Step(pose: rig.axes.map { position($0, &g) },
-                 settleSeconds: Bool.random(using: &g) ? 0 : Double.random(in: 0...0.5, using: &g), label: "step \(k + 1)")
-        })
+        var steps: [Step] = []
+        for k in 0..<count {
+            // Sometimes the same pose again (an empty move), sometimes only one axis moves.
+            var pose = rig.axes.map { position($0, &g) }
+            if let last = steps.last?.pose {
+                let r = Double.random(in: 0..<1, using: &g)
+                if r < 0.15 { pose = last } else if r < 0.3 { let keep = pose[0]; pose = last; pose[0] = keep }
+            }
+            steps.append(Step(pose: pose, settleSeconds: Bool.random(using: &g) ? 0 : Double.random(in: 0...0.5, using: &g),
+                              label: "step \(k + 1)"))
+        }
+        return .stepped(steps)
     }
 }
