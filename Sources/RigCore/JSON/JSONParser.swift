@@ -35,11 +35,14 @@ public struct JSONParser {
         return node
     }
 
-    private var location: SourceLocation {
+    private var location: SourceLocation { location(at: index) }
+
+    /// Where byte `offset` of the current line is.
+    private func location(at offset: Int) -> SourceLocation {
         // Columns count characters, not bytes: skip UTF-8 continuation bytes.
         var column = 1
         var i = lineStart
-        while i < index {
+        while i < offset {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
@@ -52,6 +55,7 @@ public struct JSONParser {
 
     private func describe(_ byte: UInt8) -> String {
         switch byte {
+        case UInt8(ascii: "'"): return "\"'\""
         case 0x20...0x7E: return "'\(Character(UnicodeScalar(byte)))'"
         default: return "byte 0x\(String(byte, radix: 16, uppercase: true))"
         }
@@ -118,6 +122,9 @@ public struct JSONParser {
             skipWhitespace()
             let keyLocation = location
             guard index < bytes.count else { throw error("unexpected end of file inside an object") }
+            if bytes[index] == UInt8(ascii: "}"), !members.isEmpty {
+                throw error("trailing comma before '}'; JSON allows no comma after the last member")
+            }
             guard bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a string key in double quotes, found \(describe(bytes[index]))")
             }
@@ -153,6 +160,9 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]"), !elements.isEmpty {
+                throw error("trailing comma before ']'; JSON allows no comma after the last element")
+            }
             elements.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an array, expected ',' or ']'") }
@@ -163,6 +173,8 @@ public struct JSONParser {
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
+        // A string cannot span lines, so its start stays on the current line.
+        let startIndex = index
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index
@@ -173,7 +185,9 @@ public struct JSONParser {
             return true
         }
         while true {
-            guard index < bytes.count else { throw error("unterminated string") }
+            guard index < bytes.count else {
+                throw JSONSyntaxError(message: "unterminated string: no closing '\"'", location: location(at: startIndex))
+            }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -183,7 +197,9 @@ public struct JSONParser {
             case UInt8(ascii: "\\"):
                 guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
                 index += 1
-                guard index < bytes.count else { throw error("unterminated string") }
+                guard index < bytes.count else {
+                    throw JSONSyntaxError(message: "unterminated string: no closing '\"'", location: location(at: startIndex))
+                }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
@@ -213,6 +229,8 @@ public struct JSONParser {
                     throw error("invalid escape '\\\(Character(UnicodeScalar(escape)))' in string")
                 }
                 runStart = index
+            case 0x0A, 0x0D:
+                throw JSONSyntaxError(message: "unterminated string: no closing '\"' before the end of the line (write a line break in a string as \\n)", location: location(at: startIndex))
             case 0x00..<0x20:
                 throw error("control character \(describe(byte)) in string (escape it)")
             default:
@@ -246,7 +264,9 @@ public struct JSONParser {
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw error("invalid number: leading zeros are not allowed") }
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw JSONSyntaxError(message: "invalid number: leading zeros are not allowed", location: location(at: start))
+            }
         } else {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }

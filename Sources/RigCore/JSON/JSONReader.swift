@@ -106,6 +106,13 @@ public struct ValueReader: Sendable {
         return result
     }
 
+    /// The value of `key` if this is an object that has it; for pointing an error at a
+    /// value that was read earlier.
+    public func member(_ key: String) -> ValueReader? {
+        guard case .object(let members) = node.value, let member = members.first(where: { $0.key == key }) else { return nil }
+        return ValueReader(member.value, context.appending(key: key))
+    }
+
     public func object() throws(FileError) -> ObjectReader {
         guard case .object(let members) = node.value else { throw typeError("an object") }
         return ObjectReader(members: members, node: node, context: context)

@@ -74,15 +74,17 @@ public enum PanoramaPlanner {
 
         var rowTilts: [Double] = []
         var rowPans: [[Double]] = []
+        var poleRows: Set<Int> = []
         var worstOverlap = 1.0
         for r in 0..<rows {
             let tilt = spec.tilt.lowerBound + Double(r) * tiltStep
             rowTilts.append(tilt)
             let edge = abs(tilt) - vfov / 2
             let pans: [Double]
-            if edge >= 89 {
-                // The row covers the pole: one shot sees all of it.
+            if abs(tilt) >= 90 - 1e-9 || edge >= 89 {
+                // The row is at the pole: one shot, at any pan, sees the whole cap.
                 pans = [spec.pan.lowerBound]
+                poleRows.insert(r)
             } else {
                 let widen = 1 / cos(max(0, edge) * .pi / 180)
                 let step = min(hfov * keep * widen, 360)
@@ -103,21 +105,23 @@ public enum PanoramaPlanner {
             rowPans.append(pans)
         }
 
-        // Serpentine from the corner nearest the current pose.
+        // Serpentine from the corner nearest the current pose: each row starts at its end
+        // nearest the previous shot, and a pole shot keeps the pan where it is.
         let rowOrder: [Int] = abs(currentTilt - rowTilts[rows - 1]) < abs(currentTilt - rowTilts[0])
             ? Array((0..<rows).reversed()) : Array(0..<rows)
         var shots: [PanoramaShot] = []
-        var forward: Bool = {
-            let first = rowPans[rowOrder[0]]
-            return abs(currentPan - first[0]) <= abs(currentPan - first[first.count - 1])
-        }()
+        var pan = currentPan
         for r in rowOrder {
+            if poleRows.contains(r) {
+                rowPans[r] = [min(max(pan, spec.pan.lowerBound), spec.pan.upperBound)]
+            }
             let pans = rowPans[r]
+            let forward = abs(pan - pans[0]) <= abs(pan - pans[pans.count - 1])
             let columns = forward ? Array(pans.indices) : Array(pans.indices.reversed())
             for c in columns {
                 shots.append(PanoramaShot(row: r, column: c, panDegrees: pans[c], tiltDegrees: rowTilts[r]))
             }
-            forward.toggle()
+            pan = shots[shots.count - 1].panDegrees
         }
         return PanoramaPlan(shots: shots, rows: rows, shotsPerRow: rowPans.map(\.count),
                             horizontalOverlap: worstOverlap, verticalOverlap: verticalOverlap)

@@ -26,17 +26,15 @@ public struct MotionLimiter: Sendable {
             let a = axis.maxAcceleration
             let x0 = positions[i], v0 = velocities[i]
             let wanted = (frame[i] - x0) / dt
-            let tolerance = Self.relativeTolerance * axis.maxVelocity
+            // Slack for rounding, small against both the velocity limit and one tick's
+            // change of velocity, so it cannot let either limit through.
+            let tolerance = Self.relativeTolerance * min(axis.maxVelocity, a * dt)
             var low = max(-axis.maxVelocity, v0 - a * dt)
             var high = min(axis.maxVelocity, v0 + a * dt)
-            // Keep the braking distance inside the soft limits. The velocity a frame
-            // carries is the average over its tick, so an axis braking at `a` to stop
-            // exactly at a limit `d` away moves at most √(2ad) − a·dt/2 this tick.
+            // Keep the braking distance inside the soft limits.
             let toMax = max(0, axis.softMax - x0), toMin = max(0, x0 - axis.softMin)
-            let reachMax = max(0, (2 * a * toMax).squareRoot() - a * dt / 2)
-            let reachMin = max(0, (2 * a * toMin).squareRoot() - a * dt / 2)
-            high = max(min(high, reachMax), low)
-            low = min(max(low, -reachMin), high)
+            high = max(min(high, Self.safeSpeed(distance: toMax, acceleration: a, tickSeconds: dt)), low)
+            low = min(max(low, -Self.safeSpeed(distance: toMin, acceleration: a, tickSeconds: dt)), high)
             var v = wanted
             if wanted > high + tolerance || wanted < low - tolerance {
                 v = min(max(wanted, low), high)
@@ -57,6 +55,19 @@ public struct MotionLimiter: Sendable {
     }
 
     public static let relativeTolerance = 1e-6
+
+    /// The fastest an axis may move this tick towards a limit `distance` away and still
+    /// stop before it, braking by `acceleration · tickSeconds` per tick.
+    ///
+    /// The velocity a frame carries is the average over its tick, so braking from `v`
+    /// covers at most (v + a·dt/2)²/2a: √(2ad) − a·dt/2 is always safe. Within a·dt²/8 of
+    /// the limit that bound turns negative and would push the axis away from a target
+    /// resting there, so it jitters; but a speed the axis can drop to zero from in one tick
+    /// (v ≤ a·dt) only needs v·dt ≤ d, which allows holding still.
+    @inline(__always)
+    static func safeSpeed(distance d: Double, acceleration a: Double, tickSeconds dt: Double) -> Double {
+        max((2 * a * d).squareRoot() - a * dt / 2, min(d / dt, a * dt))
+    }
 
     /// Follows a frame that was emitted without limiting (keeps the state in step).
     public mutating func follow(_ frame: [Double]) {

@@ -178,10 +178,6 @@ public struct Player: Sendable {
         case .finished:
             break
         }
-        if phase == .parking, move.ticks == 0 {
-            phase = .finished
-            if event == nil { event = .finished }
-        }
         for i in rig.axes.indices {
             velocities[i] = (positions[i] - previous[i]) / dt
             out[i] = positions[i]

@@ -28,28 +28,33 @@ public enum ProgramParser {
 
         // Each kind reads its own section; the others' sections are errors.
         let sections: [Program.Kind: String] = [.keyframes: "keyframes", .steps: "steps", .panorama: "panorama", .timelapse: "timelapse"]
-        for (other, key) in sections where other != kind && object.has(key) {
-            object.allow(key)
-            let member = object.members.first { $0.key == key }
+        // In file order, so the first wrong section is the one reported.
+        for member in object.members where member.key != sections[kind] && sections.values.contains(member.key) {
+            let key = member.key
             throw object.context.appending(key: key).error(
-                "a \"\(kind.rawValue)\" program has no \"\(key)\" section; use \"\(sections[kind] ?? "")\" or set \"kind\": \"\(key == "steps" ? "steps" : key)\"",
-                at: member?.keyLocation ?? object.location)
+                "a \"\(kind.rawValue)\" program has no \"\(key)\" section; use \"\(sections[kind] ?? "")\" or set \"kind\": \"\(key)\"",
+                at: member.keyLocation)
         }
 
+        // Keys for stepped programs only: a keyframes program rejects them with its own
+        // message and does not list them among its valid keys.
+        func steppedOnly(_ key: String) -> ValueReader? {
+            kind == .keyframes && !object.has(key) ? nil : object.optional(key)
+        }
         var trigger = Trigger.keyboard
-        if let t = object.optional("trigger") {
+        if let t = steppedOnly("trigger") {
             guard kind != .keyframes else { throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs") }
             let text = try t.string()
             guard let parsed = Trigger(text) else { throw t.error("\"\(text)\" is not a trigger; valid: \(Trigger.syntax)") }
             trigger = parsed
         }
         var settle = 0.5
-        if let s = object.optional("settleSeconds") {
+        if let s = steppedOnly("settleSeconds") {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
             settle = try s.number(in: 0...3600, unit: "s")
         }
         var stopAtEnd = false
-        if let s = object.optional("stopRecipeAtEnd") {
+        if let s = steppedOnly("stopRecipeAtEnd") {
             guard kind != .keyframes else { throw s.error("stopRecipeAtEnd is for stepped programs (trigger \"bui\")") }
             stopAtEnd = try s.bool()
         }
@@ -219,7 +224,8 @@ public enum ProgramParser {
         let tracks = try parseTracks(object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
         for (axis, track) in tracks.enumerated() {
             guard let track, let last = track.keys.last, Int(last.time) > frames - 1 else { continue }
-            throw framesValue.error("axis \"\(rig.axes[axis].name)\" has a key at frame \(Int(last.time)), past the last frame \(frames - 1) (frames count from 0)")
+            let keyFrame = try? object.optional("keyframes")?.member(rig.axes[axis].name)?.array().last?.member("frame")
+            throw (keyFrame ?? framesValue).error("frame \(Int(last.time)) is past the last frame \(frames - 1) (\"frames\": \(frames) counts from 0); raise \"frames\" or move the key")
         }
         try object.finish()
         var cursors = [Int](repeating: 0, count: tracks.count)

@@ -21,10 +21,10 @@ public enum RigParser {
         for axisValue in try axesValue.nonEmptyArray() {
             let axis = try parseAxis(axisValue, output: output)
             if axes.contains(where: { $0.name == axis.name }) {
-                throw axisValue.error("axis name \"\(axis.name)\" is used twice; axis names must be unique")
+                throw (axisValue.member("name") ?? axisValue).error("axis name \"\(axis.name)\" is used twice; axis names must be unique")
             }
             if let other = axes.first(where: { $0.channel == axis.channel }) {
-                throw axisValue.error("channel \(axis.channel) is already used by axis \"\(other.name)\"; each axis needs its own channel")
+                throw (axisValue.member("channel") ?? axisValue).error("channel \(axis.channel) is already used by axis \"\(other.name)\"; each axis needs its own channel")
             }
             axes.append(axis)
         }
@@ -49,7 +49,8 @@ public enum RigParser {
         guard range.contains(channel) else {
             throw channelValue.error("channel \(channel) does not exist on a \(output.typeName) output; valid: \(range.lowerBound)…\(range.upperBound)")
         }
-        let inverted = try object.optional("inverted")?.bool() ?? false
+        let invertedValue = object.optional("inverted")
+        let inverted = try invertedValue?.bool() ?? false
 
         var calibration: Calibration?
         let fullRange: ClosedRange<Double>
@@ -64,7 +65,9 @@ public enum RigParser {
                 let ctx = object.context.appending(key: key)
                 throw ctx.error("a pwm axis has no pulse calibration; remove \"\(key)\" or set \"kind\": \"servo\"", at: member?.keyLocation ?? object.location)
             }
-            if inverted { throw object.error("\"inverted\" is for servo axes; a pwm axis's position is its duty cycle") }
+            if inverted, let invertedValue {
+                throw invertedValue.error("\"inverted\" is for servo axes; a pwm axis's position is its duty cycle")
+            }
             fullRange = 0...100
         }
         let unit = kind == .servo ? "°" : "%"

@@ -1,0 +1,174 @@
+/// Draws a program as a self-contained SVG for `rig plot`: per axis, position and velocity
+/// over time as the step function plays it, with the limits and every frame that breaks one.
+///
+/// The program is played like `rig check` plays it (advancing at every `.ready`), so the
+/// picture is what the rig would do. Soft limits show as shaded bands outside them,
+/// `maxVelocity` as dashed lines, keyframes as dots (continuous programs) and step arrivals
+/// as dotted lines (stepped programs). Frames that break a limit, as `LimitMonitor` sees
+/// them, are red dots (`class="violation"`); a feasible program has no red at all. Lines are
+/// thinned to about 2000 points each, keeping each stretch's extremes; violation dots never are.
+public enum PlotRenderer {
+    /// The SVG document for `program` started from `startPose` (one position per rig axis).
+    /// A panorama is replanned from `startPose`, as `rig play` does.
+    /// - Parameter maxTicks: a bound so a runaway program cannot hang the plot.
+    public static func svg(program: Program, startPose: [Double], maxTicks: Int = 5_000_000) -> String {
+        let program = program.startingFrom(startPose)
+        let samples = PlotSamples(program: program, startPose: startPose, maxTicks: maxTicks)
+        return PlotLayout(program: program, samples: samples).render()
+    }
+
+    /// Most points drawn per line.
+    public static let maxPointsPerLine = 2000
+}
+
+private let red = "#d62728"
+
+private struct PlotLayout {
+    let program: Program
+    let samples: PlotSamples
+
+    let width = 960.0
+    let left = 84.0, right = 24.0
+    let titleHeight = 64.0
+    let positionHeight = 170.0, velocityHeight = 120.0
+    let axisHeader = 26.0, gapAfterPanel = 40.0, gapAfterAxis = 18.0
+    var plotWidth: Double { width - left - right }
+    var axisBlock: Double { axisHeader + positionHeight + gapAfterPanel + velocityHeight + gapAfterPanel + gapAfterAxis }
+
+    var endSeconds: Double { max(samples.times.last ?? 0, program.rig.tickSeconds) }
+
+    func render() -> String {
+        let rig = program.rig
+        let height = titleHeight + Double(rig.axes.count) * axisBlock
+        var w = SVGWriter()
+        w.line(##"<?xml version="1.0" encoding="UTF-8"?>"##)
+        w.line(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" viewBox="0 0 \##(SVGWriter.px(width)) \##(SVGWriter.px(height))" font-family="sans-serif" font-size="11">"##)
+        let title = "\(program.file) — rig \"\(rig.name)\""
+        w.line("<title>\(SVGWriter.escape(title))</title>")
+        w.line(##"<rect x="0" y="0" width="100%" height="100%" fill="white"/>"##)
+        w.line(##"<text x="\##(SVGWriter.px(left))" y="24" font-size="16" font-weight="bold">\##(SVGWriter.escape(title))</text>"##)
+        w.line(##"<text x="\##(SVGWriter.px(left))" y="44" fill="#444">\##(SVGWriter.escape(summary))</text>"##)
+        for i in rig.axes.indices {
+            drawAxis(i, top: titleHeight + Double(i) * axisBlock, into: &w)
+        }
+        w.line("</svg>")
+        return w.text
+    }
+
+    var summary: String {
+        let broken = samples.axes.reduce(0) { $0 + $1.violations.count }
+        var parts = ["\(program.kind.rawValue) program", "\(rounded(endSeconds)) s at \(format(program.rig.loopRateHz)) Hz"]
+        if program.isStepped { parts.append("\(program.steps.count) step\(program.steps.count == 1 ? "" : "s")") }
+        parts.append(broken == 0 ? "within all limits" : "\(broken) frame-limit violation\(broken == 1 ? "" : "s") (red)")
+        if samples.truncated { parts.append("stopped drawing after \(samples.times.count - 1) ticks") }
+        return parts.joined(separator: " · ")
+    }
+
+    func drawAxis(_ i: Int, top: Double, into w: inout SVGWriter) {
+        let axis = program.rig.axes[i]
+        let data = samples.axes[i]
+        w.line(##"<g class="axis" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        let limits = "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s²"
+        w.line(##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555"> — \##(SVGWriter.escape(limits))</tspan></text>"##)
+
+        // Position panel: the band outside the soft limits shaded.
+        let lowData = data.positions.min() ?? axis.softMin, highData = data.positions.max() ?? axis.softMax
+        var low = min(axis.softMin, lowData), high = max(axis.softMax, highData)
+        let pad = max(high - low, 1) * 0.06
+        low -= pad
+        high += pad
+        let position = Panel(x: left, y: top + axisHeader, width: plotWidth, height: positionHeight,
+                             t1: endSeconds, low: low, high: high)
+        w.line(##"<g class="panel position" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        w.line(##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.y))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.mapY(axis.softMax) - position.y))" fill="#888" fill-opacity="0.2"/>"##)
+        w.line(##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.mapY(axis.softMin)))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.y + position.height - position.mapY(axis.softMin)))" fill="#888" fill-opacity="0.2"/>"##)
+        position.frame(yLabel: "position (\(axis.unit))", into: &w)
+        drawStepArrivals(position, labelled: true, into: &w)
+        position.polyline(times: samples.times, values: data.positions, color: "#1f77b4", into: &w)
+        drawKeyframes(axis: i, panel: position, into: &w)
+        for v in data.violations where v.limit == .softMin || v.limit == .softMax {
+            position.violation(time: samples.times[v.index], value: data.positions[v.index], limit: v.limit, into: &w)
+        }
+        w.line("</g>")
+
+        // Velocity panel: ±maxVelocity dashed.
+        let peak = max(axis.maxVelocity, data.velocities.map(abs).max() ?? 0) * 1.12
+        let velocity = Panel(x: left, y: position.y + positionHeight + gapAfterPanel, width: plotWidth, height: velocityHeight,
+                             t1: endSeconds, low: -peak, high: peak)
+        w.line(##"<g class="panel velocity" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        velocity.frame(yLabel: "velocity (\(axis.unit)/s)", into: &w)
+        for limit in [axis.maxVelocity, -axis.maxVelocity] {
+            let y = SVGWriter.px(velocity.mapY(limit))
+            w.line(##"<line class="velocity-limit" x1="\##(SVGWriter.px(velocity.x))" y1="\##(y)" x2="\##(SVGWriter.px(velocity.x + velocity.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##)
+        }
+        drawStepArrivals(velocity, labelled: false, into: &w)
+        velocity.polyline(times: samples.times, values: data.velocities, color: "#2ca02c", into: &w)
+        for v in data.violations where v.limit == .velocity || v.limit == .acceleration {
+            velocity.violation(time: samples.times[v.index], value: data.velocities[v.index], limit: v.limit, into: &w)
+        }
+        w.line("</g>")
+        w.line("</g>")
+    }
+
+    func drawStepArrivals(_ panel: Panel, labelled: Bool, into w: inout SVGWriter) {
+        for arrival in samples.stepArrivals {
+            let x = SVGWriter.px(panel.mapX(arrival.time))
+            w.line(##"<line class="step-arrival" x1="\##(x)" y1="\##(SVGWriter.px(panel.y))" x2="\##(x)" y2="\##(SVGWriter.px(panel.y + panel.height))" stroke="#777" stroke-width="1" stroke-dasharray="2 3"/>"##)
+            if labelled {
+                w.line(##"<text x="\##(x)" y="\##(SVGWriter.px(panel.y - 3))" text-anchor="middle" fill="#555" font-size="10">\##(arrival.step + 1)</text>"##)
+            }
+        }
+    }
+
+    func drawKeyframes(axis i: Int, panel: Panel, into w: inout SVGWriter) {
+        guard case .continuous(let tracks, _) = program.motion, let track = tracks[i], let start = samples.pathStartSeconds else { return }
+        for key in track.keys {
+            let t = start + key.time
+            guard t <= endSeconds else { continue }
+            w.line(##"<circle class="keyframe" cx="\##(SVGWriter.px(panel.mapX(t)))" cy="\##(SVGWriter.px(panel.mapY(key.value)))" r="3.5" fill="#222"><title>key at \##(rounded(key.time)) s: \##(rounded(key.value))</title></circle>"##)
+        }
+    }
+}
+
+/// One plot area: time across, a quantity up.
+private struct Panel {
+    let x, y, width, height: Double
+    let t1: Double
+    let low, high: Double
+
+    func mapX(_ t: Double) -> Double { x + width * t / t1 }
+    func mapY(_ v: Double) -> Double { y + height * (high - v) / (high - low) }
+
+    func frame(yLabel: String, into w: inout SVGWriter) {
+        w.line(##"<rect x="\##(SVGWriter.px(x))" y="\##(SVGWriter.px(y))" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" fill="none" stroke="#bbb"/>"##)
+        let yTicks = niceTicks(low, high, count: 5)
+        for v in yTicks.values {
+            let py = SVGWriter.px(mapY(v))
+            w.line(##"<line x1="\##(SVGWriter.px(x))" y1="\##(py)" x2="\##(SVGWriter.px(x + width))" y2="\##(py)" stroke="#eee"/>"##)
+            w.line(##"<text x="\##(SVGWriter.px(x - 6))" y="\##(SVGWriter.px(mapY(v) + 4))" text-anchor="end" fill="#333">\##(SVGWriter.label(v, step: yTicks.step))</text>"##)
+        }
+        let tTicks = niceTicks(0, t1, count: 10)
+        for t in tTicks.values {
+            let px = SVGWriter.px(mapX(t))
+            w.line(##"<line x1="\##(px)" y1="\##(SVGWriter.px(y + height))" x2="\##(px)" y2="\##(SVGWriter.px(y + height + 4))" stroke="#333"/>"##)
+            w.line(##"<text x="\##(px)" y="\##(SVGWriter.px(y + height + 16))" text-anchor="middle" fill="#333">\##(SVGWriter.label(t, step: tTicks.step))</text>"##)
+        }
+        w.line(##"<text x="\##(SVGWriter.px(x + width))" y="\##(SVGWriter.px(y + height + 30))" text-anchor="end" fill="#333">time (s)</text>"##)
+        let cy = SVGWriter.px(y + height / 2)
+        w.line(##"<text x="\##(SVGWriter.px(x - 56))" y="\##(cy)" text-anchor="middle" fill="#333" transform="rotate(-90 \##(SVGWriter.px(x - 56)) \##(cy))">\##(SVGWriter.escape(yLabel))</text>"##)
+    }
+
+    func polyline(times: [Double], values: [Double], color: String, into w: inout SVGWriter) {
+        guard !values.isEmpty else { return }
+        var points = ""
+        for i in decimatedIndices(values: values, limit: PlotRenderer.maxPointsPerLine) {
+            if !points.isEmpty { points += " " }
+            points += SVGWriter.px(mapX(times[i])) + "," + SVGWriter.px(mapY(values[i]))
+        }
+        w.line(##"<polyline class="trace" points="\##(points)" fill="none" stroke="\##(color)" stroke-width="1.5" stroke-linejoin="round"/>"##)
+    }
+
+    func violation(time: Double, value: Double, limit: Limit, into w: inout SVGWriter) {
+        w.line(##"<circle class="violation" cx="\##(SVGWriter.px(mapX(time)))" cy="\##(SVGWriter.px(mapY(value)))" r="3" fill="\##(red)"><title>t=\##(rounded(time)) s: \##(SVGWriter.escape(limit.rawValue))</title></circle>"##)
+    }
+}

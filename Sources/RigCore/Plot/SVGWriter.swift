@@ -1,0 +1,64 @@
+import Foundation
+
+/// Builds SVG text: escaping, compact numbers, and the few elements a plot needs.
+struct SVGWriter {
+    private(set) var text = ""
+
+    mutating func line(_ s: String) {
+        text += s
+        text += "\n"
+    }
+
+    /// Text content or attribute value with XML's special characters escaped.
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            // XML 1.0 forbids most control characters even escaped.
+            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}": out += "?"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// A coordinate to 0.1 px (enough for a plot, and keeps the file small).
+    static func px(_ x: Double) -> String {
+        guard x.isFinite else { return "0" }
+        let r = (x * 10).rounded() / 10
+        if r == 0 { return "0" }
+        if r == r.rounded(), abs(r) < 1e9 { return String(Int(r)) }
+        return String(r)
+    }
+
+    /// A value for a tick label: `step` decides how many decimals it needs.
+    static func label(_ value: Double, step: Double) -> String {
+        let decimals = max(0, min(6, Int((-log10(step)).rounded(.up))))
+        let scale = pow(10, Double(decimals))
+        let r = (value * scale).rounded() / scale
+        if r == 0 { return "0" }
+        return decimals == 0 ? String(Int(r)) : String(format: "%.\(decimals)f", r)
+    }
+}
+
+/// Round tick positions covering `low…high`: steps of 1, 2 or 5 × 10ⁿ, about `count` of them.
+func niceTicks(_ low: Double, _ high: Double, count: Int = 6) -> (values: [Double], step: Double) {
+    let span = high - low
+    guard span > 0, span.isFinite else { return ([low], 1) }
+    let raw = span / Double(count)
+    let magnitude = pow(10, (log10(raw)).rounded(.down))
+    let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? 10 * magnitude
+    var values: [Double] = []
+    var v = (low / step).rounded(.up) * step
+    while v <= high + step * 1e-9 {
+        values.append(v)
+        v += step
+    }
+    return (values, step)
+}

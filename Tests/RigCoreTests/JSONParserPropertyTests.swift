@@ -1,0 +1,143 @@
+import PropertyBased
+@testable import RigCore
+import Testing
+
+/// A random JSON tree and a random (valid) way of writing it.
+private struct JSONSample: Sendable {
+    indirect enum Tree: Sendable {
+        case null, bool(Bool), number(Double), string(String), array([Tree]), object([(String, Tree)])
+    }
+    var tree: Tree
+    var text: String
+
+    static let alphabet: [Unicode.Scalar] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{1}", "\u{1F}", "é", "中", "😀", "\u{7F}", "\u{2028}"]
+
+    static func make(seed: UInt64) -> JSONSample {
+        var g = SplitMix64(seed: seed)
+        let tree = randomTree(depth: 0, &g)
+        return JSONSample(tree: tree, text: write(tree, &g))
+    }
+
+    static func randomString(_ g: inout SplitMix64) -> String {
+        var s = String.UnicodeScalarView()
+        for _ in 0..<Int.random(in: 0...8, using: &g) { s.append(alphabet.randomElement(using: &g) ?? "a") }
+        return String(s)
+    }
+
+    static func randomTree(depth: Int, _ g: inout SplitMix64) -> Tree {
+        switch Int.random(in: 0..<(depth > 3 ? 4 : 6), using: &g) {
+        case 0: return .null
+        case 1: return .bool(Bool.random(using: &g))
+        case 2:
+            let choices = [0, -0.0, 1, -17, 3.25, 1e-7, 6.02e23, Double.random(in: -1e6...1e6, using: &g), Double(Int.random(in: -1_000_000...1_000_000, using: &g))]
+            return .number(choices.randomElement(using: &g) ?? 0)
+        case 3: return .string(randomString(&g))
+        case 4: return .array((0..<Int.random(in: 0...4, using: &g)).map { _ in randomTree(depth: depth + 1, &g) })
+        default:
+            var keys = Set<String>()
+            var members: [(String, Tree)] = []
+            for _ in 0..<Int.random(in: 0...4, using: &g) {
+                let key = randomString(&g)
+                if keys.insert(key).inserted { members.append((key, randomTree(depth: depth + 1, &g))) }
+            }
+            return .object(members)
+        }
+    }
+
+    static func space(_ g: inout SplitMix64) -> String {
+        ["", "", " ", "\n", "\t ", "\r\n  "].randomElement(using: &g) ?? ""
+    }
+
+    static func write(_ tree: Tree, _ g: inout SplitMix64) -> String {
+        switch tree {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .number(let x):
+            if x == x.rounded(), abs(x) < 1e15 { return x == 0 && x.sign == .minus ? "-0" : String(Int(x)) }
+            return String(x)
+        case .string(let s): return quote(s, &g)
+        case .array(let items):
+            return "[" + space(&g) + items.map { write($0, &g) }.joined(separator: space(&g) + "," + space(&g)) + space(&g) + "]"
+        case .object(let members):
+            return "{" + space(&g) + members.map { quote($0.0, &g) + space(&g) + ":" + space(&g) + write($0.1, &g) }
+                .joined(separator: "," + space(&g)) + space(&g) + "}"
+        }
+    }
+
+    static func hex4(_ v: UInt32) -> String {
+        let digits = String(v, radix: 16, uppercase: Bool.random())
+        return String(repeating: "0", count: 4 - digits.count) + digits
+    }
+
+    static func quote(_ s: String, _ g: inout SplitMix64) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            let escapeAnyway = Int.random(in: 0..<4, using: &g) == 0
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += escapeAnyway ? "\\u000a" : "\\n"
+            case "\t": out += "\\t"
+            case "/" where escapeAnyway: out += "\\/"
+            case _ where c.value < 0x20: out += "\\u" + hex4(c.value)
+            case _ where escapeAnyway && c.value > 0xFFFF:
+                let v = c.value - 0x10000
+                out += "\\u" + hex4(0xD800 + (v >> 10)) + "\\u" + hex4(0xDC00 + (v & 0x3FF))
+            case _ where escapeAnyway: out += "\\u" + hex4(c.value)
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
+    }
+
+    static func same(_ tree: Tree, _ node: JSONNode) -> Bool {
+        switch (tree, node.value) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b, _)): return a == b
+        case (.string(let a), .string(let b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
+        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.0.unicodeScalars.elementsEqual($1.key.unicodeScalars) && same($0.1, $1.value) }
+        default: return false
+        }
+    }
+}
+
+@Suite struct JSONParserPropertyTests {
+    @Test func parsesWhatAnyValidWriterWrites() async {
+        await propertyCheck(count: 500, input: Generator(run: { rng in JSONSample.make(seed: rng.next()) })) { sample in
+            do {
+                let node = try JSONParser.parse(sample.text)
+                #expect(JSONSample.same(sample.tree, node), "\(sample.text)")
+            } catch {
+                Issue.record("rejected \(sample.text): \(error)")
+            }
+        }
+    }
+
+    @Test func locationsPointAtTheValues() throws {
+        // Line 3, column 12 (after a tab counted as one column and a two-byte "é").
+        let node = try JSONParser.parse("{\n  \"é\": [1,\n\t\"x\", [true]]}")
+        guard case .object(let members) = node.value, case .array(let items) = members[0].value.value else {
+            Issue.record("unexpected shape")
+            return
+        }
+        #expect(members[0].keyLocation == SourceLocation(line: 2, column: 3))
+        #expect(members[0].value.location == SourceLocation(line: 2, column: 8))
+        #expect(items[0].location == SourceLocation(line: 2, column: 9))
+        #expect(items[1].location == SourceLocation(line: 3, column: 2))
+        #expect(items[2].location == SourceLocation(line: 3, column: 7))
+    }
+
+    @Test(arguments: ["", " ", "[1 2]", "{\"a\" 1}", "{1: 2}", "tru", "nul", "-", "1.", "1e", "01", "\"\\u12\"", "\"\\ud800\"",
+                      "\"\\udc00x\"", "[", "{\"a\":}", "\u{FEFF}", "NaN", "Infinity", "1e400", "[-]", "'a'"])
+    func rejectsInvalidDocuments(_ text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
+    }
+
+    @Test func rejectsDeepNesting() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "[", count: 300) + String(repeating: "]", count: 300)) }
+        #expect(throws: Never.self) { try JSONParser.parse(String(repeating: "[", count: 200) + String(repeating: "]", count: 200)) }
+    }
+}
