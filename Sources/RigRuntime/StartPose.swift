@@ -9,10 +9,15 @@ public enum StartPose {
         public var clampedAxes: [String]
         /// Axes that start from a remembered position.
         public var restoredAxes: [String]
+
+        /// Home: nothing remembered.
+        public static func home(_ rig: Rig) -> Resolved {
+            Resolved(pose: rig.homePose, clampedAxes: [], restoredAxes: [])
+        }
     }
 
     public static func resolve(rig: Rig, output: Output) -> Resolved {
-        var resolved = Resolved(pose: rig.homePose, clampedAxes: [], restoredAxes: [])
+        var resolved = Resolved.home(rig)
         for (i, axis) in rig.axes.enumerated() {
             guard let command = output.lastKnownCommand(for: OutputChannel(axis)) else { continue }
             let position: Double?

@@ -14,6 +14,7 @@ struct RigCommand: ParsableCommand {
             PlayCommand.self,
             CheckCommand.self,
             PlanCommand.self,
+            PlotCommand.self,
             ProbeCommand.self,
             CalibrateCommand.self,
             JogCommand.self,

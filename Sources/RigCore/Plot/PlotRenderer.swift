@@ -69,7 +69,7 @@ private struct PlotLayout {
         let data = samples.axes[i]
         w.line(##"<g class="axis" data-axis="\##(SVGWriter.escape(axis.name))">"##)
         let limits = "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s²"
-        w.line(##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555"> — \##(SVGWriter.escape(limits))</tspan></text>"##)
+        w.line(##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555">&#160;— \##(SVGWriter.escape(limits))</tspan></text>"##)
 
         // Position panel: the band outside the soft limits shaded.
         let lowData = data.positions.min() ?? axis.softMin, highData = data.positions.max() ?? axis.softMax

@@ -26,8 +26,9 @@ struct CheckCommand: ParsableCommand {
             print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
             return
         }
-        let program = try FileLoading.loadProgram(file)
-        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: program.rig.homePose)
+        let prepared = try PreparedProgram.load(file)
+        let program = prepared.program
+        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
         for line in CheckReport.describe(report, program: program) { print(line) }
         if !report.feasible { throw ExitCode(1) }
     }

@@ -14,7 +14,7 @@ struct PlanCommand: ParsableCommand {
     var csv = false
 
     func run() throws {
-        let program = try FileLoading.loadProgram(file)
+        let program = try PreparedProgram.load(file).program
         let rig = program.rig
         guard program.isStepped else {
             printError("\(file): error: $.kind: \"\(program.kind.rawValue)\" is a continuous program; `rig plan` prints stepped programs (steps, panorama, timelapse)")

@@ -50,25 +50,22 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         let logger = log.bootstrap()
-        var program = try FileLoading.loadProgram(file)
-        if output == "sim" { program.rig.output = .sim(SimOutputConfig()) }
+        let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim(SimOutputConfig()) : nil, logger: logger)
+        let program = prepared.program
         let rig = program.rig
         if speed != 1, case .sim = rig.output {} else if speed != 1 {
             printError("--speed only works with the simulated output (this rig uses \(rig.output.typeName))")
             throw ExitCode(2)
         }
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? program.trigger
-
-        let device = try openOutput(rig: rig, logger: logger)
-        let start = StartPose.resolve(rig: rig, output: device)
-        if !start.restoredAxes.isEmpty {
-            logger.info("starting from where the last run left \(start.restoredAxes.joined(separator: ", "))")
+        let device = try openOutput(prepared, logger: logger)
+        if !prepared.restoredAxes.isEmpty {
+            logger.info("starting from where the last run left \(prepared.restoredAxes.joined(separator: ", "))")
         }
-        if !start.clampedAxes.isEmpty {
-            logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+        if !prepared.clampedAxes.isEmpty {
+            logger.warning("the remembered position of \(prepared.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
         }
-        let startPose = start.pose
-        program = program.startingFrom(startPose)
+        let startPose = prepared.startPose
         let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose)
         if !report.feasible || dryRun || log.verbose {
             for line in CheckReport.describe(report, program: program) { say(line) }
@@ -115,9 +112,10 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    private func openOutput(rig: Rig, logger: Logger) throws -> Output {
+    private func openOutput(_ prepared: PreparedProgram, logger: Logger) throws -> Output {
+        if let output = prepared.output { return output }
         do {
-            return try makeOutput(for: rig, logger: logger)
+            return try makeOutput(for: prepared.program.rig, logger: logger)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)
