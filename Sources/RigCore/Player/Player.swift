@@ -103,11 +103,7 @@ public struct Player: Sendable {
         for i in positions.indices { previous[i] = positions[i] }
         switch phase {
         case .leadIn:
-            if moveTick < move.ticks {
-                moveTick += 1
-                move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
-            }
-            if moveTick >= move.ticks {
+            if advanceMove() {
                 phase = .path
                 phaseTicks = 0
             }
@@ -123,11 +119,7 @@ public struct Player: Sendable {
                 beginPark()
             }
         case .moving(let step):
-            if moveTick < move.ticks {
-                moveTick += 1
-                move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
-            }
-            if moveTick >= move.ticks {
+            if advanceMove() {
                 guard case .stepped(let steps) = motion else { break }
                 phaseTicks = Int((steps[step].settleSeconds / dt).rounded(.up))
                 phase = .settling(step: step)
@@ -145,10 +137,7 @@ public struct Player: Sendable {
             if step + 1 < steps.count {
                 beginMove(to: step + 1, steps: steps)
                 event = .moveStarted(step: step + 1)
-                if moveTick < move.ticks {
-                    moveTick += 1
-                    move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
-                }
+                _ = advanceMove()
             } else {
                 event = .programEnded(stopped: false)
                 beginPark()
@@ -167,11 +156,7 @@ public struct Player: Sendable {
                 beginPark()
             }
         case .parking:
-            if moveTick < move.ticks {
-                moveTick += 1
-                move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
-            }
-            if moveTick >= move.ticks {
+            if advanceMove() {
                 phase = .finished
                 event = event ?? .finished
             }
@@ -184,6 +169,16 @@ public struct Player: Sendable {
         }
         tickIndex += 1
         return event
+    }
+
+    /// Samples the next tick of the current move; true once it has arrived.
+    @inline(__always)
+    private mutating func advanceMove() -> Bool {
+        if moveTick < move.ticks {
+            moveTick += 1
+            move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
+        }
+        return moveTick >= move.ticks
     }
 
     private mutating func beginMove(to step: Int, steps: [Step]) {
