@@ -14,6 +14,7 @@ struct RigCommand: ParsableCommand {
             PlayCommand.self,
             CheckCommand.self,
             PlanCommand.self,
+            BenchCommand.self,
         ]
     )
 }
