@@ -88,8 +88,8 @@ struct LoopComparison {
             cells.indices.map { c in
                 let pad = String(repeating: " ", count: widths[c] - cells[c].count)
                 return c == 0 ? cells[c] + pad : pad + cells[c]
-            }.joined(separator: "   ").trimmingCharacters(in: .whitespaces)
-        }
+            }.joined(separator: "   ")
+        }.map { line in String(line.reversed().drop { $0 == " " }.reversed()) }
     }
 }
 
