@@ -35,15 +35,34 @@ public struct JSONParser {
         return node
     }
 
+    /// Where the last location was taken, so the next one on the same line counts on from
+    /// there: counting from the line's start each time made a long line (minified or
+    /// generated JSON) quadratic.
+    private var columnMarkIndex = 0
+    private var columnMarkColumn = 1
+
     private var location: SourceLocation {
-        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
-        var column = 1
-        var i = lineStart
+        SourceLocation(line: line, column: column(from: lineStart, column: 1))
+    }
+
+    /// The location of `index`, counting on from the previous call when it is on this line.
+    private mutating func markLocation() -> SourceLocation {
+        let column = columnMarkIndex >= lineStart && columnMarkIndex <= index
+            ? column(from: columnMarkIndex, column: columnMarkColumn) : column(from: lineStart, column: 1)
+        columnMarkIndex = index
+        columnMarkColumn = column
+        return SourceLocation(line: line, column: column)
+    }
+
+    /// Columns count characters, not bytes: skip UTF-8 continuation bytes.
+    private func column(from start: Int, column startColumn: Int) -> Int {
+        var column = startColumn
+        var i = start
         while i < index {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
-        return SourceLocation(line: line, column: column)
+        return column
     }
 
     private func error(_ message: String) -> JSONSyntaxError {
@@ -73,7 +92,7 @@ public struct JSONParser {
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
-        let start = location
+        let start = markLocation()
         guard index < bytes.count else { throw error("unexpected end of file, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return JSONNode(try parseObject(), at: start)
@@ -116,7 +135,7 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            let keyLocation = location
+            let keyLocation = markLocation()
             guard index < bytes.count else { throw error("unexpected end of file inside an object") }
             guard bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a string key in double quotes, found \(describe(bytes[index]))")
