@@ -6,9 +6,9 @@ import RigRuntime
 /// output, the live-view status. On a manual clock (no sleeping) and without real-time
 /// settings, so only the loop's own work is measured.
 ///
-/// `run()` allocates a fixed few times per call (its latency histogram, the safe-state
-/// commands at the end): the two runs, of 1,000 and of 10,000 ticks, must allocate exactly
-/// as often. Thresholds/*.p90.json hold that count; a tick that allocates shows up as a
+/// `run()` allocates twice per call, outside its tick loop: the lateness histogram before
+/// the first tick and the safe-state commands after the last. The two runs, of 1,000 and
+/// of 10,000 ticks, must allocate exactly as often. Thresholds/*.p90.json hold that count; a tick that allocates shows up as a
 /// run of 10,000 ticks allocating more, and fails `swift package benchmark thresholds check`.
 let benchmarks: @Sendable () -> Void = {
     let calibration = try? Calibration.make(points: [(-90, 500), (90, 2500)], inverted: false).get()
