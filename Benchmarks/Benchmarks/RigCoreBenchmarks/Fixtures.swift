@@ -49,13 +49,14 @@ enum Fixtures {
         """
     }
 
-    /// A full-sphere panorama with a long lens: about a thousand shots.
-    static let panoramaSpec = PanoramaSpec(fieldOfView: FieldOfView(horizontalDegrees: 11, verticalDegrees: 7.5), overlap: 0.25,
+    /// A panorama with a long lens over the whole pan circle and ±75° of tilt: 1,000 shots
+    /// in 28 rows (`rig plan` on `panoramaProgram` says so).
+    static let panoramaSpec = PanoramaSpec(fieldOfView: FieldOfView(horizontalDegrees: 10.3, verticalDegrees: 7.5), overlap: 0.25,
                                            pan: -180...180, tilt: -75...75, panAxis: 0, tiltAxis: 1)
 
     static let panoramaProgram = """
         {"rig": \(panTiltRigJSON), "kind": "panorama", "trigger": "auto", "settleSeconds": 0.2,
-         "panorama": {"lens": {"horizontalFovDeg": 11, "verticalFovDeg": 7.5}, "overlapPercent": 25,
+         "panorama": {"lens": {"horizontalFovDeg": 10.3, "verticalFovDeg": 7.5}, "overlapPercent": 25,
                       "pan": [-180, 180], "tilt": [-75, 75]}}
         """
 

@@ -78,9 +78,9 @@ struct LoopComparison {
         }
         row("ticks", { Double($0.ticks) }, { String(Int($0)) }, ratio: false)
         row("missed ticks", { Double($0.missed) }, { String(Int($0)) }, ratio: false)
-        row("lateness p50", { $0.latenessMicroseconds.p50 }, microseconds)
-        row("lateness p99", { $0.latenessMicroseconds.p99 }, microseconds)
-        row("lateness p99.9", { $0.latenessMicroseconds.p999 }, microseconds)
+        row("lateness p50", { $0.latenessMicroseconds.p50 }, percentile)
+        row("lateness p99", { $0.latenessMicroseconds.p99 }, percentile)
+        row("lateness p99.9", { $0.latenessMicroseconds.p999 }, percentile)
         row("lateness max", { $0.latenessMicroseconds.max }, microseconds)
         row("CPU per tick", { $0.cpuMicrosecondsPerTick }, microseconds)
         let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
@@ -91,6 +91,12 @@ struct LoopComparison {
             }.joined(separator: "   ")
         }.map { line in String(line.reversed().drop { $0 == " " }.reversed()) }
     }
+}
+
+/// A lateness percentile for people: the histogram (rig's and the Python loop's alike)
+/// stops at 100 ms, so a percentile there means "100 ms or more".
+func percentile(_ value: Double) -> String {
+    value >= Double(LatencyStats.bucketCount) ? "≥ 100 ms" : microseconds(value)
 }
 
 /// µs for people: "3.2 µs", "87 µs", "1.61 ms", "12.4 ms".
