@@ -67,20 +67,22 @@ struct LoopComparison {
     /// A small table: one column per loop, and how many times better rig is.
     var table: [String] {
         var rows: [[String]] = [["", "rig"] + (python == nil ? [] : ["python", "python ÷ rig"])]
-        func row(_ label: String, _ value: (LoopFigures) -> Double, _ show: (Double) -> String, ratio: Bool = true) {
+        func row(_ label: String, _ value: (LoopFigures) -> Double, _ show: (Double) -> String, ratio: Bool = true, capped: Bool = false) {
             var cells = [label, show(value(rig))]
             if let python {
                 cells.append(show(value(python)))
                 let r = value(rig), p = value(python)
-                cells.append(!ratio ? "" : r > 0 ? String(format: "%.1f×", p / r) : p > 0 ? "∞" : "—")
+                // A Python percentile at the histogram's cap is a lower bound, and so is the ratio.
+                let atLeast = capped && p >= Double(LatencyStats.bucketCount) ? "≥ " : ""
+                cells.append(!ratio ? "" : r > 0 ? atLeast + String(format: "%.1f×", p / r) : p > 0 ? "∞" : "—")
             }
             rows.append(cells)
         }
         row("ticks", { Double($0.ticks) }, { String(Int($0)) }, ratio: false)
         row("missed ticks", { Double($0.missed) }, { String(Int($0)) }, ratio: false)
-        row("lateness p50", { $0.latenessMicroseconds.p50 }, percentile)
-        row("lateness p99", { $0.latenessMicroseconds.p99 }, percentile)
-        row("lateness p99.9", { $0.latenessMicroseconds.p999 }, percentile)
+        row("lateness p50", { $0.latenessMicroseconds.p50 }, percentile, capped: true)
+        row("lateness p99", { $0.latenessMicroseconds.p99 }, percentile, capped: true)
+        row("lateness p99.9", { $0.latenessMicroseconds.p999 }, percentile, capped: true)
         row("lateness max", { $0.latenessMicroseconds.max }, microseconds)
         row("CPU per tick", { $0.cpuMicrosecondsPerTick }, microseconds)
         let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
