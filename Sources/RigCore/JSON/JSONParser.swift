@@ -9,6 +9,9 @@ public struct JSONParser {
     private var lineStart = 0
     private var depth = 0
     private static let maxDepth = 256
+    /// Where the last value or key started (see `markLocation`).
+    private var markIndex = 0
+    private var markColumn = 1
 
     public init(_ text: String) {
         bytes = Array(text.utf8)
@@ -35,34 +38,15 @@ public struct JSONParser {
         return node
     }
 
-    /// Where the last location was taken, so the next one on the same line counts on from
-    /// there: counting from the line's start each time made a long line (minified or
-    /// generated JSON) quadratic.
-    private var columnMarkIndex = 0
-    private var columnMarkColumn = 1
-
     private var location: SourceLocation {
-        SourceLocation(line: line, column: column(from: lineStart, column: 1))
-    }
-
-    /// The location of `index`, counting on from the previous call when it is on this line.
-    private mutating func markLocation() -> SourceLocation {
-        let column = columnMarkIndex >= lineStart && columnMarkIndex <= index
-            ? column(from: columnMarkIndex, column: columnMarkColumn) : column(from: lineStart, column: 1)
-        columnMarkIndex = index
-        columnMarkColumn = column
-        return SourceLocation(line: line, column: column)
-    }
-
-    /// Columns count characters, not bytes: skip UTF-8 continuation bytes.
-    private func column(from start: Int, column startColumn: Int) -> Int {
-        var column = startColumn
-        var i = start
+        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
+        var column = 1
+        var i = lineStart
         while i < index {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
-        return column
+        return SourceLocation(line: line, column: column)
     }
 
     private func error(_ message: String) -> JSONSyntaxError {
@@ -89,6 +73,26 @@ public struct JSONParser {
                 return
             }
         }
+    }
+
+    /// The location of `index`, as `location`, but counting on from the previous mark when
+    /// it is on this line: counting from the line's start for every value made a long line
+    /// (minified or generated JSON) quadratic.
+    private mutating func markLocation() -> SourceLocation {
+        var column = 1
+        var i = lineStart
+        if markIndex >= lineStart, markIndex <= index {
+            column = markColumn
+            i = markIndex
+        }
+        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
+        while i < index {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        markIndex = index
+        markColumn = column
+        return SourceLocation(line: line, column: column)
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
