@@ -8,6 +8,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "rig", targets: ["rig"]),
+        // For the benchmark package in Benchmarks/, which depends on this one by path.
+        .library(name: "RigCore", targets: ["RigCore"]),
+        .library(name: "RigRuntime", targets: ["RigRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),

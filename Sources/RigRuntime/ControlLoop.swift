@@ -88,11 +88,13 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         self.options = options
         self.trace = trace
         self.startPose = startPose
-        positions = startPose
+        // Storage of their own (`map`, not shared with `startPose`), so the first tick's
+        // writes to them do not copy on write.
+        positions = startPose.map { $0 }
         commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         sent = [Double](repeating: .nan, count: rig.axes.count)
         limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
-        statusLock = Mutex(LoopStatus(positions: startPose, progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
+        statusLock = Mutex(LoopStatus(positions: startPose.map { $0 }, progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
     }
 
     // MARK: Requests from other threads

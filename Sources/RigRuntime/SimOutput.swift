@@ -24,7 +24,9 @@ public final class SimOutput: Output, @unchecked Sendable {
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         horn = axes.indices.map { i in position(of: initial[i], axis: axes[i]) ?? axes[i].home }
-        snapshot.withLock { $0 = horn }
+        // A copy with storage of its own: sharing `horn`'s would make the first write()
+        // copy on write, on the loop thread.
+        snapshot.withLock { $0 = horn.map { $0 } }
     }
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct RigCommand: ParsableCommand {
@@ -18,6 +19,21 @@ struct RigCommand: ParsableCommand {
             ProbeCommand.self,
             CalibrateCommand.self,
             JogCommand.self,
+            BenchCommand.self,
         ]
     )
+
+    /// Runs the command; usage errors exit 2 (as malformed files do), not sysexits' 64.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                printError(fullMessage(for: error))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

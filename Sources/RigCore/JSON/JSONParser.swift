@@ -9,6 +9,9 @@ public struct JSONParser {
     private var lineStart = 0
     private var depth = 0
     private static let maxDepth = 256
+    /// Where the last value or key started (see `markLocation`).
+    private var markIndex = 0
+    private var markColumn = 1
 
     public init(_ text: String) {
         bytes = Array(text.utf8)
@@ -76,8 +79,28 @@ public struct JSONParser {
         }
     }
 
+    /// The location of `index`, as `location`, but counting on from the previous mark when
+    /// it is on this line: counting from the line's start for every value made a long line
+    /// (minified or generated JSON) quadratic.
+    private mutating func markLocation() -> SourceLocation {
+        var column = 1
+        var i = lineStart
+        if markIndex >= lineStart, markIndex <= index {
+            column = markColumn
+            i = markIndex
+        }
+        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
+        while i < index {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        markIndex = index
+        markColumn = column
+        return SourceLocation(line: line, column: column)
+    }
+
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
-        let start = location
+        let start = markLocation()
         guard index < bytes.count else { throw error("unexpected end of file, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return JSONNode(try parseObject(), at: start)
@@ -120,7 +143,7 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            let keyLocation = location
+            let keyLocation = markLocation()
             guard index < bytes.count else { throw error("unexpected end of file inside an object") }
             if bytes[index] == UInt8(ascii: "}"), !members.isEmpty {
                 throw error("trailing comma before '}'; JSON allows no comma after the last member")

@@ -39,7 +39,7 @@ public struct LimitMonitor: Sendable {
         self.axes = axes
         self.tickSeconds = tickSeconds
         margins = [AxisMargins](repeating: AxisMargins(), count: axes.count)
-        last = startPose
+        last = startPose.map { $0 }  // own storage: the first observe() must not copy on write
         lastVelocity = [Double](repeating: 0, count: axes.count)
     }
 

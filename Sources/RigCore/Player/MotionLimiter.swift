@@ -10,7 +10,7 @@ public struct MotionLimiter: Sendable {
     public init(axes: [Axis], tickSeconds: Double, startPose: [Double]) {
         self.axes = axes
         self.tickSeconds = tickSeconds
-        positions = startPose
+        positions = startPose.map { $0 }  // own storage: the first limit() must not copy on write
         velocities = [Double](repeating: 0, count: axes.count)
     }
 

@@ -53,11 +53,13 @@ public struct Player: Sendable {
         self.rig = rig
         self.motion = motion
         self.dt = rig.tickSeconds
-        positions = startPose
+        // Storage of their own (`map`, not a shared copy of `startPose`): arrays share
+        // storage until written, and the first tick must not copy on write.
+        positions = startPose.map { $0 }
         velocities = [Double](repeating: 0, count: rig.axes.count)
         cursors = [Int](repeating: 0, count: rig.axes.count)
-        target = startPose
-        previous = startPose
+        target = startPose.map { $0 }
+        previous = startPose.map { $0 }
         phase = .leadIn
         switch motion {
         case .continuous(let tracks, _):

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Takes every figure in docs/performance.md, with the machine and its load, into one log.
+# Usage: Benchmarks/figures.sh [LOGFILE]   (from the package root; about 12 minutes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log=${1:-/dev/stdout}
+machine() {
+    echo "## $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uptime | sed 's/.*load/load/')"
+    vmstat 1 2 | tail -1 | awk '{print "## vmstat: us " $13 " sy " $14 " id " $15 " st " $17}'
+}
+{
+    echo "## nproc $(nproc), kernel $(uname -r) ($(uname -v)), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+    echo "## $(dmesg 2>/dev/null | grep -m1 'Dynamic Preempt' | sed 's/^\[[^]]*\] //' || true)"
+    swift build -c release 2>&1 | tail -1
+    for load in 2 0; do
+        machine
+        echo "\$ rig bench loop --rate 200 --seconds 60 --load $load --compare python"
+        .build/release/rig bench loop --rate 200 --seconds 60 --load "$load" --compare python
+        .build/release/rig bench loop --rate 200 --seconds 60 --load "$load" --compare python --json
+    done
+    machine
+    echo "\$ rig bench startup --runs 20"
+    .build/release/rig bench startup --runs 20
+    echo "\$ time rig check Benchmarks/programs/timelapse-10000.json"
+    for _ in 1 2 3; do /usr/bin/time -f "%e s wall, %U s user" .build/release/rig check Benchmarks/programs/timelapse-10000.json > /dev/null; done 2>&1
+    machine
+    echo "\$ (cd Benchmarks && swift package benchmark)"
+    (cd Benchmarks && swift package benchmark --no-progress --format markdown --path stdout 2>&1 | grep -v '^\[')
+    echo "\$ (cd Benchmarks && swift package benchmark thresholds check)"
+    status=0; (cd Benchmarks && swift package benchmark thresholds check --no-progress > /tmp/rig-thresholds.log 2>&1) || status=$?
+    tail -1 /tmp/rig-thresholds.log; echo "exit status $status"
+    machine
+} > "$log" 2>&1

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import RigCore
+
+struct BenchStartupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "startup",
+        abstract: "Time `rig play` from process start to its first frame.",
+        discussion: """
+        Runs `rig play` (this same executable) on a program whose only motion is its first \
+        frame, --runs times, and times each run from spawn to exit on CLOCK_MONOTONIC: \
+        process start, parsing, the check, opening the simulated output, starting the loop, \
+        the first frame, plus one more tick and the exit. So the figure is an upper bound of \
+        start-to-first-frame, by about one tick and the exit. `rig --version`, timed the \
+        same way, shows how much of it is process and runtime start alone.
+        """
+    )
+
+    @Option(help: ArgumentHelp("How many runs of each.", valueName: "n"))
+    var runs = 20
+
+    @Option(help: ArgumentHelp("The rig's loop rate in Hz (the first frame comes one period after the loop starts).", valueName: "hz"))
+    var rate: Double = 200
+
+    @Flag(help: "Print the figures as JSON.")
+    var json = false
+
+    @Flag(help: "Pass --no-realtime to rig play.")
+    var noRealtime = false
+
+    func validate() throws {
+        guard (1...1000).contains(runs) else { throw ValidationError("--runs \(runs): valid: 1…1000") }
+        guard Rig.loopRateRangeHz.contains(rate) else {
+            throw ValidationError("--rate \(format(rate)): valid: \(format(Rig.loopRateRangeHz.lowerBound))…\(format(Rig.loopRateRangeHz.upperBound)) Hz, as in a rig file")
+        }
+    }
+
+    func run() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-bench-startup-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("first-frame.json").path
+        try BenchProgram.firstFrameOnly(rateHz: rate).write(toFile: file, atomically: true, encoding: .utf8)
+
+        let executable = runningExecutablePath()
+        var play: [Double] = [], version: [Double] = []
+        do {
+            for _ in 0..<runs {
+                play.append(try timeRun(executable, ["play", file, "--quiet"] + (noRealtime ? ["--no-realtime"] : [])))
+                version.append(try timeRun(executable, ["--version"]))
+            }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        let playFigures = Spread(play), versionFigures = Spread(version)
+        if json {
+            print("{\"runs\": \(runs), \"rate_hz\": \(number(rate)), \"play_first_frame_upper_bound_ms\": \(playFigures.json), \"process_start_ms\": \(versionFigures.json)}")
+            return
+        }
+        print("rig bench startup: \(runs) runs each, rig at \(format(rate)) Hz (one tick = \(rounded(1000 / rate)) ms)\(noRealtime ? ", --no-realtime" : "")")
+        print("")
+        print("                                   min      p50      max")
+        print("rig play, spawn → exit      \(playFigures.row)   (start → first frame ≤ this)")
+        print("rig --version, spawn → exit \(versionFigures.row)   (process and runtime start)")
+    }
+
+    /// Milliseconds from spawning `executable` to its exit; it must exit 0. Spawns with
+    /// posix_spawn and reaps with waitpid: Foundation's `Process.waitUntilExit` polls its
+    /// run loop and would round every run up by tens of milliseconds.
+    private func timeRun(_ executable: String, _ arguments: [String]) throws(BenchError) -> Double {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+
+        var pid: pid_t = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        let end = DispatchTime.now().uptimeNanoseconds
+        // WIFEXITED and WEXITSTATUS are macros Swift cannot import: exited normally when
+        // the low 7 bits are 0, with the exit status in the next 8.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw BenchError("`rig \(arguments.joined(separator: " "))` failed (wait status \(status)); run it by hand to see why")
+        }
+        return Double(end - start) / 1e6
+    }
+}
+
+/// Min, median and max of a few timings, in ms.
+private struct Spread {
+    var min: Double, p50: Double, max: Double
+
+    init(_ values: [Double]) {
+        let sorted = values.sorted()
+        min = sorted.first ?? 0
+        max = sorted.last ?? 0
+        p50 = sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
+    }
+
+    var json: String { "{\"min\": \(number(min)), \"p50\": \(number(p50)), \"max\": \(number(max))}" }
+    var row: String { [min, p50, max].map { String(format: "%6.1f ms", $0) }.joined(separator: " ") }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The Python loop `rig bench loop --compare python` runs beside rig's:
+/// `Benchmarks/python/sleep_loop.py`, paced with `time.sleep` as most servo scripts are.
+enum PythonReferenceLoop {
+    static let scriptName = "sleep_loop.py"
+
+    /// Where the script is: `explicit` if given, else next to the package the running
+    /// `rig` was built in (`<package>/Benchmarks/python/`, found by walking up from the
+    /// executable), an install's `<prefix>/share/rig/`, or `Benchmarks/python/` under the
+    /// current folder.
+    static func locateScript(explicit: String?) throws(BenchError) -> String {
+        if let explicit {
+            guard FileManager.default.isReadableFile(atPath: explicit) else {
+                throw BenchError("--python-script \(explicit): no such readable file")
+            }
+            return explicit
+        }
+        var candidates: [String] = []
+        var dir = URL(fileURLWithPath: runningExecutablePath()).deletingLastPathComponent()
+        while dir.path != "/" {
+            candidates.append(dir.appendingPathComponent("Benchmarks/python/\(scriptName)").path)
+            candidates.append(dir.appendingPathComponent("share/rig/\(scriptName)").path)
+            dir.deleteLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            .appendingPathComponent("Benchmarks/python/\(scriptName)").path)
+        if let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) { return found }
+        throw BenchError("cannot find the Python reference loop \(scriptName) (looked in Benchmarks/python/ and share/rig/ above \(runningExecutablePath()), and in ./Benchmarks/python/); pass --python-script PATH")
+    }
+
+    /// Runs the script with `python3` from PATH for `seconds` at `rateHz` and reads the
+    /// figures it prints. Its stderr goes to ours.
+    static func run(script: String, rateHz: Double, seconds: Double) throws(BenchError) -> LoopFigures {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--rate", number(rateHz), "--seconds", number(seconds)]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw BenchError("cannot start python3 for \(script): \(error.localizedDescription)")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw BenchError("python3 \(script) failed (exit status \(process.terminationStatus)); is python3 ≥ 3.7 on PATH?")
+        }
+        do {
+            return try JSONDecoder().decode(LoopFigures.self, from: data)
+        } catch {
+            throw BenchError("python3 \(script) printed no figures rig understands: \(String(decoding: data.prefix(200), as: UTF8.self))")
+        }
+    }
+}
+
+/// A `rig bench` problem a user can act on.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The running executable, symlinks resolved (`/proc/self/exe` on Linux).
+func runningExecutablePath() -> String {
+    if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+    let argument0 = CommandLine.arguments.first ?? "rig"
+    return URL(fileURLWithPath: argument0, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        .resolvingSymlinksInPath().path
+}
