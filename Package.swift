@@ -63,13 +63,13 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
         .target(name: "RigStepSync", dependencies: [
-            "RigCore", "RigRuntime", "RigBluetooth", "CGPIOD",
+            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),

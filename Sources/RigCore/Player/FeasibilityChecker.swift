@@ -73,7 +73,7 @@ public enum FeasibilityChecker {
         case .leadIn: return "lead-in to the first key"
         case .path: return "keyframe path"
         case .moving(let step): return "move to \(steps[step].label)"
-        case .settling(let step), .waiting(let step): return "at \(steps[step].label)"
+        case .settling(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(steps[step].label)" : "start"
         case .braking: return "braking"
         case .parking: return "park"
         case .finished: return "end"

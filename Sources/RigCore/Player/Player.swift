@@ -49,7 +49,9 @@ public struct Player: Sendable {
     private var target: [Double]
     private var previous: [Double]
 
-    public init(rig: Rig, motion: Motion, startPose: [Double]) {
+    /// - Parameter moveToFirstStep: stepped programs move to step 1 at once (the
+    ///   default); false waits where the rig stands until the first `advance()`.
+    public init(rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true) {
         self.rig = rig
         self.motion = motion
         self.dt = rig.tickSeconds
@@ -69,8 +71,10 @@ public struct Player: Sendable {
         case .stepped(let steps):
             if steps.isEmpty {
                 phase = .finished
-            } else {
+            } else if moveToFirstStep {
                 beginMove(to: 0, steps: steps)
+            } else {
+                phase = .waiting(step: -1)
             }
         }
     }

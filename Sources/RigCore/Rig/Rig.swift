@@ -6,6 +6,10 @@ public struct Rig: Sendable, Equatable {
     public var loopRateHz: Double
     /// Gamepad jog feel and mapping (`"jog"`); nil: the standard layout.
     public var jog: JogConfig?
+    /// Cascable step sync settings (`"stepSync"`); nil: the defaults.
+    public var stepSync: StepSyncConfig?
+    /// GPIO buttons and LEDs (`"buttons"`); nil: the defaults.
+    public var buttons: ButtonsConfig?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

@@ -28,10 +28,14 @@ public enum RigParser {
             }
             axes.append(axis)
         }
+        let stepSync = try object.optional("stepSync").map { v throws(FileError) in try StepSyncConfig.parse(v) }
+        let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
+        rig.stepSync = stepSync
+        rig.buttons = buttons
         return rig
     }
 

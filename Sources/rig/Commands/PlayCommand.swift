@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
+import RigDBus
 import RigRuntime
+import RigStepSync
 
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,8 +29,14 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Run the timeline this many times faster (simulated output only).")
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("How stepped programs advance: auto, keyboard, interval:SECONDS (default: the program's).", valueName: "trigger"))
+    @Option(help: ArgumentHelp("How stepped programs advance: auto, keyboard, interval:SECONDS, bui (Cascable), gpio (buttons) (default: the program's).", valueName: "trigger"))
     var trigger: String?
+
+    @Option(help: ArgumentHelp("Bluetooth adapter for --trigger bui (default: the rig's stepSync.adapter, else hci0).", valueName: "hciN"))
+    var adapter: String?
+
+    @Flag(help: "Stepped programs: wait where the rig stands instead of moving to step 1 at start (the first trigger moves there).")
+    var startHere = false
 
     @Flag(help: "Plan, check and report; move nothing.")
     var dryRun = false
@@ -79,19 +87,22 @@ struct PlayCommand: ParsableCommand {
             return
         }
 
-        let stepTrigger: StepTrigger? = program.isStepped ? try makeTrigger(chosenTrigger, logger: logger) : nil
         let auto = program.isStepped && chosenTrigger == .auto
         let isTTY = LiveView.stdoutIsTTY
-        let triggerLabel = auto ? "auto" : stepTrigger?.label
-        let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(triggerLabel.map { " · trigger \($0)" } ?? "")"
+        let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
         if !isTTY { say(header) }
+        let stepTrigger: StepTrigger? = program.isStepped
+            ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
 
-        let player = Player(rig: rig, motion: program.motion, startPose: startPose)
+        let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere)
         var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
         options.viewIntervalSeconds = 0.1
         let session = RigSession(rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
                                  options: options, logger: logger)
+        if let buttons = stepTrigger as? GPIOTrigger {
+            session.onStart = { loop in buttons.onStop = { loop.requestStop() } }
+        }
         let summary: SessionSummary
         do {
             summary = try session.run()
@@ -122,15 +133,27 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    private func makeTrigger(_ trigger: Trigger, logger: Logger) throws -> StepTrigger? {
+    private func makeTrigger(_ trigger: Trigger, program: Program, output: Output, view: LiveView, logger: Logger) throws -> StepTrigger? {
         switch trigger {
         case .auto: return nil
         case .interval(let s): return IntervalTrigger(seconds: s)
         case .keyboard:
-            return KeyboardTrigger(prompt: { line in say(line) })
-        case .bui, .gpio:
-            printError("error: trigger \(trigger) is not available in this build yet")
-            throw ExitCode(2)
+            return KeyboardTrigger(prompt: { line in view.log(line) })
+        case .bui:
+            var config = program.rig.stepSync ?? StepSyncConfig()
+            if let adapter { config.adapter = adapter }
+            let connection: DBusConnection
+            do {
+                connection = try DBusConnection(bus: .system, logger: logger)
+            } catch {
+                printError("error: cannot reach the system D-Bus for Bluetooth: \(error) (is dbus running? see docs/cascable.md)")
+                throw ExitCode(1)
+            }
+            return BUITrigger(connection: connection, config: config, stepCount: program.steps.count,
+                              stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
+                              display: { line in view.log(line) }, textDisplay: output as? TextDisplay)
+        case .gpio:
+            return GPIOTrigger(config: program.rig.buttons ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }
     }
 

@@ -1,0 +1,36 @@
+/// Push buttons and LEDs on GPIO lines (`"buttons"` in a rig file). Defaults follow
+/// Cascable's Raspberry Pi proof of concept: continue BCM 13, stop BCM 10 (pull-up,
+/// pressed = low), continue LED BCM 21, stop LED BCM 7.
+public struct ButtonsConfig: Sendable, Equatable {
+    public var chip = "gpiochip0"
+    public var continueLine = 13
+    public var stopLine = 10
+    /// LED lines; nil: no LED.
+    public var continueLED: Int? = 21
+    public var stopLED: Int? = 7
+    /// Pressed = low, with the internal pull-up.
+    public var activeLow = true
+    public var debounceSeconds = 0.03
+
+    public init() {}
+
+    static func parse(_ value: ValueReader) throws(FileError) -> ButtonsConfig {
+        let object = try value.object()
+        var config = ButtonsConfig()
+        if let chip = object.optional("chip") { config.chip = try chip.nonEmptyString() }
+        if let line = object.optional("continueLine") { config.continueLine = try line.integer(in: 0...1023) }
+        if let line = object.optional("stopLine") { config.stopLine = try line.integer(in: 0...1023) }
+        for (key, keyPath) in [("continueLed", \ButtonsConfig.continueLED), ("stopLed", \ButtonsConfig.stopLED)] {
+            guard let led = object.optional(key) else { continue }
+            config[keyPath: keyPath] = led.isNull() ? nil : try led.integer(in: 0...1023)
+        }
+        if let low = object.optional("activeLow") { config.activeLow = try low.bool() }
+        if let ms = object.optional("debounceMs") { config.debounceSeconds = try ms.number(in: 0...1000, unit: "ms") / 1000 }
+        let lines = [config.continueLine, config.stopLine] + [config.continueLED, config.stopLED].compactMap { $0 }
+        if Set(lines).count != lines.count {
+            throw object.error("buttons and LEDs need distinct lines; found \(lines.map(String.init).joined(separator: ", "))")
+        }
+        try object.finish()
+        return config
+    }
+}

@@ -1,0 +1,49 @@
+/// Settings of the Cascable "Basic User Input" step sync (`"stepSync"` in a rig file).
+public struct StepSyncConfig: Sendable, Equatable {
+    /// The advertised name (cut to fit the advertisement); nil: derived from the host name.
+    public var name: String?
+    public var adapter = "hci0"
+    /// How long a continue/stop press is held down.
+    public var pressSeconds = 0.1
+    /// The least time after Continue Available 1 before the rig moves (a long exposure
+    /// the recipe is still taking).
+    public var exposureGuardSeconds = 0.0
+    /// Press Stop when the rig faults mid-program (if the recipe allows stopping).
+    public var stopOnFault = false
+    /// Require encrypted (paired) writes: the `encrypt-write` flag.
+    public var encryptWrites = false
+    /// Accept writes only from these central addresses (empty: anyone).
+    public var allowedCentrals: [String] = []
+
+    public init() {}
+
+    static func parse(_ value: ValueReader) throws(FileError) -> StepSyncConfig {
+        let object = try value.object()
+        var config = StepSyncConfig()
+        if let name = object.optional("name") { config.name = try name.nonEmptyString() }
+        if let adapter = object.optional("adapter") {
+            let text = try adapter.string()
+            guard text.hasPrefix("hci"), let n = Int(text.dropFirst(3)), n >= 0 else {
+                throw adapter.error("\"\(text)\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
+            }
+            config.adapter = text
+        }
+        if let press = object.optional("pressMs") { config.pressSeconds = try press.number(in: 20...2000, unit: "ms") / 1000 }
+        if let guardMs = object.optional("exposureGuardMs") {
+            config.exposureGuardSeconds = try guardMs.number(in: 0...600_000, unit: "ms") / 1000
+        }
+        if let s = object.optional("stopOnFault") { config.stopOnFault = try s.bool() }
+        if let e = object.optional("encryptWrites") { config.encryptWrites = try e.bool() }
+        if let list = object.optional("allowedCentrals") {
+            for entry in try list.array() {
+                let text = try entry.string()
+                guard isBluetoothAddress(text) else {
+                    throw entry.error("\"\(text)\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
+                }
+                config.allowedCentrals.append(text.uppercased())
+            }
+        }
+        try object.finish()
+        return config
+    }
+}

@@ -1,0 +1,189 @@
+/// Cascable's button states, as notified on Continue/Stop Button State.
+public enum BUIButtonState: UInt8, Sendable {
+    case up = 0x00
+    case down = 0x01
+    case cancelled = 0x02
+}
+
+/// The Wait-For-Input step cycle, as a pure state machine: inputs are what Cascable wrote,
+/// what the player did and timers firing; outputs are actions for the caller to carry
+/// out. No clocks, no I/O: every rule is unit-tested by feeding inputs.
+///
+/// Semantics (the rig moves to step 1 at start, so the recipe's first shot is step 1):
+/// - Each Continue Available 0→1 is one *wait*. If the rig is ready at step k and a step
+///   k+1 exists, it moves there; once settled, and only if Continue Available is still
+///   1, it presses Continue (0x01, then 0x00 after the press duration). Exactly one press
+///   per wait.
+/// - A wait that arrives while the rig is still moving (to step 1, or to the step of the
+///   previous wait) is kept — one at most — and served when the rig is ready.
+/// - If Continue Available drops during the move, the move finishes and nothing is
+///   pressed.
+/// - A wait when the rig is at the last step ends the program: nothing is pressed, or
+///   Stop is pressed if `stopRecipeAtEnd` and Stop Available is 1.
+/// - A fault (the program stopped early) cancels a pending press with 0x02 and presses
+///   Stop if `stopOnFault` and Stop Available is 1.
+/// - With an exposure guard, the move starts no earlier than that after the wait began.
+public struct BUICycle: Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var pressSeconds = 0.1
+        public var exposureGuardSeconds = 0.0
+        public var stopRecipeAtEnd = false
+        public var stopOnFault = false
+        public init() {}
+    }
+
+    public enum Input: Sendable, Equatable {
+        case continueAvailable(Bool)
+        case stopAvailable(Bool)
+        /// The player settled at step `index` (0-based).
+        case ready(step: Int)
+        /// The program's motion ended; `stopped` when by a stop or fault.
+        case programEnded(stopped: Bool)
+        case timer(Timer)
+    }
+
+    public enum Timer: Sendable, Equatable {
+        case releaseContinue
+        case releaseStop
+        case exposureGuard
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Move to the next step (or end the program after the last).
+        case advance
+        case notifyContinue(BUIButtonState)
+        case notifyStop(BUIButtonState)
+        case schedule(Timer, afterSeconds: Double)
+        /// A line for the cycle log.
+        case log(String)
+    }
+
+    public let settings: Settings
+    public let stepCount: Int
+    public private(set) var continueAvailable = false
+    public private(set) var stopAvailable = false
+    /// The step the rig is settled at, nil while it moves.
+    public private(set) var readyStep: Int?
+    public private(set) var presses = 0
+    public private(set) var ended = false
+    private var queuedWait = false
+    /// A wait being served: the rig moves for it, a press is owed when it settles.
+    private var serving = false
+    private var guardPending = false
+    private var pressing = false
+
+    /// - Parameter startsBeforeFirstStep: the rig waits where it stands (the player was
+    ///   made with `moveToFirstStep: false`): the first wait moves it to step 1.
+    public init(stepCount: Int, settings: Settings, startsBeforeFirstStep: Bool = false) {
+        self.stepCount = stepCount
+        self.settings = settings
+        if startsBeforeFirstStep { readyStep = -1 }
+    }
+
+    public mutating func handle(_ input: Input) -> [Action] {
+        var actions: [Action] = []
+        switch input {
+        case .continueAvailable(let available):
+            let rising = available && !continueAvailable
+            continueAvailable = available
+            if rising {
+                actions.append(.log("wait for input received"))
+                if ended {
+                    actions += endOfProgramPress()
+                } else if readyStep != nil, !serving {
+                    actions += beginWait()
+                } else {
+                    queuedWait = true
+                    actions.append(.log("rig still moving: the wait is served when it is ready"))
+                }
+            } else if !available {
+                queuedWait = false
+                if serving, !pressing {
+                    actions.append(.log("continue no longer available: finishing the move without pressing"))
+                    serving = false
+                    guardPending = false
+                }
+            }
+        case .stopAvailable(let available):
+            stopAvailable = available
+        case .ready(let step):
+            readyStep = step
+            if serving {
+                serving = false
+                if continueAvailable, !pressing {
+                    pressing = true
+                    presses += 1
+                    actions.append(.log("settled at step \(step + 1) of \(stepCount): pressing continue"))
+                    actions.append(.notifyContinue(.down))
+                    actions.append(.schedule(.releaseContinue, afterSeconds: settings.pressSeconds))
+                }
+            } else if queuedWait, continueAvailable {
+                queuedWait = false
+                actions += beginWait()
+            }
+        case .programEnded(let stopped):
+            ended = true
+            readyStep = nil
+            if stopped {
+                if serving || pressing {
+                    actions.append(.log("the rig stopped early: cancelling the press"))
+                    actions.append(.notifyContinue(.cancelled))
+                }
+                serving = false
+                if settings.stopOnFault, stopAvailable {
+                    actions += pressStop(reason: "the rig stopped early")
+                }
+            }
+        case .timer(.releaseContinue):
+            if pressing {
+                pressing = false
+                actions.append(.notifyContinue(.up))
+                actions.append(.log("released continue"))
+            }
+        case .timer(.releaseStop):
+            actions.append(.notifyStop(.up))
+        case .timer(.exposureGuard):
+            if guardPending {
+                guardPending = false
+                if continueAvailable {
+                    actions += startMove()
+                } else {
+                    serving = false
+                }
+            }
+        }
+        return actions
+    }
+
+    private mutating func beginWait() -> [Action] {
+        guard let step = readyStep else { return [] }
+        if step + 1 >= stepCount {
+            // The wait after the last shot: the program is complete.
+            readyStep = nil
+            ended = true
+            return [.log("last step shot: program complete"), .advance] + endOfProgramPress()
+        }
+        serving = true
+        if settings.exposureGuardSeconds > 0 {
+            guardPending = true
+            return [.schedule(.exposureGuard, afterSeconds: settings.exposureGuardSeconds)]
+        }
+        return startMove()
+    }
+
+    private mutating func startMove() -> [Action] {
+        let next = (readyStep ?? -1) + 1
+        readyStep = nil
+        return [.log("moving to step \(next + 1) of \(stepCount)"), .advance]
+    }
+
+    private mutating func endOfProgramPress() -> [Action] {
+        guard settings.stopRecipeAtEnd else { return [] }
+        guard stopAvailable else { return [.log("stopRecipeAtEnd: stop is not available in this recipe")] }
+        return pressStop(reason: "end of program")
+    }
+
+    private func pressStop(reason: String) -> [Action] {
+        [.log("pressing stop (\(reason))"), .notifyStop(.down), .schedule(.releaseStop, afterSeconds: settings.pressSeconds)]
+    }
+}

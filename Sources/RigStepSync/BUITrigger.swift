@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import RigCore
+import RigDBus
+import RigRuntime
+import Synchronization
+
+/// One Wait-For-Input cycle as it happened, for the cycle log and the summary.
+public struct BUICycleRecord: Sendable, Equatable {
+    public var step: Int
+    /// Seconds since the session started.
+    public var waitAt: Double
+    public var moveStartAt: Double?
+    public var readyAt: Double?
+    public var pressAt: Double?
+    public var releaseAt: Double?
+
+    /// (release − wait) − (move + settle + press): what the rig added on top of the motion.
+    public func overheadSeconds(pressSeconds: Double) -> Double? {
+        guard let moveStartAt, let readyAt, let releaseAt else { return nil }
+        return (releaseAt - waitAt) - (readyAt - moveStartAt) - pressSeconds
+    }
+}
+
+/// Steps a program on Cascable's Wait For Input: the trigger `bui`. Owns the BUI
+/// peripheral and feeds the `BUICycle` state machine with Cascable's writes, the
+/// player's events and its own timers; carries out what the machine decides.
+public final class BUITrigger: StepTrigger, @unchecked Sendable {
+    public let settings: BUICycle.Settings
+    private let config: StepSyncConfig
+    private let connection: DBusConnection
+    private let logger: Logger
+    private let display: @Sendable (String) -> Void
+    private let textDisplay: TextDisplay?
+    private let queue = DispatchQueue(label: "rig.bui")
+    private let lock = NSLock()
+    private var cycle: BUICycle
+    private var advance: (@Sendable () -> Void)?
+    private var peripheral: BUIPeripheral?
+    private var records: [BUICycleRecord] = []
+    private var stepCount: Int
+    private var stopped = false
+    private let epoch = DispatchTime.now()
+
+    /// - Parameters:
+    ///   - display: a line for the live view (the user message, each cycle).
+    ///   - textDisplay: the output's LCD, if it has one.
+    public init(connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
+                startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void, textDisplay: TextDisplay? = nil) {
+        var settings = BUICycle.Settings()
+        settings.pressSeconds = config.pressSeconds
+        settings.exposureGuardSeconds = config.exposureGuardSeconds
+        settings.stopRecipeAtEnd = stopRecipeAtEnd
+        settings.stopOnFault = config.stopOnFault
+        self.settings = settings
+        self.config = config
+        self.connection = connection
+        self.logger = logger
+        self.display = display
+        self.textDisplay = textDisplay
+        self.stepCount = stepCount
+        cycle = BUICycle(stepCount: stepCount, settings: settings, startsBeforeFirstStep: startsBeforeFirstStep)
+    }
+
+    public var label: String { "Cascable (\(peripheral?.advertisedName ?? config.adapter))" }
+
+    /// The peripheral, once started (tests read its state).
+    public var accessory: BUIPeripheral? { lock.withLock { peripheral } }
+
+    public var cycleRecords: [BUICycleRecord] { lock.withLock { records } }
+
+    public func start(advance: @escaping @Sendable () -> Void) throws {
+        lock.withLock { self.advance = advance }
+        let peripheral = BUIPeripheral(connection: connection, config: config, logger: logger,
+                                       onInput: { [weak self] input in self?.feed(input) },
+                                       onMessage: { [weak self] message in self?.showMessage(message) })
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<Error?>(nil)
+        Task {
+            do { try await peripheral.start() } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+        lock.withLock { self.peripheral = peripheral }
+        display("Cascable: look for \"\(peripheral.advertisedName)\" in a recipe's Wait For Input block")
+    }
+
+    public func handle(_ event: PlayerEvent, stepCount: Int) {
+        switch event {
+        case .ready(let step):
+            lock.withLock {
+                if let i = records.lastIndex(where: { $0.step == step && $0.readyAt == nil }) { records[i].readyAt = now() }
+            }
+            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: peripheral?.current.message ?? "")
+            feed(.ready(step: step))
+        case .programEnded(let stopped):
+            feed(.programEnded(stopped: stopped))
+        case .moveStarted, .finished:
+            break
+        }
+    }
+
+    public func stop() {
+        lock.withLock { stopped = true }
+        let summary = self.summary()
+        if !summary.isEmpty { display(summary) }
+        peripheral?.stop()
+    }
+
+    /// "N cycles, overhead mean X ms, max Y ms" over the cycles that pressed.
+    public func summary() -> String {
+        let overheads = cycleRecords.compactMap { $0.overheadSeconds(pressSeconds: settings.pressSeconds) }
+        guard !overheads.isEmpty else { return "" }
+        let mean = overheads.reduce(0, +) / Double(overheads.count)
+        let sorted = overheads.sorted()
+        return String(format: "Cascable: %d cycles; overhead beyond move, settle and press: p50 %.1f ms, mean %.1f ms, max %.1f ms",
+                      overheads.count, sorted[sorted.count / 2] * 1000, mean * 1000, (sorted.last ?? 0) * 1000)
+    }
+
+    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - epoch.uptimeNanoseconds) / 1e9 }
+
+    /// Runs one input through the machine and carries out its actions.
+    func feed(_ input: BUICycle.Input) {
+        let (actions, advance, peripheral) = lock.withLock { () -> ([BUICycle.Action], (@Sendable () -> Void)?, BUIPeripheral?) in
+            guard !stopped || !(input == .continueAvailable(true)) else { return ([], nil, nil) }
+            let t = now()
+            if case .continueAvailable(true) = input, !cycle.continueAvailable {
+                records.append(BUICycleRecord(step: (cycle.readyStep ?? -1) + 1, waitAt: t))
+            }
+            return (cycle.handle(input), self.advance, self.peripheral)
+        }
+        for action in actions {
+            switch action {
+            case .advance:
+                lock.withLock {
+                    if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
+                }
+                advance?()
+            case .notifyContinue(let state):
+                lock.withLock {
+                    guard let i = records.indices.last else { return }
+                    if state == .down { records[i].pressAt = now() }
+                    if state == .up { records[i].releaseAt = now() }
+                }
+                peripheral?.setContinueButton(state)
+            case .notifyStop(let state):
+                peripheral?.setStopButton(state)
+            case .schedule(let timer, let seconds):
+                queue.asyncAfter(deadline: .now() + seconds) { [weak self] in self?.feed(.timer(timer)) }
+            case .log(let line):
+                logger.info("cascable: \(line)")
+            }
+        }
+        if case .timer(.releaseContinue) = input, let record = cycleRecords.last, let overhead = record.overheadSeconds(pressSeconds: settings.pressSeconds) {
+            display(String(format: "Cascable: step %d shot cycle: overhead %.1f ms", record.step + 1, overhead * 1000))
+        }
+    }
+
+    private func showMessage(_ message: String) {
+        display("Cascable: \(message)")
+        let step = lock.withLock { (cycle.readyStep ?? 0) + 1 }
+        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: message)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import RigCore
+import RigRuntime
+
+/// Push buttons step the program locally (trigger `gpio`): continue advances when the rig
+/// is ready at a step (one press kept if it comes while moving), stop stops the program.
+/// The continue LED is lit while the rig waits for a press. Without GPIO on the machine
+/// it says so once and falls back to Enter in the terminal.
+public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
+    private let config: ButtonsConfig
+    private let logger: Logger
+    private let display: @Sendable (String) -> Void
+    private let openLines: () throws -> GPIOLines
+    private let lock = NSLock()
+    private var lines: GPIOLines?
+    private var fallback: KeyboardTrigger?
+    private var advance: (@Sendable () -> Void)?
+    private var waiting = false
+    private var queued = false
+    private var running = true
+    private var debouncer: ButtonDebouncer
+    /// Set to stop the program from the stop button (the session's stop request).
+    public var onStop: (@Sendable () -> Void)?
+
+    /// - Parameter openLines: opens the buttons and LEDs (libgpiod by default; a fake in tests).
+    public init(config: ButtonsConfig, logger: Logger, display: @escaping @Sendable (String) -> Void,
+                openLines: (() throws -> GPIOLines)? = nil) {
+        self.config = config
+        self.logger = logger
+        self.display = display
+        self.openLines = openLines ?? { try LibgpiodLines(config: config) }
+        debouncer = ButtonDebouncer(debounceSeconds: config.debounceSeconds)
+    }
+
+    public var label: String { lines == nil && fallback != nil ? "keyboard (no GPIO)" : "buttons on \(config.chip)" }
+
+    public func start(advance: @escaping @Sendable () -> Void) throws {
+        self.advance = advance
+        do {
+            let lines = try openLines()
+            self.lines = lines
+            let thread = Thread { [self] in readLoop() }
+            thread.name = "rig-gpio"
+            thread.start()
+        } catch {
+            display("no GPIO buttons: \(error); press Enter in the terminal instead")
+            let keyboard = KeyboardTrigger(prompt: display)
+            fallback = keyboard
+            try keyboard.start(advance: advance)
+        }
+    }
+
+    public func handle(_ event: PlayerEvent, stepCount: Int) {
+        if let fallback { return fallback.handle(event, stepCount: stepCount) }
+        guard case .ready(let step) = event else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if queued {
+            queued = false
+            advance?()
+        } else {
+            waiting = true
+            lines?.setLED(.continue, on: true)
+            display("step \(step + 1) of \(stepCount) ready: press the continue button")
+        }
+    }
+
+    public func stop() {
+        fallback?.stop()
+        lock.lock()
+        running = false
+        advance = nil
+        lines?.setLED(.continue, on: false)
+        lock.unlock()
+    }
+
+    /// One debounced edge from the buttons (the reader thread, or a test).
+    func buttonEdge(_ edge: GPIOEdge) {
+        lock.lock()
+        guard let button = debouncer.feed(edge) else { lock.unlock(); return }
+        switch button {
+        case .continue:
+            if waiting {
+                waiting = false
+                lines?.setLED(.continue, on: false)
+                advance?()
+            } else {
+                queued = true
+            }
+            lock.unlock()
+        case .stop:
+            let stop = onStop
+            lock.unlock()
+            display("stop button: stopping")
+            stop?()
+        }
+    }
+
+    private func readLoop() {
+        guard let lines = lock.withLock({ self.lines }) else { return }
+        while lock.withLock({ running }) {
+            do {
+                for edge in try lines.readEdges(timeoutSeconds: 0.2) { buttonEdge(edge) }
+            } catch {
+                logger.error("GPIO buttons failed: \(error)")
+                return
+            }
+        }
+        lines.close()
+    }
+}

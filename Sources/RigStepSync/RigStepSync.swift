@@ -1,1 +1,0 @@
-// RigStepSync: see the issue that builds it.
