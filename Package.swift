@@ -92,7 +92,10 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
         .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
-        .testTarget(name: "RigStepSyncTests", dependencies: ["RigCore", "RigRuntime", "RigStepSync", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigStepSyncTests", dependencies: [
+            "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["cascable_sim.py"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )

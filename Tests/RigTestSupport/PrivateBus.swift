@@ -67,6 +67,20 @@ public final class PrivateBus: @unchecked Sendable {
         return child
     }
 
+    /// Kills every launched child (not the daemon) and reaps them: a test can restart a
+    /// service on the same bus.
+    public func stopChildren() {
+        let all = lock.withLock { () -> [Process] in
+            let all = children
+            children = []
+            return all
+        }
+        for child in all where child.isRunning {
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
+    }
+
     /// Kills every launched child, then the daemon, and reaps them.
     public func stop() {
         let all = lock.withLock { () -> [Process] in

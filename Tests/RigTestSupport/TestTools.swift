@@ -34,3 +34,22 @@ public enum TestTools {
 
     public static let setupHint = "run `scripts/setup --test` (it installs dbus and the Python test tools into .build-venv/)"
 }
+
+extension TestTools {
+    /// The `rig` binary built next to the test bundle (swift test builds every product).
+    public static var rigExecutable: URL {
+        let bundle = Bundle.main.bundleURL
+        for base in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = base.appendingPathComponent("rig")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/rig")
+    }
+
+    /// A fresh temporary directory.
+    public static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}

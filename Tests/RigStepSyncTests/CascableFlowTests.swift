@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import RigDBus
+@testable import RigStepSync
+import RigCore
+import RigTestSupport
+import Testing
+
+/// Tier 2: the real `rig` binary as the Cascable accessory on bluezoo, and a
+/// Cascable-simulating central (bleak) on the other adapter.
+@Suite(.serialized) struct CascableFlowTests {
+    static let program = """
+    {
+      "rig": {
+        "name": "bui test",
+        "output": { "type": "sim" },
+        "stepSync": { "name": "rigtest", "pressMs": 100 },
+        "axes": [
+          { "name": "pan", "channel": 0, "maxVelocity": 200, "maxAcceleration": 800 },
+          { "name": "tilt", "channel": 1, "maxVelocity": 200, "maxAcceleration": 800 }
+        ]
+      },
+      "kind": "steps",
+      "trigger": "bui",
+      "settleSeconds": 0.1,
+      "steps": [
+        { "pose": { "pan": -20, "tilt": 0 } },
+        { "pose": { "pan": 0, "tilt": 10 } },
+        { "pose": { "pan": 20, "tilt": 0 } }
+      ]
+    }
+    """
+
+    struct Entry: Decodable {
+        var event: String
+        var t: Double
+        var char: String?
+        var value: AnyValue?
+        var ok: Bool?
+        var index: Int?
+        var states: [Int]?
+    }
+
+    enum AnyValue: Decodable, Equatable {
+        case int(Int), string(String)
+        init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let i = try? c.decode(Int.self) { self = .int(i) } else { self = .string(try c.decode(String.self)) }
+        }
+    }
+
+    static func startBluezoo(_ bus: PrivateBus) async throws -> DBusConnection {
+        let connection = try DBusConnection(bus: .address(bus.address))
+        try bus.launch("bluezoo", ["--auto-enable", "-a", "00:00:00:11:11:11", "-a", "00:00:00:22:22:22"])
+        _ = try await poll { try await connection.nameHasOwner("org.bluez") ? true : nil }
+        _ = try await poll { () -> Bool? in
+            let managed = try? await connection.managedObjects(destination: "org.bluez", path: "/")
+            let ready = ["/org/bluez/hci0", "/org/bluez/hci1"].allSatisfy { managed?.objects[$0]?["org.bluez.GattManager1"] != nil }
+            return ready ? true : nil
+        }
+        return connection
+    }
+
+    @Test func threeStepProgramFollowsTheDocumentedFlow() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let control = try await Self.startBluezoo(bus)
+        defer { control.close() }
+        let dir = try TestTools.temporaryDirectory()
+        let programPath = dir.appendingPathComponent("steps.json").path
+        try Self.program.write(toFile: programPath, atomically: true, encoding: .utf8)
+        let tracePath = dir.appendingPathComponent("trace.csv").path
+        let logPath = dir.appendingPathComponent("cascable.jsonl").path
+
+        let rig = Process()
+        rig.executableURL = TestTools.rigExecutable
+        rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
+        rig.environment = bus.environment
+        let out = Pipe(), err = Pipe()
+        rig.standardOutput = out
+        rig.standardError = err
+        rig.standardInput = FileHandle.nullDevice
+        try rig.run()
+        let outText = LockedText(), errText = LockedText()
+        outText.collect(out)
+        errText.collect(err)
+
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigStepSyncTests/cascable_sim.py").path
+        let sim = try bus.launch("python3", [script, "--adapter", "hci1", "--waits", "3", "--log", logPath])
+        _ = try await poll(every: .milliseconds(100), for: .seconds(120)) { sim.isRunning ? nil : true }
+        _ = try await poll(every: .milliseconds(100), for: .seconds(30)) { rig.isRunning ? nil : true }
+        #expect(sim.terminationStatus == 0)
+        #expect(rig.terminationStatus == 0, "rig stderr: \(errText.text)")
+
+        let entries = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(Entry.self, from: Data($0.utf8))
+        }
+        // Both button states start up and are readable.
+        #expect(entries.filter { $0.event == "read" }.map(\.value) == [.int(0), .int(0)])
+        // Malformed writes with response are refused.
+        let writes = entries.filter { $0.event == "write" }
+        #expect(writes.prefix(3).allSatisfy { $0.ok == false })
+        // Two waits move the rig and get exactly one press and release each; the third
+        // (after the last step) ends the program without a press.
+        let presses = entries.filter { $0.event == "pressed" }
+        #expect(presses.map(\.index) == [0, 1])
+        #expect(presses.allSatisfy { $0.states == [1, 0] })
+        #expect(entries.contains { $0.event == "no-press" && $0.index == 2 })
+        // No notification while Continue Available was 0.
+        var available = false
+        for entry in entries {
+            if entry.event == "write", entry.char == "continueAvailable", entry.ok == true {
+                if entry.value == .string("01") { available = true }
+                if entry.value == .string("00") { available = false }
+            }
+            if entry.event == "notify" { #expect(available, "a notification at t=\(entry.t) while continue was unavailable") }
+        }
+        // The zero-length message shows the default text.
+        #expect(outText.text.contains("Cascable: \(BUIService.defaultMessage)"))
+        // Every step was reached, in order, before its press (the cycle log says so).
+        let settled = errText.text.split(separator: "\n").filter { $0.contains("pressing continue") }
+        #expect(settled.count == 2)
+        #expect(settled.first?.contains("step 2 of 3") == true && settled.last?.contains("step 3 of 3") == true)
+        let trace = try String(contentsOfFile: tracePath, encoding: .utf8)
+        for pose in ["-20.0000", "20.0000"] { #expect(trace.contains(",pan,0,") && trace.contains(pose)) }
+    }
+
+    @Test func reRegistersWhenTheBluetoothDaemonRestarts() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let control = try await Self.startBluezoo(bus)
+        defer { control.close() }
+        let connection = try DBusConnection(bus: .address(bus.address))
+        defer { connection.close() }
+        let peripheral = BUIPeripheral(connection: connection, config: StepSyncConfig(), logger: Logger(label: "test"),
+                                       onInput: { _ in }, onMessage: { _ in })
+        try await peripheral.start()
+        #expect(peripheral.registrationCount == 1)
+        // Kill the emulator and start a new one on the same bus.
+        bus.stopChildren()
+        _ = try await Self.startBluezoo(bus)
+        _ = try await poll(for: .seconds(30)) { peripheral.registrationCount >= 2 ? true : nil }
+        peripheral.stop()
+    }
+}
+
+/// Collects a pipe's text on a background queue.
+final class LockedText: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    func collect(_ pipe: Pipe) {
+        DispatchQueue.global().async {
+            while true {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                self.lock.withLock { self.data.append(chunk) }
+            }
+        }
+    }
+}
