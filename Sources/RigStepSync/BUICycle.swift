@@ -40,6 +40,11 @@ public struct BUICycle: Sendable {
         /// The program's motion ended; `stopped` when by a stop or fault.
         case programEnded(stopped: Bool)
         case timer(Timer)
+        /// Someone pressed the rig's own continue button: continue the recipe now, without
+        /// moving (the wait counts as served).
+        case manualContinue
+        /// Someone pressed the rig's own stop button.
+        case manualStop
     }
 
     public enum Timer: Sendable, Equatable {
@@ -134,6 +139,18 @@ public struct BUICycle: Sendable {
                     actions += pressStop(reason: "the rig stopped early")
                 }
             }
+        case .manualContinue:
+            guard continueAvailable, !pressing else { break }
+            serving = false
+            guardPending = false
+            queuedWait = false
+            pressing = true
+            presses += 1
+            actions.append(.log("continue button pressed on the rig: continuing the recipe"))
+            actions.append(.notifyContinue(.down))
+            actions.append(.schedule(.releaseContinue, afterSeconds: settings.pressSeconds))
+        case .manualStop:
+            if stopAvailable { actions += pressStop(reason: "stop button pressed on the rig") }
         case .timer(.releaseContinue):
             if pressing {
                 pressing = false

@@ -41,12 +41,16 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var stepCount: Int
     private var stopped = false
     private let epoch = DispatchTime.now()
+    private let openLines: (() throws -> GPIOLines)?
+    private var lines: GPIOLines?
+    private var debouncer: ButtonDebouncer
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
     ///   - textDisplay: the output's LCD, if it has one.
     public init(connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
-                startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void, textDisplay: TextDisplay? = nil) {
+                startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void,
+                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil) {
         var settings = BUICycle.Settings()
         settings.pressSeconds = config.pressSeconds
         settings.exposureGuardSeconds = config.exposureGuardSeconds
@@ -60,6 +64,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         self.textDisplay = textDisplay
         self.stepCount = stepCount
         cycle = BUICycle(stepCount: stepCount, settings: settings, startsBeforeFirstStep: startsBeforeFirstStep)
+        debouncer = ButtonDebouncer(debounceSeconds: buttons?.debounceSeconds ?? 0.03)
+        self.openLines = openLines ?? buttons.map { config in { try LibgpiodLines(config: config) } }
     }
 
     public var label: String { "Cascable (\(peripheral?.advertisedName ?? config.adapter))" }
@@ -84,6 +90,49 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
         lock.withLock { self.peripheral = peripheral }
         display("Cascable: look for \"\(peripheral.advertisedName)\" in a recipe's Wait For Input block")
+        startButtonsAndLEDs()
+    }
+
+    /// The rig's own buttons press towards Cascable; the LEDs show the state: both blink
+    /// while no Cascable is connected, green while continue is possible, red while stop is.
+    private func startButtonsAndLEDs() {
+        guard let openLines else { return }
+        let lines: GPIOLines
+        do { lines = try openLines() } catch {
+            display("no GPIO buttons or LEDs: \(error)")
+            return
+        }
+        lock.withLock { self.lines = lines }
+        let thread = Thread { [self] in
+            guard let lines = lock.withLock({ self.lines }) else { return }
+            var blink = false
+            var lastLED = DispatchTime.now()
+            while !lock.withLock({ stopped }) {
+                let edges = (try? lines.readEdges(timeoutSeconds: 0.1)) ?? []
+                for edge in edges {
+                    guard let button = lock.withLock({ debouncer.feed(edge) }) else { continue }
+                    feed(button == .continue ? .manualContinue : .manualStop)
+                }
+                let now = DispatchTime.now()
+                guard now.uptimeNanoseconds - lastLED.uptimeNanoseconds >= 500_000_000 else { continue }
+                lastLED = now
+                blink.toggle()
+                let state = peripheral(connected: ())
+                lines.setLED(.continue, on: state.connected ? state.continueAvailable : blink)
+                lines.setLED(.stop, on: state.connected ? state.stopAvailable : blink)
+            }
+            lines.setLED(.continue, on: false)
+            lines.setLED(.stop, on: false)
+            lines.close()
+        }
+        thread.name = "rig-bui-buttons"
+        thread.start()
+    }
+
+    private func peripheral(connected: Void) -> (connected: Bool, continueAvailable: Bool, stopAvailable: Bool) {
+        guard let peripheral = lock.withLock({ self.peripheral }) else { return (false, false, false) }
+        let state = peripheral.current
+        return (peripheral.isConnected, state.continueAvailable, state.stopAvailable)
     }
 
     public func handle(_ event: PlayerEvent, stepCount: Int) {

@@ -106,4 +106,23 @@ import Testing
         #expect(act(&m, .continueAvailable(true)) == [.advance])
         #expect(act(&m, .ready(step: 0)).first == .notifyContinue(.down))
     }
+
+    @Test func theRigsOwnContinueButtonServesTheWaitOnce() {
+        var m = machine()
+        _ = act(&m, .ready(step: 0))
+        // Not waiting: the button does nothing towards Cascable.
+        #expect(act(&m, .manualContinue) == [])
+        _ = act(&m, .continueAvailable(true))
+        #expect(act(&m, .manualContinue) == [.notifyContinue(.down), .schedule(.releaseContinue, afterSeconds: 0.1)])
+        // The move already started finishes, but the wait was served: no second press.
+        #expect(act(&m, .ready(step: 1)) == [])
+        #expect(m.presses == 1)
+    }
+
+    @Test func theRigsOwnStopButtonPressesStopOnlyWhenAllowed() {
+        var m = machine()
+        #expect(act(&m, .manualStop) == [])
+        _ = act(&m, .stopAvailable(true))
+        #expect(act(&m, .manualStop) == [.notifyStop(.down), .schedule(.releaseStop, afterSeconds: 0.1)])
+    }
 }

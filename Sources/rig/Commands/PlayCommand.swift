@@ -151,7 +151,8 @@ struct PlayCommand: ParsableCommand {
             }
             return BUITrigger(connection: connection, config: config, stepCount: program.steps.count,
                               stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
-                              display: { line in view.log(line) }, textDisplay: output as? TextDisplay)
+                              display: { line in view.log(line) }, textDisplay: output as? TextDisplay,
+                              buttons: program.rig.buttons)
         case .gpio:
             return GPIOTrigger(config: program.rig.buttons ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }
