@@ -1,0 +1,63 @@
+# Sourced by every check_*.sh in the guest (POSIX sh). Also `sh lib.sh stop-bluetooth`.
+# Environment from init.sh: RIG (the rig binary built on the host), GUEST (this directory),
+# HIL_OUT (the writable results share), HIL_CHECK (the check's name).
+PY=/usr/bin/python3          # the real path: a pyenv-style shim costs seconds under TCG
+W=/tmp/hil-${HIL_CHECK:-x}; mkdir -p "$W"
+export XDG_STATE_HOME=$W/state  # the PCA9685 driver's pose file: per check, never /var/lib/rig
+
+up() { cut -d' ' -f1 /proc/uptime; }
+note() { echo "[$(up)] $*"; }
+
+# result NAME PASS|FAIL|SKIP "detail": one line per sub-check in results.txt.
+result() {
+  echo "$2 $1: $3" >> "$HIL_OUT/results.txt"
+  note "RESULT $2 $1: $3"
+}
+
+# wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds (bounded; TCG is slow).
+wait_for() {
+  _limit=$1; shift
+  _n=$(awk -v s="$_limit" 'BEGIN{print int(s*10)}')
+  while [ "$_n" -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; _n=$((_n - 1)); done
+  return 1
+}
+
+# Keep a copy of an artifact with the logs.
+keep() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$HIL_OUT/logs/${HIL_CHECK}-$(basename "$f")"; done; return 0; }
+
+# --- features that other branches are adding -------------------------------------------
+rig_has_trigger() { "$RIG" play --help 2>&1 | grep -Eq "(^|[^a-z])$1([^a-z]|$)"; }
+rig_has_command() { "$RIG" "$1" --help >/dev/null 2>&1; }
+
+# --- the Bluetooth stack: btvirt (two linked LE controllers), system D-Bus, bluetoothd --
+# Started once per boot and shared by the Bluetooth checks; `bt_up` is idempotent.
+BT_STATE=/run/hil-bt
+bt_up() {
+  if [ -f $BT_STATE/up ]; then return 0; fi
+  mkdir -p $BT_STATE /run/dbus /var/lib/bluetooth
+  modprobe bluetooth && modprobe hci_vhci || { note "modprobe bluetooth/hci_vhci failed"; return 1; }
+  if [ ! -S /run/dbus/system_bus_socket ]; then
+    dbus-daemon --system --fork --print-pid > $BT_STATE/dbus.pid || { note "dbus-daemon failed"; return 1; }
+  fi
+  btvirt -l2 > $BT_STATE/btvirt.log 2>&1 &
+  echo $! > $BT_STATE/btvirt.pid
+  wait_for 30 test -e /sys/class/bluetooth/hci1 || { note "btvirt made no hci1"; cat $BT_STATE/btvirt.log; return 1; }
+  /usr/libexec/bluetooth/bluetoothd -n -E > $BT_STATE/bluetoothd.log 2>&1 &
+  echo $! > $BT_STATE/bluetoothd.pid
+  # bluetoothd owns org.bluez and has both adapters on the bus.
+  wait_for 60 sh -c 'busctl --system tree org.bluez 2>/dev/null | grep -q /org/bluez/hci1' || {
+    note "bluetoothd did not show hci0+hci1"; tail -30 $BT_STATE/bluetoothd.log; return 1; }
+  for a in hci0 hci1; do
+    busctl --system set-property org.bluez /org/bluez/$a org.bluez.Adapter1 Powered b true || true
+  done
+  touch $BT_STATE/up
+  note "bluetooth up: $(ls /sys/class/bluetooth | tr '\n' ' ')"
+}
+bt_address() { busctl --system get-property org.bluez "/org/bluez/$1" org.bluez.Adapter1 Address | awk '{print $2}' | tr -d '"'; }
+bt_logs() { for f in bluetoothd btvirt; do echo "--- $f.log (tail)"; tail -${1:-40} $BT_STATE/$f.log 2>/dev/null; done; }
+bt_down() {
+  for p in bluetoothd btvirt dbus; do [ -f $BT_STATE/$p.pid ] && kill "$(cat $BT_STATE/$p.pid)" 2>/dev/null; done
+  rm -f $BT_STATE/up
+}
+
+if [ "${1:-}" = stop-bluetooth ]; then bt_down; fi
