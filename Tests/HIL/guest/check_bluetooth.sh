@@ -10,7 +10,7 @@ if ! bt_up; then result bluetooth FAIL "could not start btvirt + dbus + bluetoot
 bluetoothctl list
 A0=$(bt_address hci0); note "hci0 = $A0, hci1 = $(bt_address hci1)"
 $PY "$GUEST/bt_server.py" /org/bluez/hci0 120 > "$W/server.log" 2>&1 & SP=$!
-wait_for 60 grep -q "advertisement registered" "$W/server.log"
+wait_for 120 grep -q "advertisement registered" "$W/server.log"
 cat "$W/server.log"
 DISC_TIMEOUT=60 timeout 120 $PY "$GUEST/bt_client.py" /org/bluez/hci1 "$A0"; rc=$?
 kill $SP 2>/dev/null; wait $SP 2>/dev/null

@@ -170,7 +170,7 @@ def record(rig_path, rig_bin, work):
     pad = Pad("HIL Virtual Gamepad")
     r = Rig([rig_bin, "jog", "--rig", rig_path, "--device", pad.node, "--record", out, "--trace", trace,
              "--no-keyboard"], work, "record")
-    r.wait_log("gamepad: HIL Virtual Gamepad")
+    r.wait_log("gamepad: HIL Virtual Gamepad (")
     wait("trace rows", lambda: pos(trace, "pan") is not None)
 
     def keys():
@@ -246,7 +246,7 @@ def unplug(rig_path, rig_bin, work):
     pad = Pad("HIL Virtual Gamepad")
     # No --device: the session finds the pad by its capabilities.
     r = Rig([rig_bin, "jog", "--rig", rig_path, "--trace", trace, "--no-keyboard"], work, "unplug")
-    r.wait_log("gamepad: HIL Virtual Gamepad")
+    r.wait_log("gamepad: HIL Virtual Gamepad (")
     wait("trace rows", lambda: pos(trace, "pan") is not None)
     pad.stick(x=32767)
     wait("pan ≥ 5° (moving)", lambda: (pos(trace, "pan") or 0) >= 5)
@@ -269,7 +269,7 @@ def unplug(rig_path, rig_bin, work):
         problems.append(f"pan moved on without a pad: {stopped_at} → {pos(trace, 'pan')}")
     # A new pad is picked up and works: Back ends the session.
     pad2 = Pad("HIL Virtual Gamepad")
-    r.wait_log("gamepad: HIL Virtual Gamepad", 2)
+    r.wait_log("gamepad: HIL Virtual Gamepad (", 2)   # "(": not the "… lost" line
     pad2.press(BTN_SELECT)
     rc = r.exit_code()
     print(r.text())

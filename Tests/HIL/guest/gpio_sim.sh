@@ -6,6 +6,8 @@ gpio_sim_up() {
   _c=/sys/kernel/config/gpio-sim/hil
   if [ ! -d "$_c" ]; then
     modprobe gpio-sim || { note "modprobe gpio-sim failed"; return 1; }
+    # configfs is a module in Debian's kernel: mounted only once gpio-sim pulled it in.
+    grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs none /sys/kernel/config || return 1
     mkdir "$_c" "$_c/bank0" || return 1
     echo 32 > "$_c/bank0/num_lines"
     echo hil-gpio > "$_c/bank0/label"

@@ -14,7 +14,7 @@ mkdir -p /lib/modules/$K && mount --bind "$HIL_DIR/modules/lib/modules/$K" /lib/
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs none /sys/kernel/debug
-mount -t configfs none /sys/kernel/config
+modprobe configfs 2>/dev/null; mount -t configfs none /sys/kernel/config
 mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none out "$HIL_OUT" || { echo "HIL: cannot mount the results share"; /bin/busybox poweroff -f; }
 hostname hil-guest

@@ -14,12 +14,15 @@ result() {
   note "RESULT $2 $1: $3"
 }
 
-# wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds (bounded; TCG is slow).
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds, for at most SECONDS of uptime
+# (a deadline, not a count: under TCG starting each poll's process takes a while).
 wait_for() {
-  _limit=$1; shift
-  _n=$(awk -v s="$_limit" 'BEGIN{print int(s*10)}')
-  while [ "$_n" -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; _n=$((_n - 1)); done
-  return 1
+  _end=$(awk -v s="$1" '{printf "%d", $1 + s + 1}' /proc/uptime); shift
+  while :; do
+    "$@" >/dev/null 2>&1 && return 0
+    [ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ] || return 1
+    sleep 0.1
+  done
 }
 
 # Keep a copy of an artifact with the logs.
@@ -27,7 +30,7 @@ keep() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$HIL_OUT/logs/${HIL_CHECK}-$(
 
 # --- features that other branches are adding -------------------------------------------
 rig_has_trigger() { "$RIG" play --help 2>&1 | grep -Eq "(^|[^a-z])$1([^a-z]|$)"; }
-rig_has_command() { "$RIG" "$1" --help >/dev/null 2>&1; }
+rig_has_command() { "$RIG" --help 2>&1 | grep -Eq "^ +$1( |$)"; }  # listed under SUBCOMMANDS
 
 # --- the Bluetooth stack: btvirt (two linked LE controllers), system D-Bus, bluetoothd --
 # Started once per boot and shared by the Bluetooth checks; `bt_up` is idempotent.
@@ -44,9 +47,10 @@ bt_up() {
   wait_for 30 test -e /sys/class/bluetooth/hci1 || { note "btvirt made no hci1"; cat $BT_STATE/btvirt.log; return 1; }
   /usr/libexec/bluetooth/bluetoothd -n -E > $BT_STATE/bluetoothd.log 2>&1 &
   echo $! > $BT_STATE/bluetoothd.pid
-  # bluetoothd owns org.bluez and has both adapters on the bus.
-  wait_for 60 sh -c 'busctl --system tree org.bluez 2>/dev/null | grep -q /org/bluez/hci1' || {
-    note "bluetoothd did not show hci0+hci1"; tail -30 $BT_STATE/bluetoothd.log; return 1; }
+  # bluetoothd owns org.bluez and has set up both adapters (Adapter1 answers on each).
+  wait_for 90 sh -c '[ -n "$(busctl --system get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Address)" ] &&
+                     [ -n "$(busctl --system get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Address)" ]' || {
+    note "bluetoothd did not set up hci0 and hci1"; busctl --system tree org.bluez; tail -30 $BT_STATE/bluetoothd.log; return 1; }
   for a in hci0 hci1; do
     busctl --system set-property org.bluez /org/bluez/$a org.bluez.Adapter1 Powered b true || true
   done
