@@ -42,15 +42,30 @@ bt_up() {
   if [ ! -S /run/dbus/system_bus_socket ]; then
     dbus-daemon --system --fork --print-pid > $BT_STATE/dbus.pid || { note "dbus-daemon failed"; return 1; }
   fi
-  btvirt -l2 > $BT_STATE/btvirt.log 2>&1 &
-  echo $! > $BT_STATE/btvirt.pid
-  wait_for 30 test -e /sys/class/bluetooth/hci1 || { note "btvirt made no hci1"; cat $BT_STATE/btvirt.log; return 1; }
+  # The kernel initialises each new controller with HCI Reset and gives up after 2 s; under
+  # TCG on a busy host btvirt sometimes answers later ("hci0: Opcode 0x0c03 failed: -110")
+  # and that controller never reaches the management interface. Then start btvirt again.
+  _ok=0
+  for _try in 1 2 3 4; do
+    btvirt -l2 > $BT_STATE/btvirt.log 2>&1 &
+    echo $! > $BT_STATE/btvirt.pid
+    if wait_for 30 sh -c 'test -e /sys/class/bluetooth/hci0 && test -e /sys/class/bluetooth/hci1' &&
+       wait_for 30 sh -c '[ "$(timeout 20 btmgmt info 2>/dev/null | grep -c "Primary controller")" -ge 2 ]'; then
+      _ok=1; break
+    fi
+    note "btvirt try $_try: the controllers did not both initialise; restarting btvirt"
+    timeout 20 btmgmt info; dmesg | grep -i 'bluetooth: hci' | tail -4
+    kill "$(cat $BT_STATE/btvirt.pid)"; wait "$(cat $BT_STATE/btvirt.pid)" 2>/dev/null
+    wait_for 30 sh -c '! test -e /sys/class/bluetooth/hci0 && ! test -e /sys/class/bluetooth/hci1'
+  done
+  [ $_ok = 1 ] || { note "btvirt: no two working controllers after 4 tries"; cat $BT_STATE/btvirt.log; return 1; }
   /usr/libexec/bluetooth/bluetoothd -n -E > $BT_STATE/bluetoothd.log 2>&1 &
   echo $! > $BT_STATE/bluetoothd.pid
   # bluetoothd owns org.bluez and has set up both adapters (Adapter1 answers on each).
   wait_for 90 sh -c '[ -n "$(busctl --system get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Address)" ] &&
                      [ -n "$(busctl --system get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Address)" ]' || {
-    note "bluetoothd did not set up hci0 and hci1"; busctl --system tree org.bluez; tail -30 $BT_STATE/bluetoothd.log; return 1; }
+    note "bluetoothd did not set up hci0 and hci1"; busctl --system tree org.bluez; tail -30 $BT_STATE/bluetoothd.log
+    btmgmt info; ls -l /sys/class/bluetooth/; dmesg | grep -iE 'blue|hci' | tail -20; return 1; }
   for a in hci0 hci1; do
     busctl --system set-property org.bluez /org/bluez/$a org.bluez.Adapter1 Powered b true || true
   done
