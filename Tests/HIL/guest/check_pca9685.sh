@@ -105,7 +105,7 @@ i2cdump -y "$N" 0x40 b > "$W/dump3.txt" 2>&1
 if [ $rc = 1 ] && names_all "$W/absent.out" && ! crashed "$W/absent.out" \
    && [ $rc2 = 1 ] && grep -q "0x41" "$W/absent-probe.out" && ! crashed "$W/absent-probe.out" \
    && cmp -s "$W/dump2.txt" "$W/dump3.txt"; then
-  result pca9685-absent PASS "address 0x41: exit 1, '$(grep "$BUS" "$W/absent.out" | head -1 | cut -c1-120)…'; 0x40 untouched"
+  result pca9685-absent PASS "address 0x41: exit 1, '$(grep 'error:' "$W/absent.out" | head -1 | cut -c1-110)…'; 0x40 untouched"
 else
   result pca9685-absent FAIL "play exit $rc, probe exit $rc2 (want 1 and 1, a message naming $BUS, 0x41 and the errno, no crash; 0x40 untouched)"
 fi
