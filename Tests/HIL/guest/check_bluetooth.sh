@@ -20,4 +20,18 @@ if [ $rc = 0 ]; then
 else
   result bluetooth FAIL "client exit $rc"; bt_logs
 fi
+
+# The same stack, shaped like BUI (REFERENCE §1): a stand-in peripheral with the BUI service
+# on hci0, and bui_central.py playing Cascable from hci1: flags, reads, subscription,
+# Cascable's write order, and notifications (press 0x01, release 0x00) back through bluetoothd.
+$PY "$GUEST/bui_peripheral.py" /org/bluez/hci0 400 > "$W/bui-peripheral.log" 2>&1 & SP=$!
+wait_for 120 grep -q "advertisement registered" "$W/bui-peripheral.log"
+timeout 300 $PY "$GUEST/bui_central.py" /org/bluez/hci1 2 --timeout 120 --forget > "$W/bui-central.log" 2>&1; rc=$?
+kill $SP 2>/dev/null; wait $SP 2>/dev/null
+echo "--- bui_central.py:"; cat "$W/bui-central.log"; echo "--- bui_peripheral.py:"; cat "$W/bui-peripheral.log"
+if [ $rc = 0 ] && grep -q '"event": "done"' "$W/bui-central.log"; then
+  result bluetooth-bui-shape PASS "BUI-shaped GATT (5 characteristics, write + notify) on hci0 driven from hci1 by bui_central.py: 2 rounds, press/release notified"
+else
+  result bluetooth-bui-shape FAIL "bui_central.py exit $rc: $(grep '"fail"' "$W/bui-central.log" | tail -1)"; bt_logs 20
+fi
 exit 0
