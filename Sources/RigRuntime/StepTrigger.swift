@@ -19,7 +19,6 @@ public final class IntervalTrigger: StepTrigger, @unchecked Sendable {
     public let seconds: Double
     private var advance: (@Sendable () -> Void)?
     private let queue = DispatchQueue(label: "rig.interval")
-    private var generation = 0
 
     public init(seconds: Double) { self.seconds = seconds }
     public var label: String { "interval \(format(seconds)) s" }
@@ -27,7 +26,6 @@ public final class IntervalTrigger: StepTrigger, @unchecked Sendable {
 
     public func handle(_ event: PlayerEvent, stepCount: Int) {
         guard case .ready = event, let advance else { return }
-        generation += 1
         queue.asyncAfter(deadline: .now() + seconds) { advance() }
     }
 
@@ -37,52 +35,28 @@ public final class IntervalTrigger: StepTrigger, @unchecked Sendable {
 /// Enter in the terminal. A line typed while the rig is still moving is kept for when
 /// it is ready, but only one: pressing Enter twice never skips a step.
 public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
-    private let lock = NSLock()
-    private var waiting = false
-    private var queued = false
-    private var advance: (@Sendable () -> Void)?
+    private let gate = AdvanceGate()
     private let prompt: @Sendable (String) -> Void
 
     public init(prompt: @escaping @Sendable (String) -> Void) { self.prompt = prompt }
     public var label: String { "keyboard (Enter)" }
 
     public func start(advance: @escaping @Sendable () -> Void) throws {
-        self.advance = advance
-        let thread = Thread { [self] in
-            while readLine(strippingNewline: true) != nil { enterPressed() }
+        gate.start(advance: advance)
+        let thread = Thread { [gate] in
+            while readLine(strippingNewline: true) != nil { gate.press() }
         }
         thread.name = "rig-keyboard"
         thread.start()
     }
 
-    private func enterPressed() {
-        lock.lock()
-        defer { lock.unlock() }
-        if waiting {
-            waiting = false
-            advance?()
-        } else {
-            queued = true
-        }
-    }
-
     public func handle(_ event: PlayerEvent, stepCount: Int) {
-        guard case .ready(let step) = event else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if queued {
-            queued = false
-            advance?()
-        } else {
-            waiting = true
-            let what = step + 1 < stepCount ? "move to step \(step + 2) of \(stepCount)" : "finish"
-            prompt("step \(step + 1) of \(stepCount) ready: take the shot, then press Enter to \(what)")
-        }
+        guard case .ready(let step) = event, !gate.ready() else { return }
+        let what = step + 1 < stepCount ? "move to step \(step + 2) of \(stepCount)" : "finish"
+        prompt("step \(step + 1) of \(stepCount) ready: take the shot, then press Enter to \(what)")
     }
 
     public func stop() {
-        lock.lock()
-        advance = nil
-        lock.unlock()
+        gate.stop()
     }
 }

@@ -65,3 +65,31 @@ import Testing
         #expect(lines[1] == "pan 12.3°   light 40.0%")
     }
 }
+
+@Suite struct AdvanceGateTests {
+    final class Count: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func bump() { lock.withLock { n += 1 } }
+        var value: Int { lock.withLock { n } }
+    }
+
+    @Test func onePressPerReadyStepAndAtMostOneKept() {
+        let gate = AdvanceGate()
+        let advances = Count()
+        gate.start(advance: { advances.bump() })
+        // Pressed twice while moving: one press is kept, not two.
+        #expect(!gate.press())
+        #expect(!gate.press())
+        #expect(gate.ready())
+        #expect(advances.value == 1)
+        // Ready with nothing kept: waits, then the press advances.
+        #expect(!gate.ready())
+        #expect(gate.press())
+        #expect(advances.value == 2)
+        gate.stop()
+        _ = gate.ready()
+        _ = gate.press()
+        #expect(advances.value == 2)
+    }
+}

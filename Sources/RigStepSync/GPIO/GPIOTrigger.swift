@@ -15,9 +15,7 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     private let lock = NSLock()
     private var lines: GPIOLines?
     private var fallback: KeyboardTrigger?
-    private var advance: (@Sendable () -> Void)?
-    private var waiting = false
-    private var queued = false
+    private let gate = AdvanceGate()
     private var running = true
     private var debouncer: ButtonDebouncer
     /// Set to stop the program from the stop button (the session's stop request).
@@ -36,7 +34,7 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     public var label: String { lines == nil && fallback != nil ? "keyboard (no GPIO)" : "buttons on \(config.chip)" }
 
     public func start(advance: @escaping @Sendable () -> Void) throws {
-        self.advance = advance
+        gate.start(advance: advance)
         do {
             let lines = try openLines()
             self.lines = lines
@@ -53,24 +51,16 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
 
     public func handle(_ event: PlayerEvent, stepCount: Int) {
         if let fallback { return fallback.handle(event, stepCount: stepCount) }
-        guard case .ready(let step) = event else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if queued {
-            queued = false
-            advance?()
-        } else {
-            waiting = true
-            lines?.setLED(.continue, on: true)
-            display("step \(step + 1) of \(stepCount) ready: press the continue button")
-        }
+        guard case .ready(let step) = event, !gate.ready() else { return }
+        lock.withLock { lines }?.setLED(.continue, on: true)
+        display("step \(step + 1) of \(stepCount) ready: press the continue button")
     }
 
     public func stop() {
         fallback?.stop()
+        gate.stop()
         lock.lock()
         running = false
-        advance = nil
         lines?.setLED(.continue, on: false)
         lock.unlock()
     }
@@ -81,14 +71,9 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
         guard let button = debouncer.feed(edge) else { lock.unlock(); return }
         switch button {
         case .continue:
-            if waiting {
-                waiting = false
-                lines?.setLED(.continue, on: false)
-                advance?()
-            } else {
-                queued = true
-            }
+            let lines = self.lines
             lock.unlock()
+            if gate.press() { lines?.setLED(.continue, on: false) }
         case .stop:
             let stop = onStop
             lock.unlock()

@@ -1,0 +1,50 @@
+import Foundation
+
+/// One press per ready step, for triggers a person presses (Enter, a button): a press
+/// while the rig is ready advances it; a press while it is still moving is kept — one at
+/// most — and advances it the moment it is ready, so pressing twice never skips a step.
+public final class AdvanceGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiting = false
+    private var queued = false
+    private var advance: (@Sendable () -> Void)?
+
+    public init() {}
+
+    public func start(advance: @escaping @Sendable () -> Void) {
+        lock.withLock { self.advance = advance }
+    }
+
+    /// The rig is ready at a step. Returns true if a kept press advanced it at once
+    /// (false: it now waits for a press).
+    @discardableResult
+    public func ready() -> Bool {
+        lock.withLock {
+            if queued {
+                queued = false
+                advance?()
+                return true
+            }
+            waiting = true
+            return false
+        }
+    }
+
+    /// A press. Returns true if it advanced the rig now (false: kept for later, or no-op).
+    @discardableResult
+    public func press() -> Bool {
+        lock.withLock {
+            guard waiting else {
+                queued = true
+                return false
+            }
+            waiting = false
+            advance?()
+            return true
+        }
+    }
+
+    public func stop() {
+        lock.withLock { advance = nil }
+    }
+}
