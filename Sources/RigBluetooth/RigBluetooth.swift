@@ -1,1 +1,0 @@
-// RigBluetooth: see the issue that builds it.
