@@ -46,6 +46,8 @@ public struct BLEControlScheduler: Sendable {
     private var lcdWanted = (BLEControlLCDLine.blank, BLEControlLCDLine.blank)
     private var lcdShown: (BLEControlLCDLine, BLEControlLCDLine)? = nil
     private var lcdClearWanted = false
+    /// Nothing goes to the LCD until someone asks for text.
+    private var lcdRequested = false
     private var lastLCDTimeSeconds = -Double.infinity
 
     /// This tick's writes: write `k` is `writeBuffer[k * maxWriteBytes ..< k * maxWriteBytes + writeLengths[k]]`.
@@ -81,6 +83,9 @@ public struct BLEControlScheduler: Sendable {
         writeLengths = Array(repeating: 0, count: self.maxWritesPerTick)
     }
 
+    /// Tolerance for the bucket's floating-point refill (0.01 s × 500 B/s is 4.999… bytes).
+    static let epsilon = 1e-6
+
     /// The bucket's capacity: one write.
     public var bucketBytes: Double { Double(maxWriteBytes) }
 
@@ -112,6 +117,7 @@ public struct BLEControlScheduler: Sendable {
     /// Both lines blank → one LCD_CLEAR.
     public mutating func setText(_ line0: BLEControlLCDLine, _ line1: BLEControlLCDLine) {
         lcdWanted = (line0, line1)
+        lcdRequested = true
         lcdClearWanted = line0 == .blank && line1 == .blank
     }
 
@@ -135,11 +141,11 @@ public struct BLEControlScheduler: Sendable {
 
     /// One pending LCD command, alone in its write, if the spacing and the bucket allow.
     private mutating func packLCD(nowSeconds: Double) {
-        guard nowSeconds - lastLCDTimeSeconds >= lcdSpacingSeconds else { return }
+        guard lcdRequested, nowSeconds - lastLCDTimeSeconds >= lcdSpacingSeconds else { return }
         let shown = lcdShown
         if lcdClearWanted {
             if let shown, shown.0 == .blank, shown.1 == .blank { return }
-            guard tokens >= 2 else { return }
+            guard tokens + Self.epsilon >= 2 else { return }
             writeBuffer[0] = BLEControlCommand.lcdClear
             writeBuffer[1] = 0
             finishLCDWrite(bytes: 2, nowSeconds: nowSeconds)
@@ -154,7 +160,7 @@ public struct BLEControlScheduler: Sendable {
         } else {
             return
         }
-        guard tokens >= Double(BLEControlLCDLine.commandBytes) else { return }
+        guard tokens + Self.epsilon >= Double(BLEControlLCDLine.commandBytes) else { return }
         (line == 0 ? lcdWanted.0 : lcdWanted.1).storeCommand(line: line, into: &writeBuffer, at: 0)
         finishLCDWrite(bytes: BLEControlLCDLine.commandBytes, nowSeconds: nowSeconds)
         // A line the board never showed is unknown: keep the other one unknown until sent.
@@ -199,7 +205,7 @@ public struct BLEControlScheduler: Sendable {
         var writeStart = writeCount * maxWriteBytes
         var writeLength = 0
         for rank in 0..<candidates {
-            guard tokens >= Double(size) else { break }
+            guard tokens + Self.epsilon >= Double(size) else { break }
             if writeLength + size > maxWriteBytes {
                 writeLengths[writeCount] = writeLength
                 writeCount += 1
