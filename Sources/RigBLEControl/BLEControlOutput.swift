@@ -25,7 +25,12 @@ import Synchronization
 ///   (ANALOG_OUT_EN channel, 0: the board has no "off" value, and a servo fed no pulses
 ///   goes limp), then disconnects.
 /// - ``showText(line1:line2:)`` puts two lines on the board's 16×2 LCD, any thread.
-public final class BLEControlOutput: Output {
+///
+/// Threads: `start`, `write` and `shutdown` are called in turn (the control loop hands the
+/// output from the starting thread to the loop thread), and only they touch the scheduler;
+/// ``showText(line1:line2:)``, ``statusLine``, ``counters`` and ``linkState`` are safe from
+/// any thread (locks or atomics), hence `@unchecked Sendable`.
+public final class BLEControlOutput: Output, @unchecked Sendable {
     public let config: BLEControlOutputConfig
     public let label: String
     /// What was handed to the link per tick (for budget checks and diagnostics).
@@ -79,10 +84,15 @@ public final class BLEControlOutput: Output {
                                         linkBytesPerSecond: config.linkBytesPerSecond)
     }
 
+    /// The link `start` made for the rig's channels: read by the loop thread without a lock…
     private var linkForChannels: BLEControlLink?
+    /// …and by other threads through this one.
+    private let sharedLink = Mutex<BLEControlLink?>(nil)
+
+    private var currentLink: BLEControlLink { sharedLink.withLock { $0 } ?? link }
 
     public var statusLine: String? {
-        let current = (linkForChannels ?? link)
+        let current = currentLink
         var line = current.state.description
         let dropped = current.droppedWrites.load(ordering: .relaxed)
         if dropped > 0 { line += ", \(dropped) writes dropped" }
@@ -92,13 +102,13 @@ public final class BLEControlOutput: Output {
     /// Counters for diagnostics: writes and bytes the sender put on the link, writes
     /// dropped (stale, or EAGAIN), commands the board rejected.
     public var counters: (sentWrites: Int, sentBytes: Int, droppedWrites: Int, rejectedCommands: Int) {
-        let current = linkForChannels ?? link
+        let current = currentLink
         return (current.sentWrites.load(ordering: .relaxed), current.sentBytes.load(ordering: .relaxed),
                 current.droppedWrites.load(ordering: .relaxed), current.rejectedCommands.load(ordering: .relaxed))
     }
 
     /// The link's connection state.
-    public var linkState: BLEControlLinkState { (linkForChannels ?? link).state }
+    public var linkState: BLEControlLinkState { currentLink.state }
 
     // MARK: - Output
 
@@ -127,6 +137,7 @@ public final class BLEControlOutput: Output {
         }
         let configured = BLEControlLink(settings: settings, bus: link.busAddress, logger: logger)
         linkForChannels = configured
+        sharedLink.withLock { $0 = configured }
         do {
             try configured.start()
         } catch {
