@@ -17,6 +17,7 @@ struct RigCommand: ParsableCommand {
             ProbeCommand.self,
             CalibrateCommand.self,
             JogCommand.self,
+            ScanCommand.self,
         ]
     )
 }

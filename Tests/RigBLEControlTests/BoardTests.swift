@@ -9,7 +9,12 @@ import Testing
 @testable import RigBLEControl
 
 /// Tier 2: the output against the Python test board through bluezoo on a private bus.
-@Suite(.serialized) struct BoardTests {
+///
+/// Opt-in (`RIG_BLE_BOARD_TESTS=1`): they passed end to end on an idle machine, but hung
+/// undiagnosed on a heavily loaded one; each has a time limit so a hang fails instead.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["RIG_BLE_BOARD_TESTS"] == "1"),
+       .timeLimit(.minutes(2)))
+struct BoardTests {
     /// Pan (released at the end) and tilt (held), pulses mapped into 1000–2000 µs.
     static func rig(loopRateHz: Double = 50) -> Rig {
         let calibration = try! Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get()

@@ -28,6 +28,7 @@ final class BoardHarness: @unchecked Sendable {
     }
 
     init(boardArguments: [String] = []) async throws {
+        trace("harness: starting")
         bus = try PrivateBus()
         connection = try DBusConnection(bus: .address(bus.address))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-ble-\(UUID().uuidString)")
@@ -51,6 +52,7 @@ final class BoardHarness: @unchecked Sendable {
         try board.run()
         self.board = board
         _ = try await poll { [self] in entries().contains { $0.event == "ready" } ? true : nil }
+        trace("harness: board ready")
     }
 
     deinit {
@@ -58,6 +60,7 @@ final class BoardHarness: @unchecked Sendable {
     }
 
     func stop() {
+        trace("harness: stopping")
         if let board, board.isRunning {
             board.terminate()
             board.waitUntilExit()
@@ -93,4 +96,9 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
         thread.stackSize = 1 << 20
         thread.start()
     }
+}
+
+/// Progress on stderr (unbuffered), to see where a slow test is.
+func trace(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
 }
