@@ -13,6 +13,8 @@ final class BoardHarness: @unchecked Sendable {
     let logPath: String
     let stateDirectory: String
     private var board: Process?
+    private var emulator: Process?
+    private let boardArguments: [String]
 
     struct Entry: Decodable {
         var event: String
@@ -29,6 +31,7 @@ final class BoardHarness: @unchecked Sendable {
 
     init(boardArguments: [String] = []) async throws {
         trace("harness: starting")
+        self.boardArguments = boardArguments
         bus = try PrivateBus()
         connection = try DBusConnection(bus: .address(bus.address))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-ble-\(UUID().uuidString)")
@@ -36,8 +39,13 @@ final class BoardHarness: @unchecked Sendable {
         logPath = directory.appendingPathComponent("board.jsonl").path
         stateDirectory = directory.appendingPathComponent("state").path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        // A 1 s scan interval: bluezoo scans every 10 s by default.
-        try bus.launch("bluezoo", ["--auto-enable", "--scan-interval", "1", "-a", "00:00:00:11:11:11", "-a", Self.boardAddress])
+        try await startEmulatorAndBoard()
+        trace("harness: board ready")
+    }
+
+    /// bluezoo (a 1 s scan interval: it scans every 10 s by default), then the board.
+    private func startEmulatorAndBoard() async throws {
+        emulator = try bus.launch("bluezoo", ["--auto-enable", "--scan-interval", "1", "-a", "00:00:00:11:11:11", "-a", Self.boardAddress])
         let connection = self.connection
         _ = try await poll { try await connection.nameHasOwner("org.bluez") ? true : nil }
         _ = try await poll { () -> Bool? in
@@ -49,10 +57,22 @@ final class BoardHarness: @unchecked Sendable {
         let board = TestTools.process("python3", [script, "--adapter", "hci1", "--log", logPath] + boardArguments)
         board.environment = bus.environment
         board.standardOutput = FileHandle.nullDevice
+        let readyBefore = entries().filter { $0.event == "ready" }.count
         try board.run()
         self.board = board
-        _ = try await poll { [self] in entries().contains { $0.event == "ready" } ? true : nil }
-        trace("harness: board ready")
+        _ = try await poll { [self] in entries().filter { $0.event == "ready" }.count > readyBefore ? true : nil }
+    }
+
+    /// The board and the radio go away and come back (power-cycled board, a fresh emulator:
+    /// bluezoo cannot reconnect a device pair it once disconnected).
+    func restartEmulatorAndBoard() async throws {
+        for process in [board, emulator].compactMap({ $0 }) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let connection = self.connection
+        _ = try await poll { try await connection.nameHasOwner("org.bluez") ? nil : true }
+        try await startEmulatorAndBoard()
     }
 
     deinit {
@@ -62,7 +82,8 @@ final class BoardHarness: @unchecked Sendable {
     func stop() {
         trace("harness: stopping")
         if let board, board.isRunning {
-            board.terminate()
+            // SIGKILL: a child spawned from the test process may inherit a blocked SIGTERM.
+            kill(board.processIdentifier, SIGKILL)
             board.waitUntilExit()
         }
         connection.close()
@@ -79,11 +100,6 @@ final class BoardHarness: @unchecked Sendable {
     func commands() -> [Entry] { entries().filter { $0.event == "command" } }
     func violations() -> [String] { entries().filter { $0.event == "violation" }.compactMap(\.what) }
 
-    /// The link drops as the rig's adapter sees it: BlueZ reports `Connected = false`.
-    func dropLink() async throws {
-        let path = "/org/bluez/\(Self.centralAdapter)/dev_" + Self.boardAddress.replacingOccurrences(of: ":", with: "_")
-        _ = try await connection.call(destination: "org.bluez", path: path, interface: "org.bluez.Device1", method: "Disconnect")
-    }
 }
 
 /// Runs blocking work (an output's start, a loop) on its own thread, not the test's
