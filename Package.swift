@@ -84,7 +84,10 @@ let package = Package(
         ], swiftSettings: strict),
         .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
-        .testTarget(name: "RigBLEControlTests", dependencies: ["RigCore", "RigRuntime", "RigBLEControl", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigBLEControlTests", dependencies: [
+            "RigCore", "RigRuntime", "RigBLEControl", "RigBluetooth", "RigDBus", "RigTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["fake_blecontrol_board.py"], swiftSettings: strict),
         .testTarget(name: "RigPCA9685Tests", dependencies: [
             "RigTestSupport",
             "RigCore", "RigRuntime", "RigPCA9685",

@@ -19,6 +19,7 @@ struct RigCommand: ParsableCommand {
             ProbeCommand.self,
             CalibrateCommand.self,
             JogCommand.self,
+            ScanCommand.self,
             BenchCommand.self,
         ]
     )

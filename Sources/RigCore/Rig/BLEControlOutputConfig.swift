@@ -9,6 +9,9 @@ public struct BLEControlOutputConfig: Sendable, Equatable {
     public var linkBytesPerSecond: Double = 960
     /// The largest single BLE write (ATT MTU 23 − 3).
     public var maxWriteBytes: Int = 20
+    /// How long `start` waits for the first connection (scan, connect, INIT), and each
+    /// reconnect attempt's scan and connect.
+    public var connectTimeoutSeconds: Double = 30
 
     public init() {}
 
@@ -32,7 +35,10 @@ public struct BLEControlOutputConfig: Sendable, Equatable {
         if let budget = object.optional("linkBytesPerSecond") {
             config.linkBytesPerSecond = try budget.number(in: 50...100_000, unit: "bytes/s")
         }
-        if let write = object.optional("maxWriteBytes") { config.maxWriteBytes = try write.integer(in: 5...512) }
+        if let write = object.optional("maxWriteBytes") { config.maxWriteBytes = try write.integer(in: 20...512) }
+        if let timeout = object.optional("connectTimeoutSeconds") {
+            config.connectTimeoutSeconds = try timeout.number(in: 1...600, unit: "s")
+        }
         return config
     }
 }

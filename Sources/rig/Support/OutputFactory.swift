@@ -1,4 +1,5 @@
 import Logging
+import RigBLEControl
 import RigCore
 import RigPCA9685
 import RigRuntime
@@ -10,7 +11,7 @@ func makeOutput(for rig: Rig, logger: Logger) throws -> Output {
         return SimOutput(config: config, rig: rig)
     case .pca9685(let config):
         return PCA9685Output(config: config, logger: logger)
-    case .blecontrol:
-        throw OutputFault("the blecontrol output is not built yet")
+    case .blecontrol(let config):
+        return BLEControlOutput(config: config, logger: logger)
     }
 }

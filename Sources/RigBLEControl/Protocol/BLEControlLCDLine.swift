@@ -1,0 +1,66 @@
+import Foundation
+
+/// One LCD line as the board gets it: at most 16 ASCII bytes, padded with spaces so a
+/// shorter text overwrites the previous one completely. A value type without heap storage
+/// (two words), so the loop thread can copy it.
+public struct BLEControlLCDLine: Sendable, Equatable {
+    /// The 16 bytes, little-endian packed (byte 0 in the lowest bits of `low`).
+    var low: UInt64
+    var high: UInt64
+
+    /// 16 spaces.
+    public static let blank = BLEControlLCDLine(ascii: [])
+
+    /// Folds `text` to what the LCD can show: accents removed ("é" → "e"), other non-ASCII
+    /// and control characters as "?" and " ", cut to 16 bytes, padded with spaces.
+    public init(_ text: String) {
+        let folded = text.folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
+        var bytes: [UInt8] = []
+        for scalar in folded.unicodeScalars {
+            guard bytes.count < BLEControlCommand.lcdLineLength else { break }
+            switch scalar.value {
+            case 0x20..<0x7F: bytes.append(UInt8(scalar.value))
+            case 0..<0x20, 0x7F: bytes.append(0x20)
+            case 0x300..<0x370: continue  // a combining mark the folding left behind
+            default: bytes.append(UInt8(ascii: "?"))
+            }
+        }
+        self.init(ascii: bytes)
+    }
+
+    init(ascii bytes: [UInt8]) {
+        var low: UInt64 = 0, high: UInt64 = 0
+        for index in 0..<BLEControlCommand.lcdLineLength {
+            let byte = UInt64(index < bytes.count ? bytes[index] : 0x20)
+            if index < 8 { low |= byte << (8 * UInt64(index)) } else { high |= byte << (8 * UInt64(index - 8)) }
+        }
+        self.low = low
+        self.high = high
+    }
+
+    /// Byte `index` (0…15).
+    @inline(__always)
+    public func byte(_ index: Int) -> UInt8 {
+        index < 8 ? UInt8(truncatingIfNeeded: low >> (8 * UInt64(index))) : UInt8(truncatingIfNeeded: high >> (8 * UInt64(index - 8)))
+    }
+
+    /// The 16 bytes.
+    public var bytes: [UInt8] { (0..<BLEControlCommand.lcdLineLength).map(byte) }
+
+    /// The text (trailing spaces kept).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// LCD_TEXT's total size: cmd, len, line, 16 text bytes, NUL.
+    public static let commandBytes = 2 + 1 + BLEControlCommand.lcdLineLength + 1
+
+    /// Stores LCD_TEXT for this line into `buffer` at `offset` (``commandBytes`` bytes).
+    /// The length byte counts the line byte, the text bytes and the terminator.
+    @inline(__always)
+    public func storeCommand(line: Int, into buffer: inout [UInt8], at offset: Int) {
+        buffer[offset] = BLEControlCommand.lcdText
+        buffer[offset + 1] = UInt8(Self.commandBytes - 2)
+        buffer[offset + 2] = UInt8(line & 1)
+        for index in 0..<BLEControlCommand.lcdLineLength { buffer[offset + 3 + index] = byte(index) }
+        buffer[offset + 3 + BLEControlCommand.lcdLineLength] = 0
+    }
+}

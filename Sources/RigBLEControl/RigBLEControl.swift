@@ -1,1 +1,0 @@
-// RigBLEControl: see the issue that builds it.
