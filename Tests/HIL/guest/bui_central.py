@@ -8,6 +8,15 @@ Wait-For-Input rounds in Cascable's order:
     ← Continue Button State 0x01 then 0x00 (a press and a release), Continue Available 0
 
   bui_central.py ADAPTER ROUNDS [--type request|command] [--timeout S] [--forget]
+                 [--trace CSV] [--malformed] [--reconnect-after K] [--end PID]
+
+  --trace CSV          with "waiting" and each notification, the pose in the rig's trace
+                       (its last row per axis: where the rig stands at that moment)
+  --malformed          before the rounds, write 2 bytes to Continue Available (the answer
+                       is logged; nothing may be notified for it)
+  --reconnect-after K  after round K: disconnect, forget, discover and connect again
+  --end PID            after the rounds, one more wait (the one after the last step): the
+                       rig, process PID, must end without a press
 
 Prints one JSON line per event ({"t": monotonic, "event": …}) so a check can put them in
 order against a trace; exit 0 when every round got its press and release, in order.
@@ -36,7 +45,27 @@ bus = dbus.SystemBus(); loop = GLib.MainLoop()
 om = dbus.Interface(bus.get_object("org.bluez", "/"), OM)
 
 
+TRACE = sys.argv[sys.argv.index("--trace") + 1] if "--trace" in sys.argv else None
+RECONNECT = int(sys.argv[sys.argv.index("--reconnect-after") + 1]) if "--reconnect-after" in sys.argv else None
+
+
+def pose():
+    """The rig's trace: the last position per axis (it is flushed every 20 ms)."""
+    last = {}
+    try:
+        with open(TRACE) as f:
+            for line in f.read().splitlines()[1:]:
+                p = line.split(",")
+                if len(p) == 5:
+                    last[p[1]] = round(float(p[4]), 2)
+    except (OSError, ValueError):
+        pass
+    return last
+
+
 def emit(event, **kw):
+    if TRACE and event in ("waiting", "notified", "end-wait", "malformed"):
+        kw["pose"] = pose()
     print(json.dumps({"t": round(time.monotonic(), 3), "event": event, **kw}), flush=True)
 
 
@@ -56,51 +85,13 @@ def run_until(cond, timeout, what):
 ad = bus.get_object("org.bluez", ADAPTER)
 dbus.Interface(ad, PROPS).Set("org.bluez.Adapter1", "Powered", dbus.Boolean(True))
 a1 = dbus.Interface(ad, "org.bluez.Adapter1")
-if "--forget" in sys.argv:
-    # Forget devices this adapter saw before: a cached device's UUIDs are only updated
-    # when its advertising data is parsed again, a new one is announced with them at once.
-    for p, ifs in om.GetManagedObjects().items():
-        d = ifs.get("org.bluez.Device1")
-        if d and d["Adapter"] == ADAPTER:
-            a1.RemoveDevice(p); emit("forgot", path=str(p))
-a1.SetDiscoveryFilter({"Transport": "le"}); a1.StartDiscovery()
-found = {}
-def scan():
-    for p, ifs in om.GetManagedObjects().items():
-        d = ifs.get("org.bluez.Device1")
-        if d and d["Adapter"] == ADAPTER and SVC in [str(u).lower() for u in d.get("UUIDs", [])]:
-            found.update(path=p, name=str(d.get("Name", d.get("Alias", ""))), address=str(d["Address"]))
-            return True
-    return False
-run_until(scan, TIMEOUT, "a device advertising the BUI service")
-a1.StopDiscovery()
-emit("discovered", **found)
-dev = bus.get_object("org.bluez", found["path"])
-dbus.Interface(dev, "org.bluez.Device1").Connect(timeout=60)
-run_until(lambda: bool(dbus.Interface(dev, PROPS).Get("org.bluez.Device1", "ServicesResolved")), 60, "ServicesResolved")
-emit("connected")
-
-chars = {}
-for p, ifs in om.GetManagedObjects().items():
-    c = ifs.get("org.bluez.GattCharacteristic1")
-    if p.startswith(found["path"] + "/") and c:
-        for key, (uuid, flags) in CHARS.items():
-            if str(c["UUID"]).lower() == uuid:
-                missing = flags - {str(f) for f in c["Flags"]}
-                if missing:
-                    fail(f"{key} lacks flags {sorted(missing)} (has {sorted(str(f) for f in c['Flags'])})")
-                chars[key] = dbus.Interface(bus.get_object("org.bluez", p), "org.bluez.GattCharacteristic1")
-                chars[key + "_path"] = p
-if any(k not in chars for k in CHARS):
-    fail(f"missing characteristics: {[k for k in CHARS if k not in chars]}")
-for key in ("continue_state", "stop_state"):
-    v = bytes(chars[key].ReadValue({}))
-    emit("read", characteristic=key, value=v.hex())
-    if v != b"\x00":
-        fail(f"{key} reads {v.hex()}, expected 00")
-
 states = []
-watched = {chars["continue_state_path"]: "continue", chars["stop_state_path"]: "stop"}
+watched = {}
+found = {}
+chars = {}
+dev = None
+
+
 def changed(iface, props, invalidated, path=None):
     # Only bluetoothd's remote-characteristic objects under the device: the peripheral's own
     # objects (the rig's, on the same system bus) broadcast PropertiesChanged too.
@@ -110,10 +101,67 @@ def changed(iface, props, invalidated, path=None):
         emit("notified", characteristic=watched[path], value=v.hex())
 bus.add_signal_receiver(changed, signal_name="PropertiesChanged", dbus_interface=PROPS, bus_name="org.bluez",
                         path_keyword="path")
-chars["continue_state"].StartNotify(); chars["stop_state"].StartNotify()
-run_until(lambda: bool(dbus.Interface(bus.get_object("org.bluez", chars["continue_state_path"]), PROPS)
-                       .Get("org.bluez.GattCharacteristic1", "Notifying")), 30, "Notifying")
-emit("subscribed")
+
+
+def connect_all(again=False):
+    global dev
+    watched.clear()
+    if "--forget" in sys.argv or again:
+        # Forget devices this adapter saw before: a cached device's UUIDs are only updated
+        # when its advertising data is parsed again, a new one is announced with them at once.
+        for p, ifs in om.GetManagedObjects().items():
+            d = ifs.get("org.bluez.Device1")
+            if d and d["Adapter"] == ADAPTER:
+                a1.RemoveDevice(p); emit("forgot", path=str(p))
+    a1.SetDiscoveryFilter({"Transport": "le"}); a1.StartDiscovery()
+    found.clear()
+    def scan():
+        for p, ifs in om.GetManagedObjects().items():
+            d = ifs.get("org.bluez.Device1")
+            if d and d["Adapter"] == ADAPTER and SVC in [str(u).lower() for u in d.get("UUIDs", [])]:
+                found.update(path=p, name=str(d.get("Name", d.get("Alias", ""))), address=str(d["Address"]))
+                return True
+        return False
+    run_until(scan, TIMEOUT, "a device advertising the BUI service")
+    a1.StopDiscovery()
+    emit("discovered", **found)
+    dev = bus.get_object("org.bluez", found["path"])
+    dbus.Interface(dev, "org.bluez.Device1").Connect(timeout=60)
+    run_until(lambda: bool(dbus.Interface(dev, PROPS).Get("org.bluez.Device1", "ServicesResolved")), 60, "ServicesResolved")
+    emit("connected")
+
+    chars.clear()
+    for p, ifs in om.GetManagedObjects().items():
+        c = ifs.get("org.bluez.GattCharacteristic1")
+        if p.startswith(found["path"] + "/") and c:
+            for key, (uuid, flags) in CHARS.items():
+                if str(c["UUID"]).lower() == uuid:
+                    missing = flags - {str(f) for f in c["Flags"]}
+                    if missing:
+                        fail(f"{key} lacks flags {sorted(missing)} (has {sorted(str(f) for f in c['Flags'])})")
+                    chars[key] = dbus.Interface(bus.get_object("org.bluez", p), "org.bluez.GattCharacteristic1")
+                    chars[key + "_path"] = p
+    if any(k not in chars for k in CHARS):
+        fail(f"missing characteristics: {[k for k in CHARS if k not in chars]}")
+    for key in ("continue_state", "stop_state"):
+        v = bytes(chars[key].ReadValue({}))
+        emit("read", characteristic=key, value=v.hex())
+        if v != b"\x00":
+            fail(f"{key} reads {v.hex()}, expected 00")
+
+    # ReadValue makes bluetoothd set Value (a PropertiesChanged) on its objects too; those
+    # signals are already queued when the call returns: let them go by before watching.
+    while GLib.MainContext.default().iteration(False):
+        pass
+    watched.update({chars["continue_state_path"]: "continue", chars["stop_state_path"]: "stop"})
+    chars["continue_state"].StartNotify(); chars["stop_state"].StartNotify()
+    run_until(lambda: bool(dbus.Interface(bus.get_object("org.bluez", chars["continue_state_path"]), PROPS)
+                           .Get("org.bluez.GattCharacteristic1", "Notifying")), 30, "Notifying")
+    emit("subscribed")
+
+
+connect_all()
+
 
 
 def write(key, data):
@@ -121,13 +169,29 @@ def write(key, data):
     emit("wrote", characteristic=key, value=data.hex())
 
 
-for k in range(ROUNDS):
+if "--malformed" in sys.argv:
+    # 2 bytes where one is expected: refused (an error) or ignored, never acted on.
+    n = len(states)
+    try:
+        chars["continue_available"].WriteValue(dbus.ByteArray(b"\x01\x00"), {"type": "request"})
+        answer = "accepted"
+    except dbus.DBusException as e:
+        answer = e.get_dbus_name() or str(e)
+    emit("malformed", answer=answer)
+
+
+def prepare(k):
+    """Cascable's order before Continue Available 1 (User Message zero-length once)."""
     write("stop_available", b"\x00")
     write("continue_available", b"\x00")
     write("message", b"" if k == 0 else f"HIL round {k + 1}".encode())
+
+
+for k in range(ROUNDS):
+    prepare(k)
     n = len(states)
-    write("continue_available", b"\x01")
     emit("waiting", round=k + 1)
+    write("continue_available", b"\x01")
     run_until(lambda: [v for w, v in states[n:] if w == "continue"][:2] == [b"\x01", b"\x00"]
               or len([1 for w, _ in states[n:] if w == "continue"]) >= 2, TIMEOUT, f"press + release in round {k + 1}")
     got = [v for w, v in states[n:] if w == "continue"][:2]
@@ -137,8 +201,32 @@ for k in range(ROUNDS):
         fail(f"round {k + 1}: Stop Button State was notified while Stop Available was 0")
     emit("pressed", round=k + 1)
     write("continue_available", b"\x00")
+    if RECONNECT == k + 1:
+        dbus.Interface(dev, "org.bluez.Device1").Disconnect()
+        run_until(lambda: not bool(dbus.Interface(dev, PROPS).Get("org.bluez.Device1", "Connected")), 60, "disconnected")
+        emit("disconnected")
+        connect_all(again=True)
+if "--end" in sys.argv:
+    # The wait after the last step: the rig (process PID) ends its program; no press comes.
+    prepare(ROUNDS)
+    n = len(states)
+    emit("end-wait")
+    try:
+        write("continue_available", b"\x01")
+    except dbus.DBusException as e:
+        emit("write-error", error=str(e))
+    rig_pid = int(sys.argv[sys.argv.index("--end") + 1])
+    def rig_ended():  # gone, or a zombie its parent (the check) has not waited for yet
+        try:
+            return open(f"/proc/{rig_pid}/stat").read().rsplit(")", 1)[1].split()[0] in "ZX"
+        except OSError:
+            return True
+    run_until(rig_ended, TIMEOUT, f"the rig (pid {rig_pid}) to end its program")
+    if [1 for w, _ in states[n:]]:
+        fail(f"notified after the last wait: {[(w, v.hex()) for w, v in states[n:]]}")
+    emit("ended")
 try:
     dbus.Interface(dev, "org.bluez.Device1").Disconnect()
 except dbus.DBusException as e:
     emit("disconnect-error", error=str(e))
-emit("done", rounds=ROUNDS)
+emit("done", rounds=ROUNDS, notifications=len(states))
