@@ -38,6 +38,15 @@ final class Counter: Sendable {
         #expect(bouncyPress(at: 11).compactMap { debouncer.feed($0) } == [.continue])
     }
 
+    @Test func aQuickTapWhoseReleaseBouncesAwayStillLetsTheNextPressCount() {
+        var debouncer = ButtonDebouncer(debounceSeconds: 0.03)
+        // Pressed and released within the debounce time: the release is ignored…
+        #expect(debouncer.feed(GPIOEdge(button: .continue, pressed: true, timeSeconds: 1)) == .continue)
+        #expect(debouncer.feed(GPIOEdge(button: .continue, pressed: false, timeSeconds: 1.01)) == nil)
+        // …but the next press, a second later, is a press.
+        #expect(debouncer.feed(GPIOEdge(button: .continue, pressed: true, timeSeconds: 2)) == .continue)
+    }
+
     @Test func aPressAdvancesOnlyAStepThatIsReadyAndLightsTheLED() throws {
         let lines = FakeLines()
         let trigger = GPIOTrigger(config: ButtonsConfig(), logger: Logger(label: "test"), display: { _ in }, openLines: { lines })

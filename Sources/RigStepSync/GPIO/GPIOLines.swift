@@ -23,10 +23,12 @@ public protocol GPIOLines: AnyObject {
 }
 
 /// Leading-edge debouncing: a press counts at once; further edges within `debounce`
-/// of the last accepted change are contact bounce and ignored.
+/// of the last accepted change are contact bounce and ignored. A release lost in the
+/// bounce is noticed when the next press arrives (the raw level went up again).
 public struct ButtonDebouncer: Sendable {
     public let debounceSeconds: Double
-    private var pressed: [GPIOEdge.Button: Bool] = [:]
+    private var accepted: [GPIOEdge.Button: Bool] = [:]
+    private var raw: [GPIOEdge.Button: Bool] = [:]
     private var lastChange: [GPIOEdge.Button: Double] = [:]
 
     public init(debounceSeconds: Double) {
@@ -35,11 +37,22 @@ public struct ButtonDebouncer: Sendable {
 
     /// Returns the button if this edge is a real press.
     public mutating func feed(_ edge: GPIOEdge) -> GPIOEdge.Button? {
-        if let last = lastChange[edge.button], edge.timeSeconds - last < debounceSeconds { return nil }
-        let was = pressed[edge.button] ?? false
-        guard edge.pressed != was else { return nil }
-        pressed[edge.button] = edge.pressed
-        lastChange[edge.button] = edge.timeSeconds
-        return edge.pressed ? edge.button : nil
+        let button = edge.button
+        let wasPressed = accepted[button] ?? false
+        let wasRawPressed = raw[button] ?? false
+        raw[button] = edge.pressed
+        if let last = lastChange[button], edge.timeSeconds - last < debounceSeconds { return nil }
+        if edge.pressed {
+            // A new press, even if its release was lost in the previous bounce.
+            guard !wasPressed || !wasRawPressed else { return nil }
+            accepted[button] = true
+            lastChange[button] = edge.timeSeconds
+            return button
+        }
+        if wasPressed {
+            accepted[button] = false
+            lastChange[button] = edge.timeSeconds
+        }
+        return nil
     }
 }
