@@ -58,7 +58,8 @@ public enum BLEControlComparison {
         var positions = startPose
         var targets: [[Int]] = []
         while !player.isFinished, targets.count < 1_000_000 {
-            _ = player.tick(into: &positions)
+            // Stepped programs advance as soon as each step is ready (trigger auto).
+            if case .ready = player.tick(into: &positions) { player.advance() }
             targets.append(rig.axes.indices.map { index in
                 switch rig.axes[index].command(forPosition: positions[index]) {
                 case .pulse(let us): BLEControlCommand.servoValue(pulseMicroseconds: us).value
