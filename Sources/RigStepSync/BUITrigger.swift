@@ -172,7 +172,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     /// Runs one input through the machine and carries out its actions.
     func feed(_ input: BUICycle.Input) {
         let (actions, advance, peripheral) = lock.withLock { () -> ([BUICycle.Action], (@Sendable () -> Void)?, BUIPeripheral?) in
-            guard !stopped || !(input == .continueAvailable(true)) else { return ([], nil, nil) }
+            // After the program, a new wait moves nothing (releases still go out).
+            if stopped, input == .continueAvailable(true) { return ([], nil, nil) }
             let t = now()
             if case .continueAvailable(true) = input, !cycle.continueAvailable {
                 records.append(BUICycleRecord(step: (cycle.readyStep ?? -1) + 1, waitAt: t))
