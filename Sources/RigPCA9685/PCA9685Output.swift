@@ -373,7 +373,10 @@ public final class PCA9685Output: Output {
         let address = hex(UInt8(config.address))
         let hint: String
         switch error.errno {
-        case _ where error.errno.rawValue == remoteIOErrnoValue, .noSuchAddressOrDevice:
+        case _ where error.errno.rawValue == remoteIOErrnoValue, .noSuchAddressOrDevice,
+             // ENODEV from a transfer (not from open): some adapters (i2c-stub) say that
+             // for an address nothing answers at.
+             .operationNotSupportedByDevice where error.operation != .open:
             hint = "Nothing acknowledged address \(address): check that the board's VCC (3.3–5 V logic supply) is powered, "
                 + "that SDA, SCL and GND are wired, and that the address jumpers A0–A5 match \"address\" in the rig file "
                 + "(`rig probe i2c` lists the addresses that answer)."

@@ -307,6 +307,18 @@ import Testing
         #expect(rig.log.sleeps.reduce(.zero, +) <= .milliseconds(2))
     }
 
+    @Test func noDeviceFromATransferMeansNothingAnsweredNotNoBus() throws {
+        // i2c-stub answers an address nothing is at with ENODEV (19) on the transfer.
+        let rig = TestRig()
+        try rig.start()
+        rig.model.failNext(100, errno: 19)
+        let fault = #expect(throws: OutputFault.self) {
+            try rig.write([.pulse(microseconds: 1000), .pulse(microseconds: 1500)])
+        }
+        #expect(fault?.message.contains("Nothing acknowledged address 0x40") == true)
+        #expect(fault?.message.contains("No such I2C bus") == false)
+    }
+
     @Test func nonTransientErrorsFailAtOnce() throws {
         let rig = TestRig()
         try rig.start()

@@ -11,8 +11,16 @@ export HIL_DIR HIL_OUT RIG GUEST HIL_CHECK_TIMEOUT
 
 K=$(uname -r)
 mkdir -p /lib/modules/$K && mount --bind "$HIL_DIR/modules/lib/modules/$K" /lib/modules/$K
+# A fresh /run and /tmp for the guest; the host's stay reachable (a CI clone or the rig
+# binary may live under the host's /tmp), and every path given to us is remapped.
+mkdir -p /.host-tmp /.host-run
+mount --bind /tmp /.host-tmp
+mount --bind /run /.host-run
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
+remap() { case "$1" in /tmp/*) echo "/.host-tmp/${1#/tmp/}" ;; /run/*) echo "/.host-run/${1#/run/}" ;; *) echo "$1" ;; esac; }
+HIL_DIR=$(remap "$HIL_DIR"); HIL_OUT=$(remap "$HIL_OUT"); RIG=$(remap "$RIG"); GUEST=$(remap "$GUEST")
+export HIL_DIR HIL_OUT RIG GUEST
 mount -t debugfs none /sys/kernel/debug
 modprobe configfs 2>/dev/null; mount -t configfs none /sys/kernel/config
 mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
