@@ -139,7 +139,14 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         switch event {
         case .ready(let step):
             lock.withLock {
-                if let i = records.lastIndex(where: { $0.step == step && $0.readyAt == nil }) { records[i].readyAt = now() }
+                guard let i = records.indices.last, records[i].readyAt == nil else { return }
+                if records[i].moveStartAt == nil {
+                    // A wait that came while the rig was still moving starts counting now.
+                    records[i].waitAt = now()
+                } else {
+                    records[i].readyAt = now()
+                    records[i].step = step
+                }
             }
             textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: peripheral?.current.message ?? "")
             feed(.ready(step: step))

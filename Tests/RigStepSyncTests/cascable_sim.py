@@ -7,9 +7,12 @@ recipe shoots, User Message, Continue Available 1, wait for the press and releas
 Continue Available 0). Before that it tries malformed writes. Every write and every
 notification is logged as a JSON line with a monotonic timestamp to --log.
 """
-import argparse, asyncio, json, sys, time
+import argparse, asyncio, json, sys, time, warnings
 
 from bleak import BleakClient, BleakScanner
+
+# bleak renamed its adapter argument; the old one works on every version CI may install.
+warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 SERVICE = "9a43142a-f619-41ff-945d-527023ef5b9d"
 MESSAGE = "deff81cc-0f74-4e86-ba01-f5d34e1c33e6"
