@@ -76,7 +76,9 @@ let package = Package(
 
         // Shared by the test targets: tool lookup (the .build-venv made by scripts/setup --test),
         // private D-Bus and BlueZ emulator processes.
-        .target(name: "RigTestSupport", path: "Tests/RigTestSupport", swiftSettings: strict),
+        .target(name: "RigTestSupport", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/RigTestSupport", swiftSettings: strict),
 
         .testTarget(name: "RigCoreTests", dependencies: [
             "RigCore",

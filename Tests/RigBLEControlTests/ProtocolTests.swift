@@ -1,3 +1,4 @@
+import RigTestSupport
 import Logging
 import RigCore
 import RigRuntime

@@ -2,13 +2,15 @@ import Logging
 import Synchronization
 
 /// A swift-log handler that keeps messages for assertions.
-final class CapturedLogs: Sendable {
+public final class CapturedLogs: Sendable {
+    public init() {}
+
     private let messages = Mutex<[String]>([])
 
-    var all: [String] { messages.withLock { $0 } }
+    public var all: [String] { messages.withLock { $0 } }
 
-    var logger: Logger {
-        Logger(label: "rig.blecontrol.test") { _ in Handler(store: self) }
+    public var logger: Logger {
+        Logger(label: "rig.test") { _ in Handler(store: self) }
     }
 
     fileprivate func append(_ message: String) { messages.withLock { $0.append(message) } }
