@@ -7,6 +7,18 @@ fail() { fails="$fails; $*"; note "FAIL: $*"; }
 BOARD_NAME=HILBLECTL
 BUDGET=300   # linkBytesPerSecond: below what 2 servos changing every tick at 50 Hz ask (500 B/s)
 BLOG=$W/board.log
+# A clean slate: the checks before this one (bluetooth, bui) leave hci0 and hci1 knowing,
+# and maybe still connected to, each other; a connected board does not advertise, and a
+# known device's cached properties may hide the new advertisement. RemoveDevice on both
+# sides disconnects and forgets.
+for a in hci0 hci1; do
+  for d in $(busctl --system tree org.bluez --list 2>/dev/null | grep -E "^/org/bluez/$a/dev_[0-9A-F_]+$"); do
+    note "removing $d (Connected: $(busctl --system get-property org.bluez "$d" org.bluez.Device1 Connected 2>/dev/null))"
+    busctl --system call org.bluez /org/bluez/$a org.bluez.Adapter1 RemoveDevice o "$d" || true
+  done
+done
+wait_for 30 sh -c '! busctl --system tree org.bluez --list | grep -qE "^/org/bluez/hci[01]/dev_"' ||
+  note "devices still known: $(busctl --system tree org.bluez --list | grep dev_ | tr '\n' ' ')"
 : > "$BLOG"
 $PY "$GUEST/blecontrol_board.py" /org/bluez/hci0 $BOARD_NAME "$BLOG" --reply-unknown-once --seconds 380 \
   > "$W/board.out" 2>&1 & BP=$!
@@ -20,15 +32,17 @@ if ! wait_for 60 grep -q '"ready"' "$BLOG"; then
 fi
 note "board ready on hci0 ($(bt_address hci0))"
 
-# rig scan on the other adapter lists it (a few bounded tries: discovery under TCG is slow).
+# rig scan on the other adapter lists it (bounded tries: discovery under TCG is slow, and
+# after the bui check hci1 took up to 3 scans of 8 s to see the new advertisement).
 ADDR=""
-for try in 1 2 3 4; do
+for try in 1 2 3 4 5 6 7 8 9 10; do
   timeout 60 "$RIG" scan --adapter hci1 --seconds 8 > "$W/scan.out" 2>&1; src=$?
   note "rig scan try $try (exit $src): $(tr '\n' '|' < "$W/scan.out")"
   ADDR=$(awk -v n=$BOARD_NAME '$2 == n { print $1; exit }' "$W/scan.out")
   [ -n "$ADDR" ] && break
 done
 if [ -z "$ADDR" ]; then
+  busctl --system tree org.bluez --list; bt_logs 30
   fail "rig scan --adapter hci1 did not list $BOARD_NAME: $(tr '\n' ' ' < "$W/scan.out")"
   finish; result blecontrol FAIL "${fails#; }"; exit 0
 fi
