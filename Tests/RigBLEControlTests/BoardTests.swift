@@ -39,6 +39,24 @@ struct BoardTests {
                                 stateDirectory: harness.stateDirectory)
     }
 
+    /// The example rig's BLEControl output on the harness's board (wrapped by `wrap`),
+    /// started — connected, INIT, enables — and a loop ready to play a `seconds` move.
+    func started<O: Output & Sendable>(_ harness: BoardHarness, seconds: Double, wrap: (BLEControlOutput) -> O) async throws
+        -> (logs: CapturedLogs, ble: BLEControlOutput, output: O, loop: ControlLoop<Player>) {
+        let logs = CapturedLogs()
+        let rig = Self.rig()
+        let ble = makeOutput(harness, rig: rig, logs: logs)
+        let output = wrap(ble)
+        let start = rig.homePose
+        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: Self.motion(seconds: seconds), startPose: start),
+                               output: output, options: LoopOptions(realtime: false), startPose: start)
+        try await onThread {
+            try output.start(channels: rig.axes.map(OutputChannel.init),
+                             initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+        }
+        return (logs, ble, output, loop)
+    }
+
     /// The values each channel got, in order, from the board's decoded log (after `since`).
     func boardValues(_ commands: [BoardHarness.Entry], channel: Int) -> [Double] {
         commands.filter { $0.name == "SERVO_VAL" && $0.channel == channel }.compactMap { $0.value.map { 1000 + Double($0) } }
@@ -62,17 +80,7 @@ struct BoardTests {
     @Test func playsAProgramInitEnablesThenValuesWithinTheBudget() async throws {
         let harness = try await BoardHarness(boardArguments: ["--reply-unknown-once"])
         defer { harness.stop() }
-        let logs = CapturedLogs()
-        let rig = Self.rig()
-        let ble = makeOutput(harness, rig: rig, logs: logs)
-        let output = RecordingOutput(ble)
-        let start = rig.homePose
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: Self.motion(seconds: 3), startPose: start),
-                               output: output, options: LoopOptions(realtime: false), startPose: start)
-        try await onThread {
-            try output.start(channels: rig.axes.map(OutputChannel.init),
-                             initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
-        }
+        let (logs, ble, output, loop) = try await started(harness, seconds: 3, wrap: RecordingOutput.init)
         #expect(ble.linkState.isReady)
         let result = try await onThread { loop.run() }
         #expect(result.fault == nil)
@@ -118,17 +126,7 @@ struct BoardTests {
     @Test func reconnectsAfterTheLinkDropsAndSendsTheCurrentPose() async throws {
         let harness = try await BoardHarness()
         defer { harness.stop() }
-        let logs = CapturedLogs()
-        let rig = Self.rig()
-        let ble = makeOutput(harness, rig: rig, logs: logs)
-        let output = RecordingOutput(ble)
-        let start = rig.homePose
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: Self.motion(seconds: 8), startPose: start),
-                               output: output, options: LoopOptions(realtime: false), startPose: start)
-        try await onThread {
-            try output.start(channels: rig.axes.map(OutputChannel.init),
-                             initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
-        }
+        let (logs, ble, output, loop) = try await started(harness, seconds: 8, wrap: RecordingOutput.init)
         loop.start()
         // Let some values stream, then drop the link.
         _ = try await poll { harness.commands().filter { $0.name == "SERVO_VAL" }.count >= 20 ? true : nil }
@@ -177,16 +175,7 @@ struct BoardTests {
     @Test func fallsBackToWriteValueWithoutAcquireWrite() async throws {
         let harness = try await BoardHarness(boardArguments: ["--no-acquire"])
         defer { harness.stop() }
-        let logs = CapturedLogs()
-        let rig = Self.rig()
-        let ble = makeOutput(harness, rig: rig, logs: logs)
-        let start = rig.homePose
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: Self.motion(seconds: 3), startPose: start),
-                               output: ble, options: LoopOptions(realtime: false), startPose: start)
-        try await onThread {
-            try ble.start(channels: rig.axes.map(OutputChannel.init),
-                          initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
-        }
+        let (_, ble, _, loop) = try await started(harness, seconds: 3, wrap: { $0 })
         ble.showText(line1: "step 1 of 3", line2: "Prêt")
         let result = try await onThread { loop.run() }
         #expect(result.fault == nil)
