@@ -13,7 +13,10 @@ public enum ProgramFileWriter {
         public var description: String { "cannot save \(path): \(step) failed: \(errno)" }
     }
 
-    public static func write(_ text: String, to path: String) throws(WriteError) {
+    /// - Parameter permissions: of the new file (the temporary file is created with them, so
+    ///   a secret is never readable by others, not even for a moment).
+    public static func write(_ text: String, to path: String,
+                             permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]) throws(WriteError) {
         let file = FilePath(path)
         let directory = file.removingLastComponent().isEmpty ? FilePath(".") : file.removingLastComponent()
         let temporary = directory.appending(".\(file.lastComponent?.string ?? "program").tmp-\(getpid())")
@@ -22,7 +25,7 @@ public enum ProgramFileWriter {
         }
         do {
             let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
-                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+                                             permissions: permissions)
             do {
                 _ = try fd.writeAll(Array(text.utf8))
                 guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
