@@ -31,15 +31,16 @@ import Testing
 
     /// Schemathesis generates requests from the served document and checks every response
     /// against it (status codes, content types, schemas, 405 for undeclared methods).
-    /// Bounded: 15 examples per operation and 40 s in all; the event stream (endless) is left out.
+    /// Bounded: 10 examples per operation and 30 s in all; the event stream (endless) is left out.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: TestTools.venv.appendingPathComponent("bin/schemathesis").path),
                    "run scripts/setup --test (schemathesis in .build-venv)"))
     func theOpenAPIDocumentMatchesTheRunningServer() async throws {
         let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["steps.json": ServeSamples.autoSteps])
         defer { server.stop() }
         let result = try await runTool("schemathesis", ["run", server.baseURL + "/api/openapi.json", "--exclude-path", "/api/events",
-                                                        "-n", "15", "--seed", "7", "--max-time", "40", "--request-timeout", "5",
-                                                        "--no-color", "--suppress-health-check", "all"], limit: .seconds(90))
+                                                        "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "5",
+                                                        "--no-color", "--suppress-health-check", "all"],
+                                    in: server.directory, limit: .seconds(90))
         #expect(result.status == 0, "\(result.output.suffix(6000))")
     }
 
@@ -51,7 +52,7 @@ import Testing
         defer { server.stop() }
         let screenshot = server.directory.appendingPathComponent("serve-phone.png").path
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_browser.py").path
-        let result = try await runTool("python3", [script, server.baseURL, "steps.json", screenshot], limit: .seconds(90))
+        let result = try await runTool("python3", [script, server.baseURL, "steps.json", screenshot], in: server.directory, limit: .seconds(90))
         #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
         #expect(FileManager.default.fileExists(atPath: screenshot))
         if let keep = ProcessInfo.processInfo.environment["RIG_SERVE_SCREENSHOT"] {
@@ -60,9 +61,11 @@ import Testing
         }
     }
 
-    /// Runs a tool from the test venv, bounded by `limit` (killed after it).
-    private func runTool(_ name: String, _ arguments: [String], limit: Duration) async throws -> (status: Int32, output: String) {
+    /// Runs a tool from the test venv in `directory` (its own files stay there), bounded
+    /// by `limit` (killed after it).
+    private func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {
         let process = TestTools.process(name, arguments)
+        process.currentDirectoryURL = directory
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
