@@ -112,6 +112,13 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
 
     // MARK: - Output
 
+    /// One lock per board on an adapter (`blecontrol-hci0-AA:BB:…`, or `…-any` when the
+    /// rig file names no board and the first one found is used).
+    public var exclusiveResources: [String] {
+        ["blecontrol-\(config.adapter)-\(config.address ?? config.name ?? "any")"]
+    }
+
+
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         guard initial.count == channels.count else {
             throw OutputFault("\(label): \(initial.count) initial commands for \(channels.count) channels")
