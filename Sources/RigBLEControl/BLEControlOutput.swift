@@ -64,7 +64,7 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     ///   - stateDirectory: where the last board is remembered; nil remembers none.
     ///   - clock: the scheduler's time source (the loop's monotonic clock by default).
     public init(config: BLEControlOutputConfig, logger: Logger, bus: DBusConnection.Bus = .system,
-                stateDirectory: String? = BLEControlBoardMemory.defaultDirectory(),
+                stateDirectory: String? = StateDirectory.default(),
                 clock: any LoopClock = MonotonicClock(), traffic: BLEControlTraffic = BLEControlTraffic()) {
         self.config = config
         self.logger = logger
