@@ -68,6 +68,10 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
 
+        // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
+        // machine and go-motion planning.
+        .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
+
         .executableTarget(name: "rig", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -101,6 +105,7 @@ let package = Package(
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["cascable_sim.py"], swiftSettings: strict),
+        .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )
