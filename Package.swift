@@ -71,6 +71,13 @@ let package = Package(
         // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
         // machine and go-motion planning.
         .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
+        // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's
+        // command source through the session runner.
+        .target(name: "RigDFMocoServer", dependencies: [
+            "RigCore", "RigRuntime", "RigDFMoco",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
 
         .executableTarget(name: "rig", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
