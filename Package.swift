@@ -80,7 +80,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMocoServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
