@@ -87,8 +87,12 @@ public struct DFMocoDevice: Sendable {
     }
 
     public func steps(motor m: Int, _ observed: Observation) -> Int {
-        let axis = map.axisIndices[m]
-        return map.steps(motor: m, position: axis < observed.positions.count ? observed.positions[axis] : rig.axes[axis].home)
+        map.steps(motor: m, position: position(axis: map.axisIndices[m], observed))
+    }
+
+    /// Where `axis` is (home if the observation is short: it never traps).
+    private func position(axis: Int, _ observed: Observation) -> Double {
+        axis < observed.positions.count ? observed.positions[axis] : rig.axes[axis].home
     }
 
     public mutating func handle(_ request: DFMocoRequest, _ observed: Observation) -> Response {
@@ -136,11 +140,11 @@ public struct DFMocoDevice: Sendable {
             r.replies = ["pr \(motor) \(stepsPerSecond)"]
         case .zeroMotor(let motor):
             let m = motor - 1
-            map.setOffset(motor: m, position: observed.positions[map.axisIndices[m]], steps: 0)
+            map.setOffset(motor: m, position: position(axis: map.axisIndices[m], observed), steps: 0)
             r.replies = ["zm \(motor)"]
         case .newPosition(let motor, let position):
             let m = motor - 1
-            map.setOffset(motor: m, position: observed.positions[map.axisIndices[m]], steps: position)
+            map.setOffset(motor: m, position: self.position(axis: map.axisIndices[m], observed), steps: position)
             r.replies = ["np \(motor) \(position)"]
         case .blurSetup(let request):
             setUpGoMotion(request, observed, &r)
@@ -170,7 +174,7 @@ public struct DFMocoDevice: Sendable {
         if target != wanted {
             r.log.append("motor \(m + 1) (\(axis.name)): \(steps) steps is \(short(wanted))\(axis.unit), outside the soft limits \(short(axis.softMin))…\(short(axis.softMax))\(axis.unit); going to \(short(target))\(axis.unit) (\(map.steps(motor: m, position: target)) steps)")
         }
-        let here = observed.positions[axisIndex]
+        let here = position(axis: axisIndex, observed)
         if !isMoving(motor: m, observed), map.steps(motor: m, position: target) == map.steps(motor: m, position: here) {
             targets[m] = nil
             return false
@@ -245,7 +249,7 @@ public struct DFMocoDevice: Sendable {
         for m in 0..<motorCount {
             let axis = map.axisIndices[m]
             guard plan.tracks[axis] != nil else { continue }
-            if let start = plan.startPose[axis], isMoving(motor: m, observed) || abs(observed.positions[axis] - start) > 0.5 / map.stepsPerDegree {
+            if let start = plan.startPose[axis], isMoving(motor: m, observed) || abs(position(axis: axis, observed) - start) > 0.5 / map.stepsPerDegree {
                 r.log.append("go: motor \(m + 1) is not at rest at its start (\(short(start))\(map.axes[m].unit)); the move eases on from where it is")
             }
             targets[m] = nil

@@ -5,11 +5,13 @@ import RigCore
 /// half the exposure later, `p1 + (p2 − p1)·b` as it closes, then slows to rest.
 ///
 /// Time 0 is the `go`. The ramp is a constant acceleration and the slow-down a constant
-/// deceleration (at most 90 % of maxAcceleration, at least as long as the ramp); the two
+/// deceleration (at most 90 % of maxAcceleration, at least as long as the ramp, at most
+/// `longestSlowDownSeconds`); the two
 /// exposure halves are cubic Hermite segments, so the velocity is continuous everywhere
 /// and the three positions are met exactly.
 public struct GoMotionPlan: Sendable, Equatable {
     public static let rampSeconds = 1.0
+    public static let longestSlowDownSeconds = 10.0
 
     /// One track per rig axis; nil where the axis stays put.
     public var tracks: [AxisTrack?]
@@ -57,7 +59,9 @@ public struct GoMotionPlan: Sendable, Equatable {
             // Fritsch–Butland at the middle key: monotone where the path is, still at a turn.
             let vMid = v0 * v1 > 0 ? 2 * v0 * v1 / (v0 + v1) : 0
             let start = opens - v0 * ramp / 2
-            let down = max(ramp, abs(v1) / (0.9 * axis.maxAcceleration))
+            // Capped: a slow-down longer than that only comes from a move the limits refuse
+            // anyway (and is warned about), and the check below samples every tick of it.
+            let down = min(max(ramp, abs(v1) / (0.9 * axis.maxAcceleration)), Self.longestSlowDownSeconds)
             let end = closes + v1 * down / 2
             let keys = [Keyframe(time: 0, value: start), Keyframe(time: ramp, value: opens),
                         Keyframe(time: ramp + half, value: m.current), Keyframe(time: ramp + exposure, value: closes),

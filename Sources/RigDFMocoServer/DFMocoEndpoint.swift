@@ -69,6 +69,8 @@ struct TCPListener {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(raw, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         }
+        // Non-blocking: a connection reset between poll() and accept() must not stall the server.
+        _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
         if bound != 0 || listen(raw, 4) != 0 {
             let e = Errno(rawValue: errno)
             try? fd.close()

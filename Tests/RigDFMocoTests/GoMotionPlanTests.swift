@@ -48,4 +48,14 @@ import Testing
                                exposureSeconds: 0.5, blurFraction: 1)
         #expect(far.warnings.contains { $0.hasPrefix("axis \"tilt\" would travel") })
     }
+
+    @Test func anAbsurdMoveIsWarnedAboutAndStaysBounded() throws {
+        // ±21 million degrees in a 1 ms exposure: what a hostile bf line can ask for.
+        let plan = GoMotionPlan(rig: rig, motions: [.init(axis: 0, previous: -21_474_836, current: 0, next: 21_474_836)],
+                                exposureSeconds: 0.001, blurFraction: 1)
+        let track = try #require(plan.tracks[0])
+        #expect(track.endTime <= 1 + 0.01 + GoMotionPlan.longestSlowDownSeconds)
+        #expect(plan.warnings.count == 3)
+        #expect(track.value(at: 0).isFinite && track.value(at: track.endTime).isFinite)
+    }
 }
