@@ -207,6 +207,12 @@ public final class PCA9685Output: Output {
 
     public func persistState() { saveState() }
 
+    /// One lock per board: bus and address (`pca9685-i2c-1-0x40`).
+    public var exclusiveResources: [String] {
+        let busName = config.bus.split(separator: "/").last.map(String.init) ?? "bus"
+        return ["pca9685-\(busName)-0x\(String(config.address, radix: 16))"]
+    }
+
     // MARK: - Encoding
 
     /// Channel `n`'s ON count: 0, or spread over the period with `phaseStagger` (n × 256,
