@@ -95,8 +95,14 @@ public struct DFMocoDevice: Sendable {
         axis < observed.positions.count ? observed.positions[axis] : rig.axes[axis].home
     }
 
+    /// Answers `request`. A request naming a motor this device does not have (the parser,
+    /// given `motorCount`, never makes one) is logged and ignored.
     public mutating func handle(_ request: DFMocoRequest, _ observed: Observation) -> Response {
         var r = Response()
+        guard request.motors.allSatisfy({ $0 >= 1 && $0 <= motorCount }) else {
+            r.log.append("\(request.command): a motor out of range 1…\(motorCount); ignored")
+            return r
+        }
         switch request {
         case .hello:
             r.replies = [hello]
@@ -118,12 +124,13 @@ public struct DFMocoDevice: Sendable {
             r.replies = ["im \(motor)"]
         case .stopMotor(let motor):
             let m = motor - 1
+            let wasMoving = isMoving(motor: m, observed)
             targets[m] = nil
             postedAtTick[m] = nil
             let others = pendingPose(observed, adding: [])
             // The command source has one brake for the whole rig: stopping one motor
             // brakes all, and the others are sent on again from where they stop.
-            r.commands = [others.contains { $0 != nil } ? .goTo(pose: others) : .halt]
+            if wasMoving { r.commands = [others.contains { $0 != nil } ? .goTo(pose: others) : .halt] }
             r.replies = ["sm \(motor)"]
         case .stopAll:
             stopEverything(&r)

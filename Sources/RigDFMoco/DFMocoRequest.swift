@@ -29,6 +29,17 @@ public enum DFMocoRequest: Sendable, Equatable {
     /// `go`: start the go-motion move set up by `bf`.
     case go
 
+    /// The motors the request names (1-based).
+    public var motors: [Int] {
+        switch self {
+        case .hello, .movingStatus, .stopAll, .go: []
+        case .moveMotor(let m, _), .motorPosition(let m), .stopMotor(let m), .jogMotor(let m, _, _), .inchMotor(let m, _),
+             .pulseRate(let m, _), .zeroMotor(let m), .newPosition(let m, _):
+            [m]
+        case .blurSetup(let request): request.motors.map(\.motor)
+        }
+    }
+
     /// The two-letter command, as on the wire.
     public var command: String {
         switch self {

@@ -92,6 +92,16 @@ import Testing
         #expect(r.commands == [.goTo(pose: [30, nil, nil])])
         let last = device.handle(.stopMotor(motor: 2), both)
         #expect(last.commands == [.halt])
+        // A motor that is not moving: nothing to brake.
+        let idle = device.handle(.stopMotor(motor: 1), still(ticks: 400))
+        #expect(idle.replies == ["sm 1"])
+        #expect(idle.commands.isEmpty)
+    }
+
+    @Test mutating func aRequestForAMotorItDoesNotHaveIsIgnored() {
+        let r = device.handle(.moveMotor(motor: 3, position: 10), still())
+        #expect(r.replies.isEmpty && r.commands.isEmpty)
+        #expect(r.log == ["mm: a motor out of range 1…2; ignored"])
     }
 
     @Test mutating func stopAllBrakesAndForgetsTargets() {
