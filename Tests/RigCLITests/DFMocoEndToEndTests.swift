@@ -90,7 +90,11 @@ import Testing
         defer { client.close() }
         // Pan frames at 0°, 10°, 20°; 200 ms at blur 500: the shutter opens at 5° one second
         // after go, passes 10° at 1.1 s and closes at 15° at 1.2 s (50°/s). The ramp starts at −20°.
-        #expect(try client.ask("bf 200 500 1 0 1000 2000", expecting: "bf") == "bf 1")
+        // bf and ms in one write: the approach to the start is reported before the loop can
+        // have finished it.
+        client.sendRaw(Array("bf 200 500 1 0 1000 2000\r\nms\r\n".utf8))
+        #expect(try client.line { $0.hasPrefix("bf") } == "bf 1")
+        #expect(try client.line { $0.hasPrefix("ms") } == "ms 10")
         try client.waitUntilStopped()
         #expect(try client.position(1) == -2000)
         #expect(try client.ask("go", expecting: "go") == "go")
