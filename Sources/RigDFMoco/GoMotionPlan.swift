@@ -77,11 +77,12 @@ public struct GoMotionPlan: Sendable, Equatable {
     /// maxVelocity, accelerations over maxAcceleration (sampled at the loop rate).
     static func check(_ track: AxisTrack, axis: Axis, tickSeconds dt: Double) -> [String] {
         var warnings: [String] = []
-        let ticks = Int(min((track.endTime / dt).rounded(.up), 1e7))
+        let span = (track.endTime / dt).rounded(.up)
+        let ticks = span.isFinite ? Int(min(max(span, 0), 1e7)) : 0
         var cursor = 0
         var x0 = track.value(at: 0, cursor: &cursor), v0 = 0.0
         var low = x0, high = x0, vMax = 0.0, aMax = 0.0
-        for k in 0...max(ticks, 0) {
+        for k in 0...ticks {
             let x = track.value(at: Double(k + 1) * dt, cursor: &cursor)
             let v = (x - x0) / dt
             low = min(low, x); high = max(high, x)
