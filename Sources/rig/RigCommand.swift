@@ -21,6 +21,7 @@ struct RigCommand: ParsableCommand {
             JogCommand.self,
             ScanCommand.self,
             BenchCommand.self,
+            ServeCommand.self,
         ]
     )
 
