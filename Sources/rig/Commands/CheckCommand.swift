@@ -25,12 +25,14 @@ struct CheckCommand: ParsableCommand {
         if FileLoading.looksLikeRig(text) {
             let rig = try FileLoading.loadRig(file)
             print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
+            for line in ResolutionReport.describe(rig: rig) { print(line) }
             return
         }
         let prepared = try PreparedProgram.load(file)
         let program = prepared.program
         let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
         for line in CheckReport.describe(report, program: program) { print(line) }
+        for line in ResolutionReport.describe(program: program) { print(line) }
         if !report.feasible { throw ExitCode(1) }
     }
 }
