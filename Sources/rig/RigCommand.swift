@@ -15,6 +15,7 @@ struct RigCommand: ParsableCommand {
             PlayCommand.self,
             CheckCommand.self,
             PlanCommand.self,
+            ExportCommand.self,
             PlotCommand.self,
             ProbeCommand.self,
             CalibrateCommand.self,
@@ -27,6 +28,10 @@ struct RigCommand: ParsableCommand {
 
     /// Runs the command; usage errors exit 2 (as malformed files do), not sysexits' 64.
     static func main() {
+        // Every write to stdout/stderr goes through StandardStreams, which turns a reader
+        // that went away (EPIPE) into an orderly stop; the default SIGPIPE would kill the
+        // process mid-move instead.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -99,9 +99,8 @@ import Testing
         config.bus = "/dev/i2c-7"
         let log = EventLog()
         let bus = try LinuxI2CBus(path: config.bus, syscalls: device.syscalls)
-        let timing = PCA9685Timing(sleep: { log.append(.slept($0)) }, now: { .zero })
         let output = PCA9685Output(config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "test"),
-                                   timing: timing, retryPolicy: retryPolicy)
+                                   clock: RecordingClock(log: log), retryPolicy: retryPolicy)
         try output.start(channels: [OutputChannel(axisName: "pan", channel: 0, kind: .servo)], initial: [.pulse(microseconds: 1500)])
         return (output, log)
     }
@@ -114,7 +113,7 @@ import Testing
         device.fail("block", with: [-EIO, -ETIMEDOUT])
         var sent = [Double.nan]
         try output.write([.pulse(microseconds: 1000)], sent: &sent)
-        #expect(device.calls.filter { $0.hasPrefix("block") } == ["block 0x6 4", "block 0x6 4", "block 0x6 4"])
+        #expect(device.calls.filter { $0.hasPrefix("block") } == ["block 0x8 2", "block 0x8 2", "block 0x8 2"])  // LED0_OFF_L, OFF_H
         #expect(log.sleeps == [.microseconds(250), .microseconds(500)])
         #expect(device.state.withLock { $0.registers[0x08] } == 205)  // LED0_OFF_L: 1000 µs at 50 Hz
     }
@@ -126,7 +125,7 @@ import Testing
         var sent = [Double.nan]
         let fault = #expect(throws: OutputFault.self) { try output.write([.pulse(microseconds: 1000)], sent: &sent) }
         let message = fault?.message ?? ""
-        #expect(message.hasPrefix("pca9685 at 0x40 on /dev/i2c-7: writing LED0_ON_L failed after 4 attempts: EIO (Input/output error)."))
+        #expect(message.hasPrefix("pca9685 at 0x40 on /dev/i2c-7: writing LED0_OFF_L failed after 4 attempts: EIO (Input/output error)."))
         #expect(message.contains("power"))
     }
 

@@ -19,15 +19,4 @@ public struct ConsoleProgram: Sendable, Equatable {
 
     /// Steps in the whole program (0 for a continuous path).
     public var stepCount: Int { if case .stepped(let s) = motion { s.count } else { 0 } }
-
-    /// The motion played from `step` on (steps before it dropped), clamped to the
-    /// program: what a feasibility check must look at before the program starts there.
-    public func motion(fromStep step: Int) -> Motion {
-        guard case .stepped(let steps) = motion, !steps.isEmpty else { return motion }
-        let first = min(max(step, 0), steps.count - 1)
-        return .stepped(Array(steps[first...]))
-    }
-
-    /// The motion played when the program starts (`motion(fromStep: firstStep)`).
-    public var startMotion: Motion { motion(fromStep: firstStep) }
 }

@@ -25,11 +25,6 @@ public struct ConsoleSource: MotionSource {
     /// Programs started since the source began (a new play, not a back or redo).
     public private(set) var programsStarted = 0
 
-    /// 0-based step of the program the current player's step 0 is (back/redo restart
-    /// the player on the program's remaining steps).
-    private var stepOffset = 0
-    /// Program time played by earlier players of the same run (back/redo).
-    private var elapsedBefore = 0.0
     private var intervalTicksLeft: Int?
     private var stopRequested = false
     private var drainedRequests: [ConsoleRequest] = []
@@ -57,7 +52,7 @@ public struct ConsoleSource: MotionSource {
     public var currentStep: Int? {
         guard let player else { return nil }
         switch player.phase {
-        case .moving(let s), .settling(let s), .waiting(let s): return s >= 0 ? stepOffset + s : nil
+        case .moving(let s), .settling(let s), .shooting(let s), .waiting(let s): return s >= 0 ? s : nil
         default: return nil
         }
     }
@@ -92,11 +87,8 @@ public struct ConsoleSource: MotionSource {
             return p
         }
         var p = player.progress
-        p.elapsedSeconds += elapsedBefore
-        if let step = p.step { p.step = step + stepOffset }
-        if case .stepped(let steps)? = program?.motion { p.stepCount = steps.count }
         p.phase = switch player.phase {
-        case .leadIn, .path, .moving, .settling: isPaused ? "paused" : "playing"
+        case .leadIn, .path, .moving, .settling, .shooting: isPaused ? "paused" : "playing"
         case .waiting: isPaused ? "paused" : "waiting"
         case .braking, .parking, .finished: "stopping"
         }
@@ -164,18 +156,20 @@ public struct ConsoleSource: MotionSource {
             guard player == nil, commands.isAtRest else { refusedRequests += 1; return }
             program = new
             programsStarted += 1
-            elapsedBefore = 0
             isPaused = false
-            start(new, atStep: new.firstStep)
+            intervalTicksLeft = nil
+            player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep)
         case .next:
             guard player != nil else { refusedRequests += 1; return }
             player?.advance()
-        case .back, .redo:
-            guard let program, isWaiting, let step = currentStep else { refusedRequests += 1; return }
-            let target = request == .back ? step - 1 : step
-            guard target >= 0 else { refusedRequests += 1; return }
-            elapsedBefore += player?.elapsedSeconds ?? 0
-            start(program, atStep: target)
+        case .back:
+            guard isWaiting, let step = currentStep, step >= 1 else { refusedRequests += 1; return }
+            intervalTicksLeft = nil
+            player?.goTo(step: step - 1)
+        case .redo:
+            guard isWaiting else { refusedRequests += 1; return }
+            intervalTicksLeft = nil
+            player?.redo()
         case .pause:
             guard program?.stepCount ?? 0 > 0 else { refusedRequests += 1; return }
             isPaused = true
@@ -187,13 +181,5 @@ public struct ConsoleSource: MotionSource {
             guard player != nil else { refusedRequests += 1; return }
             player?.stop()
         }
-    }
-
-    /// A new player from where the rig stands, on the program's steps from `step` on.
-    private mutating func start(_ program: ConsoleProgram, atStep step: Int) {
-        let motion = program.motion(fromStep: step)
-        stepOffset = program.stepCount > 0 ? min(max(step, 0), program.stepCount - 1) : 0
-        intervalTicksLeft = nil
-        player = Player(rig: rig, motion: motion, startPose: commands.positions)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import RigCore
-import RigGamepad
+import RigRuntime
 import Synchronization
 
 /// Named poses the operator saved (`PUT /api/poses/NAME`), kept in `poses.json` in the
@@ -47,9 +47,7 @@ public final class PoseBook: Sendable {
             return (try? encoder.encode(File(poses: p))).map { String(decoding: $0, as: UTF8.self) } ?? "{\"poses\": {}}"
         }
         do {
-            try FileManager.default.createDirectory(atPath: (filePath as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            try ProgramFileWriter.write(text + "\n", to: filePath)
+            try AtomicFile.write(text + "\n", to: filePath, createDirectory: true)
         } catch {
             throw ServeError(.internalServerError, "cannot save the pose: \(error)")
         }

@@ -100,7 +100,7 @@ public final class RigConsole: @unchecked Sendable {
 
     /// Brakes, parks and ends the session (the server is shutting down).
     public func requestStop() {
-        shared.withLock { $0.loop }?.requestStop()
+        session.requestStop()
     }
 
     /// Blocks until the session has ended (a signal, `requestStop`, a fault).
@@ -150,7 +150,7 @@ public final class RigConsole: @unchecked Sendable {
                                  error: lastError, controller: controller)
         if let summary {
             status.state = summary.loop.fault == nil ? "idle" : "fault"
-            status.error = summary.loop.fault ?? lastError
+            status.error = summary.loop.fault.map { "\($0)" } ?? lastError
             return status
         }
         guard let loopStatus else { return status }

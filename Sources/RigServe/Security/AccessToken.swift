@@ -1,5 +1,5 @@
 import Foundation
-import RigGamepad
+import RigRuntime
 import SystemPackage
 
 /// The secret a phone presents on a non-loopback listener: 32 random bytes from the
@@ -56,7 +56,7 @@ public struct AccessToken: Sendable, Equatable {
             }
         }
         do {
-            try ProgramFileWriter.write(token.text + "\n", to: path, permissions: [.ownerReadWrite])
+            try AtomicFile.write(token.text + "\n", to: path, permissions: [.ownerReadWrite])
         } catch {
             throw Failure(description: "cannot save the token: \(error)")
         }
