@@ -157,6 +157,7 @@ public final class RigSession<Source: MotionSource> {
         case .ready(let step): line = "\(t) step \(step + 1)/\(stepCount) settled"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
+        case .shot: line = nil  // the shot runner logs shots
         }
         guard let line else { return }
         if let view = options.liveView { view.log(line) } else { logger.info("\(line)") }

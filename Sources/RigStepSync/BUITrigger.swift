@@ -152,7 +152,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             feed(.ready(step: step))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
-        case .moveStarted, .finished:
+        case .moveStarted, .finished, .shot:
             break
         }
     }

@@ -30,6 +30,10 @@ public struct Axis: Sendable, Equatable {
     public var maxVelocity: Double
     public var maxAcceleration: Double
     public var idle: IdlePolicy
+    /// Gear lash in the axis's unit (`"backlashDeg"`): stepped programs approach every
+    /// step from below, overshooting by this much when they come from above, so the lash
+    /// is taken up the same way at every shot. 0: no overshoot.
+    public var backlashDeg = 0.0
 
     public init(name: String, kind: AxisKind, channel: Int, calibration: Calibration?, home: Double, park: Double?,
                 softMin: Double, softMax: Double, maxVelocity: Double, maxAcceleration: Double, idle: IdlePolicy) {
