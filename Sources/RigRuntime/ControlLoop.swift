@@ -13,6 +13,8 @@ public enum LoopEvent: Sendable, Equatable {
 /// A snapshot for the live view, refreshed every tick.
 public struct LoopStatus: Sendable {
     public var positions: [Double]
+    /// Per axis, per second: the velocity of the last frame sent (0 before the first).
+    public var velocities: [Double]
     public var progress: PlaybackProgress
     public var ticks: Int
     public var latenessMaxMicroseconds: Double
@@ -94,7 +96,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         sent = [Double](repeating: .nan, count: rig.axes.count)
         limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
-        statusLock = Mutex(LoopStatus(positions: startPose.map { $0 }, progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
+        statusLock = Mutex(LoopStatus(positions: startPose.map { $0 }, velocities: [Double](repeating: 0, count: rig.axes.count), progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
     }
 
     // MARK: Requests from other threads
@@ -206,7 +208,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if pushed { eventsPushed.signal() }
             statusLock.withLock { status in
-                for i in positions.indices { status.positions[i] = positions[i] }
+                for i in positions.indices {
+                    status.positions[i] = positions[i]
+                    status.velocities[i] = limiter.velocities[i]
+                }
                 status.progress = source.progress
                 status.ticks = tick
                 status.latenessMaxMicroseconds = stats.maxMicroseconds
