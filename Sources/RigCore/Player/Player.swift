@@ -89,6 +89,7 @@ public struct Player: Sendable {
     private var atStep: Int?
     /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
     private var readyPending = false
+    private var pathShots = 0
     // Backlash: the move to `waypoint` comes first, then the final approach to `target`.
     private var approachPending = false
     private var waypoint: [Double]
@@ -202,6 +203,12 @@ public struct Player: Sendable {
             let t = Double(phaseTicks) * dt
             for i in rig.axes.indices {
                 if let track = tracks[i] { positions[i] = track.value(at: t, cursor: &cursors[i]) }
+            }
+            if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
+                // A continuous program shoots on the move (`--interval`): no hold, the
+                // path cannot stop within the limits; the camera needs short exposures.
+                event = .shot(.started(step: pathShots, bracket: 1))
+                pathShots += 1
             }
             if t >= duration {
                 event = .programEnded(stopped: false)

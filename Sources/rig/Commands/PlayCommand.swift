@@ -46,6 +46,8 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup(title: "Shooting") var shootOptions: ShootOptions
+
     func validate() throws {
         if let output, output != "sim" {
             throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output; name hardware in the rig file")
@@ -59,13 +61,12 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         let logger = log.bootstrap()
         let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim(SimOutputConfig()) : nil, logger: logger)
-        let program = prepared.program
-        let rig = program.rig
+        let rig = prepared.program.rig
         if speed != 1, case .sim = rig.output {} else if speed != 1 {
             printError("--speed only works with the simulated output (this rig uses \(rig.output.typeName))")
             throw ExitCode(2)
         }
-        let chosenTrigger = trigger.flatMap(Trigger.init) ?? program.trigger
+        let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         let device = try openOutput(prepared, logger: logger)
         if !prepared.restoredAxes.isEmpty {
             logger.info("starting from where the last run left \(prepared.restoredAxes.joined(separator: ", "))")
@@ -74,7 +75,10 @@ struct PlayCommand: ParsableCommand {
             logger.warning("the remembered position of \(prepared.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
         }
         let startPose = prepared.startPose
-        let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose)
+        var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
+        let program = shoot.program
+        let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose,
+                                              shooting: shoot.plan, firstStep: shoot.firstStep)
         if !report.feasible || dryRun || log.verbose {
             for line in CheckReport.describe(report, program: program) { say(line) }
         }
@@ -82,12 +86,22 @@ struct PlayCommand: ParsableCommand {
             printError("\(file): error: refusing to play: the program breaks the limits above (nothing moved)")
             throw ExitCode(1)
         }
+        guard report.intervalMisses.isEmpty else {
+            for miss in report.intervalMisses { printError("\(file): error: \(miss)") }
+            printError("\(file): error: refusing to play: --trigger \(chosenTrigger) cannot be kept (nothing moved); use a longer interval")
+            throw ExitCode(1)
+        }
         if dryRun {
             say("dry run: \(report.ticks) frames would be sent to the \(rig.output.typeName) output; nothing moved")
             return
         }
 
-        let auto = program.isStepped && chosenTrigger == .auto
+        // The player paces an interval itself (shot start to shot start): it advances at once.
+        let auto: Bool = {
+            guard program.isStepped else { return false }
+            if case .interval = chosenTrigger { return true }
+            return chosenTrigger == .auto
+        }()
         let isTTY = LiveView.stdoutIsTTY
         let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
@@ -95,20 +109,32 @@ struct PlayCommand: ParsableCommand {
         let stepTrigger: StepTrigger? = program.isStepped
             ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
 
-        let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere)
+        try shoot.open(logger: logger, display: { line in view.log(line) })
+        let shots = shoot.runner
+        if let path = shoot.logPath { view.log("shot log: \(path)") }
+        let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
+                            firstStep: shoot.firstStep, shooting: shoot.plan)
         var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
         options.viewIntervalSeconds = 0.1
         let session = RigSession(rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
                                  options: options, logger: logger)
-        if let buttons = stepTrigger as? GPIOTrigger {
-            session.onStart = { loop in buttons.onStop = { loop.requestStop() } }
+        let buttons = stepTrigger as? GPIOTrigger
+        session.onStart = { (loop: ControlLoop<Player>) in
+            buttons?.onStop = { loop.requestStop() }
+            shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { loop.requestStop() }))
         }
+        if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }
         let summary: SessionSummary
         do {
             summary = try session.run()
         } catch {
+            shots?.finish(loopFault: "\(error)", stoppedBySignal: false)
             printError("error: \(error)")
             throw ExitCode(1)
+        }
+        shots?.finish(loopFault: summary.loop.fault, stoppedBySignal: summary.stoppedBySignal)
+        if let shots, let path = shoot.logPath {
+            say("shot log: \(path) (\(shots.shotsTaken) shots\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))")
         }
         let loop = summary.loop
         logger.info("real-time: \(loop.grant)")
@@ -117,7 +143,7 @@ struct PlayCommand: ParsableCommand {
         if loop.traceRowsDropped > 0 {
             printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
         }
-        if let fault = loop.fault, !summary.stoppedBySignal || fault != "aborted" {
+        if let fault = shots?.faultMessage ?? loop.fault, !summary.stoppedBySignal || fault != "aborted" {
             printError("error: \(fault)")
             throw ExitCode(1)
         }
@@ -136,7 +162,7 @@ struct PlayCommand: ParsableCommand {
     private func makeTrigger(_ trigger: Trigger, program: Program, output: Output, view: LiveView, logger: Logger) throws -> StepTrigger? {
         switch trigger {
         case .auto: return nil
-        case .interval(let s): return IntervalTrigger(seconds: s)
+        case .interval: return nil  // the player paces it (ShootingPlan.intervalSeconds)
         case .keyboard:
             return KeyboardTrigger(prompt: { line in view.log(line) })
         case .bui:
