@@ -123,7 +123,7 @@ import Testing
         #expect(miss.step == 2)
         // Shot 0.5 s + move (150° at 90°/s, 180°/s²: 0.5 + 1.1667 + 0.5 s) + settle 0.2 s.
         #expect(abs(miss.neededSeconds - (0.5 + 2.1667 + 0.2)) < 0.03, "\(miss.neededSeconds)")
-        #expect(miss.description.hasPrefix("step 3 (step 3) needs 2.8"))
+        #expect(miss.description.hasPrefix("step 3 needs 2.8"))
         #expect(miss.description.hasSuffix("the interval is 2 s"))
         // At run time the same player reports the missed slot before the late shot.
         var player = Player(rig: rig, motion: motion, startPose: [-80, 0], shooting: plan)

@@ -34,7 +34,8 @@ public struct IntervalMiss: Sendable, Equatable, CustomStringConvertible {
     public var intervalSeconds: Double
 
     public var description: String {
-        "step \(step + 1) (\(label)) needs \(rounded(neededSeconds)) s from the previous shot's start (move, settle and shot); the interval is \(rounded(intervalSeconds)) s"
+        let name = label == "step \(step + 1)" ? label : "step \(step + 1) (\(label))"
+        return "\(name) needs \(rounded(neededSeconds)) s from the previous shot's start (move, settle and shot); the interval is \(rounded(intervalSeconds)) s"
     }
 }
 

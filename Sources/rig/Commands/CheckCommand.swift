@@ -28,8 +28,10 @@ struct CheckCommand: ParsableCommand {
         }
         let prepared = try PreparedProgram.load(file)
         let program = prepared.program
-        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
+        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose,
+                                              shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
-        if !report.feasible { throw ExitCode(1) }
+        for miss in report.intervalMisses { print("\(file): error: \(miss)") }
+        if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
     }
 }

@@ -157,6 +157,14 @@ struct ShootSetup {
         }
     }
 
+    /// What `rig check` plays: the program's own trigger and the rig's camera, as `rig play`
+    /// with no options would.
+    static func checkPlan(_ program: Program) -> ShootingPlan {
+        var plan = ShootingPlan(timing: program.trigger == .bui ? nil : program.shotTiming)
+        if program.isStepped, case .interval(let s) = program.trigger { plan.intervalSeconds = s }
+        return plan
+    }
+
     /// SHA-256 of the program file's bytes (it was just parsed, so it can be read).
     static func sha256(of path: String) -> String {
         SHA256.hex(FileManager.default.contents(atPath: path) ?? Data())
