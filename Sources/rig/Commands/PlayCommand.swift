@@ -121,6 +121,8 @@ struct PlayCommand: ParsableCommand {
         let buttons = stepTrigger as? GPIOTrigger
         session.onStart = { (loop: ControlLoop<Player>) in
             buttons?.onStop = { loop.requestStop() }
+            (stepTrigger as? KeyboardTrigger)?.attach(StepControls(redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) },
+                                                                   stop: { loop.requestStop() }))
             shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { loop.requestStop() }))
         }
         if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }

@@ -1,0 +1,61 @@
+import Foundation
+import RigCore
+import RigTestSupport
+import Testing
+
+/// The keyboard trigger with the real binary, lines on stdin (not a terminal): Enter,
+/// `r` redo, `b` back, `g N`, `q`, each sent once the rig says it is ready.
+@Suite struct KeyboardShootTests {
+    static let program = #"""
+    {"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 50, "shutterMs": 50, "afterShotMs": 50}},
+     "kind": "steps", "trigger": "keyboard", "settleSeconds": 0.05,
+     "steps": [{"pose": {"pan": -10}}, {"pose": {"pan": 0}}, {"pose": {"pan": 10}}]}
+    """#
+
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var text = ""
+        func append(_ data: Data) { lock.lock(); text += String(decoding: data, as: UTF8.self); lock.unlock() }
+        var value: String { lock.lock(); defer { lock.unlock() }; return text }
+        func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
+    }
+
+    @Test func redoBackGoToAndQuitFromTheKeyboard() async throws {
+        let programPath = try RigProcess.temporaryFile("keys.json", contents: Self.program)
+        let logPath = (programPath as NSString).deletingLastPathComponent + "/run.jsonl"
+        let process = Process()
+        process.executableURL = RigProcess.executable
+        process.arguments = ["play", programPath, "--log", logPath, "--no-realtime"]
+        process.currentDirectoryURL = RigProcess.packageRoot
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        let stdout = Output(), stderr = Output()
+        out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
+        err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
+        try process.run()
+
+        // Each key waits for the prompt it answers (the n-th "ready" line).
+        var readies = 0
+        func send(_ line: String) async throws {
+            readies += 1
+            let wanted = readies
+            _ = try await poll { stdout.count(" ready: Enter to ") >= wanted ? true : nil }
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        }
+        try await send("r")     // step 1 shot → shoot it again
+        try await send("")      // → step 2
+        try await send("b")     // → back to step 1
+        try await send("g 3")   // → step 3
+        try await send("q")     // stop at step 3
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr.value)")
+        let log = try ShotLog(text: String(contentsOfFile: logPath, encoding: .utf8), file: logPath)
+        #expect(log.shots.map(\.step) == [1, 1, 2, 1, 3])
+        #expect(log.shots.map(\.redo) == [false, true, false, true, false])
+        #expect(log.lastRunEnd?.reason == .stopped)
+        #expect(log.finalShots.map(\.step) == [1, 2, 3])
+        #expect(stdout.value.contains("r redo · b back · g N go to step N · q stop"))
+    }
+}
