@@ -44,13 +44,17 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
+    private let stepLabels: [String]
+    private let controls = Mutex<StepControls?>(nil)
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
     ///   - textDisplay: the output's LCD, if it has one.
     public init(connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
                 startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void,
-                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil) {
+                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil,
+                stepLabels: [String] = []) {
+        self.stepLabels = stepLabels
         var settings = BUICycle.Settings()
         settings.pressSeconds = config.pressSeconds
         settings.exposureGuardSeconds = config.exposureGuardSeconds
@@ -69,6 +73,19 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     public var label: String { "Cascable (\(peripheral?.advertisedName ?? config.adapter))" }
+
+    /// The loop runs: where `rig: step` messages send the rig.
+    public func attach(_ controls: StepControls) {
+        self.controls.withLock { $0 = controls }
+    }
+
+    /// After the run: a warning when the recipe waited for input a different number of
+    /// times than the program has steps (the pictures and the poses no longer pair up).
+    public var recipeWarning: String? {
+        let waits = lock.withLock { cycle.waits }
+        guard waits > 0, waits != stepCount else { return nil }
+        return "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
+    }
 
     /// The peripheral, once started (tests read its state).
     public var accessory: BUIPeripheral? { lock.withLock { peripheral } }
@@ -194,6 +211,11 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 advance?()
+            case .goTo(let step):
+                lock.withLock {
+                    if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
+                }
+                controls.withLock { $0 }?.goTo(step)
             case .notifyContinue(let state):
                 lock.withLock {
                     guard let i = records.indices.last else { return }
@@ -216,6 +238,14 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
 
     private func showMessage(_ message: String) {
         display("Cascable: \(message)")
+        switch BUICycle.Directive.parse(message, labels: stepLabels) {
+        case nil: feed(.directive(nil))
+        case .success(let directive): feed(.directive(directive))
+        case .failure(let problem):
+            logger.warning("cascable: \(problem)")
+            display("Cascable: \(problem)")
+            feed(.directive(nil))
+        }
         let step = lock.withLock { (cycle.readyStep ?? 0) + 1 }
         textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: message)
     }

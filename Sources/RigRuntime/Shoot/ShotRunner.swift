@@ -37,6 +37,8 @@ public final class ShotRunner: @unchecked Sendable {
     private var lastStep: Int?
     private var ended: Bool?
     private let fault = Mutex<String?>(nil)
+    /// Set before the camera is closed on purpose: a shot it cuts short is no fault.
+    private let cameraClosed = Atomic<Bool>(false)
     private var writeFailed = false
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
@@ -98,17 +100,23 @@ public final class ShotRunner: @unchecked Sendable {
             closeHold(at: time)
             if case .programEnded(let stopped) = playerEvent {
                 ended = stopped
-                camera?.close()
+                closeCamera()
             }
         case .finished:
             break
         }
     }
 
+    /// Something a person should read after the run: logged, and written to the shot log.
+    public func warn(_ message: String) {
+        logger.warning("\(message)")
+        write(.warning(ShotLogWarning(message: message)))
+    }
+
     /// Writes the `end` event and closes the camera and the log. `loopFault`: why the
     /// loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
-        camera?.close()
+        closeCamera()
         let ownFault = faultMessage
         let reason: ShotLogEnd.Reason
         if ownFault != nil || (loopFault != nil && !(stoppedBySignal && loopFault == "aborted")) {
@@ -122,6 +130,11 @@ public final class ShotRunner: @unchecked Sendable {
         do { try writer?.close() } catch {
             logger.error("closing the shot log failed: \(error)")
         }
+    }
+
+    private func closeCamera() {
+        cameraClosed.store(true, ordering: .relaxed)
+        camera?.close()
     }
 
     private func closeHold(at time: Double) {
@@ -151,6 +164,7 @@ public final class ShotRunner: @unchecked Sendable {
             case .success:
                 if reports { self.requests.withLock { $0 }?.shotDone() }
             case .failure(let error):
+                if self.cameraClosed.load(ordering: .relaxed) { return }
                 let message = "camera (\(camera.label)) failed at \(what): \(error)"
                 self.fault.withLock { $0 = $0 ?? message }
                 self.logger.error("\(message): stopping")

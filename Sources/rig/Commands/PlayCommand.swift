@@ -121,8 +121,9 @@ struct PlayCommand: ParsableCommand {
         let buttons = stepTrigger as? GPIOTrigger
         session.onStart = { (loop: ControlLoop<Player>) in
             buttons?.onStop = { loop.requestStop() }
-            (stepTrigger as? KeyboardTrigger)?.attach(StepControls(redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) },
-                                                                   stop: { loop.requestStop() }))
+            let controls = StepControls(redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) }, stop: { loop.requestStop() })
+            (stepTrigger as? KeyboardTrigger)?.attach(controls)
+            (stepTrigger as? BUITrigger)?.attach(controls)
             shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { loop.requestStop() }))
         }
         if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }
@@ -134,6 +135,7 @@ struct PlayCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(1)
         }
+        if let warning = (stepTrigger as? BUITrigger)?.recipeWarning { shots?.warn(warning) }
         shots?.finish(loopFault: summary.loop.fault, stoppedBySignal: summary.stoppedBySignal)
         if let shots, let path = shoot.logPath {
             say("shot log: \(path) (\(shots.shotsTaken) shots\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))")
@@ -180,7 +182,7 @@ struct PlayCommand: ParsableCommand {
             return BUITrigger(connection: connection, config: config, stepCount: program.steps.count,
                               stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
                               display: { line in view.log(line) }, textDisplay: output as? TextDisplay,
-                              buttons: program.rig.buttons)
+                              buttons: program.rig.buttons, stepLabels: program.steps.map(\.label))
         case .gpio:
             return GPIOTrigger(config: program.rig.buttons ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }
