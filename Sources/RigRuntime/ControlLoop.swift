@@ -20,6 +20,28 @@ public struct LoopStatus: Sendable {
     public var latenessMaxMicroseconds: Double
 }
 
+/// Why a loop stopped before its source finished normally.
+public enum LoopFault: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `requestAbort()` (a second signal): straight to the safe state, no braking.
+    case aborted
+    /// The limiter had to bend a frame of a program (`LoopOptions.stopWhenLimited`): the
+    /// program was braked, parked and stopped.
+    case limited(axis: String, timeSeconds: Double)
+    /// The output failed; the rig went to the safe state from where it was.
+    case output(String, timeSeconds: Double)
+    /// The loop thread never ran (a caller waited on a loop that was not started).
+    case notRun
+
+    public var description: String {
+        switch self {
+        case .aborted: "aborted: safe state at once"
+        case .limited(let axis, let t): "the limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s; stopped"
+        case .output(let message, let t): "output fault at t=\(rounded(t))s: \(message)"
+        case .notRun: "the control loop did not run"
+        }
+    }
+}
+
 /// How a loop run ended.
 public struct LoopResult: Sendable {
     public var ticks: Int
@@ -28,7 +50,7 @@ public struct LoopResult: Sendable {
     public var grant: RealtimeGrant
     public var finalPose: [Double]
     /// Why the loop stopped early, if it did.
-    public var fault: String?
+    public var fault: LoopFault?
     public var traceRowsDropped: Int
 }
 
@@ -144,7 +166,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         finished.wait()
         finished.signal()
         return resultLock.withLock { $0 } ?? LoopResult(ticks: 0, lateness: LatencyStats(), cpuNanosecondsPerTick: 0,
-                                                      grant: RealtimeGrant(), finalPose: startPose, fault: "loop did not run", traceRowsDropped: 0)
+                                                      grant: RealtimeGrant(), finalPose: startPose, fault: .notRun, traceRowsDropped: 0)
     }
 
     /// Waits up to `seconds` for a loop started with `start()` to end.
@@ -161,7 +183,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var stats = LatencyStats()
         let periodNanoseconds = UInt64((1e9 / rig.loopRateHz / max(options.speed, 1e-3)).rounded())
         let dt = rig.tickSeconds
-        var fault: String?
+        var fault: LoopFault?
         var stopApplied = false
         var tick = 0
         let cpuStart = threadCPUNanoseconds()
@@ -169,7 +191,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
         while !source.isFinished {
             if abortRequested.load(ordering: .relaxed) {
-                fault = fault ?? "aborted"
+                fault = fault ?? .aborted
                 break
             }
             let deadline = startTime + UInt64(tick + 1) * periodNanoseconds
@@ -205,7 +227,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 if !stopApplied {
                     source.stop()
                     stopApplied = true
-                    fault = "the limiter had to bend axis \"\(axis)\" at t=\(rounded(time))s; stopped"
+                    fault = .limited(axis: axis, timeSeconds: time)
                 }
             }
 
@@ -215,7 +237,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             } catch {
                 events.push(.outputFault(error.message, timeSeconds: time))
                 eventsPushed.signal()
-                fault = error.message
+                fault = .output(error.message, timeSeconds: time)
                 break
             }
             if let trace {

@@ -14,24 +14,12 @@ public protocol StepTrigger: AnyObject {
     func handle(_ event: PlayerEvent, stepCount: Int)
     /// The program is over (normally, by a stop, or by a fault).
     func stop()
+    /// Hardware the trigger uses exclusively (GPIO lines), as `HardwareLock` names.
+    var exclusiveResources: [String] { get }
 }
 
-/// Next step a fixed time after the rig has settled.
-public final class IntervalTrigger: StepTrigger, @unchecked Sendable {
-    public let seconds: Double
-    private var advance: (@Sendable () -> Void)?
-    private let queue = DispatchQueue(label: "rig.interval")
-
-    public init(seconds: Double) { self.seconds = seconds }
-    public var label: String { "interval \(format(seconds)) s" }
-    public func start(advance: @escaping @Sendable () -> Void) throws { self.advance = advance }
-
-    public func handle(_ event: PlayerEvent, stepCount: Int) {
-        guard case .ready = event, let advance else { return }
-        queue.asyncAfter(deadline: .now() + seconds) { advance() }
-    }
-
-    public func stop() { advance = nil }
+extension StepTrigger {
+    public var exclusiveResources: [String] { [] }
 }
 
 /// What a trigger may ask of the running loop besides "next" (keyboard `r`, `b`, `g`,
@@ -58,6 +46,9 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     private let prompt: @Sendable (String) -> Void
     private let state = Mutex<(controls: StepControls?, step: Int?, count: Int, stopped: Bool)>((nil, nil, 0, false))
     private let raw = Mutex<TerminalRawMode?>(nil)
+    /// stdin reached its end: no Enter can come any more (set before `start`). Without it
+    /// the program would wait at the next step forever.
+    public var onEndOfInput: (@Sendable () -> Void)?
 
     public init(prompt: @escaping @Sendable (String) -> Void) { self.prompt = prompt }
     public var label: String { "keyboard (Enter)" }
@@ -71,7 +62,7 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
         gate.start(advance: advance)
         let terminal = TerminalRawMode()
         raw.withLock { $0 = terminal }
-        let thread = Thread { [self] in
+        let thread = Thread { [self, gate, onEndOfInput] in
             if let terminal {
                 readKeys()
                 terminal.restore()
@@ -80,6 +71,8 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
                     if let command = StepKeyReader.parse(line: line) { apply(command) }
                 }
             }
+            // stdin ended (not a stop): no key can come any more.
+            if !isStopped, gate.isRunning { onEndOfInput?() }
         }
         thread.name = "rig-keyboard"
         thread.start()

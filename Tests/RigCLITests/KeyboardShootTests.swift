@@ -1,10 +1,11 @@
 import Foundation
+import Glibc
 import RigCore
 import RigTestSupport
 import Testing
 
-/// The keyboard trigger with the real binary, lines on stdin (not a terminal): Enter,
-/// `r` redo, `b` back, `g N`, `q`, each sent once the rig says it is ready.
+/// The keyboard trigger with the real binary on a pseudo-terminal (raw mode, single keys):
+/// Enter, `r` redo, `b` back, `g N` Enter, `q`, each typed once the rig says it is ready.
 @Suite struct KeyboardShootTests {
     static let program = #"""
     {"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 50, "shutterMs": 50, "afterShotMs": 50}},
@@ -27,8 +28,11 @@ import Testing
         process.executableURL = RigProcess.executable
         process.arguments = ["play", programPath, "--log", logPath, "--no-realtime"]
         process.currentDirectoryURL = RigProcess.packageRoot
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        process.standardInput = input
+        var master: Int32 = -1, slave: Int32 = -1
+        try #require(openpty(&master, &slave, nil, nil, nil) == 0)
+        let terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
+        let out = Pipe(), err = Pipe()
+        process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         process.standardOutput = out
         process.standardError = err
         let stdout = Output(), stderr = Output()
@@ -38,17 +42,17 @@ import Testing
 
         // Each key waits for the prompt it answers (the n-th "ready" line).
         var readies = 0
-        func send(_ line: String) async throws {
+        func type(_ keys: String) async throws {
             readies += 1
             let wanted = readies
             _ = try await poll { stdout.count(" ready: Enter to ") >= wanted ? true : nil }
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            terminal.write(Data(keys.utf8))
         }
-        try await send("r")     // step 1 shot → shoot it again
-        try await send("")      // → step 2
-        try await send("b")     // → back to step 1
-        try await send("g 3")   // → step 3
-        try await send("q")     // stop at step 3
+        try await type("r")     // step 1 shot → shoot it again
+        try await type("\r")    // → step 2
+        try await type("b")     // → back to step 1
+        try await type("g3\r")  // → step 3
+        try await type("q")     // stop at step 3
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stderr.value)")
         let log = try ShotLog(text: String(contentsOfFile: logPath, encoding: .utf8), file: logPath)

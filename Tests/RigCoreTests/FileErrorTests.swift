@@ -141,7 +141,7 @@ func errorLine(_ file: BadFile) -> String {
                 {"name": "pan", "channel": 0, "maxVelocty": 30}
               ]
             }
-            """, #"r.json:3:35: error: $.axes[0].maxVelocty: unknown key "maxVelocty" (did you mean "maxVelocity"?); valid keys here: "angleDeg", "backlashDeg", "calibration", "channel", "home", "idle", "inverted", "kind", "maxAcceleration", "maxVelocity", "name", "park", "pulseUs", "softLimits""#),
+            """, #"r.json:3:35: error: $.axes[0].maxVelocty: unknown key "maxVelocty" (did you mean "maxVelocity"?); valid keys here: "angleDeg", "backlashDeg", "calibration", "channel", "home", "idle", "inverted", "kind", "maxAcceleration", "maxJerk", "maxVelocity", "name", "park", "pulseUs", "softLimits""#),
         .rig("misspelt root key", """
             {
               "loopRate": 100,

@@ -121,9 +121,13 @@ import Testing
         let miss = try #require(report.intervalMisses.first)
         #expect(report.intervalMisses.count == 1)
         #expect(miss.step == 2)
-        // Shot 0.5 s + move (150° at 90°/s, 180°/s²: 0.5 + 1.1667 + 0.5 s) + settle 0.2 s.
-        #expect(abs(miss.neededSeconds - (0.5 + 2.1667 + 0.2)) < 0.03, "\(miss.neededSeconds)")
-        #expect(miss.description.hasPrefix("step 3 needs 2.8"))
+        // Shot 0.5 s + the 150° move (whatever profile PoseMove plans) + settle 0.2 s, in ticks.
+        let move = PoseMove(from: [-70, 0], to: [80, 0], axes: rig.axes, tickSeconds: rig.tickSeconds)
+        #expect(move.durationSeconds > 1.5)
+        let needed = 0.5 + Double(move.ticks) * rig.tickSeconds + 0.2
+        // Up to two ticks more: `.ready` and the missed-slot report each take a tick of their own.
+        #expect(miss.neededSeconds >= needed && miss.neededSeconds <= needed + 0.025, "\(miss.neededSeconds) vs \(needed)")
+        #expect(miss.description.hasPrefix("step 3 needs \(rounded(miss.neededSeconds)) s from the previous shot's start"))
         #expect(miss.description.hasSuffix("the interval is 2 s"))
         // At run time the same player reports the missed slot before the late shot.
         var player = Player(rig: rig, motion: motion, startPose: [-80, 0], shooting: plan)

@@ -17,6 +17,8 @@ public struct FeasibilityProblem: Sendable, Equatable, CustomStringConvertible {
             what = "velocity \(rounded(v.value))\(unit)/s exceeds maxVelocity \(rounded(v.allowed))\(unit)/s"
         case .acceleration:
             what = "acceleration \(rounded(v.value))\(unit)/s² exceeds maxAcceleration \(rounded(v.allowed))\(unit)/s²"
+        case .jerk:
+            what = "jerk \(rounded(v.value))\(unit)/s³ exceeds maxJerk \(rounded(v.allowed))\(unit)/s³"
         }
         return "axis \"\(axisName)\" at t=\(rounded(timeSeconds))s (\(during)): \(what)"
     }
@@ -99,7 +101,8 @@ public enum FeasibilityChecker {
             case .shot(.slotMissed(let step, _)): missed.insert(step)
             default: break
             }
-            if let v = monitor.observe(frame) {
+            // Jerk is checked on planned moves and rest, not on keyframe paths (the user's curves).
+            if let v = monitor.observe(frame, checkingJerk: phase != .path) {
                 let key = "\(v.axis)/\(v.limit.rawValue)"
                 if reported.insert(key).inserted {
                     problems.append(FeasibilityProblem(violation: v, axisName: rig.axes[v.axis].name, unit: rig.axes[v.axis].unit,
@@ -109,7 +112,7 @@ public enum FeasibilityChecker {
             }
         }
         // One more frame at rest: a path that ends moving cannot stop in zero time.
-        if let v = monitor.observe(frame) {
+        if let v = monitor.observe(frame, checkingJerk: true) {
             problems.append(FeasibilityProblem(violation: v, axisName: rig.axes[v.axis].name, unit: rig.axes[v.axis].unit,
                                                timeSeconds: Double(ticks) * rig.tickSeconds, during: "end"))
         }

@@ -112,11 +112,21 @@ public enum RigParser {
 
         let maxVelocity = try object.optional("maxVelocity")?.positiveNumber(unit: "\(unit)/s") ?? (kind == .servo ? 90 : 50)
         let maxAcceleration = try object.optional("maxAcceleration")?.positiveNumber(unit: "\(unit)/s²") ?? (kind == .servo ? 180 : 100)
+        var maxJerk = maxAcceleration / Axis.defaultJerkRampSeconds
+        if let value = object.optional("maxJerk") {
+            let jerk = try value.positiveNumber(unit: "\(unit)/s³")
+            let ramps = Axis.jerkRampSecondsRange
+            let lowest = maxAcceleration / ramps.upperBound, highest = maxAcceleration / ramps.lowerBound
+            guard jerk >= lowest, jerk <= highest else {
+                throw value.error("maxJerk \(format(jerk))\(unit)/s³ would ramp to maxAcceleration in \(format(maxAcceleration / jerk)) s; valid: \(format(lowest))…\(format(highest))\(unit)/s³ (a ramp of 1 ms…1 s)")
+            }
+            maxJerk = jerk
+        }
         let idle = IdlePolicy(rawValue: try object.optional("idle")?.oneOf(["hold", "release"]) ?? "hold") ?? .hold
         let backlash = try object.optional("backlashDeg")?.number(in: 0...(softMax - softMin) / 2, unit: unit) ?? 0
         try object.finish()
         var axis = Axis(name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
-                        softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, idle: idle)
+                        softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
         axis.backlashDeg = backlash
         return axis
     }

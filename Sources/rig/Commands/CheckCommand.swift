@@ -8,7 +8,8 @@ struct CheckCommand: ParsableCommand {
         discussion: """
         For a program: plays it through the motion engine (every step advanced at once) and \
         checks every frame against the soft limits, maxVelocity and maxAcceleration of every \
-        axis. Prints the worst margin per axis. Exit 0 feasible, 1 infeasible, 2 malformed.
+        axis, and the maxJerk of planned moves (lead-in, moves between steps, park; keyframe \
+        paths are the user's curves and are not judged on jerk). Prints the worst margin per axis. Exit 0 feasible, 1 infeasible, 2 malformed.
         """
     )
 

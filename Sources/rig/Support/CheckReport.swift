@@ -13,7 +13,7 @@ enum CheckReport {
         case .stepped(let steps): what = "\(steps.count) step\(steps.count == 1 ? "" : "s")"
         }
         lines.append("\(program.file): \(report.feasible ? "feasible" : "INFEASIBLE"): \(what), \(rounded(report.durationSeconds)) s of motion at \(format(rig.loopRateHz)) Hz on rig \"\(rig.name)\"")
-        let header = ["axis", "range used", "soft limits", "limit margin", "peak velocity", "peak accel."]
+        let header = ["axis", "range used", "soft limits", "limit margin", "peak velocity", "peak accel.", "peak jerk (moves)"]
         var rows: [[String]] = [header]
         for (i, axis) in rig.axes.enumerated() {
             let m = report.margins[i]
@@ -24,6 +24,7 @@ enum CheckReport {
                 axis.name, used, "\(format(axis.softMin))…\(format(axis.softMax))\(u)", "\(fixed1(margin))\(u)",
                 "\(fixed1(m.peakVelocity))/\(format(axis.maxVelocity))\(u)/s (\(percent(m.peakVelocity / axis.maxVelocity)))",
                 "\(fixed1(m.peakAcceleration))/\(format(axis.maxAcceleration))\(u)/s² (\(percent(m.peakAcceleration / axis.maxAcceleration)))",
+                "\(fixed1(m.peakJerk))/\(format(axis.maxJerk))\(u)/s³ (\(percent(m.peakJerk / axis.maxJerk)))",
             ])
         }
         let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
