@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import RigCore
 import RigTestSupport
 import Testing
@@ -13,32 +12,11 @@ import Testing
      "steps": [{"pose": {"pan": -10}}, {"pose": {"pan": 0}}, {"pose": {"pan": 10}}]}
     """#
 
-    final class Output: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-        func append(_ data: Data) { lock.lock(); text += String(decoding: data, as: UTF8.self); lock.unlock() }
-        var value: String { lock.lock(); defer { lock.unlock() }; return text }
-        func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
-    }
-
     @Test func redoBackGoToAndQuitFromTheKeyboard() async throws {
         let programPath = try RigProcess.temporaryFile("keys.json", contents: Self.program)
         let logPath = (programPath as NSString).deletingLastPathComponent + "/run.jsonl"
-        let process = Process()
-        process.executableURL = RigProcess.executable
-        process.arguments = ["play", programPath, "--log", logPath, "--no-realtime"]
-        process.currentDirectoryURL = RigProcess.packageRoot
-        var master: Int32 = -1, slave: Int32 = -1
-        try #require(openpty(&master, &slave, nil, nil, nil) == 0)
-        let terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
-        let out = Pipe(), err = Pipe()
-        process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
-        process.standardOutput = out
-        process.standardError = err
-        let stdout = Output(), stderr = Output()
-        out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
-        err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
-        try process.run()
+        let rig = try TerminalProcess(["play", programPath, "--log", logPath, "--no-realtime"])
+        let stdout = rig.stdout, stderr = rig.stderr, process = rig.process
 
         // Each key waits for the prompt it answers (the n-th "ready" line).
         var readies = 0
@@ -46,7 +24,7 @@ import Testing
             readies += 1
             let wanted = readies
             _ = try await poll { stdout.count(" ready: Enter to ") >= wanted ? true : nil }
-            terminal.write(Data(keys.utf8))
+            rig.type(keys)
         }
         try await type("r")     // step 1 shot → shoot it again
         try await type("\r")    // → step 2

@@ -90,6 +90,7 @@ public struct Player: Sendable {
     /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
     private var readyPending = false
     private var pathShots = 0
+    private var plannedMoveStartTick: Int?
     // Backlash: the move to `waypoint` comes first, then the final approach to `target`.
     private var approachPending = false
     private var waypoint: [Double]
@@ -177,6 +178,7 @@ public struct Player: Sendable {
         guard !stopped else { return }
         stopped = true
         shotOpen = false
+        plannedMoveStartTick = nil
         readyPending = false
         switch phase {
         case .parking, .finished, .braking: return
@@ -266,7 +268,11 @@ public struct Player: Sendable {
                 if let intervalTicks, let last = lastShotStartTick {
                     // Start the move late enough that the next shot starts on its slot.
                     let slot = last + intervalTicks
-                    if tickIndex + 1 < slot - ticksToReach(step + 1, steps: steps) { break }
+                    // Planned once per wait: the rig stands still, so the move is the same each tick.
+                    let start = plannedMoveStartTick ?? (slot - ticksToReach(step + 1, steps: steps))
+                    plannedMoveStartTick = start
+                    if tickIndex + 1 < start { break }
+                    plannedMoveStartTick = nil
                     slotTick = slot
                     slotMissReported = false
                 }
@@ -316,6 +322,7 @@ public struct Player: Sendable {
     /// Settled at `step`: hold for its shots (none without a camera, but an interval's
     /// slot still holds the `.ready`), starting the first at once if it may.
     private mutating func beginShooting(_ step: Int) -> PlayerEvent? {
+        plannedMoveStartTick = nil
         phase = .shooting(step: step)
         atStep = step
         bracket = 0
@@ -406,6 +413,7 @@ public struct Player: Sendable {
     }
 
     private mutating func beginMove(to step: Int, steps: [Step]) {
+        plannedMoveStartTick = nil
         for i in rig.axes.indices { target[i] = steps[step].pose[i] }
         approachPending = lashed && approachWaypoint()
         move.plan(from: positions, to: approachPending ? waypoint : target, axes: rig.axes, tickSeconds: dt)

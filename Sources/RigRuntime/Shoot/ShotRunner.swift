@@ -121,7 +121,8 @@ public final class ShotRunner: @unchecked Sendable {
         let reason: ShotLogEnd.Reason
         if ownFault != nil || (loopFault != nil && !(stoppedBySignal && loopFault == "aborted")) {
             reason = .fault
-        } else if ended == false, lastStep == steps.count - 1 || steps.isEmpty {
+        } else if ended == false {
+            // The program ran to its end (after its last step's trigger).
             reason = .done
         } else {
             reason = .stopped
