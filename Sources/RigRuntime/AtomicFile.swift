@@ -45,7 +45,7 @@ public enum AtomicFile {
         do {
             // A temporary left by a crash is removed first: `.create` would keep its mode.
             _ = unlink(temporary.string)
-            let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusive, .closeOnExec],
+            let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                                              permissions: permissions)
             do {
                 _ = try fd.writeAll(bytes)

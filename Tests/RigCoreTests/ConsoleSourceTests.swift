@@ -77,9 +77,10 @@ private let threeSteps = Motion.stepped([
         #expect(run.frame == [40, 10])
         let readies = run.events.filter { if case .ready = $0 { true } else { false } }.count
         run.post(.redo)
-        #expect(run.run { !$0.isWaiting })
-        #expect(run.run { $0.isWaiting })
-        #expect(run.source.currentStep == 1)
+        // The step is shot again where the rig stands: ready once more, nothing moves.
+        run.run(maxTicks: 50) { _ in false }
+        #expect(run.source.isWaiting && run.source.currentStep == 1)
+        #expect(run.frame == [40, 10])
         #expect(run.events.filter { if case .ready = $0 { true } else { false } }.count == readies + 1)
         run.post(.back)
         #expect(run.run { $0.isWaiting && $0.currentStep == 0 })
@@ -162,6 +163,9 @@ private let threeSteps = Motion.stepped([
         run.source.stop()
         #expect(run.run { $0.isFinished })
         #expect(run.frame == [0, -20])
+        // One stop, reported once (the program's), though both sources brake and park.
+        #expect(run.events.filter { $0 == .programEnded(stopped: true) }.count == 1)
+        #expect(run.events.last == .finished)
         #expect(run.violations.isEmpty)
     }
 

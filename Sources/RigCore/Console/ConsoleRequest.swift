@@ -10,7 +10,8 @@ public enum ConsoleRequest: Sendable, Equatable {
     case next
     /// Move back to the previous step and wait there; only while waiting at a step.
     case back
-    /// Move to the current step again (it becomes ready once more); only while waiting.
+    /// Shoot the current step again where the rig stands (it becomes ready once more);
+    /// only while waiting.
     case redo
     /// Stepped programs: stop advancing by themselves after the current step.
     case pause

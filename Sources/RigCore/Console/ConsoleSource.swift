@@ -27,6 +27,9 @@ public struct ConsoleSource: MotionSource {
 
     private var intervalTicksLeft: Int?
     private var stopRequested = false
+    /// `stop()` came while a program played: its end was reported already, so the command
+    /// source's own "stopped" (it parks after the program) is not reported twice.
+    private var programEndReported = false
     private var drainedRequests: [ConsoleRequest] = []
     private var drainedCommands: [MotionCommand] = []
 
@@ -71,6 +74,7 @@ public struct ConsoleSource: MotionSource {
     public mutating func stop() {
         guard !stopRequested else { return }
         stopRequested = true
+        programEndReported = player != nil
         player?.stop()
         commands.stop()
     }
@@ -81,7 +85,7 @@ public struct ConsoleSource: MotionSource {
             p.phase = switch commands.mode {
             case .idle: "idle"
             case .jogging: "jogging"
-            case .braking, .settling, .moving, .stopping, .parking: "moving"
+            case .braking, .settling, .moving, .following, .stopping, .parking: "moving"
             case .finished: "finished"
             }
             return p
@@ -100,7 +104,14 @@ public struct ConsoleSource: MotionSource {
         for request in drainedRequests { apply(request) }
         drainedRequests.removeAll(keepingCapacity: true)
 
-        guard player != nil else { return commands.tick(into: &out) }
+        guard player != nil else {
+            let event = commands.tick(into: &out)
+            if programEndReported, event == .programEnded(stopped: true) {
+                programEndReported = false
+                return nil
+            }
+            return event
+        }
         // A program plays: motion commands wait for nobody.
         inbox.drain(into: &drainedCommands)
         droppedCommands += drainedCommands.count

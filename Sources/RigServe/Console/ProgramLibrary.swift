@@ -109,7 +109,7 @@ public final class ProgramLibrary: Sendable {
             throw ServeError(.badRequest, "fromStep \(fromStep) is out of range; valid: 1…\(max(steps, 1))")
         }
         let console = ConsoleProgram(name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1)
-        let report = FeasibilityChecker.check(rig: rig, motion: console.startMotion, startPose: startPose)
+        let report = FeasibilityChecker.check(rig: rig, motion: console.motion, startPose: startPose, firstStep: console.firstStep)
         let checked = Checked(program: program, consoleProgram: console, report: report, stamp: stamp)
         cache.withLock { $0[file] = checked }
         return checked
