@@ -45,13 +45,16 @@ final class ServeProcess: Sendable {
         self.output = output
         baseURL = try await poll(for: .seconds(60)) {
             let text = output.text
-            guard let range = text.range(of: "listening on http://") else {
+            // "listening on http://HOST:PORT/" or, with a new token, "open http://HOST:PORT/?token=…".
+            guard let range = text.range(of: "listening on http://") ?? text.range(of: "open http://") else {
                 if !process.isRunning { throw ServeProcessFailed(output: text) }
                 return nil
             }
             let rest = text[range.upperBound...]
-            guard let end = rest.firstIndex(where: { $0 == "/" || $0 == " " || $0 == "\n" }) else { return nil }
-            return "http://" + rest[..<end]
+            guard let end = rest.firstIndex(where: { $0 == "/" || $0 == " " || $0 == "\n" }),
+                  let colon = rest[..<end].lastIndex(of: ":") else { return nil }
+            // Whatever address it listens on, the test reaches it on loopback.
+            return "http://127.0.0.1" + rest[colon..<end]
         }
     }
 
@@ -64,9 +67,10 @@ final class ServeProcess: Sendable {
 
     /// One request; the JSON body as a dictionary.
     @discardableResult
-    func request(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+    func request(_ method: String, _ path: String, body: String? = nil, token: String? = nil) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         request.setValue("test", forHTTPHeaderField: "X-Rig-Client")
         if let body {
             request.httpBody = Data(body.utf8)

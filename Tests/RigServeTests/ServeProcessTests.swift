@@ -29,6 +29,21 @@ import Testing
         for (a, b) in zip(pan, pan.dropFirst()) { #expect(abs(b - a) <= 0.9 + 1e-3) }
     }
 
+    @Test func anyOtherAddressMakesATokenAndPrintsItOnce() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, arguments: ["--listen", "0.0.0.0:0"])
+        defer { server.stop() }
+        let log = server.log
+        let token = try #require(log.range(of: "?token=").map { String(log[$0.upperBound...].prefix(64)) })
+        #expect(token.count == 64 && token.allSatisfy(\.isHexDigit))
+        let file = server.directory.appendingPathComponent("state/rig/serve-token").path
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == token + "\n")
+        #expect(try await server.request("GET", "/api/status").status == 401)
+        #expect(try await server.request("POST", "/api/goto", body: #"{"pose": {"pan": 30}}"#).status == 401)
+        #expect(try await server.request("GET", "/api/status", token: token).json["state"] as? String == "idle")
+        let pose = try await server.request("GET", "/api/status", token: token).json["pose"] as? [String: Double]
+        #expect(pose == ["pan": 0, "tilt": 0])
+    }
+
     /// Schemathesis generates requests from the served document and checks every response
     /// against it (status codes, content types, schemas, 405 for undeclared methods).
     /// Bounded: 10 examples per operation and 30 s in all; the event stream (endless) is left out.
