@@ -191,11 +191,16 @@ public final class RigConsole: @unchecked Sendable {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
         let ticks = loopStatus?.ticks ?? 0
-        shared.withLock { s in
+        // Claimed and posted under the lock: of two plays at once, one is refused here
+        // (the source would refuse it too, but the status must name the one that plays).
+        let claimed = shared.withLock { s in
+            guard s.run == nil else { return false }
             s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds, postedAtTick: ticks)
             s.lastError = nil
+            requests.post(.play(program))
+            return true
         }
-        requests.post(.play(program))
+        guard claimed else { throw ServeError(.conflict, "another program was just started") }
     }
 
     /// A step request for the program playing; 409 when none plays.
