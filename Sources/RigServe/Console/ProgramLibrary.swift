@@ -77,7 +77,7 @@ public final class ProgramLibrary: Sendable {
     }
 
     /// Parses and checks `file` as it would play from `fromStep` (1-based) with the rig at
-    /// `startPose`. Throws 404 (no such program), 400 (a bad name or step) or 422 (a
+    /// `startPose`. Throws 404 (no such program or step), 400 (a bad name) or 422 (a
     /// malformed file). An infeasible program is returned with its report: the caller
     /// refuses it.
     public func load(_ file: String, fromStep: Int, startPose: [Double]) throws(ServeError) -> Checked {
@@ -105,8 +105,9 @@ public final class ProgramLibrary: Sendable {
         program.rig = rig
         program = program.startingFrom(startPose)
         let steps = program.steps.count
-        guard fromStep >= 1, fromStep <= max(steps, 1) else {
-            throw ServeError(.badRequest, "fromStep \(fromStep) is out of range; valid: 1…\(max(steps, 1))")
+        guard fromStep >= 1 else { throw ServeError(.badRequest, "fromStep counts from 1") }
+        guard fromStep <= max(steps, 1) else {
+            throw ServeError(.notFound, "\(file) has no step \(fromStep); valid: 1…\(max(steps, 1))")
         }
         let console = ConsoleProgram(name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1)
         let report = FeasibilityChecker.check(rig: rig, motion: console.motion, startPose: startPose, firstStep: console.firstStep)

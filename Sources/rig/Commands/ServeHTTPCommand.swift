@@ -96,7 +96,8 @@ struct ServeHTTPCommand: ParsableCommand {
         if !start.clampedAxes.isEmpty {
             logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit")
         }
-        let options = SessionOptions(loop: LoopOptions(realtime: !noRealtime, stopWhenLimited: false), tracePath: trace)
+        var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime, stopWhenLimited: false), tracePath: trace)
+        options.inputPaths = [rig]
         let console = RigConsole(rig: model, output: device, startPose: start.pose, options: options, logger: logger)
         do { try console.start() } catch {
             printError("error: \(error.message)")
