@@ -78,11 +78,11 @@ public final class PCA9685Output: Output {
     /// - Parameters:
     ///   - bus: the I2C bus; nil opens `config.bus` through i2c-dev in `start`.
     ///   - stateDirectory: where the last pose is kept
-    ///     (``PCA9685StateStore/defaultDirectory(environment:isRoot:)``); nil keeps none.
+    ///     (``StateDirectory/default(environment:isRoot:)``); nil keeps none.
     ///   - timing: the sleep for the wake wait and retry backoff, and the clock for the
     ///     periodic read-back; tests pass recording ones.
     public init(config: PCA9685OutputConfig, bus: (any I2CBus)? = nil,
-                stateDirectory: String? = PCA9685StateStore.defaultDirectory(), logger: Logger,
+                stateDirectory: String? = StateDirectory.default(), logger: Logger,
                 timing: PCA9685Timing = .system, retryPolicy: I2CRetryPolicy = .default,
                 healthCheckInterval: Duration = .seconds(1)) {
         self.config = config
@@ -206,6 +206,12 @@ public final class PCA9685Output: Output {
     }
 
     public func persistState() { saveState() }
+
+    /// One lock per board: bus and address (`pca9685-i2c-1-0x40`).
+    public var exclusiveResources: [String] {
+        let busName = config.bus.split(separator: "/").last.map(String.init) ?? "bus"
+        return ["pca9685-\(busName)-0x\(String(config.address, radix: 16))"]
+    }
 
     // MARK: - Encoding
 

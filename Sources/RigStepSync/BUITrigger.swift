@@ -46,6 +46,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var debouncer: ButtonDebouncer
     private let stepLabels: [String]
     private let controls = Mutex<StepControls?>(nil)
+    /// The message line last shown (live view and LCD), to show each change once.
+    private var shownMessage: String?
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
@@ -165,7 +167,9 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     records[i].step = step
                 }
             }
-            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: peripheral?.current.message ?? "")
+            let state = accessory?.current
+            let message = state.map { BUIService.visibleMessage($0.message, continueAvailable: $0.continueAvailable) } ?? ""
+            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: message)
             feed(.ready(step: step))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
@@ -231,13 +235,13 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                 logger.info("cascable: \(line)")
             }
         }
+        if case .continueAvailable = input { refreshMessage() }
         if case .timer(.releaseContinue) = input, let record = cycleRecords.last, let overhead = record.overheadSeconds(pressSeconds: settings.pressSeconds) {
             display(String(format: "Cascable: step %d shot cycle: overhead %.1f ms", record.step + 1, overhead * 1000))
         }
     }
 
     private func showMessage(_ message: String) {
-        display("Cascable: \(message)")
         switch BUICycle.Directive.parse(message, labels: stepLabels) {
         case nil: feed(.directive(nil))
         case .success(let directive): feed(.directive(directive))
@@ -246,7 +250,21 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             display("Cascable: \(problem)")
             feed(.directive(nil))
         }
-        let step = lock.withLock { (cycle.readyStep ?? 0) + 1 }
-        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: message)
+        refreshMessage()
+    }
+
+    /// Shows the user message, or that the recipe is running while Continue Available is
+    /// 0 (`BUIService.visibleMessage`), on the live view and the LCD: once per change.
+    private func refreshMessage() {
+        guard let state = accessory?.current else { return }
+        let visible = BUIService.visibleMessage(state.message, continueAvailable: state.continueAvailable)
+        let (changed, step) = lock.withLock { () -> (Bool, Int) in
+            let changed = shownMessage != visible
+            shownMessage = visible
+            return (changed, (cycle.readyStep ?? 0) + 1)
+        }
+        guard changed else { return }
+        display("Cascable: \(visible)")
+        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: visible)
     }
 }

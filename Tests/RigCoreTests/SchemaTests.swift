@@ -85,6 +85,7 @@ import Testing
          "axes": [{"name": "pan", "channel": 7}]}
         """#,
         #"{"output": {"type": "sim", "servoSpeedDegPerS": 300}, "axes": [{"name": "pan", "channel": 0}]}"#,
+        #"{"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "dfmoco": {"motors": ["tilt", "pan"], "stepsPerDegree": 50}}"#,
         #"""
         {"axes": [{"name": "pan", "channel": 0, "backlashDeg": 0.8}],
          "camera": {"type": "gpio", "chip": "gpiochip1", "shutterLine": 5, "focusLine": null, "activeLow": true,
@@ -257,6 +258,8 @@ import Testing
               probe: #"{"axes": \#(axes), "camera": {"type": "sim", "zzzz": 0}}"#),
         Place(name: "shoot", document: "program.schema.json", pointer: "properties/shoot", instance: "{}",
               probe: program(#""kind": "steps", "shoot": {"zzzz": 0}, "steps": [{"pose": {"pan": 0}}]"#)),
+        Place(name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
+              probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
         Place(name: "sim output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "sim"}"#,
               probe: #"{"output": {"type": "sim", "zzzz": 0}, "axes": \#(axes)}"#),
         Place(name: "pca9685 output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "pca9685"}"#,

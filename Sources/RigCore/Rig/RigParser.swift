@@ -38,12 +38,14 @@ public enum RigParser {
                 throw cameraValue.error("line \(clash) of \(camera.chip) is already used by \"buttons\"; the camera needs lines of its own")
             }
         }
+        let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
         rig.stepSync = stepSync
         rig.buttons = buttons
         rig.camera = camera
+        rig.dfmoco = dfmoco
         return rig
     }
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
-import RigPCA9685
 import RigRuntime
 import RigStepSync
 
@@ -84,7 +83,7 @@ struct ShootSetup {
             }
         }
 
-        let directory = PCA9685StateStore.defaultDirectory().map { RunLogDirectory(stateDirectory: $0) }
+        let directory = StateDirectory.default().map { RunLogDirectory(stateDirectory: $0) }
         if options.resume {
             do {
                 let found = try ResumeLookup.find(program: programPath, sha256: sha, stepCount: program.steps.count,
