@@ -40,14 +40,15 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var records: [BUICycleRecord] = []
     private var stepCount: Int
     private var stopped = false
-    private let epoch = DispatchTime.now()
+    private let clock = MonotonicClock()
+    private let epoch = MonotonicClock().now()
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
-    private let stepLabels: [String]
-    private let controls = Mutex<StepControls?>(nil)
     /// The message line last shown (live view and LCD), to show each change once.
     private var shownMessage: String?
+    private let stepLabels: [String]
+    private let controls = Mutex<StepControls?>(nil)
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
@@ -125,15 +126,15 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         let thread = Thread { [self] in
             guard let lines = lock.withLock({ self.lines }) else { return }
             var blink = false
-            var lastLED = DispatchTime.now()
+            var lastLED = clock.now()
             while !lock.withLock({ stopped }) {
                 let edges = (try? lines.readEdges(timeoutSeconds: 0.1)) ?? []
                 for edge in edges {
                     guard let button = lock.withLock({ debouncer.feed(edge) }) else { continue }
                     feed(button == .continue ? .manualContinue : .manualStop)
                 }
-                let now = DispatchTime.now()
-                guard now.uptimeNanoseconds - lastLED.uptimeNanoseconds >= 500_000_000 else { continue }
+                let now = clock.now()
+                guard now &- lastLED >= 500_000_000 else { continue }
                 lastLED = now
                 blink.toggle()
                 let state = peripheral(connected: ())
@@ -195,7 +196,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                       overheads.count, sorted[sorted.count / 2] * 1000, mean * 1000, (sorted.last ?? 0) * 1000)
     }
 
-    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - epoch.uptimeNanoseconds) / 1e9 }
+    private func now() -> Double { Double(clock.now() &- epoch) / 1e9 }
 
     /// Runs one input through the machine and carries out its actions.
     func feed(_ input: BUICycle.Input) {

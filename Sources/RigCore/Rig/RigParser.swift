@@ -31,6 +31,7 @@ public enum RigParser {
         let stepSync = try object.optional("stepSync").map { v throws(FileError) in try StepSyncConfig.parse(v) }
         let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
+        let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
         if let camera, let cameraValue = object.optional("camera"), let buttons {
             let taken = [buttons.continueLine, buttons.stopLine] + [buttons.continueLED, buttons.stopLED].compactMap { $0 }
@@ -38,14 +39,13 @@ public enum RigParser {
                 throw cameraValue.error("line \(clash) of \(camera.chip) is already used by \"buttons\"; the camera needs lines of its own")
             }
         }
-        let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
         rig.stepSync = stepSync
         rig.buttons = buttons
-        rig.camera = camera
         rig.dfmoco = dfmoco
+        rig.camera = camera
         return rig
     }
 
