@@ -209,4 +209,40 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
 
         """)
     }
+
+    @Test func bracketsAreOneImageEachAndOneStackPerStep() throws {
+        let hash = String(repeating: "cd", count: 32)
+        var text = "{\"event\":\"start\",\"program\":\"p.json\",\"programSha256\":\"\(hash)\",\"steps\":2}\n"
+        for (step, pan) in [(1, -10.0), (2, 10.0)] {
+            for bracket in 1...3 {
+                text += "{\"event\":\"shot\",\"step\":\(step),\"label\":\"s\(step)\",\"pose\":{\"pan\":\(pan),\"tilt\":0},\"startSeconds\":\(step * 10 + bracket),\"endSeconds\":\(step * 10 + bracket),\"bracket\":\(bracket)}\n"
+            }
+        }
+        let lens = CameraLens(horizontalDegrees: 40, imageSize: PixelSize(width: 6000, height: 4000))
+        let project = StitchProject.export(try ShotLog(text: text, file: "b.jsonl"), file: "b.jsonl", program: nil, lens: lens,
+                                           imageSize: nil, names: names, firstNumber: 1)
+        #expect(project.bracketCount == 3)
+        let images = HuginProjectWriter.text(project, lens: lens).split(separator: "\n").filter { $0.hasPrefix("i ") }
+        #expect(images.map { $0.split(separator: " ").first { $0.hasPrefix("j") } } == ["j0", "j0", "j0", "j1", "j1", "j1"])
+        let xml = PapywizardWriter.text(project, lens: lens)
+        #expect(xml.contains("<bracketing nbPicts=\"3\"/>"))
+        #expect(xml.components(separatedBy: "bracket=\"1\"").count - 1 == 2)
+        #expect(xml.contains("<pict id=\"6\" bracket=\"3\">"))
+    }
+
+    @Test func jsonListsEveryShotAndReadsBack() throws {
+        let program = try twoShotPanorama()
+        let project = StitchProject.plan(program, lens: nil, imageSize: nil, names: names, firstNumber: 1)
+        let root = try JSONParser.parse(ShotListWriter.json(project))
+        guard case .object(let members) = root.value, let shots = members.first(where: { $0.key == "shots" }),
+              case .array(let items) = shots.value.value else {
+            Issue.record("no shots array")
+            return
+        }
+        #expect(items.count == 2)
+        guard case .object(let first) = items[0].value else { Issue.record("a shot is not an object"); return }
+        #expect(first.map(\.key) == ["index", "step", "label", "pose", "image", "yaw", "pitch"])
+        if case .string(let image) = first[4].value.value { #expect(image == "IMG_0001.JPG") } else { Issue.record("image is not a string") }
+        if case .number(let yaw, _) = first[5].value.value { #expect(yaw == -20) } else { Issue.record("yaw is not a number") }
+    }
 }
