@@ -68,8 +68,19 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
 
+        // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
+        // machine and go-motion planning.
+        .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
+        // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's
+        // command source through the session runner.
+        .target(name: "RigDFMocoServer", dependencies: [
+            "RigCore", "RigRuntime", "RigDFMoco",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+
         .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMocoServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -77,14 +88,16 @@ let package = Package(
         // Shared by the test targets: tool lookup (the .build-venv made by scripts/setup --test),
         // private D-Bus and BlueZ emulator processes.
         .target(name: "RigTestSupport", dependencies: [
+            "RigCore", "RigRuntime",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Tests/RigTestSupport", swiftSettings: strict),
 
         .testTarget(name: "RigCoreTests", dependencies: [
             "RigCore",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], swiftSettings: strict),
-        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
+        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: [
             "RigCore", "RigRuntime", "RigBLEControl", "RigBluetooth", "RigDBus", "RigTestSupport",
@@ -96,11 +109,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
-        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
+        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigStepSyncTests", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["cascable_sim.py"], swiftSettings: strict),
+        .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )

@@ -47,7 +47,7 @@ public final class PCA9685Output: Output {
 
     private var bus: (any I2CBus)?
     private let logger: Logger
-    private let timing: PCA9685Timing
+    private let clock: any LoopClock
     private let retryPolicy: I2CRetryPolicy
     private let status = Mutex("not started")
 
@@ -78,17 +78,17 @@ public final class PCA9685Output: Output {
     /// - Parameters:
     ///   - bus: the I2C bus; nil opens `config.bus` through i2c-dev in `start`.
     ///   - stateDirectory: where the last pose is kept
-    ///     (``PCA9685StateStore/defaultDirectory(environment:isRoot:)``); nil keeps none.
-    ///   - timing: the sleep for the wake wait and retry backoff, and the clock for the
-    ///     periodic read-back; tests pass recording ones.
+    ///     (``StateDirectory/default(environment:isRoot:)``); nil keeps none.
+    ///   - clock: sleeps the wake wait and the retry backoff, and times the periodic
+    ///     read-back; tests pass one that records instead of sleeping.
     public init(config: PCA9685OutputConfig, bus: (any I2CBus)? = nil,
-                stateDirectory: String? = PCA9685StateStore.defaultDirectory(), logger: Logger,
-                timing: PCA9685Timing = .system, retryPolicy: I2CRetryPolicy = .default,
+                stateDirectory: String? = StateDirectory.default(), logger: Logger,
+                clock: any LoopClock = MonotonicClock(), retryPolicy: I2CRetryPolicy = .default,
                 healthCheckInterval: Duration = .seconds(1)) {
         self.config = config
         self.bus = bus
         self.logger = logger
-        self.timing = timing
+        self.clock = clock
         self.retryPolicy = retryPolicy
         self.healthCheckInterval = healthCheckInterval
         label = "pca9685 \(config.bus) 0x\(String(config.address, radix: 16))"
@@ -149,7 +149,7 @@ public final class PCA9685Output: Output {
         } else {
             try initialiseFromSleep()
         }
-        nextHealthCheck = timing.now() + healthCheckInterval
+        nextHealthCheck = clock.elapsed + healthCheckInterval
         started = true
         status.withLock { $0 = "ready" }
     }
@@ -206,6 +206,12 @@ public final class PCA9685Output: Output {
     }
 
     public func persistState() { saveState() }
+
+    /// One lock per board: bus and address (`pca9685-i2c-1-0x40`).
+    public var exclusiveResources: [String] {
+        let busName = config.bus.split(separator: "/").last.map(String.init) ?? "bus"
+        return ["pca9685-\(busName)-0x\(String(config.address, radix: 16))"]
+    }
 
     // MARK: - Encoding
 
@@ -280,7 +286,7 @@ public final class PCA9685Output: Output {
                 guard error.isTransient, attempt < retryPolicy.backoff.count else {
                     throw fault(error, attempts: attempt + 1)
                 }
-                timing.sleep(retryPolicy.backoff[attempt])
+                clock.sleep(for: retryPolicy.backoff[attempt])
                 attempt += 1
                 retries += 1
             }
@@ -306,7 +312,7 @@ public final class PCA9685Output: Output {
         try write(PCA9685Register.preScale, prescale)
         try loadAllChannels()
         try write(PCA9685Register.mode1, awake.rawValue)
-        timing.sleep(Self.oscillatorStartup)
+        clock.sleep(for: Self.oscillatorStartup)
         try write(PCA9685Register.mode1, awake.union(.restart).rawValue)
         try verifyInitialised()
     }
@@ -348,10 +354,10 @@ public final class PCA9685Output: Output {
             let readPrescale = try read(PCA9685Register.preScale)
             try recoverIfReset(mode1: mode1, prescale: readPrescale)
             prescaleCheckPending = false
-            nextHealthCheck = timing.now() + healthCheckInterval
+            nextHealthCheck = clock.elapsed + healthCheckInterval
             return
         }
-        let now = timing.now()
+        let now = clock.elapsed
         guard prescaleCheckPending || now >= nextHealthCheck else { return }
         if prescaleCheckPending {
             prescaleCheckPending = false
@@ -374,7 +380,7 @@ public final class PCA9685Output: Output {
         status.withLock { $0 = "recovered from a chip reset (\(recoveries)×)" }
         prescaleCheckPending = false
         try initialiseFromSleep()
-        nextHealthCheck = timing.now() + healthCheckInterval
+        nextHealthCheck = clock.elapsed + healthCheckInterval
     }
 
     // MARK: - Errors

@@ -4,7 +4,8 @@ import Foundation
 /// terminal closed), SIGPIPE (a reader of stdout went away) and SIGQUIT all ask for the
 /// same controlled stop: brake within the limits, park, safe state. A second signal asks
 /// for the safe state at once. SIGQUIT therefore never dumps core or prints a crash
-/// backtrace while a rig runs. `cancel()` restores the default handlers.
+/// backtrace while a rig runs. `cancel()` restores the default handlers (SIGPIPE stays
+/// ignored: every write goes through `StandardStreams`, which reports EPIPE).
 public final class SignalTrap: @unchecked Sendable {
     /// The signals a run handles (all end it the same way).
     public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT]
@@ -37,9 +38,10 @@ public final class SignalTrap: @unchecked Sendable {
     public func cancel() {
         for source in sources { source.cancel() }
         sources.removeAll()
-        for signo in Self.signals { signal(signo, SIG_DFL) }
-        // A reader that went away must not kill the process while it reports how the run ended.
-        signal(SIGPIPE, SIG_IGN)
+        // SIGPIPE stays ignored: a reader that went away must not kill the process while
+        // it reports how the run ended (and a SIGPIPE still pending when the signal source
+        // lets go of it would otherwise do just that).
+        for signo in Self.signals where signo != SIGPIPE { signal(signo, SIG_DFL) }
     }
 
     /// "SIGTERM", "SIGHUP", … for messages.

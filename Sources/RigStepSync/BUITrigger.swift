@@ -40,10 +40,13 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var records: [BUICycleRecord] = []
     private var stepCount: Int
     private var stopped = false
-    private let epoch = DispatchTime.now()
+    private let clock = MonotonicClock()
+    private let epoch = MonotonicClock().now()
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
+    /// The message line last shown (live view and LCD), to show each change once.
+    private var shownMessage: String?
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
@@ -106,15 +109,15 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         let thread = Thread { [self] in
             guard let lines = lock.withLock({ self.lines }) else { return }
             var blink = false
-            var lastLED = DispatchTime.now()
+            var lastLED = clock.now()
             while !lock.withLock({ stopped }) {
                 let edges = (try? lines.readEdges(timeoutSeconds: 0.1)) ?? []
                 for edge in edges {
                     guard let button = lock.withLock({ debouncer.feed(edge) }) else { continue }
                     feed(button == .continue ? .manualContinue : .manualStop)
                 }
-                let now = DispatchTime.now()
-                guard now.uptimeNanoseconds - lastLED.uptimeNanoseconds >= 500_000_000 else { continue }
+                let now = clock.now()
+                guard now &- lastLED >= 500_000_000 else { continue }
                 lastLED = now
                 blink.toggle()
                 let state = peripheral(connected: ())
@@ -148,7 +151,9 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     records[i].step = step
                 }
             }
-            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: peripheral?.current.message ?? "")
+            let state = accessory?.current
+            let message = state.map { BUIService.visibleMessage($0.message, continueAvailable: $0.continueAvailable) } ?? ""
+            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: message)
             feed(.ready(step: step))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
@@ -174,7 +179,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                       overheads.count, sorted[sorted.count / 2] * 1000, mean * 1000, (sorted.last ?? 0) * 1000)
     }
 
-    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - epoch.uptimeNanoseconds) / 1e9 }
+    private func now() -> Double { Double(clock.now() &- epoch) / 1e9 }
 
     /// Runs one input through the machine and carries out its actions.
     func feed(_ input: BUICycle.Input) {
@@ -209,14 +214,28 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                 logger.info("cascable: \(line)")
             }
         }
+        if case .continueAvailable = input { refreshMessage() }
         if case .timer(.releaseContinue) = input, let record = cycleRecords.last, let overhead = record.overheadSeconds(pressSeconds: settings.pressSeconds) {
             display(String(format: "Cascable: step %d shot cycle: overhead %.1f ms", record.step + 1, overhead * 1000))
         }
     }
 
     private func showMessage(_ message: String) {
-        display("Cascable: \(message)")
-        let step = lock.withLock { (cycle.readyStep ?? 0) + 1 }
-        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: message)
+        refreshMessage()
+    }
+
+    /// Shows the user message, or that the recipe is running while Continue Available is
+    /// 0 (`BUIService.visibleMessage`), on the live view and the LCD: once per change.
+    private func refreshMessage() {
+        guard let state = accessory?.current else { return }
+        let visible = BUIService.visibleMessage(state.message, continueAvailable: state.continueAvailable)
+        let (changed, step) = lock.withLock { () -> (Bool, Int) in
+            let changed = shownMessage != visible
+            shownMessage = visible
+            return (changed, (cycle.readyStep ?? 0) + 1)
+        }
+        guard changed else { return }
+        display("Cascable: \(visible)")
+        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: visible)
     }
 }

@@ -147,7 +147,7 @@ func errorLine(_ file: BadFile) -> String {
               "loopRate": 100,
               "axes": [{"name": "pan", "channel": 0}]
             }
-            """, #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "description", "jog", "loopRateHz", "name", "output", "stepSync""#),
+            """, #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "stepSync""#),
         .rig("misspelt output key", """
             {
               "output": {"type": "pca9685", "adress": "0x40"},

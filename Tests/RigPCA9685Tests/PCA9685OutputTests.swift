@@ -405,10 +405,10 @@ import Testing
     }
 
     @Test func stateDirectoryDefaults() {
-        #expect(PCA9685StateStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isRoot: true) == "/s/rig")
-        #expect(PCA9685StateStore.defaultDirectory(environment: ["HOME": "/h"], isRoot: true) == "/var/lib/rig")
-        #expect(PCA9685StateStore.defaultDirectory(environment: ["HOME": "/h"], isRoot: false) == "/h/.local/state/rig")
-        #expect(PCA9685StateStore.defaultDirectory(environment: [:], isRoot: false) == nil)
+        #expect(StateDirectory.default(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isRoot: true) == "/s/rig")
+        #expect(StateDirectory.default(environment: ["HOME": "/h"], isRoot: true) == "/var/lib/rig")
+        #expect(StateDirectory.default(environment: ["HOME": "/h"], isRoot: false) == "/h/.local/state/rig")
+        #expect(StateDirectory.default(environment: [:], isRoot: false) == nil)
     }
 
     @Test func saveWritesOnlyWhenThePoseChanged() throws {

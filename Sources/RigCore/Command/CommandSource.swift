@@ -19,6 +19,8 @@ public struct CommandSource: MotionSource {
         case settling
         /// A `.goTo` move.
         case moving
+        /// Playing `.follow` tracks.
+        case following
         /// `stop()`: braking to rest before parking.
         case stopping
         case parking
@@ -54,6 +56,11 @@ public struct CommandSource: MotionSource {
     private var moveTick = 0
     private var drained: [MotionCommand]
     private var stopRequested = false
+    /// `.follow`: the tracks (empty when none), their cursors and the tick count into them.
+    private var followTracks: [AxisTrack?] = []
+    private var followCursors: [Int] = []
+    private var followTick = 0
+    private var followEndSeconds = 0.0
 
     /// - Parameters:
     ///   - startPose: where the rig is (one value per axis); the first frame starts from it at rest.
@@ -94,6 +101,7 @@ public struct CommandSource: MotionSource {
             if abs(limiter.velocities[i]) > rig.axes[i].maxVelocity * 1e-9 { return true }
             switch mode {
             case .jogging: return jogTargets[i] != 0
+            case .settling where !followTracks.isEmpty, .following: return followTracks.indices.contains(i) && followTracks[i] != nil
             case .settling, .moving, .parking: return moveTarget[i] != limiter.positions[i]
             case .idle, .braking, .stopping, .finished: return false
             }
@@ -127,6 +135,7 @@ public struct CommandSource: MotionSource {
         case .braking: "braking"
         case .settling: "settling"
         case .moving: "moving"
+        case .following: "following"
         case .stopping: "braking"
         case .parking: "parking"
         case .finished: "finished"
@@ -151,6 +160,7 @@ public struct CommandSource: MotionSource {
                 moveTarget[i] = target
             }
             // Where an axis with no target stops is known only once the rig is at rest.
+            followTracks = []
             mode = .settling
         case .jog(let fractions):
             guard fractions.count == n, fractions.allSatisfy(\.isFinite) else { rejectedCommands += 1; return }
@@ -160,6 +170,12 @@ public struct CommandSource: MotionSource {
             }
             lastJogTick = tickIndex
             mode = .jogging
+        case .follow(let tracks):
+            guard tracks.count == n else { rejectedCommands += 1; return }
+            followTracks = tracks
+            followCursors = [Int](repeating: 0, count: n)
+            followEndSeconds = tracks.reduce(0) { max($0, $1?.endTime ?? 0) }
+            mode = .settling
         case .halt:
             if mode != .idle { mode = .braking }
         case .setSpeedScale(let axis, let fraction):
@@ -206,12 +222,18 @@ public struct CommandSource: MotionSource {
             brake()
         case .settling:
             brake()
-            if controller.isAtRest {
+            if controller.isAtRest, !followTracks.isEmpty {
+                followTick = 0
+                mode = .following
+                sampleFollow()
+            } else if controller.isAtRest {
                 beginMove(parking: false)
                 sampleMove()
             }
         case .moving:
             sampleMove()
+        case .following:
+            sampleFollow()
         case .stopping:
             brake()
             if controller.isAtRest {
@@ -248,6 +270,22 @@ public struct CommandSource: MotionSource {
         move.plan(from: frame, to: moveTarget, axes: scaledAxes, tickSeconds: rig.tickSeconds)
         moveTick = 0
         mode = parking ? .parking : .moving
+    }
+
+    /// One tick of `.follow`: the tracks at (ticks since the rig was at rest) × dt, so the
+    /// frame of the tick that starts them is the tracks at one tick. Idle once every track
+    /// has ended.
+    private mutating func sampleFollow() {
+        followTick += 1
+        let t = Double(followTick) * rig.tickSeconds
+        for i in frame.indices {
+            guard let track = followTracks[i] else { continue }
+            frame[i] = track.value(at: t, cursor: &followCursors[i])
+        }
+        if t >= followEndSeconds {
+            followTracks = []
+            mode = .idle
+        }
     }
 
     private mutating func sampleMove() {

@@ -21,4 +21,11 @@ public enum MotionCommand: Sendable, Equatable {
     /// Caps an axis's velocity for later moves and jogs at `fraction` (0 < f ≤ 1) of maxVelocity.
     /// An axis out of range or a fraction outside 0 < f ≤ 1 rejects the command.
     case setSpeedScale(axis: Int, fraction: Double)
+    /// Plays timed paths through the limiter (a go-motion move): one track per axis, nil
+    /// keeps an axis where it is. Time 0 is the last frame before the command is applied
+    /// (the frame of the tick that applies it is the tracks at one tick); a rig still
+    /// moving first brakes to rest (the paths then start late, and from where it stopped
+    /// the limiter eases onto them). Rejected if the count is not one per axis. Ends idle
+    /// once the last track has ended.
+    case follow(tracks: [AxisTrack?])
 }

@@ -31,11 +31,13 @@ public enum RigParser {
         let stepSync = try object.optional("stepSync").map { v throws(FileError) in try StepSyncConfig.parse(v) }
         let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
+        let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
         rig.stepSync = stepSync
         rig.buttons = buttons
+        rig.dfmoco = dfmoco
         return rig
     }
 

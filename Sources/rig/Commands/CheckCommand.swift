@@ -17,18 +17,17 @@ struct CheckCommand: ParsableCommand {
     var file: String
 
     func run() throws {
-        let text: String
-        do { text = try FileLoading.readText(file) } catch {
-            printError(error.description)
-            throw ExitCode(2)
-        }
-        if FileLoading.looksLikeRig(text) {
-            let rig = try FileLoading.loadRig(file)
+        // One read, one parse: large programs (a million keyframes) are checked in seconds.
+        let loaded: Program
+        switch try FileLoading.loadRigOrProgram(file) {
+        case .rig(let rig):
             print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
             for line in ResolutionReport.describe(rig: rig) { print(line) }
             return
+        case .program(let program):
+            loaded = program
         }
-        let prepared = try PreparedProgram.load(file)
+        let prepared = PreparedProgram.prepare(loaded)
         let program = prepared.program
         let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
         for line in CheckReport.describe(report, program: program) { print(line) }

@@ -30,8 +30,37 @@ enum FileLoading {
 
     /// Whether a JSON file is a rig (has `axes` at the top) rather than a program.
     static func looksLikeRig(_ text: String) -> Bool {
-        guard let root = try? JSONParser.parse(text), case .object(let members) = root.value else { return false }
+        guard let root = try? JSONParser.parse(text) else { return false }
+        return looksLikeRig(root: root)
+    }
+
+    static func looksLikeRig(root: JSONNode) -> Bool {
+        guard case .object(let members) = root.value else { return false }
         return members.contains { $0.key == "axes" } && !members.contains { $0.key == "kind" }
+    }
+
+    enum RigOrProgram {
+        case rig(Rig)
+        case program(Program)
+    }
+
+    /// Reads and parses a file once and returns the rig or the program it holds (a file
+    /// with `axes` and no `kind` at the top is a rig).
+    static func loadRigOrProgram(_ path: String) throws(ExitCode) -> RigOrProgram {
+        do throws(FileError) {
+            // The text goes as soon as it is parsed: a large file's text, tree and tracks
+            // need not all be alive at once.
+            func parsed() throws(FileError) -> JSONNode {
+                let text = try readText(path)
+                do { return try JSONParser.parse(text) } catch { throw error.fileError(file: path) }
+            }
+            let root = try parsed()
+            if looksLikeRig(root: root) { return .rig(try RigParser.parse(ValueReader(root, JSONContext(file: path)))) }
+            return .program(try ProgramParser.parse(root: root, file: path, loadRig: rigLoader(programPath: path)))
+        } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
     }
 
     static func loadProgram(_ path: String) throws(ExitCode) -> Program {

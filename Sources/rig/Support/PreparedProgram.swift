@@ -16,7 +16,12 @@ struct PreparedProgram {
     var clampedAxes: [String]
 
     static func load(_ path: String, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) throws(ExitCode) -> PreparedProgram {
-        var program = try FileLoading.loadProgram(path)
+        try prepare(FileLoading.loadProgram(path), outputOverride: outputOverride, logger: logger)
+    }
+
+    /// As `load`, for a program already parsed.
+    static func prepare(_ program: Program, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) -> PreparedProgram {
+        var program = program
         if let outputOverride { program.rig.output = outputOverride }
         let output = try? makeOutput(for: program.rig, logger: logger)
         let start = output.map { StartPose.resolve(rig: program.rig, output: $0) }
