@@ -47,13 +47,17 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var debouncer: ButtonDebouncer
     /// The message line last shown (live view and LCD), to show each change once.
     private var shownMessage: String?
+    private let stepLabels: [String]
+    private let controls = Mutex<StepControls?>(nil)
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
     ///   - textDisplay: the output's LCD, if it has one.
     public init(connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
                 startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void,
-                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil) {
+                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil,
+                stepLabels: [String] = []) {
+        self.stepLabels = stepLabels
         var settings = BUICycle.Settings()
         settings.pressSeconds = config.pressSeconds
         settings.exposureGuardSeconds = config.exposureGuardSeconds
@@ -72,6 +76,19 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     public var label: String { "Cascable (\(peripheral?.advertisedName ?? config.adapter))" }
+
+    /// The loop runs: where `rig: step` messages send the rig.
+    public func attach(_ controls: StepControls) {
+        self.controls.withLock { $0 = controls }
+    }
+
+    /// After the run: a warning when the recipe waited for input a different number of
+    /// times than the program has steps (the pictures and the poses no longer pair up).
+    public var recipeWarning: String? {
+        let waits = lock.withLock { cycle.waits }
+        guard waits > 0, waits != stepCount else { return nil }
+        return "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
+    }
 
     /// The peripheral, once started (tests read its state).
     public var accessory: BUIPeripheral? { lock.withLock { peripheral } }
@@ -157,7 +174,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             feed(.ready(step: step))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
-        case .moveStarted, .finished:
+        case .moveStarted, .finished, .shot:
             break
         }
     }
@@ -199,6 +216,11 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 advance?()
+            case .goTo(let step):
+                lock.withLock {
+                    if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
+                }
+                controls.withLock { $0 }?.goTo(step)
             case .notifyContinue(let state):
                 lock.withLock {
                     guard let i = records.indices.last else { return }
@@ -221,6 +243,14 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     private func showMessage(_ message: String) {
+        switch BUICycle.Directive.parse(message, labels: stepLabels) {
+        case nil: feed(.directive(nil))
+        case .success(let directive): feed(.directive(directive))
+        case .failure(let problem):
+            logger.warning("cascable: \(problem)")
+            display("Cascable: \(problem)")
+            feed(.directive(nil))
+        }
         refreshMessage()
     }
 

@@ -59,6 +59,10 @@ public enum ProgramParser {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
             settle = try s.number(in: 0...3600, unit: "s")
         }
+        var shoot = ShootConfig()
+        if let s = object.optional("shoot") {
+            shoot = try ShootConfig.parse(s)
+        }
         var stopAtEnd = false
         if let s = steppedOnly("stopRecipeAtEnd") {
             guard kind != .keyframes else { throw s.error("stopRecipeAtEnd is for stepped programs (trigger \"bui\")") }
@@ -89,8 +93,10 @@ public enum ProgramParser {
             motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle))
         }
         try object.finish()
-        return Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
-                       stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
+        var program = Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
+                              stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
+        program.shoot = shoot
+        return program
     }
 
     /// `{"pan": [{"t": 0, "value": -30}, …], …}` → one track per rig axis.

@@ -29,9 +29,11 @@ struct CheckCommand: ParsableCommand {
         }
         let prepared = PreparedProgram.prepare(loaded)
         let program = prepared.program
-        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
+        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose,
+                                              shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
         for line in ResolutionReport.describe(program: program) { print(line) }
-        if !report.feasible { throw ExitCode(1) }
+        for miss in report.intervalMisses { print("\(file): error: \(miss)") }
+        if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
     }
 }
