@@ -112,7 +112,7 @@ struct StitchOptions: ParsableArguments {
             StandardStreams.out(text)
             return
         }
-        do { try ProgramFileWriter.write(text, to: output) } catch {
+        do { try AtomicFile.write(text, to: output) } catch {
             printError("error: -o \(output): \(error)")
             throw ExitCode(1)
         }
