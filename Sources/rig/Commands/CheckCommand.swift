@@ -22,6 +22,7 @@ struct CheckCommand: ParsableCommand {
         switch try FileLoading.loadRigOrProgram(file) {
         case .rig(let rig):
             print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
+            for line in ResolutionReport.describe(rig: rig) { print(line) }
             return
         case .program(let program):
             loaded = program
@@ -30,6 +31,7 @@ struct CheckCommand: ParsableCommand {
         let program = prepared.program
         let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
         for line in CheckReport.describe(report, program: program) { print(line) }
+        for line in ResolutionReport.describe(program: program) { print(line) }
         if !report.feasible { throw ExitCode(1) }
     }
 }
