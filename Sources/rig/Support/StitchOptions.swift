@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import RigCore
-import RigGamepad
 import RigRuntime
 
 /// What `rig plan` and `rig export` write.
@@ -112,7 +111,7 @@ struct StitchOptions: ParsableArguments {
             StandardStreams.out(text)
             return
         }
-        do { try ProgramFileWriter.write(text, to: output) } catch {
+        do { try AtomicFile.write(text, to: output) } catch {
             printError("error: -o \(output): \(error)")
             throw ExitCode(1)
         }
