@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
@@ -68,6 +72,18 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
 
+        // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
+        // executable compile against it).
+        .target(name: "RigServe", dependencies: [
+            "RigCore", "RigRuntime", "RigGamepad",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")], swiftSettings: strict),
+
         // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
         // machine and go-motion planning.
         .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
@@ -81,6 +97,7 @@ let package = Package(
 
         .executableTarget(name: "rig", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMocoServer",
+            "RigServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -116,6 +133,13 @@ let package = Package(
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["cascable_sim.py"], swiftSettings: strict),
+        .testTarget(name: "RigServeTests", dependencies: [
+            "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["serve_browser.py"], swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
