@@ -114,7 +114,9 @@ let package = Package(
             "RigCore",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], swiftSettings: strict),
-        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigRuntimeTests", dependencies: [
+            "RigCore", "RigRuntime", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: [
             "RigCore", "RigRuntime", "RigBLEControl", "RigBluetooth", "RigDBus", "RigTestSupport",

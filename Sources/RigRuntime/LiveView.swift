@@ -99,7 +99,8 @@ public final class LiveView: @unchecked Sendable {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        // Checked: an ETA from a hostile program's times must not trap the live view.
+        let s = seconds.isFinite ? Int(min(max(seconds.rounded(), 0), 1e9)) : 0
         return "\(s / 60):" + (s % 60 < 10 ? "0" : "") + "\(s % 60)"
     }
 }

@@ -45,6 +45,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
+    private let buttons: ButtonsConfig?
     /// The message line last shown (live view and LCD), to show each change once.
     private var shownMessage: String?
     private let stepLabels: [String]
@@ -72,6 +73,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         self.stepCount = stepCount
         cycle = BUICycle(stepCount: stepCount, settings: settings, startsBeforeFirstStep: startsBeforeFirstStep)
         debouncer = ButtonDebouncer(debounceSeconds: buttons?.debounceSeconds ?? 0.03)
+        self.buttons = buttons
         self.openLines = openLines ?? buttons.map { config in { try LibgpiodLines(config: config) } }
     }
 
@@ -88,6 +90,12 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         let waits = lock.withLock { cycle.waits }
         guard waits > 0, waits != stepCount else { return nil }
         return "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
+    }
+
+    /// The GPIO buttons and LEDs it opens, if the rig has them (locked like `GPIOTrigger`'s).
+    public var exclusiveResources: [String] {
+        guard let buttons, openLines != nil else { return [] }
+        return buttons.lockNames
     }
 
     /// The peripheral, once started (tests read its state).

@@ -102,6 +102,14 @@ import Testing
         try expectBrakedAndParked(trace)
     }
 
+    @Test func stdoutAndStderrBothGoingAwayStillBrakeAndPark() throws {
+        // Both streams fail, write after write: that is one stop, never an abort without braking.
+        let trace = try RigProcess.temporaryFile("both.csv")
+        let result = try shell(#""$0" "$@" 2>&1 | head -2"#, trace: trace)
+        #expect(result.status == 0, "\(result.stdout)")
+        try expectBrakedAndParked(trace)
+    }
+
     @Test(arguments: [(#""$0" "$@" > /dev/full"#, "No space left on device"), (#""$0" "$@" >&-"#, "Bad file descriptor")])
     func aFailedWriteToStdoutStopsSafelyWithExit1(script: String, message: String) throws {
         let trace = try RigProcess.temporaryFile("full.csv")
