@@ -178,11 +178,21 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     }
 
     public func run() throws(SessionError) -> SessionSummary {
-        // Everything that can be refused is refused before anything moves.
+        // Everything that can be refused is refused before anything moves, and before the
+        // trace is created: a second process on locked hardware must not clobber the first's trace.
+        if let path = options.tracePath {
+            do { try OutputPath.check(path, option: "--trace", inputs: options.inputPaths) } catch { throw .outputPath(error) }
+        }
+        let locks: HardwareLock
+        do {
+            locks = try HardwareLock.acquire(output.exclusiveResources + (trigger?.exclusiveResources ?? []))
+        } catch {
+            throw .locked(error)
+        }
+        defer { locks.release() }
         var trace: TraceWriter?
         if let path = options.tracePath {
             do {
-                try OutputPath.check(path, option: "--trace", inputs: options.inputPaths)
                 trace = try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
             } catch let error as OutputPathError {
                 throw .outputPath(error)
@@ -190,14 +200,6 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                 throw .outputPath(OutputPathError(option: "--trace", path: path, problem: "\(error)"))
             }
         }
-        let locks: HardwareLock
-        do {
-            locks = try HardwareLock.acquire(output.exclusiveResources + (trigger?.exclusiveResources ?? []))
-        } catch {
-            try? trace?.close()
-            throw .locked(error)
-        }
-        defer { locks.release() }
 
         let trap = options.trapSignals
             ? SignalTrap(stop: { [self] signo in stop(.signal(signo)) }, abort: { [self] signo in stop(.signal(signo)) })
