@@ -99,7 +99,7 @@ public struct StitchProject: Sendable, Equatable {
         let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
         let panIndex = pan.flatMap { axisNames.firstIndex(of: $0) }
         let tiltIndex = tilt.flatMap { axisNames.firstIndex(of: $0) }
-        let lens = lens ?? program.panoramaSpec?.lens
+        let lens = chooseLens(lens, program: program)
         let brackets = max(1, program.shoot.shotsPerStep)
         var shots: [StitchShot] = []
         for (index, step) in program.steps.enumerated() {
@@ -147,7 +147,7 @@ public struct StitchProject: Sendable, Equatable {
         var axisNames = program?.rig.axes.map(\.name) ?? []
         for take in takes { for name in take.shot.axisNames where !axisNames.contains(name) { axisNames.append(name) } }
         let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
-        let lens = lens ?? program?.panoramaSpec?.lens
+        let lens = chooseLens(lens, program: program)
         let shots = finals.map { take in
             let s = take.shot
             return StitchShot(imageNumber: take.number, imageName: names.name(take.number), step: s.step, label: s.label,
@@ -163,6 +163,14 @@ public struct StitchProject: Sendable, Equatable {
                              exposureSeconds: program.flatMap { $0.shoot.exposureSeconds > 0 ? $0.shoot.exposureSeconds : nil }, fromLog: true,
                              startTime: shots.compactMap(\.time).min(),
                              endTime: shots.compactMap { s in s.time.map { $0.addingTimeInterval((s.endSeconds ?? 0) - (s.startSeconds ?? 0)) } }.max())
+    }
+
+    /// The lens given on the command line (`--hfov`), mounted as the program's camera is
+    /// (portrait stays portrait), else the program's.
+    static func chooseLens(_ given: CameraLens?, program: Program?) -> CameraLens? {
+        guard var lens = given else { return program?.panoramaSpec?.lens }
+        if let mounted = program?.panoramaSpec?.lens?.orientation { lens.orientation = mounted }
+        return lens
     }
 
     /// `2026-11-23T20:31:54Z` (a shot log's `startedAt`), with or without fractional seconds.
