@@ -108,6 +108,8 @@ import Testing
             "i w6000 h4000 f0 v=0 r90 p-20 y-56.642857 n\"IMG_0003.JPG\"",
             "i w6000 h4000 f0 v=0 r90 p-20 y-34.285714 n\"IMG_0004.JPG\"",
         ])
+        // The log's program is the copy, but its hash is not the log's: said, not refused.
+        #expect(result.stderr.contains("has changed since the run"), "\(result.stderr)")
         // The log is an input too.
         let onto = try RigProcess.run(["export", log, "--format", "csv", "-o", log])
         #expect(onto.status == 2)
@@ -136,6 +138,44 @@ import Testing
         let none = try RigProcess.run(["export", log])
         #expect(none.status == 2)
         #expect(none.stderr.hasPrefix("error: give --format (pto, papywizard, csv, json)"))
+    }
+}
+
+/// `rig play` shoots a small panorama on the simulated camera, then `rig export` hands
+/// its shot log on: the images are the poses the log says were sent, in its order.
+@Suite struct PlayThenExportTests {
+    static let program = #"""
+    {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
+             "camera": {"type": "sim", "focusMs": 20, "shutterMs": 20, "afterShotMs": 20}},
+     "kind": "panorama", "trigger": "auto", "settleSeconds": 0.1, "shoot": {"shotsPerStep": 2},
+     "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-20, 20], "tilt": [0, 20]}}
+    """#
+
+    @Test func theExportedProjectHasThePosesOfTheLog() throws {
+        let programPath = try RigProcess.temporaryFile("small.json", contents: Self.program)
+        let dir = (programPath as NSString).deletingLastPathComponent
+        let logPath = dir + "/run.jsonl"
+        let play = try RigProcess.run(["play", programPath, "--log", logPath, "--no-realtime", "--speed", "5"])
+        #expect(play.status == 0, "\(play.stderr)")
+        let log = try ShotLog(text: String(contentsOfFile: logPath, encoding: .utf8), file: logPath)
+        // Two rows of two shots, two frames each.
+        #expect(log.shots.count == 8)
+
+        let pto = dir + "/small.pto"
+        let export = try RigProcess.run(["export", logPath, "-o", pto, "--names", "P%03d.JPG"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(!export.stderr.contains("changed since the run"))
+        let images = try String(contentsOfFile: pto, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("i ") }
+        #expect(images.count == 8)
+        for (k, (line, shot)) in zip(images, log.shots).enumerated() {
+            let expected = "r0 p\(HuginNumber.text(shot.value(of: "tilt") ?? .nan)) y\(HuginNumber.text(shot.value(of: "pan") ?? .nan))"
+            #expect(line.contains(" \(expected) j\(k / 2) n\"P\(String(format: "%03d", k + 1)).JPG\""), "\(line)")
+        }
+        let papywizard = try RigProcess.run(["export", logPath, "--format", "papywizard"])
+        #expect(papywizard.status == 0, "\(papywizard.stderr)")
+        #expect(papywizard.stdout.contains("<bracketing nbPicts=\"2\"/>"))
+        #expect(papywizard.stdout.contains("<startTime>"))
+        #expect(papywizard.stdout.components(separatedBy: "<time>").count - 1 == 8)
     }
 }
 

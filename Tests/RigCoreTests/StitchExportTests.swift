@@ -92,6 +92,14 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         ])
     }
 
+    @Test func hfovReplacesTheFieldOfViewButNotTheMounting() throws {
+        let program = try twoShotPanorama(orientation: "portrait")
+        let given = CameraLens(horizontalDegrees: 50, imageSize: PixelSize(width: 6000, height: 4000))
+        let project = StitchProject.plan(program, lens: given, imageSize: nil, names: names, firstNumber: 1)
+        #expect(project.lens?.sensorFieldOfView.horizontalDegrees == 50)
+        #expect(project.lens?.orientation == .portrait)
+    }
+
     // MARK: Papywizard
 
     @Test func papywizardXMLHasTheStructureImportersRead() throws {

@@ -48,6 +48,9 @@ struct ExportCommand: ParsableCommand {
                 programProblem = error.description
             }
         }
+        if let loaded, let programPath, let start = shotLog.lastStart, ShootSetup.sha256(of: programPath) != start.programSha256 {
+            printError("\(log): warning: \(loaded.file) has changed since the run (its SHA-256 is not the log's); the lens and axes come from the file as it is now")
+        }
         if program != nil, let programProblem {
             // Asked for by name: a broken program is an error whatever the format.
             printError(programProblem)
