@@ -28,10 +28,14 @@ public final class PoseBook: Sendable {
         var poses: [String: [String: Double]]
     }
 
-    /// A name the URL and the file can carry: 1–64 letters, digits, `-`, `_`, `.`.
+    /// A name the URL and the file can carry: 1–64 ASCII letters, digits, `-`, `_`, `.`,
+    /// not starting with `.` (the document's pattern `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`).
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name != "." && name != ".."
-            && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) }
+        let bytes = Array(name.utf8)
+        func allowed(_ b: UInt8) -> Bool {
+            (48...57).contains(b) || (65...90).contains(b) || (97...122).contains(b) || b == 45 || b == 95 || b == 46
+        }
+        return (1...64).contains(bytes.count) && bytes[0] != 46 && bytes.allSatisfy(allowed)
     }
 
     public var all: [String: [String: Double]] { poses.withLock { $0 } }

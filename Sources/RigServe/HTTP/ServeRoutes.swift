@@ -216,7 +216,7 @@ struct ServeRoutes: Sendable {
 
     private func poseName(_ context: ServeContext) throws(ServeError) -> String {
         guard let name = context.parameters.get("name"), PoseBook.isValidName(name) else {
-            throw ServeError(.badRequest, "a pose name is 1–64 letters, digits, '-', '_' or '.'")
+            throw ServeError(.badRequest, "a pose name is 1–64 ASCII letters, digits, '-', '_' or '.', not starting with '.'")
         }
         return name
     }
