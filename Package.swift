@@ -11,6 +11,8 @@ let package = Package(
         // For the benchmark package in Benchmarks/, which depends on this one by path.
         .library(name: "RigCore", targets: ["RigCore"]),
         .library(name: "RigRuntime", targets: ["RigRuntime"]),
+        .library(name: "RigPCA9685", targets: ["RigPCA9685"]),
+        .library(name: "RigBLEControl", targets: ["RigBLEControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
