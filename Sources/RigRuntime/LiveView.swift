@@ -88,7 +88,7 @@ public final class LiveView: @unchecked Sendable {
             let width = 24
             let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
             first += "  [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            first += "\(Int((fraction * 100).rounded()))%"
+            first += percent(fraction)
             if let eta { first += "  ETA \(clock(eta))" }
         }
         if let outputStatus { first += "  ·  \(outputStatus)" }
@@ -99,7 +99,9 @@ public final class LiveView: @unchecked Sendable {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        // Clamped in Double first: an ETA from a zero or huge rate must not trap.
+        guard seconds.isFinite else { return "--:--" }
+        let s = Int(min(max(seconds.rounded(), 0), 359_999_999))
         return "\(s / 60):" + (s % 60 < 10 ? "0" : "") + "\(s % 60)"
     }
 }

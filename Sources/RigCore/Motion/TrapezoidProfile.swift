@@ -86,7 +86,7 @@ public struct PoseMove: Sendable, Equatable {
             longest = max(longest, t)
         }
         // A hair of slack absorbs rounding so the stretched profile stays within limits.
-        let ticks = longest == 0 ? 0 : Int((longest / tickSeconds * (1 + 1e-9)).rounded(.up))
+        let ticks = longest == 0 ? 0 : tickCount(seconds: longest, tickSeconds: tickSeconds, slack: 1e-9)
         self.ticks = ticks
         let duration = Double(ticks) * tickSeconds
         if profiles.count != axes.count {

@@ -46,7 +46,15 @@ public struct LimitMonitor: Sendable {
     /// Records a frame; returns the first limit it breaks on any axis, if any.
     @inline(__always)
     public mutating func observe(_ positions: [Double]) -> LimitViolation? {
-        var violation: LimitViolation?
+        var first: LimitViolation?
+        observeEach(positions) { if first == nil { first = $0 } }
+        return first
+    }
+
+    /// Records a frame and calls `body` for every limit it breaks: per axis, at most one
+    /// soft limit, and the velocity and the acceleration limit each.
+    @inline(__always)
+    public mutating func observeEach(_ positions: [Double], _ body: (LimitViolation) -> Void) {
         for i in axes.indices {
             let axis = axes[i]
             let x = positions[i]
@@ -58,18 +66,18 @@ public struct LimitMonitor: Sendable {
             margins[i].maxPosition = max(margins[i].maxPosition, x)
             margins[i].peakVelocity = max(margins[i].peakVelocity, abs(v))
             margins[i].peakAcceleration = max(margins[i].peakAcceleration, abs(a))
-            guard violation == nil else { continue }
             let span = axis.softMax - axis.softMin
             if x < axis.softMin - span * Self.relativeTolerance {
-                violation = LimitViolation(axis: i, limit: .softMin, value: x, allowed: axis.softMin)
+                body(LimitViolation(axis: i, limit: .softMin, value: x, allowed: axis.softMin))
             } else if x > axis.softMax + span * Self.relativeTolerance {
-                violation = LimitViolation(axis: i, limit: .softMax, value: x, allowed: axis.softMax)
-            } else if abs(v) > axis.maxVelocity * (1 + Self.relativeTolerance) {
-                violation = LimitViolation(axis: i, limit: .velocity, value: abs(v), allowed: axis.maxVelocity)
-            } else if abs(a) > axis.maxAcceleration * (1 + Self.relativeTolerance) {
-                violation = LimitViolation(axis: i, limit: .acceleration, value: abs(a), allowed: axis.maxAcceleration)
+                body(LimitViolation(axis: i, limit: .softMax, value: x, allowed: axis.softMax))
+            }
+            if abs(v) > axis.maxVelocity * (1 + Self.relativeTolerance) {
+                body(LimitViolation(axis: i, limit: .velocity, value: abs(v), allowed: axis.maxVelocity))
+            }
+            if abs(a) > axis.maxAcceleration * (1 + Self.relativeTolerance) {
+                body(LimitViolation(axis: i, limit: .acceleration, value: abs(a), allowed: axis.maxAcceleration))
             }
         }
-        return violation
     }
 }

@@ -127,7 +127,7 @@ public struct Player: Sendable {
         case .moving(let step):
             if advanceMove() {
                 guard case .stepped(let steps) = motion else { break }
-                phaseTicks = Int((steps[step].settleSeconds / dt).rounded(.up))
+                phaseTicks = tickCount(seconds: steps[step].settleSeconds, tickSeconds: dt)
                 phase = .settling(step: step)
                 if phaseTicks == 0 { phase = .waiting(step: step); event = .ready(step: step) }
             }

@@ -40,7 +40,9 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     let kind: JogRecording.Kind
     if options.timelapse {
         let frames = options.spacing ?? 1
-        guard frames >= 1, frames.rounded() == frames else { throw JogError("--spacing for a timelapse is a whole number of frames (1 or more)") }
+        guard frames >= 1, frames <= Double(Bounds.maxSteps), frames.rounded() == frames else {
+            throw JogError("--spacing for a timelapse is a whole number of frames; valid: 1…\(Bounds.maxSteps)")
+        }
         kind = .timelapse(spacingFrames: Int(frames))
     } else {
         kind = .keyframes(spacingSeconds: config.spacingSeconds)

@@ -22,7 +22,7 @@ struct PlanCommand: ParsableCommand {
         }
         if let plan = program.panorama {
             print("\(file): panorama of \(plan.shots.count) shots in \(plan.rows) row\(plan.rows == 1 ? "" : "s") (\(plan.shotsPerRow.map(String.init).joined(separator: ", ")) per row)")
-            print("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap) : "n/a")")
+            print("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap, digits: 1)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap, digits: 1) : "n/a")")
         } else {
             print("\(file): \(program.steps.count) steps (\(program.kind.rawValue))")
         }
@@ -30,15 +30,13 @@ struct PlanCommand: ParsableCommand {
             print((["index", "label"] + rig.axes.map(\.name)).joined(separator: ","))
         }
         for (i, step) in program.steps.enumerated() {
-            let pose = rig.axes.indices.map { String(format: "%.2f", step.pose[$0]) }
+            let pose = rig.axes.indices.map { fixed(step.pose[$0], 2) }
             if csv {
                 print(([String(i + 1), "\"\(step.label)\""] + pose).joined(separator: ","))
             } else {
                 let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(pose[$0])\(rig.axes[$0].unit)" }.joined(separator: "  ")
-                print(String(format: "%4d  ", i + 1) + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
+                print(String(i + 1).leftPadded(to: 4) + "  " + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
             }
         }
     }
-
-    private func percent(_ f: Double) -> String { String(format: "%.1f%%", f * 100) }
 }
