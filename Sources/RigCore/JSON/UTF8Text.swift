@@ -1,7 +1,8 @@
 /// Turns a file's bytes into text, or says exactly where they stop being UTF-8.
 public enum UTF8Text {
-    /// The offset of the first byte that does not begin or continue a valid UTF-8 sequence
-    /// (overlong forms, surrogates and code points past U+10FFFF are invalid), or nil.
+    /// The offset of the first byte that does not begin a valid UTF-8 sequence (overlong
+    /// forms, surrogates, code points past U+10FFFF and truncated sequences are invalid),
+    /// or nil.
     public static func firstInvalidByte(in bytes: [UInt8], from start: Int = 0, to end: Int? = nil) -> Int? {
         let end = min(end ?? bytes.count, bytes.count)
         var i = max(0, start)
@@ -21,10 +22,11 @@ public enum UTF8Text {
             default: return i
             }
             for k in 1..<length {
-                guard i + k < end else { return i + k < bytes.count ? i + k : i }
+                // A sequence cut short or continued wrongly is bad from its first byte.
+                guard i + k < end else { return i }
                 let c = bytes[i + k]
                 let ok = k == 1 ? (low...high).contains(c) : (0x80...0xBF).contains(c)
-                guard ok else { return i + k }
+                guard ok else { return i }
             }
             i += length
         }

@@ -32,7 +32,7 @@ struct SVGWriter {
     static func px(_ x: Double) -> String {
         guard x.isFinite else { return "0" }
         let r = (x * 10).rounded() / 10
-        if r == 0 { return "0" }
+        if r == 0 || !r.isFinite { return "0" }
         return format(r)
     }
 
