@@ -68,8 +68,19 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
 
+        // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
+        // machine and go-motion planning.
+        .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
+        // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's
+        // command source through the session runner.
+        .target(name: "RigDFMocoServer", dependencies: [
+            "RigCore", "RigRuntime", "RigDFMoco",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
+
         .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMocoServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -101,6 +112,7 @@ let package = Package(
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["cascable_sim.py"], swiftSettings: strict),
+        .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )
@@ -109,7 +121,7 @@ let package = Package(
 // -sanitize=fuzzer, which supplies main; ordinary builds and tests never see this target.
 if Context.environment["RIG_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "rig-fuzz", dependencies: [
-        "RigCore", "RigBluetooth", "RigBLEControl", "RigGamepad", "RigStepSync",
+        "RigCore", "RigBluetooth", "RigBLEControl", "RigGamepad", "RigStepSync", "RigDFMoco",
         .product(name: "Logging", package: "swift-log"),
     ], path: "Fuzz/Sources/rig-fuzz", swiftSettings: strict + [.unsafeFlags(["-parse-as-library", "-enable-experimental-feature", "Extern"])]))
     package.products.append(.executable(name: "rig-fuzz", targets: ["rig-fuzz"]))

@@ -6,8 +6,10 @@
 //   gcc -O2 -o /tmp/floor_loop Benchmarks/c/floor_loop.c && chrt -f 50 /tmp/floor_loop 200 60
 //
 // Not part of rig's build; a yardstick for docs/performance.md.
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -33,8 +35,12 @@ int main(int argc, char **argv) {
     double rate = argc > 1 ? atof(argv[1]) : 200, seconds = argc > 2 ? atof(argv[2]) : 10;
     long period = (long)(1e9 / rate + 0.5), ticks = (long)(rate * seconds + 0.5), missed = 0;
     long long max_ns = 0;
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    mlockall(MCL_CURRENT | MCL_FUTURE);
+    if (argc > 3 && strcmp(argv[3], "realtime") == 0) {
+        struct sched_param param = { .sched_priority = 50 };
+        sched_setscheduler(0, SCHED_FIFO, &param);  // as rig: best effort, measured either way
+        mlockall(MCL_CURRENT | MCL_FUTURE);
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    }
     struct timespec start, now, deadline, c0, c1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     clock_gettime(CLOCK_MONOTONIC, &start);

@@ -64,7 +64,7 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     ///   - stateDirectory: where the last board is remembered; nil remembers none.
     ///   - clock: the scheduler's time source (the loop's monotonic clock by default).
     public init(config: BLEControlOutputConfig, logger: Logger, bus: DBusConnection.Bus = .system,
-                stateDirectory: String? = BLEControlBoardMemory.defaultDirectory(),
+                stateDirectory: String? = StateDirectory.default(),
                 clock: any LoopClock = MonotonicClock(), traffic: BLEControlTraffic = BLEControlTraffic()) {
         self.config = config
         self.logger = logger
@@ -111,6 +111,13 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     public var linkState: BLEControlLinkState { currentLink.state }
 
     // MARK: - Output
+
+    /// One lock per board on an adapter (`blecontrol-hci0-AA:BB:…`, or `…-any` when the
+    /// rig file names no board and the first one found is used).
+    public var exclusiveResources: [String] {
+        ["blecontrol-\(config.adapter)-\(config.address ?? config.name ?? "any")"]
+    }
+
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         guard initial.count == channels.count else {
@@ -215,7 +222,7 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
 
     // MARK: - LCD
 
-    /// Shows two lines on the board's LCD (16 characters each; accents folded to ASCII,
+    /// Shows two lines on the board's LCD (15 characters each: the firmware's 16-byte line buffer holds the terminator; accents folded to ASCII,
     /// longer text cut). Sent only when it differs from what the board shows, at most one
     /// LCD command per 0.3 s (LCD_TEXT stalls the board), each alone in its write and
     /// within the byte budget; two empty lines send one LCD_CLEAR. Any thread.

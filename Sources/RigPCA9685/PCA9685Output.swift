@@ -12,8 +12,10 @@ import SystemPackage
 ///   with the initial pose, *then* wake (SLEEP cleared), wait ≥ 500 µs, RESTART. A chip
 ///   that is already awake with the right PRE_SCALE (the program restarted, the board
 ///   did not) is not put to sleep: its registers are rewritten in place, without a glitch.
-/// - `write` programs only the channels whose registers changed, in the fewest bus bytes
-///   (adjacent channels in one auto-increment burst, gaps skipped), from preallocated buffers: nothing allocates per frame.
+/// - `write` programs only the registers that changed, in the fewest bus bytes
+///   (``PCA9685BurstPlanner``: adjacent changes in one auto-increment burst, gaps skipped,
+///   a channel never split over two transactions), from preallocated buffers: nothing
+///   allocates per frame.
 ///   It reads MODE1 and PRE_SCALE back once per ``healthCheckInterval`` (MODE1 on one
 ///   tick, PRE_SCALE on the next) and right after any bus error; a chip found reset (a
 ///   brown-out: the servo supply sagged and took the logic supply with it) is initialised
@@ -54,6 +56,7 @@ public final class PCA9685Output: Output {
     private var desired: [PCA9685ChannelRegisters]
     /// What the chip holds, as far as we know.
     private var programmed: [PCA9685ChannelRegisters]
+    /// One flag per LED register (64): differs from what the chip holds.
     private var changed: [Bool]
     private var planner = PCA9685BurstPlanner()
     /// One SMBus block: 32 bytes, allocated once.
@@ -75,11 +78,11 @@ public final class PCA9685Output: Output {
     /// - Parameters:
     ///   - bus: the I2C bus; nil opens `config.bus` through i2c-dev in `start`.
     ///   - stateDirectory: where the last pose is kept
-    ///     (``PCA9685StateStore/defaultDirectory(environment:isRoot:)``); nil keeps none.
+    ///     (``StateDirectory/default(environment:isRoot:)``); nil keeps none.
     ///   - timing: the sleep for the wake wait and retry backoff, and the clock for the
     ///     periodic read-back; tests pass recording ones.
     public init(config: PCA9685OutputConfig, bus: (any I2CBus)? = nil,
-                stateDirectory: String? = PCA9685StateStore.defaultDirectory(), logger: Logger,
+                stateDirectory: String? = StateDirectory.default(), logger: Logger,
                 timing: PCA9685Timing = .system, retryPolicy: I2CRetryPolicy = .default,
                 healthCheckInterval: Duration = .seconds(1)) {
         self.config = config
@@ -94,7 +97,7 @@ public final class PCA9685Output: Output {
         periodMicroseconds = PCA9685Math.periodMicroseconds(prescale: prescale, oscillatorHz: config.oscillatorHz)
         desired = Array(repeating: .fullOff, count: PCA9685Register.channelCount)
         programmed = desired
-        changed = Array(repeating: false, count: PCA9685Register.channelCount)
+        changed = Array(repeating: false, count: PCA9685BurstPlanner.registerCount)
         buffer = .allocate(byteCount: i2cSMBusBlockMax, alignment: 1)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         stateStore?.setPeriod(microseconds: periodMicroseconds)
@@ -204,6 +207,12 @@ public final class PCA9685Output: Output {
 
     public func persistState() { saveState() }
 
+    /// One lock per board: bus and address (`pca9685-i2c-1-0x40`).
+    public var exclusiveResources: [String] {
+        let busName = config.bus.split(separator: "/").last.map(String.init) ?? "bus"
+        return ["pca9685-\(busName)-0x\(String(config.address, radix: 16))"]
+    }
+
     // MARK: - Encoding
 
     /// Channel `n`'s ON count: 0, or spread over the period with `phaseStagger` (n × 256,
@@ -231,24 +240,32 @@ public final class PCA9685Output: Output {
 
     // MARK: - Bus traffic
 
-    /// Writes every channel whose desired registers differ from the programmed ones.
+    /// Writes every register whose desired value differs from the programmed one.
     private func flush() throws(OutputFault) {
-        for channel in 0..<PCA9685Register.channelCount { changed[channel] = desired[channel] != programmed[channel] }
+        let perChannel = PCA9685Register.bytesPerChannel
+        for channel in 0..<PCA9685Register.channelCount {
+            let want = desired[channel], have = programmed[channel]
+            for k in 0..<perChannel { changed[channel * perChannel + k] = want.byte(k) != have.byte(k) }
+        }
         try writeBursts()
     }
 
-    /// Writes the channels flagged in `changed`, burst by burst.
+    /// Writes the registers flagged in `changed`, burst by burst.
     private func writeBursts() throws(OutputFault) {
+        let perChannel = PCA9685Register.bytesPerChannel
         let count = planner.plan(changed: changed)
         for index in 0..<count {
-            let (first, channels) = planner.burst(index)
-            for offset in 0..<channels {
-                desired[first + offset].store(to: buffer, at: offset * PCA9685Register.bytesPerChannel)
+            let (first, bytes) = planner.burst(index)
+            for offset in 0..<bytes {
+                let register = first + offset
+                buffer[offset] = desired[register / perChannel].byte(register % perChannel)
             }
-            let data = UnsafeRawBufferPointer(rebasing: buffer[0..<(channels * PCA9685Register.bytesPerChannel)])
-            let register = PCA9685Register.ledOnL(channel: first)
+            let data = UnsafeRawBufferPointer(rebasing: buffer[0..<bytes])
+            let register = PCA9685Register.ledOnL(channel: 0) &+ UInt8(truncatingIfNeeded: first)
             try transfer { bus throws(I2CError) in try bus.writeBlock(address: config.address, register: register, data: data) }
-            for channel in first..<(first + channels) {
+            // The planner keeps each channel's changes in one burst, and the registers of a
+            // channel outside it already held their values: the touched channels are done.
+            for channel in (first / perChannel)...((first + bytes - 1) / perChannel) {
                 programmed[channel] = desired[channel]
                 let counts = desired[channel].highCounts
                 if counts > 0 { stateStore?.record(channel: channel, counts: counts) }
@@ -312,7 +329,7 @@ public final class PCA9685Output: Output {
     static let oscillatorStartup: Duration = .microseconds(500)
 
     private func loadAllChannels() throws(OutputFault) {
-        for channel in 0..<PCA9685Register.channelCount { changed[channel] = true }
+        for register in 0..<PCA9685BurstPlanner.registerCount { changed[register] = true }
         try writeBursts()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RigRuntime
 import Synchronization
 import SystemPackage
 
@@ -7,8 +8,7 @@ import SystemPackage
 /// do not jump.
 ///
 /// The file is `pca9685-<bus>-0x<address>.json` (e.g. `pca9685-i2c-1-0x40.json`) in the
-/// state directory (``defaultDirectory(environment:isRoot:)``), replaced atomically (write
-/// a temporary file, fsync, rename).
+/// state directory (`StateDirectory`), replaced atomically (`AtomicFile`).
 ///
 /// When it is written: the loop thread only ``record(channel:counts:)``s into memory (a
 /// short uncontended lock, no allocation, no I/O). ``PCA9685Output`` saves at shutdown.
@@ -34,16 +34,6 @@ public final class PCA9685StateStore: Sendable {
         let name = "pca9685-\(busName)-0x\(String(address, radix: 16)).json"
         filePath = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         pose = Mutex(Pose(counts: Array(repeating: -1, count: PCA9685Register.channelCount), periodMicroseconds: 0))
-    }
-
-    /// Where rig keeps state: `$XDG_STATE_HOME/rig`, else `/var/lib/rig` when running as
-    /// root (a service), else `~/.local/state/rig` (the XDG default). Nil when none applies.
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                        isRoot: Bool = geteuid() == 0) -> String? {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/rig" }
-        if isRoot { return "/var/lib/rig" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/rig" }
-        return nil
     }
 
     /// Sets the PWM period the recorded counts are measured in.
@@ -95,21 +85,13 @@ public final class PCA9685StateStore: Sendable {
     }
 
     private func write(_ file: PCA9685StateFile) throws(PCA9685StateError) {
-        let directory = (filePath as NSString).deletingLastPathComponent
-        let temporary = filePath + ".tmp"
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            let data = try encoder.encode(file)
-            let fd = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .truncate, .closeOnExec],
-                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
-            try fd.closeAfter {
-                _ = try fd.writeAll(data)
-                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
-            guard rename(temporary, filePath) == 0 else { throw Errno(rawValue: errno) }
-        } catch {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data: Data
+        do { data = try encoder.encode(file) } catch {
+            throw PCA9685StateError(path: filePath, reason: "could not be encoded: \(error)")
+        }
+        do { try AtomicFile.write(Array(data), to: filePath, createDirectory: true) } catch {
             throw PCA9685StateError(path: filePath, reason: "could not be written: \(error)")
         }
     }

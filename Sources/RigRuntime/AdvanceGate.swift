@@ -47,4 +47,7 @@ public final class AdvanceGate: @unchecked Sendable {
     public func stop() {
         lock.withLock { advance = nil }
     }
+
+    /// Started and not stopped.
+    public var isRunning: Bool { lock.withLock { advance != nil } }
 }

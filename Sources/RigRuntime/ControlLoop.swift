@@ -13,9 +13,33 @@ public enum LoopEvent: Sendable, Equatable {
 /// A snapshot for the live view, refreshed every tick.
 public struct LoopStatus: Sendable {
     public var positions: [Double]
+    /// Per axis, per second: the velocity of the last frame sent (0 before the first).
+    public var velocities: [Double]
     public var progress: PlaybackProgress
     public var ticks: Int
     public var latenessMaxMicroseconds: Double
+}
+
+/// Why a loop stopped before its source finished normally.
+public enum LoopFault: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `requestAbort()` (a second signal): straight to the safe state, no braking.
+    case aborted
+    /// The limiter had to bend a frame of a program (`LoopOptions.stopWhenLimited`): the
+    /// program was braked, parked and stopped.
+    case limited(axis: String, timeSeconds: Double)
+    /// The output failed; the rig went to the safe state from where it was.
+    case output(String, timeSeconds: Double)
+    /// The loop thread never ran (a caller waited on a loop that was not started).
+    case notRun
+
+    public var description: String {
+        switch self {
+        case .aborted: "aborted: safe state at once"
+        case .limited(let axis, let t): "the limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s; stopped"
+        case .output(let message, let t): "output fault at t=\(rounded(t))s: \(message)"
+        case .notRun: "the control loop did not run"
+        }
+    }
 }
 
 /// How a loop run ended.
@@ -26,7 +50,7 @@ public struct LoopResult: Sendable {
     public var grant: RealtimeGrant
     public var finalPose: [Double]
     /// Why the loop stopped early, if it did.
-    public var fault: String?
+    public var fault: LoopFault?
     public var traceRowsDropped: Int
 }
 
@@ -94,7 +118,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         sent = [Double](repeating: .nan, count: rig.axes.count)
         limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
-        statusLock = Mutex(LoopStatus(positions: startPose.map { $0 }, progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
+        statusLock = Mutex(LoopStatus(positions: startPose.map { $0 }, velocities: [Double](repeating: 0, count: rig.axes.count), progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
     }
 
     // MARK: Requests from other threads
@@ -129,7 +153,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         finished.wait()
         finished.signal()
         return resultLock.withLock { $0 } ?? LoopResult(ticks: 0, lateness: LatencyStats(), cpuNanosecondsPerTick: 0,
-                                                      grant: RealtimeGrant(), finalPose: startPose, fault: "loop did not run", traceRowsDropped: 0)
+                                                      grant: RealtimeGrant(), finalPose: startPose, fault: .notRun, traceRowsDropped: 0)
     }
 
     /// Waits up to `seconds` for a loop started with `start()` to end.
@@ -146,7 +170,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var stats = LatencyStats()
         let periodNanoseconds = UInt64((1e9 / rig.loopRateHz / max(options.speed, 1e-3)).rounded())
         let dt = rig.tickSeconds
-        var fault: String?
+        var fault: LoopFault?
         var stopApplied = false
         var tick = 0
         let cpuStart = threadCPUNanoseconds()
@@ -154,7 +178,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
         while !source.isFinished {
             if abortRequested.load(ordering: .relaxed) {
-                fault = fault ?? "aborted"
+                fault = fault ?? .aborted
                 break
             }
             let deadline = startTime + UInt64(tick + 1) * periodNanoseconds
@@ -186,7 +210,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 if !stopApplied {
                     source.stop()
                     stopApplied = true
-                    fault = "the limiter had to bend axis \"\(axis)\" at t=\(rounded(time))s; stopped"
+                    fault = .limited(axis: axis, timeSeconds: time)
                 }
             }
 
@@ -196,7 +220,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             } catch {
                 events.push(.outputFault(error.message, timeSeconds: time))
                 eventsPushed.signal()
-                fault = error.message
+                fault = .output(error.message, timeSeconds: time)
                 break
             }
             if let trace {
@@ -206,7 +230,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if pushed { eventsPushed.signal() }
             statusLock.withLock { status in
-                for i in positions.indices { status.positions[i] = positions[i] }
+                for i in positions.indices {
+                    status.positions[i] = positions[i]
+                    status.velocities[i] = limiter.velocities[i]
+                }
                 status.progress = source.progress
                 status.ticks = tick
                 status.latenessMaxMicroseconds = stats.maxMicroseconds

@@ -16,7 +16,7 @@ public final class LiveView: @unchecked Sendable {
     private let out: @Sendable (String) -> Void
 
     public init(isTTY: Bool, axes: [Axis], header: String, plainIntervalSeconds: Double = 5,
-                out: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+                out: @escaping @Sendable (String) -> Void = { StandardStreams.out($0) }) {
         self.isTTY = isTTY
         self.axes = axes
         self.header = header

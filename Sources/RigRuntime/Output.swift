@@ -56,6 +56,11 @@ public protocol Output: AnyObject {
     /// Saves whatever the output keeps across runs. Called every few seconds from the
     /// session's event thread (never the loop thread) and is cheap when nothing changed.
     func persistState()
+
+    /// The hardware this output drives exclusively, as lock names ("pca9685-i2c-1-0x40"):
+    /// the session holds a `HardwareLock` on each from before `start` to after `shutdown`,
+    /// so a second process cannot drive the same servos. Empty for the simulator.
+    var exclusiveResources: [String] { get }
 }
 
 extension Output {
@@ -63,6 +68,7 @@ extension Output {
     public var pwmPeriodMicroseconds: Double { servoFramePeriodMicroseconds }
     public func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand? { nil }
     public func persistState() {}
+    public var exclusiveResources: [String] { [] }
 }
 
 /// An output failed in a way the loop cannot ride out: the program stops and the rig

@@ -1,15 +1,26 @@
 import Foundation
 import Logging
 import RigCore
+import Synchronization
 
 /// How a session runs.
 public struct SessionOptions {
     public var loop = LoopOptions()
-    /// `--trace FILE.csv`, if any.
+    /// `--trace FILE.csv`, if any. Checked and opened before the output starts.
     public var tracePath: String?
     public var liveView: LiveView?
     /// Refresh period of the live view.
     public var viewIntervalSeconds = 0.1
+    /// Files the run reads (program, rig): an output path naming one of them is refused.
+    public var inputPaths: [String] = []
+    /// Handle SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGQUIT (a command-line run). False when
+    /// the caller owns the signals and calls `requestStop()` itself.
+    public var trapSignals = true
+    /// A failed write to stdout or stderr stops the run (brake, park, safe state).
+    public var stopOnStreamFailure = true
+    /// How often the output's remembered pose is saved while the rig runs (it writes only
+    /// when the pose changed): after a SIGKILL it is at most this much motion old.
+    public var persistIntervalSeconds = 0.25
 
     public init(loop: LoopOptions = LoopOptions(), tracePath: String? = nil, liveView: LiveView? = nil) {
         self.loop = loop
@@ -18,18 +29,91 @@ public struct SessionOptions {
     }
 }
 
+/// Why a session ended.
+public enum SessionEnd: Sendable, Equatable, CustomStringConvertible {
+    /// The source finished by itself (the program's end, quit in jog) or the loop stopped on a fault.
+    case finished
+    /// `requestStop()` (a server's stop, a GPIO stop button).
+    case stopRequested
+    /// A signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT).
+    case signal(Int32)
+    /// A write to stdout or stderr failed.
+    case streamFailed(StreamFailure)
+
+    public var description: String {
+        switch self {
+        case .finished: "finished"
+        case .stopRequested: "a stop request"
+        case .signal(let signo): "\(SignalTrap.name(signo))"
+        case .streamFailed(let failure): "\(failure)"
+        }
+    }
+}
+
+/// Why a session could not start. Nothing moved; the output, if it was started, is in
+/// its safe state again.
+public enum SessionError: Error, Sendable, CustomStringConvertible {
+    /// An output path (`--trace`) is unusable (exit 2).
+    case outputPath(OutputPathError)
+    /// Another process holds the hardware (exit 1).
+    case locked(HardwareLockError)
+    /// The output could not start (exit 1).
+    case outputStart(String)
+    /// The step trigger could not start (exit 1).
+    case triggerStart(String)
+
+    public var description: String {
+        switch self {
+        case .outputPath(let e): e.description
+        case .locked(let e): e.description
+        case .outputStart(let m): m
+        case .triggerStart(let m): m
+        }
+    }
+
+    /// The exit code the command line uses: 2 for a usage error, 1 otherwise.
+    public var exitCode: Int32 {
+        if case .outputPath = self { return 2 }
+        return 1
+    }
+}
+
 /// What a session did.
 public struct SessionSummary: Sendable {
     public var loop: LoopResult
     public var stepsReady: Int
-    public var stoppedBySignal: Bool
+    public var end: SessionEnd
     public var limiterInterventions: Int
+    /// Closing the trace failed (rows may be missing).
+    public var traceError: String?
+
+    public var stoppedBySignal: Bool { if case .signal = end { true } else { false } }
+
+    /// 0: the run ended normally, by a stop request or a signal (a broken pipe counts as
+    /// SIGPIPE), an abort by a second signal included. 1: a loop fault, a trace that
+    /// failed, or a failed write to stdout/stderr.
+    public var exitCode: Int32 {
+        if case .streamFailed(let failure) = end, !failure.isBrokenPipe { return 1 }
+        if let fault = loop.fault {
+            if fault == .aborted, end != .finished { return 0 }
+            return 1
+        }
+        return traceError == nil ? 0 : 1
+    }
 }
 
-/// Runs one motion source on one output from start to safe state: opens the output,
-/// starts the trace, the trigger and the loop, relays events, and on every way out
-/// (the end, Ctrl-C, SIGTERM, a fault) leaves the output in its safe state.
-public final class RigSession<Source: MotionSource> {
+/// The one session runner of `rig play`, `rig jog` and `rig serve`: runs one motion source
+/// on one output from start to safe state. In order: checks and opens the trace, takes the
+/// output's hardware lock, traps the signals, starts the output and the trigger and the
+/// loop, relays events, saves the output's remembered pose every `persistIntervalSeconds`;
+/// on every way out (the end, a stop request, a signal, a failed write to stdout/stderr, a
+/// fault, a failure to start) the output ends in its safe state.
+///
+/// `run()` blocks; it may run on any thread (a server runs it on a background thread and
+/// talks to a `CommandSource` through its `CommandInbox`). `requestStop()` and `status`
+/// may be called from any thread, before, during or after `run()`. Set the hooks before
+/// calling `run()`.
+public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     public let rig: Rig
     private let source: Source
     private let output: Output
@@ -40,8 +124,19 @@ public final class RigSession<Source: MotionSource> {
     private let clock: LoopClock
     /// Called on the event thread for every loop event (step sync hooks, tests).
     public var onEvent: ((LoopEvent) -> Void)?
-    /// Called once the loop runs, with a way to ask for a stop (jog wires its inputs here).
+    /// Called once the loop runs, with the loop (for requests such as a stop button).
     public var onStart: ((ControlLoop<Source>) -> Void)?
+    /// Called on the event thread every time it wakes (at least every `viewIntervalSeconds`),
+    /// and once more after the loop ended: a caller's own housekeeping (jog's notices).
+    public var onPoll: (() -> Void)?
+
+    private struct Shared {
+        var loop: ControlLoop<Source>?
+        var end: SessionEnd?
+        var stops = 0
+    }
+
+    private let shared = Mutex(Shared())
 
     public init(rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?,
                 options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock()) {
@@ -55,41 +150,85 @@ public final class RigSession<Source: MotionSource> {
         self.clock = clock
     }
 
-    public func run() throws -> SessionSummary {
+    /// Asks for a controlled stop: brake within the limits, park, safe state. Any thread;
+    /// before the loop runs it stops the loop at its first tick.
+    public func requestStop() { stop(.stopRequested) }
+
+    /// The loop's live status; nil before it starts.
+    public var status: LoopStatus? { shared.withLock { $0.loop }?.status }
+
+    /// The first stop brakes and parks; a second one (a second Ctrl-C) goes to the safe state at once.
+    private func stop(_ reason: SessionEnd) {
+        let (loop, n): (ControlLoop<Source>?, Int) = shared.withLock { s in
+            if s.end == nil { s.end = reason }
+            s.stops += 1
+            return (s.loop, s.stops)
+        }
+        if n == 1 {
+            loop?.requestStop()
+            logger.notice("stop requested (\(reason)): braking, then park and safe state (again: safe state at once)")
+        } else {
+            loop?.requestAbort()
+        }
+    }
+
+    public func run() throws(SessionError) -> SessionSummary {
+        // Everything that can be refused is refused before anything moves.
+        var trace: TraceWriter?
+        if let path = options.tracePath {
+            do {
+                try OutputPath.check(path, option: "--trace", inputs: options.inputPaths)
+                trace = try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
+            } catch let error as OutputPathError {
+                throw .outputPath(error)
+            } catch {
+                throw .outputPath(OutputPathError(option: "--trace", path: path, problem: "\(error)"))
+            }
+        }
+        let locks: HardwareLock
+        do {
+            locks = try HardwareLock.acquire(output.exclusiveResources + (trigger?.exclusiveResources ?? []))
+        } catch {
+            try? trace?.close()
+            throw .locked(error)
+        }
+        defer { locks.release() }
+
+        let trap = options.trapSignals
+            ? SignalTrap(stop: { [self] signo in stop(.signal(signo)) }, abort: { [self] signo in stop(.signal(signo)) })
+            : nil
+        defer { trap?.cancel() }
+        if options.stopOnStreamFailure {
+            StandardStreams.onFailure { [self] failure in stop(.streamFailed(failure)) }
+        }
+        defer { if options.stopOnStreamFailure { StandardStreams.onFailure(nil) } }
+
         let channels = rig.axes.map(OutputChannel.init)
         let initial = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
-        try output.start(channels: channels, initial: initial)
-
-        let trace: TraceWriter?
         do {
-            trace = try options.tracePath.map {
-                try TraceWriter(path: $0, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
-            }
+            try output.start(channels: channels, initial: initial)
         } catch {
-            output.shutdown(safe: rig.axes.indices.map { rig.axes[$0].safeCommand(lastPosition: startPose[$0]) })
-            throw error
+            try? trace?.close()
+            throw .outputStart("\(error)")
         }
 
         let loop = ControlLoop(rig: rig, source: source, output: output, clock: clock, options: options.loop,
                                trace: trace, startPose: startPose)
-        let stopFlag = OneWayFlag()
-        let view = options.liveView
-        let trap = SignalTrap(stop: { [logger] in
-            stopFlag.set()
-            loop.requestStop()
-            logger.notice("stop requested: braking, then park and safe state (Ctrl-C again: safe state at once)")
-        }, abort: {
-            loop.requestAbort()
-        })
-        defer { trap.cancel() }
+        let stopsBefore = shared.withLock { s in
+            s.loop = loop
+            return s.stops
+        }
+        if stopsBefore > 0 { loop.requestStop() }
+        if stopsBefore > 1 { loop.requestAbort() }
 
         do {
             try trigger?.start(advance: { loop.requestAdvance() })
         } catch {
+            // The output started: the loop's own way out puts it in the safe state.
             loop.requestAbort()
             _ = loop.run()
             try? trace?.close()
-            throw error
+            throw .triggerStart("\(error)")
         }
         loop.start()
         onStart?(loop)
@@ -117,48 +256,54 @@ public final class RigSession<Source: MotionSource> {
                 }
                 onEvent?(event)
             }
+            onPoll?()
         }
         var result: LoopResult?
-        var lastRender = DispatchTime.now()
-        var lastPersist = DispatchTime.now()
+        let viewNanoseconds = UInt64(min(max(options.viewIntervalSeconds, 0.01), 10) * 1e9)
+        let persistNanoseconds = UInt64(min(max(options.persistIntervalSeconds, 0.01), 60) * 1e9)
+        // Housekeeping runs on wall time, whatever clock paces the loop.
+        let wall = MonotonicClock()
+        var lastRender = wall.now()
+        var lastPersist = wall.now()
         while result == nil {
-            _ = loop.eventsPushed.wait(timeout: .now() + options.viewIntervalSeconds)
+            _ = loop.eventsPushed.wait(timeout: .now() + min(options.viewIntervalSeconds, options.persistIntervalSeconds))
             drain()
             result = loop.wait(timeoutSeconds: 0)
-            let now = DispatchTime.now()
-            if result == nil, now.uptimeNanoseconds - lastRender.uptimeNanoseconds >= UInt64(options.viewIntervalSeconds * 1e9) {
+            let now = wall.now()
+            if result == nil, now &- lastRender >= viewNanoseconds {
                 lastRender = now
-                view?.render(loop.status, outputStatus: output.statusLine)
+                options.liveView?.render(loop.status, outputStatus: output.statusLine)
             }
-            if now.uptimeNanoseconds - lastPersist.uptimeNanoseconds >= 5_000_000_000 {
+            if result == nil, now &- lastPersist >= persistNanoseconds {
                 lastPersist = now
                 output.persistState()
             }
         }
         drain()
         trigger?.stop()
-        if let view {
+        if let view = options.liveView {
             view.render(loop.status, outputStatus: output.statusLine)
             view.finish()
         }
-        var finalResult = result ?? loop.wait()
+        let finalResult = result ?? loop.wait()
+        var traceError: String?
         do { try trace?.close() } catch {
-            finalResult.fault = finalResult.fault ?? "writing the trace failed: \(error)"
+            traceError = "writing the trace failed: \(error)"
         }
-        return SessionSummary(loop: finalResult, stepsReady: stepsReady, stoppedBySignal: stopFlag.isSet,
-                              limiterInterventions: interventions)
+        let end = shared.withLock { $0.end } ?? .finished
+        return SessionSummary(loop: finalResult, stepsReady: stepsReady, end: end,
+                              limiterInterventions: interventions, traceError: traceError)
     }
 
     private func logEvent(_ event: PlayerEvent, time: Double, stepCount: Int) {
         let t = "t=\(fixed(time, 2))s"
-        let line: String?
+        let line: String
         switch event {
         case .moveStarted(let step): line = "\(t) move to step \(step + 1)/\(stepCount)"
         case .ready(let step): line = "\(t) step \(step + 1)/\(stepCount) settled"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
         }
-        guard let line else { return }
         if let view = options.liveView { view.log(line) } else { logger.info("\(line)") }
     }
 }

@@ -12,6 +12,12 @@ public protocol StepTrigger: AnyObject {
     func handle(_ event: PlayerEvent, stepCount: Int)
     /// The program is over (normally, by a stop, or by a fault).
     func stop()
+    /// Hardware the trigger uses exclusively (GPIO lines), as `HardwareLock` names.
+    var exclusiveResources: [String] { get }
+}
+
+extension StepTrigger {
+    public var exclusiveResources: [String] { [] }
 }
 
 /// Next step a fixed time after the rig has settled.
@@ -37,14 +43,18 @@ public final class IntervalTrigger: StepTrigger, @unchecked Sendable {
 public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     private let gate = AdvanceGate()
     private let prompt: @Sendable (String) -> Void
+    /// stdin reached its end: no Enter can come any more (set before `start`). Without it
+    /// the program would wait at the next step forever.
+    public var onEndOfInput: (@Sendable () -> Void)?
 
     public init(prompt: @escaping @Sendable (String) -> Void) { self.prompt = prompt }
     public var label: String { "keyboard (Enter)" }
 
     public func start(advance: @escaping @Sendable () -> Void) throws {
         gate.start(advance: advance)
-        let thread = Thread { [gate] in
+        let thread = Thread { [gate, onEndOfInput] in
             while readLine(strippingNewline: true) != nil { gate.press() }
+            if gate.isRunning { onEndOfInput?() }
         }
         thread.name = "rig-keyboard"
         thread.start()

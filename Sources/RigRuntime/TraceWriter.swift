@@ -29,10 +29,21 @@ public final class TraceWriter: @unchecked Sendable {
     private var writeError: Errno?
     private var thread: Thread?
 
-    /// Creates (truncates) `path` and starts the writer thread.
+    /// Creates (truncates) `path` and starts the writer thread. Refuses anything but a
+    /// regular file (see `OutputPath.check`, which callers run first for a clear message).
     public init(path: String, axes: [Axis], pwmPeriodMicroseconds: Double, capacity: Int = 1 << 16) throws {
-        fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec],
-                                     permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        // Non-blocking first: a FIFO put there after the check fails or is refused below
+        // instead of blocking until someone reads it. Truncated only once known regular.
+        let opened = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .closeOnExec, .nonBlocking],
+                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        var st = stat()
+        guard fstat(opened.rawValue, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            try? opened.close()
+            throw OutputPathError(option: "--trace", path: path, problem: "is not a regular file; give a regular file")
+        }
+        _ = fcntl(opened.rawValue, F_SETFL, fcntl(opened.rawValue, F_GETFL) & ~O_NONBLOCK)
+        _ = ftruncate(opened.rawValue, 0)
+        fd = opened
         self.axes = axes
         self.pwmPeriodMicroseconds = pwmPeriodMicroseconds
         ring = SPSCRing(capacity: capacity)

@@ -9,6 +9,15 @@ public enum BUIService {
 
     /// Shown when Cascable writes a zero-length User Message (the recipe has none).
     public static let defaultMessage = "Waiting for the rig to continue"
+    /// Shown instead of the user message while Continue Available is 0 (fits the LCD's 15 characters).
+    public static let recipeRunningMessage = "recipe running"
+
+    /// What the rig shows for Cascable's user message: the message only while Continue
+    /// Available is 1 (the spec: "when not available … the user message should be
+    /// hidden"); otherwise that the recipe is running.
+    public static func visibleMessage(_ message: String, continueAvailable: Bool) -> String {
+        continueAvailable ? message : recipeRunningMessage
+    }
 
     /// Characteristic indices in the application.
     enum Index {

@@ -44,6 +44,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
+    /// The message line last shown (live view and LCD), to show each change once.
+    private var shownMessage: String?
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
@@ -148,7 +150,9 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     records[i].step = step
                 }
             }
-            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: peripheral?.current.message ?? "")
+            let state = accessory?.current
+            let message = state.map { BUIService.visibleMessage($0.message, continueAvailable: $0.continueAvailable) } ?? ""
+            textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: message)
             feed(.ready(step: step))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
@@ -170,8 +174,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         guard !overheads.isEmpty else { return "" }
         let mean = overheads.reduce(0, +) / Double(overheads.count)
         let sorted = overheads.sorted()
-        return String(format: "Cascable: %d cycles; overhead beyond move, settle and press: p50 %.1f ms, mean %.1f ms, max %.1f ms",
-                      overheads.count, sorted[sorted.count / 2] * 1000, mean * 1000, (sorted.last ?? 0) * 1000)
+        return "Cascable: \(overheads.count) cycles; overhead beyond move, settle and press: p50 \(fixed(sorted[sorted.count / 2] * 1000, 1)) ms, "
+            + "mean \(fixed(mean * 1000, 1)) ms, max \(fixed((sorted.last ?? 0) * 1000, 1)) ms"
     }
 
     private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - epoch.uptimeNanoseconds) / 1e9 }
@@ -209,14 +213,28 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                 logger.info("cascable: \(line)")
             }
         }
+        if case .continueAvailable = input { refreshMessage() }
         if case .timer(.releaseContinue) = input, let record = cycleRecords.last, let overhead = record.overheadSeconds(pressSeconds: settings.pressSeconds) {
-            display(String(format: "Cascable: step %d shot cycle: overhead %.1f ms", record.step + 1, overhead * 1000))
+            display("Cascable: step \(record.step + 1) shot cycle: overhead \(fixed(overhead * 1000, 1)) ms")
         }
     }
 
     private func showMessage(_ message: String) {
-        display("Cascable: \(message)")
-        let step = lock.withLock { (cycle.readyStep ?? 0) + 1 }
-        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: message)
+        refreshMessage()
+    }
+
+    /// Shows the user message, or that the recipe is running while Continue Available is
+    /// 0 (`BUIService.visibleMessage`), on the live view and the LCD: once per change.
+    private func refreshMessage() {
+        guard let state = accessory?.current else { return }
+        let visible = BUIService.visibleMessage(state.message, continueAvailable: state.continueAvailable)
+        let (changed, step) = lock.withLock { () -> (Bool, Int) in
+            let changed = shownMessage != visible
+            shownMessage = visible
+            return (changed, (cycle.readyStep ?? 0) + 1)
+        }
+        guard changed else { return }
+        display("Cascable: \(visible)")
+        textDisplay?.showText(line1: "step \(step) of \(stepCount)", line2: visible)
     }
 }

@@ -21,11 +21,16 @@ struct RigCommand: ParsableCommand {
             JogCommand.self,
             ScanCommand.self,
             BenchCommand.self,
+            ServeCommand.self,
         ]
     )
 
     /// Runs the command; usage errors exit 2 (as malformed files do), not sysexits' 64.
     static func main() {
+        // Every write to stdout/stderr goes through StandardStreams, which turns a reader
+        // that went away (EPIPE) into an orderly stop; the default SIGPIPE would kill the
+        // process mid-move instead.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -33,4 +33,32 @@ import Testing
             #expect(report.coalesced.maxLatencySeconds < report.stock.maxLatencySeconds)
         }
     }
+
+    @Test func overBudgetTheBoardsValuesStayFreshAndDoNotAge() throws {
+        // 8 servos moving all the time at 50 Hz: 8 × 5 B × 50 = 2,000 B/s for a 960 B/s link.
+        let calibration = try #require(try? Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get())
+        let axes = (0..<8).map { i in
+            Axis(name: "s\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
+                 softMin: -60, softMax: 60, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
+        }
+        let rig = Rig(name: "eight", axes: axes, output: .blecontrol(BLEControlOutputConfig()), loopRateHz: 50)
+        func swing(_ i: Int) -> AxisTrack {
+            var keys: [Keyframe] = []
+            for k in 0...10 {
+                let value: Double = k == 0 || k == 10 ? 0 : ((k + i) % 2 == 1 ? 30 : -30)
+                keys.append(Keyframe(time: Double(2 * k), value: value))
+            }
+            return AxisTrack(keys: keys)
+        }
+        let tracks: [AxisTrack?] = (0..<8).map { swing($0) }
+        let report = BLEControlComparison.run(rig: rig, motion: .continuous(tracks: tracks, durationSeconds: 20),
+                                              startPose: Array(repeating: 0, count: 8))
+        let tick = 1 / 50.0
+        #expect(report.coalesced.maxBytesInOneSecond <= 960 + 20)
+        #expect(report.coalesced.valueAgeP99Seconds <= 3 * tick + 1e-9)
+        #expect(report.coalesced.valueAgeP99LastQuarterSeconds <= report.coalesced.valueAgeP99FirstQuarterSeconds + tick + 1e-9)
+        // The stock queue falls further behind the longer the program runs.
+        #expect(report.stock.valueAgeP99LastQuarterSeconds > 2 * report.stock.valueAgeP99FirstQuarterSeconds)
+        #expect(report.stock.rmsTrackingErrorMicroseconds > 10 * report.coalesced.rmsTrackingErrorMicroseconds)
+    }
 }

@@ -23,17 +23,22 @@ import Testing
         #expect(BLEControlCommand.pulseMicroseconds(command: BLEControlCommand.pwmValue, value: 500) == 10_000)
     }
 
-    @Test func lcdLinesAreFoldedToSixteenASCIIBytes() {
-        #expect(BLEControlLCDLine("Prêt à déclencher maintenant").text == "Pret a declenche")
-        #expect(BLEControlLCDLine("ok").text == "ok              ")
-        #expect(BLEControlLCDLine("tab\there").text == "tab here        ")
-        #expect(BLEControlLCDLine("→ 日本").text == "? ??            ")
+    @Test func lcdLinesAreFoldedToFifteenASCIIBytes() {
+        // The firmware's line buffer is 16 bytes including the terminator.
+        #expect(BLEControlLCDLine("Prêt à déclencher maintenant").text == "Pret a declench")
+        #expect(BLEControlLCDLine("exactly 15 char").text == "exactly 15 char")
+        #expect(BLEControlLCDLine("sixteen chars ok").text == "sixteen chars o")
+        #expect(BLEControlLCDLine("ok").text == "ok             ")
+        #expect(BLEControlLCDLine("tab\there").text == "tab here       ")
+        #expect(BLEControlLCDLine("→ 日本").text == "? ??           ")
         #expect(BLEControlLCDLine("").text == BLEControlLCDLine.blank.text)
-        var buffer = [UInt8](repeating: 0xAA, count: 20)
+        var buffer = [UInt8](repeating: 0xAA, count: 19)
         BLEControlLCDLine("step 3 of 8").storeCommand(line: 1, into: &buffer, at: 0)
-        #expect(buffer[0] == BLEControlCommand.lcdText && buffer[1] == 18 && buffer[2] == 1 && buffer[19] == 0)
+        #expect(buffer[0] == BLEControlCommand.lcdText && buffer[1] == 17 && buffer[2] == 1 && buffer[18] == 0)
         #expect(buffer[1] == UInt8(buffer.count - 2))  // the length byte counts bytes, not characters
-        #expect(buffer[3...18].allSatisfy { $0 < 0x80 })
+        // Text and terminator fill the firmware's 16-byte buffer exactly.
+        #expect(buffer[3...].count == 16)
+        #expect(buffer[3...17].allSatisfy { $0 < 0x80 && $0 != 0 })
     }
 
     @Test func boardRepliesAreParsedWithoutTrapping() {

@@ -166,15 +166,15 @@ import Testing
         for n in 0..<100 {
             let writes = tick(&scheduler, at: Double(n) / 100, into: &decoder)
             for write in writes where write.first == BLEControlCommand.lcdText {
-                #expect(write.count == 20)      // alone in its write
-                #expect(write[1] == 18)         // line byte + 16 text bytes + NUL
+                #expect(write.count == 19)      // alone in its write
+                #expect(write[1] == 17)         // line byte + 15 text bytes + NUL
                 lcdTimes.append(Double(n) / 100)
             }
         }
         #expect(decoder.violations.isEmpty)
         let texts = decoder.commands.filter { $0.command == BLEControlCommand.lcdText }
         #expect(texts.count == 2)
-        #expect(texts.map { String(decoding: $0.data.dropFirst().dropLast(), as: UTF8.self) } == ["step 1 of 12    ", "Cafe pret       "])
+        #expect(texts.map { String(decoding: $0.data.dropFirst().dropLast(), as: UTF8.self) } == ["step 1 of 12   ", "Cafe pret      "])
         #expect(lcdTimes.count == 2 && lcdTimes[1] - lcdTimes[0] >= 0.3 - 1e-9)
         // The same text again sends nothing; blank lines send one LCD_CLEAR.
         scheduler.setText(BLEControlLCDLine("step 1 of 12"), BLEControlLCDLine("Café prêt"))

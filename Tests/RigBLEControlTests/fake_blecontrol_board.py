@@ -10,7 +10,7 @@ Every write and every decoded command is appended to --log as one JSON line, wit
 board's receive time and how it came ("request" / "command" WriteValue, or "fd"), and
 every violation of what the firmware tolerates is logged as {"event": "violation"}:
 a write over --max-write bytes, a command split across writes, anything packed after
-INIT, an unknown command, a channel >= 8, a value > 1000, an LCD line over 16 bytes.
+INIT, an unknown command, a channel >= 8, a value > 1000, an LCD line over 15 bytes (16 with its terminator).
 
 Run with DBUS_SYSTEM_BUS_ADDRESS pointing at the bus bluezoo serves.
 """
@@ -79,7 +79,7 @@ class Board:
                     if entry["value"] > 1000:
                         self.violation(f"value {entry['value']} > 1000")
             elif cmd == 4:
-                if length < 2 or length - 2 > 16 or payload[-1:] != b"\x00":
+                if length < 2 or length - 2 > 15 or payload[-1:] != b"\x00":
                     self.violation(f"bad LCD_TEXT of length {length}")
                 entry["line"] = payload[0] if payload else None
                 entry["text"] = payload[1:-1].decode("ascii", "replace")

@@ -25,16 +25,17 @@ import Testing
     }
 
     @Test func leadInFromAnOffPathStartPose() throws {
-        // Start pan at 30, the path starts at −60: a rest-to-rest move of 90° at 90°/s and
-        // 180°/s². Accelerating to 90°/s takes 0.5 s and 22.5°, braking the same, leaving 45°
-        // to cruise in 0.5 s: 1.5 s = 150 ticks at 100 Hz. Tilt starts at 10, 10° away: shorter.
+        // Start pan at 30, the path starts at −60: a rest-to-rest S-curve of 90° at 90°/s,
+        // 180°/s² and 1800°/s³. Reaching 90°/s takes 90/180 + 180/1800 = 0.6 s and 27°,
+        // braking the same, leaving 36° to cruise in 0.4 s: 1.6 s = 160 ticks at 100 Hz.
+        // Tilt starts at 10, 10° away: shorter.
         let run = drive(rig: rig, motion: sweep, startPose: [30, 10])
         let excess = LimitExcess(frames: run.frames, rig: rig, startPose: [30, 10])
         #expect(excess.relative <= 1e-6, "\(excess)")
         // The planner rounds the duration up to whole ticks with a hair of slack, so a move
         // that is an exact number of ticks long may take one more.
         let arrival = try #require(run.frames.firstIndex { $0 == [-60, 0] })
-        #expect((149...150).contains(arrival), "the lead-in arrives at the path's first pose after 150 ticks")
+        #expect((159...160).contains(arrival), "the lead-in arrives at the path's first pose after 160 ticks")
         // The path then plays from t = 0.01 s: pan passes its midpoint 0 at t = 2 s, 200 ticks on.
         #expect(abs(run.frames[arrival + 200][0]) < 1e-9)
         // The lead-in moves monotonically towards the target.

@@ -62,16 +62,18 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         let census = try #require(SVGCensus.of(svg), "the SVG is well-formed XML")
         #expect(census.elements["svg"] == 1)
         #expect(census.classes["axis"] == 3, "one group per axis")
-        #expect(census.classes["panel"] == 6, "a position and a velocity panel per axis")
-        #expect(census.classes["position"] == 3 && census.classes["velocity"] == 3)
+        #expect(census.classes["panel"] == 9, "a position, a velocity and an acceleration panel per axis")
+        #expect(census.classes["position"] == 3 && census.classes["velocity"] == 3 && census.classes["acceleration"] == 3)
         #expect(census.classes["violation"] == nil)
         #expect(!svg.contains("#d62728") && !svg.lowercased().contains("red"))
         // Keys: 2 on pan, 3 on tilt, none on roll. Velocity limits: two dashed lines per axis.
         #expect(census.classes["keyframe"] == 5)
         #expect(census.classes["velocity-limit"] == 6)
+        #expect(census.classes["acceleration-limit"] == 6)
         #expect(census.classes["outside-limits"] == 6)
         #expect(census.texts.contains { $0.contains("programs/sweep.json") && $0.contains("\"test\"") }, "title names file and rig")
         #expect(census.texts.contains("position (°)") && census.texts.contains("velocity (°/s)") && census.texts.contains("time (s)"))
+        #expect(census.texts.contains("acceleration (°/s²)"))
         // Self-contained: no links, scripts, external fonts or images.
         #expect(!svg.contains("<script") && !svg.contains("href") && !svg.contains("@import") && !svg.contains("<image"))
     }
@@ -91,7 +93,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         #expect(census.classes["violation"] == beyond)
         #expect(svg.contains("#d62728"))
         #expect(census.polylinePointCounts.allSatisfy { $0 <= PlotRenderer.maxPointsPerLine })
-        #expect(census.polylinePointCounts.count == 6)
+        #expect(census.polylinePointCounts.count == 9)
     }
 
     @Test func velocityAndAccelerationViolationsAreMarked() throws {
@@ -109,8 +111,8 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         let steps = [[10.0, 5, 0], [-20, 10, 0], [30, -10, 5]].enumerated().map { Step(pose: $1, settleSeconds: 0.2, label: "step \($0 + 1)") }
         let p = Program(file: "s.json", rig: rig, kind: .steps, motion: .stepped(steps), trigger: .auto, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
         let census = try #require(SVGCensus.of(PlotRenderer.svg(program: p, startPose: [0, 0, 0])))
-        // One dotted line per arrival in each of the 6 panels.
-        #expect(census.classes["step-arrival"] == 3 * 6)
+        // One dotted line per arrival in each of the 9 panels.
+        #expect(census.classes["step-arrival"] == 3 * 9)
         #expect(census.classes["keyframe"] == nil)
         #expect(census.classes["violation"] == nil)
     }
@@ -126,7 +128,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     @Test func emptyStepListStillDraws() throws {
         let p = Program(file: "e.json", rig: rig, kind: .steps, motion: .stepped([]), trigger: .auto, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
         let census = try #require(SVGCensus.of(PlotRenderer.svg(program: p, startPose: [0, 0, 0])))
-        #expect(census.classes["panel"] == 6)
+        #expect(census.classes["panel"] == 9)
     }
 
     @Test func decimationKeepsExtremesAndEnds() {
@@ -155,6 +157,6 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         let first = try #require(samples.stepArrivals.first)
         let index = try #require(samples.times.firstIndex(of: first.time))
         #expect(samples.axes[0].positions[index] == 60)
-        #expect(svg.components(separatedBy: "class=\"step-arrival\"").count - 1 == 4 * 4)
+        #expect(svg.components(separatedBy: "class=\"step-arrival\"").count - 1 == 4 * 6)  // 4 shots × 2 axes × 3 panels
     }
 }

@@ -85,6 +85,7 @@ import Testing
          "axes": [{"name": "pan", "channel": 7}]}
         """#,
         #"{"output": {"type": "sim", "servoSpeedDegPerS": 300}, "axes": [{"name": "pan", "channel": 0}]}"#,
+        #"{"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "dfmoco": {"motors": ["tilt", "pan"], "stepsPerDegree": 50}}"#,
         #"""
         {"$schema": "../schema/program.schema.json", "description": "every interpolation",
          "rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]},
@@ -241,6 +242,8 @@ import Testing
               probe: #"{"axes": \#(axes), "stepSync": {"zzzz": 0}}"#),
         Place(name: "buttons", document: "rig.schema.json", pointer: "$defs/buttons", instance: "{}",
               probe: #"{"axes": \#(axes), "buttons": {"zzzz": 0}}"#),
+        Place(name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
+              probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
         Place(name: "sim output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "sim"}"#,
               probe: #"{"output": {"type": "sim", "zzzz": 0}, "axes": \#(axes)}"#),
         Place(name: "pca9685 output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "pca9685"}"#,

@@ -144,7 +144,7 @@ struct RecordingTests {
         chmod(dir, 0o500)
         defer { chmod(dir, 0o700) }
         if getuid() != 0 {
-            #expect(throws: ProgramFileWriter.WriteError.self) { _ = try recorder.handle(.record(pose: [10, 0, 0])) }
+            #expect(throws: AtomicFile.WriteError.self) { _ = try recorder.handle(.record(pose: [10, 0, 0])) }
             #expect(try String(contentsOfFile: programPath, encoding: .utf8) == before)
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }

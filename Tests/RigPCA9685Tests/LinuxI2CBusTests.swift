@@ -114,7 +114,7 @@ import Testing
         device.fail("block", with: [-EIO, -ETIMEDOUT])
         var sent = [Double.nan]
         try output.write([.pulse(microseconds: 1000)], sent: &sent)
-        #expect(device.calls.filter { $0.hasPrefix("block") } == ["block 0x6 4", "block 0x6 4", "block 0x6 4"])
+        #expect(device.calls.filter { $0.hasPrefix("block") } == ["block 0x8 2", "block 0x8 2", "block 0x8 2"])  // LED0_OFF_L, OFF_H
         #expect(log.sleeps == [.microseconds(250), .microseconds(500)])
         #expect(device.state.withLock { $0.registers[0x08] } == 205)  // LED0_OFF_L: 1000 µs at 50 Hz
     }
@@ -126,7 +126,7 @@ import Testing
         var sent = [Double.nan]
         let fault = #expect(throws: OutputFault.self) { try output.write([.pulse(microseconds: 1000)], sent: &sent) }
         let message = fault?.message ?? ""
-        #expect(message.hasPrefix("pca9685 at 0x40 on /dev/i2c-7: writing LED0_ON_L failed after 4 attempts: EIO (Input/output error)."))
+        #expect(message.hasPrefix("pca9685 at 0x40 on /dev/i2c-7: writing LED0_OFF_L failed after 4 attempts: EIO (Input/output error)."))
         #expect(message.contains("power"))
     }
 

@@ -2,58 +2,77 @@ import Testing
 @testable import RigPCA9685
 
 @Suite struct PCA9685BurstPlannerTests {
-    func plan(_ channels: [Int], overhead: Int = 2) -> [[Int]] {
+    /// Plans for the given changed LED registers (0 = LED0_ON_L); returns [first, bytes] pairs.
+    func plan(_ registers: [Int], overhead: Int = 2) -> [[Int]] {
         var planner = PCA9685BurstPlanner(transactionOverheadBytes: overhead)
-        var changed = [Bool](repeating: false, count: 16)
-        for channel in channels { changed[channel] = true }
+        var changed = [Bool](repeating: false, count: 64)
+        for register in registers { changed[register] = true }
         let count = planner.plan(changed: changed)
-        return (0..<count).map { let b = planner.burst($0); return [b.firstChannel, b.channelCount] }
+        return (0..<count).map { let b = planner.burst($0); return [b.firstRegister, b.byteCount] }
     }
 
     @Test func nothingChangedMeansNoTransaction() {
         #expect(plan([]) == [])
     }
 
-    @Test func adjacentChannelsGoOutInOneBurst() {
-        #expect(plan([3]) == [[3, 1]])
-        #expect(plan([0, 1, 2]) == [[0, 3]])
+    @Test func onlyTheChangedBytesOfAChannelGoOut() {
+        // A servo's small move: LED3_OFF_L alone (register 14); a larger one: OFF_L and OFF_H.
+        #expect(plan([14]) == [[14, 1]])
+        #expect(plan([14, 15]) == [[14, 2]])
+        // ON_L and OFF_L of one channel: ON_H is rewritten in between (one transaction, no glitch).
+        #expect(plan([12, 14]) == [[12, 3]])
+        #expect(plan(Array(0..<8)) == [[0, 8]])
     }
 
     @Test func aGapCostsMoreThanANewTransactionWithSMBusOverhead() {
-        // Bridging one unchanged channel: 4 bytes; a second transaction: 2 bytes.
-        #expect(plan([0, 2]) == [[0, 1], [2, 1]])
-        #expect(plan([0, 1, 5, 6, 7]) == [[0, 2], [5, 3]])
+        // OFF_L of channels 0 and 1: bridging costs 3 bytes, a second transaction 2.
+        #expect(plan([2, 6]) == [[2, 1], [6, 1]])
+        // OFF_L and OFF_H of channels 0 and 1: bridging ON_L, ON_H (2 bytes) ties with a
+        // second transaction; fewer transactions win.
+        #expect(plan([2, 3, 6, 7]) == [[2, 6]])
+        #expect(plan([3, 4]) == [[3, 2]])
     }
 
-    @Test func costlierTransactionsBridgeShortGaps() {
-        #expect(plan([0, 2], overhead: 4) == [[0, 3]])  // a tie: fewer transactions win
-        #expect(plan([0, 3], overhead: 6) == [[0, 1], [3, 1]])
-        #expect(plan([0, 3], overhead: 8) == [[0, 4]])
+    @Test func costlierTransactionsBridgeLongerGaps() {
+        #expect(plan([2, 6], overhead: 3) == [[2, 5]])  // a tie: fewer transactions win
+        #expect(plan([2, 10], overhead: 6) == [[2, 1], [10, 1]])
+        #expect(plan([2, 10], overhead: 7) == [[2, 9]])  // a tie again
     }
 
-    @Test func burstsHoldAtMostEightChannels() {
-        #expect(plan(Array(0..<16)) == [[0, 8], [8, 8]])
-        #expect(plan(Array(0..<10)) == [[0, 8], [8, 2]])
-        #expect(plan(Array(3..<12), overhead: 100) == [[3, 8], [11, 1]])
+    @Test func burstsHoldAtMostThirtyTwoBytesAndNeverSplitAChannel() {
+        #expect(plan(Array(0..<64)) == [[0, 32], [32, 32]])
+        #expect(plan(Array(1...32)) == [[1, 32]])
+        // Registers 2…34 span 33 bytes: the cut must fall between two channels.
+        let bursts = plan(Array(2...34))
+        #expect(bursts.count == 2)
+        #expect(bursts.allSatisfy { $0[0] % 4 == 0 || $0[0] == 2 })
+        #expect(bursts.reduce(0) { $0 + 2 + $1[1] } == 37)
     }
 
-    @Test func planIsOptimalForEverySubsetWithSMBusOverhead() {
-        // With a 2-byte overhead the optimum is: every run of adjacent changed channels,
-        // cut into pieces of at most 8.
-        for mask in 0..<(1 << 16) {
-            let channels = (0..<16).filter { mask & (1 << $0) != 0 }
-            var expectedBursts = 0, run = 0
-            for channel in 0...16 {
-                if channel < 16, mask & (1 << channel) != 0 { run += 1 } else {
-                    expectedBursts += (run + 7) / 8
-                    run = 0
-                }
+    @Test func planMatchesTheExhaustiveOptimumOnRandomFrames() {
+        var g = SystemRandomNumberGenerator()
+        for trial in 0..<600 {
+            // From sparse (a few servos) to dense (every register), and every overhead that matters.
+            let density = Double(trial % 10 + 1) / 10
+            var changed = [Bool](repeating: false, count: 64)
+            for r in 0..<64 where Double.random(in: 0..<1, using: &g) < density * (r % 4 >= 2 ? 1 : 0.3) { changed[r] = true }
+            let overhead = [1, 2, 3, 5, 9][trial % 5]
+            var planner = PCA9685BurstPlanner(transactionOverheadBytes: overhead)
+            let count = planner.plan(changed: changed)
+            let optimum = PCA9685WriteOptimum.fewestBytes(changed: changed, overheadBytes: overhead)
+            #expect(planner.plannedBytes == optimum.bytes, "trial \(trial)")
+            #expect(count == optimum.transactions, "trial \(trial)")
+            // Covers every change, never splits a channel, never exceeds 32 bytes.
+            var covered = [Int](repeating: 0, count: 64)
+            for b in 0..<count {
+                let (first, bytes) = planner.burst(b)
+                #expect(bytes <= 32)
+                for r in first..<(first + bytes) { covered[r] = b + 1 }
             }
-            let bursts = plan(channels)
-            let covered = bursts.flatMap { Array($0[0]..<($0[0] + $0[1])) }
-            if bursts.count != expectedBursts || covered != channels {
-                Issue.record("mask \(mask): \(bursts)")
-                return
+            for r in 0..<64 where changed[r] { #expect(covered[r] > 0, "trial \(trial): register \(r) not written") }
+            for c in 0..<16 {
+                let owners = Set((4 * c..<4 * c + 4).filter { changed[$0] }.map { covered[$0] })
+                #expect(owners.count <= 1, "trial \(trial): channel \(c) split over bursts \(owners)")
             }
         }
     }

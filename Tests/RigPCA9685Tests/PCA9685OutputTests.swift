@@ -66,7 +66,7 @@ import Testing
         #expect(rig.model.violations.isEmpty)
     }
 
-    @Test func onlyChangedChannelsAreWritten() throws {
+    @Test func onlyChangedRegistersAreWritten() throws {
         let rig = TestRig(channels: [0, 1, 2, 3])
         try rig.start()
         try rig.write([.pulse(microseconds: 1000), .pulse(microseconds: 1100), .pulse(microseconds: 1200), .pulse(microseconds: 1300)])
@@ -75,9 +75,10 @@ import Testing
         let writes = rig.log.successfulTransactions
         #expect(writes.count == 1)
         #expect(writes.first?.kind == .writeBlock)
-        #expect(writes.first?.register == PCA9685Register.ledOnL(channel: 2))
-        #expect(writes.first?.data.count == 4)
-        #expect(rig.log.busBytes == 6)  // address, register, ON_L, ON_H, OFF_L, OFF_H
+        // 1200 → 1600 µs: OFF goes from 0x0F6 to 0x148 (both bytes); ON stays 0.
+        #expect(writes.first?.register == PCA9685Register.ledOnL(channel: 2) + 2)
+        #expect(writes.first?.data.count == 2)
+        #expect(rig.log.busBytes == 4)  // address, register, OFF_L, OFF_H
         #expect(rig.model.highCounts(2) == rig.expectedCounts(pulse: 1600))
     }
 
@@ -103,14 +104,23 @@ import Testing
         var frame = [ChannelCommand](repeating: .pulse(microseconds: 1500), count: 12)
         for channel in [0, 1, 2, 5] { frame[channel] = .pulse(microseconds: 1000) }
         try rig.write(frame)
+        // 1500 → 1000 µs: OFF 0x133 → 0x0CD, both bytes, on channels 0, 1, 2 and 5. Bridging
+        // the ON bytes between two channels (2) ties with a new transaction (2): merged;
+        // bridging channels 3 and 4 (10) is not.
         let bursts = rig.log.successfulTransactions.map { [Int($0.register ?? 0), $0.data.count] }
-        #expect(bursts == [[Int(PCA9685Register.ledOnL(channel: 0)), 12], [Int(PCA9685Register.ledOnL(channel: 5)), 4]])
-        #expect(rig.log.busBytes == (2 + 12) + (2 + 4))
+        #expect(bursts == [[Int(PCA9685Register.ledOnL(channel: 0)) + 2, 10], [Int(PCA9685Register.ledOnL(channel: 5)) + 2, 2]])
+        #expect(rig.log.busBytes == (2 + 10) + (2 + 2))
 
         rig.log.clear()
-        frame = Array(repeating: .pulse(microseconds: 1700), count: 12)  // 12 adjacent changes: 8 + 4
+        frame = Array(repeating: .pulse(microseconds: 1700), count: 12)  // OFF 0x15C everywhere
         try rig.write(frame)
-        #expect(rig.log.successfulTransactions.map(\.data.count) == [32, 16])
+        // Channels 0, 1, 2 and 5 change OFF_L and OFF_H (from 0x0CD), the others OFF_L alone.
+        var changed = [Bool](repeating: false, count: 64)
+        for channel in 0..<12 { changed[4 * channel + 2] = true }
+        for channel in [0, 1, 2, 5] { changed[4 * channel + 3] = true }
+        let optimum = PCA9685WriteOptimum.fewestBytes(changed: changed)
+        #expect(rig.log.busBytes == optimum.bytes)
+        #expect(rig.log.successfulTransactions.count == optimum.transactions)
         for channel in 0..<12 { #expect(rig.model.highCounts(channel) == rig.expectedCounts(pulse: 1700)) }
     }
 
@@ -395,10 +405,10 @@ import Testing
     }
 
     @Test func stateDirectoryDefaults() {
-        #expect(PCA9685StateStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isRoot: true) == "/s/rig")
-        #expect(PCA9685StateStore.defaultDirectory(environment: ["HOME": "/h"], isRoot: true) == "/var/lib/rig")
-        #expect(PCA9685StateStore.defaultDirectory(environment: ["HOME": "/h"], isRoot: false) == "/h/.local/state/rig")
-        #expect(PCA9685StateStore.defaultDirectory(environment: [:], isRoot: false) == nil)
+        #expect(StateDirectory.default(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isRoot: true) == "/s/rig")
+        #expect(StateDirectory.default(environment: ["HOME": "/h"], isRoot: true) == "/var/lib/rig")
+        #expect(StateDirectory.default(environment: ["HOME": "/h"], isRoot: false) == "/h/.local/state/rig")
+        #expect(StateDirectory.default(environment: [:], isRoot: false) == nil)
     }
 
     @Test func saveWritesOnlyWhenThePoseChanged() throws {

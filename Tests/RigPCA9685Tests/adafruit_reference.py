@@ -10,6 +10,8 @@ Needs (PyPI): adafruit-circuitpython-pca9685 adafruit-circuitpython-motor
     python3 adafruit_reference.py                  # prescale and counts, see reference()
     python3 adafruit_reference.py bus-bytes 50 16 100
         # bytes on the bus for 100 frames of 16 servos changing every frame, see bus_bytes()
+    python3 adafruit_reference.py frames < frames.json
+        # bytes and transactions per frame for given pulses, see frames(); `rig bench pca9685`
 """
 
 import json
@@ -134,8 +136,29 @@ def bus_bytes(frequency_hz=50, channels=16, frames=100, oscillator_hz=25_000_000
             "busBytesPerFrame": bus.bus_bytes / frames}
 
 
+def frames(request):
+    """Bytes and transactions per frame that Adafruit's driver sends when its user sets
+    every servo each frame, the way its examples and the Servo class do:
+    `pca.channels[n].duty_cycle = int(pulse_us × frequency / 1e6 × 0xFFFF)` (what
+    `Servo.angle`/`fraction` end in), 0 for an output that is off. `request`:
+    {"frequencyHz", "oscillatorHz", "channels": [n, …], "frames": [[pulse_us or null, …], …]}."""
+    bus, pca = make_pca(request["frequencyHz"], request.get("oscillatorHz", 25_000_000))
+    frequency = pca.frequency
+    per_frame = []
+    for pulses in request["frames"]:
+        bus.transactions = 0
+        bus.bus_bytes = 0
+        for n, pulse in zip(request["channels"], pulses):
+            duty = 0 if pulse is None else min(0xFFFF, int(pulse * frequency / 1e6 * 0xFFFF))
+            pca.channels[n].duty_cycle = duty
+        per_frame.append([bus.bus_bytes, bus.transactions])
+    return {"perFrame": per_frame}
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "bus-bytes":
+    if len(sys.argv) > 1 and sys.argv[1] == "frames":
+        print(json.dumps(frames(json.load(sys.stdin))))
+    elif len(sys.argv) > 1 and sys.argv[1] == "bus-bytes":
         args = [float(sys.argv[2]) if len(sys.argv) > 2 else 50,
                 int(sys.argv[3]) if len(sys.argv) > 3 else 16,
                 int(sys.argv[4]) if len(sys.argv) > 4 else 100]

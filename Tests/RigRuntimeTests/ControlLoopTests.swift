@@ -51,7 +51,7 @@ import Testing
         let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
                                output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
         let result = loop.run()
-        #expect(result.fault == "bus gone")
+        #expect(result.fault == .output("bus gone", timeSeconds: 0.5))
         #expect(result.ticks == 50)
         #expect(output.log.withLock { $0.shutdowns.count } == 1)
         var sawFault = false
@@ -107,7 +107,8 @@ import Testing
         let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: motion, startPose: [-80, 0]),
                                output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
         let result = loop.run()
-        #expect(result.fault?.contains("pan") == true)
+        guard case .limited(let axis, _) = result.fault else { Issue.record("fault: \(String(describing: result.fault))"); return }
+        #expect(axis == "pan")
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [-80, 0])
         for commands in output.log.withLock({ $0.writes }) {
             let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }

@@ -126,3 +126,13 @@ import Testing
         #expect(act(&m, .manualStop) == [.notifyStop(.down), .schedule(.releaseStop, afterSeconds: 0.1)])
     }
 }
+
+@Suite struct BUIMessageTests {
+    @Test func theUserMessageIsHiddenWhileContinueIsUnavailable() {
+        #expect(BUIService.visibleMessage("Turn the ring", continueAvailable: true) == "Turn the ring")
+        let hidden = BUIService.visibleMessage("Turn the ring", continueAvailable: false)
+        #expect(hidden != "Turn the ring" && hidden.contains("running"))
+        // What replaces it fits the BLEControl LCD line whole (15 bytes with the terminator in 16).
+        #expect(hidden.utf8.count <= 15)
+    }
+}

@@ -115,8 +115,14 @@ import Testing
             }
             if entry.event == "notify" { #expect(available, "a notification at t=\(entry.t) while continue was unavailable") }
         }
-        // The zero-length message shows the default text.
-        #expect(outText.text.contains("Cascable: \(BUIService.defaultMessage)"))
+        // The zero-length message shows the default text, and only while continue is
+        // available: in between, the recipe is running.
+        let shown = outText.text.split(separator: "\n").filter { $0.hasPrefix("Cascable: \(BUIService.defaultMessage)") || $0.hasPrefix("Cascable: \(BUIService.recipeRunningMessage)") }
+        #expect(shown.contains { $0.hasSuffix(BUIService.defaultMessage) })
+        #expect(shown.contains { $0.hasSuffix(BUIService.recipeRunningMessage) })
+        // Three waits: the message each time continue became available, the recipe running in between.
+        #expect(shown.filter { $0.hasSuffix(BUIService.defaultMessage) }.count == 3, "\(shown)")
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 != $1 }, "each change shown once: \(shown)")
         // Every step was reached, in order, before its press (the cycle log says so).
         let settled = errText.text.split(separator: "\n").filter { $0.contains("pressing continue") }
         #expect(settled.count == 2)

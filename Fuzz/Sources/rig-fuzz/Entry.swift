@@ -3,7 +3,7 @@ import Foundation
 // libFuzzer's entry points (scripts/fuzz links this module with -sanitize=fuzzer). One
 // binary holds every target; RIG_FUZZ_TARGET picks one. To add a
 // target: a file with a `static func run(_ data: [UInt8])`, one line in `fuzzTargets`,
-// and a seed folder Fuzz/corpus/<name>/.
+// a seed folder Fuzz/corpus/<name>/, and the module in the target's dependencies in Package.swift.
 
 /// Every fuzz target by name.
 let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
@@ -11,6 +11,7 @@ let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
     "bui": BUIWriteTarget.run,
     "evdev": EvdevTarget.run,
     "blecontrol": BLEControlReplyTarget.run,
+    "dfmoco": DFMocoTarget.run,
 ]
 
 /// The target chosen for this process (read once; a global `let` is initialized once,

@@ -10,6 +10,8 @@ import RigCore
 ///
 /// Tracking error is |target − what the board has| in µs, sampled at every tick once that
 /// tick's writes were delivered; latency is delivery time − the tick the value was taken.
+/// Value age is how stale the board is, per channel and tick: 0 while it shows the current
+/// target, else the time since the loop took the value it shows.
 public enum BLEControlComparison {
     /// The figures of one strategy.
     public struct Figures: Sendable, Equatable {
@@ -25,6 +27,14 @@ public enum BLEControlComparison {
         public var maxLatencySeconds: Double
         /// Seconds after the program's end until the last command reached the board.
         public var drainSeconds: Double
+        public var rmsTrackingErrorMicroseconds: Double = 0
+        /// Value age at the board (see the type's comment), over every channel and tick.
+        public var valueAgeP50Seconds: Double = 0
+        public var valueAgeP99Seconds: Double = 0
+        /// p99 of the value age over the first and the last quarter of the run: a growing
+        /// age (a queue falling behind) shows as a later quarter far above the first.
+        public var valueAgeP99FirstQuarterSeconds: Double = 0
+        public var valueAgeP99LastQuarterSeconds: Double = 0
     }
 
     public struct Report: Sendable, Equatable {
@@ -41,7 +51,10 @@ public enum BLEControlComparison {
             func line(_ name: String, _ f: Figures) -> String {
                 "\(name): \(f.totalBytes) B in all, \(fixed(f.bytesPerSecond, 0)) B/s (max \(f.maxBytesInOneSecond) B in 1 s), \(fixed(f.writesPerSecond, 0)) writes/s, "
                     + "tracking error mean \(fixed(f.meanTrackingErrorMicroseconds, 2)) µs max \(fixed(f.maxTrackingErrorMicroseconds, 1)) µs, "
-                    + "latency mean \(fixed(f.meanLatencySeconds * 1000, 1)) ms max \(fixed(f.maxLatencySeconds * 1000, 1)) ms, drain \(fixed(f.drainSeconds, 2)) s"
+                    + "latency mean \(fixed(f.meanLatencySeconds * 1000, 1)) ms max \(fixed(f.maxLatencySeconds * 1000, 1)) ms, drain \(fixed(f.drainSeconds, 2)) s\n"
+                    + "           tracking error RMS \(fixed(f.rmsTrackingErrorMicroseconds, 2)) µs, value age at the board p50 \(fixed(f.valueAgeP50Seconds * 1000, 1)) ms "
+                    + "p99 \(fixed(f.valueAgeP99Seconds * 1000, 1)) ms (\(fixed(f.valueAgeP99Seconds * tickHz, 1)) ticks; "
+                    + "first quarter \(fixed(f.valueAgeP99FirstQuarterSeconds * 1000, 1)) ms, last quarter \(fixed(f.valueAgeP99LastQuarterSeconds * 1000, 1)) ms)"
             }
             return "\(fixed(durationSeconds, 1)) s at \(fixed(tickHz, 0)) Hz, budget \(fixed(linkBytesPerSecond, 0)) B/s\n"
                 + line("coalesced", coalesced) + "\n" + line("stock    ", stock) + "\n"
@@ -139,7 +152,11 @@ public enum BLEControlComparison {
         var uartFree = 0.0
         var board: [Int]
         /// Delivery time and new value per command, in delivery order.
-        var pending: [(time: Double, channel: Int, value: Int)] = []
+        var pending: [(time: Double, channel: Int, value: Int, takenAt: Double)] = []
+        /// When the loop took the value each channel shows.
+        var boardTakenAt: [Double]
+        /// (tick time, age) per channel and tick.
+        var ages: [(time: Double, age: Double)] = []
         var deliveries: [(time: Double, bytes: Int)] = []
         var writes = 0
         var bytes = 0
@@ -149,6 +166,7 @@ public enum BLEControlComparison {
         init(rate: Double, channels: Int) {
             self.rate = rate
             board = Array(repeating: -1, count: channels)
+            boardTakenAt = Array(repeating: 0, count: channels)
         }
 
         mutating func deliver(_ commands: [(Int, Int)], bytes: Int, handedAt: Double, takenAt: Double) {
@@ -158,7 +176,7 @@ public enum BLEControlComparison {
             self.bytes += bytes
             deliveries.append((done, bytes))
             for (channel, value) in commands {
-                pending.append((done, channel, value))
+                pending.append((done, channel, value, takenAt))
                 latencies.append(done - takenAt)
             }
         }
@@ -168,13 +186,19 @@ public enum BLEControlComparison {
             // Commands handed up to now count once delivered; the coalesced sender's
             // writes of this tick are delivered within the tick at this budget.
             let horizon = now + 1e-9 + Double(BLEControlCommand.valueCommandBytes * 4) / rate
-            var kept: [(time: Double, channel: Int, value: Int)] = []
+            var kept: [(time: Double, channel: Int, value: Int, takenAt: Double)] = []
             for item in pending {
-                if item.time <= horizon { board[item.channel] = item.value } else { kept.append(item) }
+                if item.time <= horizon {
+                    board[item.channel] = item.value
+                    boardTakenAt[item.channel] = item.takenAt
+                } else {
+                    kept.append(item)
+                }
             }
             pending = kept
             for channel in targets.indices where board[channel] >= 0 {
                 errors.append(Double(abs(targets[channel] - board[channel])))
+                ages.append((now, board[channel] == targets[channel] ? 0 : now - boardTakenAt[channel]))
             }
         }
 
@@ -195,7 +219,20 @@ public enum BLEControlComparison {
                 maxTrackingErrorMicroseconds: errors.max() ?? 0,
                 meanLatencySeconds: latencies.isEmpty ? 0 : latencies.reduce(0, +) / Double(latencies.count),
                 maxLatencySeconds: latencies.max() ?? 0,
-                drainSeconds: max(0, (deliveries.last?.time ?? 0) - duration))
+                drainSeconds: max(0, (deliveries.last?.time ?? 0) - duration),
+                rmsTrackingErrorMicroseconds: errors.isEmpty ? 0 : (errors.reduce(0) { $0 + $1 * $1 } / Double(errors.count)).squareRoot(),
+                valueAgeP50Seconds: Self.percentile(ages.map(\.age), 0.5),
+                valueAgeP99Seconds: Self.percentile(ages.map(\.age), 0.99),
+                valueAgeP99FirstQuarterSeconds: Self.percentile(ages.filter { $0.time < duration / 4 }.map(\.age), 0.99),
+                valueAgeP99LastQuarterSeconds: Self.percentile(ages.filter { $0.time >= duration * 3 / 4 }.map(\.age), 0.99))
+        }
+
+        /// The smallest value with at least `fraction` of `values` at or below it.
+        static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+            guard !values.isEmpty else { return 0 }
+            let sorted = values.sorted()
+            let rank = max(1, Int((fraction * Double(sorted.count)).rounded(.up)))
+            return sorted[min(rank, sorted.count) - 1]
         }
     }
 }

@@ -10,7 +10,8 @@ public enum BLEControlCommand {
     public static let servoValue: UInt8 = 0x02
     /// `[channel, value u16 BE]`: duty = value / 1000 of a 20 ms period.
     public static let pwmValue: UInt8 = 0x03
-    /// `[line, text…, 0x00]`: one line (0 or 1) of the 16-character LCD.
+    /// `[line, text…, 0x00]`: one line (0 or 1) of the 16-column LCD, at most
+    /// `lcdLineLength` text bytes.
     public static let lcdText: UInt8 = 0x04
     /// Clears the LCD.
     public static let lcdClear: UInt8 = 0x05
@@ -25,8 +26,9 @@ public enum BLEControlCommand {
     public static let servoBaseMicroseconds = 1000.0
     /// The PWM period PWM_VAL is a per-mille duty of, in µs.
     public static let pwmPeriodMicroseconds = 20_000.0
-    /// Characters per LCD line.
-    public static let lcdLineLength = 16
+    /// Text bytes per LCD line: the firmware copies a line into a 16-byte buffer that
+    /// includes the terminator, so 15 (a 16th byte would overrun it).
+    public static let lcdLineLength = 15
 
     /// Bytes of one SERVO_VAL or PWM_VAL command.
     public static let valueCommandBytes = 5

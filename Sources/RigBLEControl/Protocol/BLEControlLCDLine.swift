@@ -1,18 +1,19 @@
 import Foundation
 
-/// One LCD line as the board gets it: at most 16 ASCII bytes, padded with spaces so a
+/// One LCD line as the board gets it: 15 ASCII bytes (the firmware's 16-byte line buffer
+/// holds the terminator too), padded with spaces so a
 /// shorter text overwrites the previous one completely. A value type without heap storage
 /// (two words), so the loop thread can copy it.
 public struct BLEControlLCDLine: Sendable, Equatable {
-    /// The 16 bytes, little-endian packed (byte 0 in the lowest bits of `low`).
+    /// The 15 bytes, little-endian packed (byte 0 in the lowest bits of `low`).
     var low: UInt64
     var high: UInt64
 
-    /// 16 spaces.
+    /// All spaces.
     public static let blank = BLEControlLCDLine(ascii: [])
 
     /// Folds `text` to what the LCD can show: accents removed ("é" → "e"), other non-ASCII
-    /// and control characters as "?" and " ", cut to 16 bytes, padded with spaces.
+    /// and control characters as "?" and " ", cut to 15 bytes, padded with spaces.
     public init(_ text: String) {
         let folded = text.folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
         var bytes: [UInt8] = []
@@ -38,19 +39,19 @@ public struct BLEControlLCDLine: Sendable, Equatable {
         self.high = high
     }
 
-    /// Byte `index` (0…15).
+    /// Byte `index` (0…14).
     @inline(__always)
     public func byte(_ index: Int) -> UInt8 {
         index < 8 ? UInt8(truncatingIfNeeded: low >> (8 * UInt64(index))) : UInt8(truncatingIfNeeded: high >> (8 * UInt64(index - 8)))
     }
 
-    /// The 16 bytes.
+    /// The 15 bytes.
     public var bytes: [UInt8] { (0..<BLEControlCommand.lcdLineLength).map(byte) }
 
     /// The text (trailing spaces kept).
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// LCD_TEXT's total size: cmd, len, line, 16 text bytes, NUL.
+    /// LCD_TEXT's total size: cmd, len, line, 15 text bytes, NUL.
     public static let commandBytes = 2 + 1 + BLEControlCommand.lcdLineLength + 1
 
     /// Stores LCD_TEXT for this line into `buffer` at `offset` (``commandBytes`` bytes).

@@ -25,6 +25,14 @@ public struct AxisTrack: Sendable, Equatable {
         self.tangents = Self.monotoneTangents(keys)
     }
 
+    /// A path with the slope at each key given (value per time unit) instead of derived,
+    /// for a caller that needs a velocity at a key (a go-motion ramp).
+    /// Keys as for `init(keys:)`; with the wrong number of tangents the derived ones are used.
+    public init(keys: [Keyframe], tangents: [Double]) {
+        self.keys = keys
+        self.tangents = tangents.count == keys.count ? tangents : Self.monotoneTangents(keys)
+    }
+
     public var startTime: Double { keys[0].time }
     public var endTime: Double { keys[keys.count - 1].time }
 

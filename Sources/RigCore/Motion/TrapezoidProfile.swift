@@ -1,5 +1,8 @@
 /// A rest-to-rest move of one axis with a trapezoidal velocity profile: accelerate at
 /// `acceleration`, cruise at `peakVelocity`, decelerate at `acceleration`.
+///
+/// Moves are planned as `SCurveProfile`s (jerk-limited) since round 2; the trapezoid stays
+/// as the reference the S-curve's extra move time is measured against (`rig bench moves`).
 public struct TrapezoidProfile: Sendable, Equatable {
     public let start: Double
     public let distance: Double
@@ -56,56 +59,5 @@ public struct TrapezoidProfile: Sendable, Equatable {
             travelled = abs(distance) - 0.5 * a * r * r
         }
         return start + sign * travelled
-    }
-}
-
-/// A synchronized move of all axes from one pose to another: every axis starts and
-/// arrives together, as fast as the slowest axis's limits allow, in whole ticks.
-public struct PoseMove: Sendable, Equatable {
-    public private(set) var profiles: [TrapezoidProfile]
-    public private(set) var ticks: Int
-
-    public init() {
-        profiles = []
-        ticks = 0
-    }
-
-    /// Plans the move. `tickSeconds` rounds the duration up to whole ticks so the last
-    /// sample lands exactly on the target.
-    public init(from: [Double], to: [Double], axes: [Axis], tickSeconds: Double) {
-        self.init()
-        plan(from: from, to: to, axes: axes, tickSeconds: tickSeconds)
-    }
-
-    /// Replans in place, reusing storage (no allocation once sized).
-    public mutating func plan(from: [Double], to: [Double], axes: [Axis], tickSeconds: Double) {
-        var longest = 0.0
-        for i in axes.indices {
-            let t = TrapezoidProfile.minimumDuration(distance: to[i] - from[i], maxVelocity: axes[i].maxVelocity,
-                                                     maxAcceleration: axes[i].maxAcceleration)
-            longest = max(longest, t)
-        }
-        // A hair of slack absorbs rounding so the stretched profile stays within limits.
-        let ticks = longest == 0 ? 0 : tickCount(seconds: longest, tickSeconds: tickSeconds, slack: 1e-9)
-        self.ticks = ticks
-        let duration = Double(ticks) * tickSeconds
-        if profiles.count != axes.count {
-            profiles = axes.indices.map { _ in TrapezoidProfile(start: 0, distance: 0, duration: 0, maxAcceleration: 1) }
-        }
-        for i in axes.indices {
-            profiles[i] = TrapezoidProfile(start: from[i], distance: to[i] - from[i], duration: duration,
-                                           maxAcceleration: axes[i].maxAcceleration)
-        }
-    }
-
-    public var durationSeconds: Double { profiles.first?.duration ?? 0 }
-
-    /// Positions at tick `k` (0 = start, `ticks` = arrived).
-    @inline(__always)
-    public func sample(tick k: Int, tickSeconds: Double, into positions: inout [Double]) {
-        let t = Double(k) * tickSeconds
-        for i in profiles.indices {
-            positions[i] = profiles[i].position(at: t)
-        }
     }
 }

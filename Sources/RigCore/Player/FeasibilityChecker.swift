@@ -27,6 +27,8 @@ public struct FeasibilityProblem: Sendable, Equatable, CustomStringConvertible {
             what = "velocity \(worst)\(rounded(v.value))\(unit)/s exceeds maxVelocity \(rounded(v.allowed))\(unit)/s"
         case .acceleration:
             what = "acceleration \(worst)\(rounded(v.value))\(unit)/s² exceeds maxAcceleration \(rounded(v.allowed))\(unit)/s²"
+        case .jerk:
+            what = "jerk \(worst)\(rounded(v.value))\(unit)/s³ exceeds maxJerk \(rounded(v.allowed))\(unit)/s³"
         }
         let when = frames > 1 ? "from t=\(rounded(timeSeconds))s to \(rounded(endSeconds))s" : "at t=\(rounded(timeSeconds))s"
         return "axis \"\(elided(axisName))\" \(when) (\(during)): \(what)"
@@ -91,13 +93,14 @@ public enum FeasibilityChecker {
             ticks += 1
             if case .ready = event { player.advance() }
             let time = Double(ticks) * rig.tickSeconds
-            monitor.observeEach(frame) { intervals.record($0, tick: ticks, time: time) { describe(phase, motion: motion) } }
+            // Jerk is checked on planned moves and rest, not on keyframe paths (the user's curves).
+            monitor.observeEach(frame, checkingJerk: phase != .path) { intervals.record($0, tick: ticks, time: time) { describe(phase, motion: motion) } }
             intervals.endTick(ticks)
         }
         let finished = player.isFinished
         // One more frame at rest: a path that ends moving cannot stop in zero time.
         let time = Double(ticks + 1) * rig.tickSeconds
-        monitor.observeEach(frame) { intervals.record($0, tick: ticks + 1, time: time) { "end" } }
+        monitor.observeEach(frame, checkingJerk: true) { intervals.record($0, tick: ticks + 1, time: time) { "end" } }
         intervals.endTick(ticks + 1)
         intervals.closeAll()
         return FeasibilityReport(problems: intervals.stored.sorted { ($0.timeSeconds, ViolationIntervals.key($0.violation)) < ($1.timeSeconds, ViolationIntervals.key($1.violation)) },
@@ -144,8 +147,9 @@ struct ViolationIntervals {
         case .softMax: limit = 1
         case .velocity: limit = 2
         case .acceleration: limit = 3
+        case .jerk: limit = 4
         }
-        return v.axis * 4 + limit
+        return v.axis * 5 + limit
     }
 
     /// How far past its limit a violation is (bigger is worse).

@@ -12,8 +12,10 @@ public enum MotionBudget {
         func move(to target: [Double]) {
             var longest = 0.0
             for i in rig.axes.indices where i < target.count && i < pose.count {
-                longest = max(longest, TrapezoidProfile.minimumDuration(
-                    distance: target[i] - pose[i], maxVelocity: rig.axes[i].maxVelocity, maxAcceleration: rig.axes[i].maxAcceleration))
+                // The same planner PoseMove uses, so the bound holds for its moves.
+                longest = max(longest, SCurveProfile.minimumDuration(
+                    distance: target[i] - pose[i], maxVelocity: rig.axes[i].maxVelocity,
+                    maxAcceleration: rig.axes[i].maxAcceleration, maxJerk: rig.axes[i].maxJerk))
             }
             // PoseMove rounds up to whole ticks; one more for the tick that reports arrival.
             total += (longest / dt * (1 + 1e-9)).rounded(.up) + 1

@@ -1,9 +1,10 @@
-/// Draws a program as a self-contained SVG for `rig plot`: per axis, position and velocity
-/// over time as the step function plays it, with the limits and every frame that breaks one.
+/// Draws a program as a self-contained SVG for `rig plot`: per axis, position, velocity and
+/// acceleration over time as the step function plays it, with the limits and every frame
+/// that breaks one.
 ///
 /// The program is played like `rig check` plays it (advancing at every `.ready`), so the
 /// picture is what the rig would do. Soft limits show as shaded bands outside them,
-/// `maxVelocity` as dashed lines, keyframes as dots (continuous programs) and step arrivals
+/// `maxVelocity` and `maxAcceleration` as dashed lines, keyframes as dots (continuous programs) and step arrivals
 /// as dotted lines (stepped programs). Frames that break a limit, as `LimitMonitor` sees
 /// them, are red dots (`class="violation"`); a feasible program has no red at all. Lines are
 /// thinned to about 2000 points each, keeping each stretch's extremes; violation dots never are.
@@ -30,10 +31,12 @@ private struct PlotLayout {
     let width = 960.0
     let left = 84.0, right = 24.0
     let titleHeight = 64.0
-    let positionHeight = 170.0, velocityHeight = 120.0
+    let positionHeight = 170.0, velocityHeight = 120.0, accelerationHeight = 120.0
     let axisHeader = 26.0, gapAfterPanel = 40.0, gapAfterAxis = 18.0
     var plotWidth: Double { width - left - right }
-    var axisBlock: Double { axisHeader + positionHeight + gapAfterPanel + velocityHeight + gapAfterPanel + gapAfterAxis }
+    var axisBlock: Double {
+        axisHeader + positionHeight + gapAfterPanel + velocityHeight + gapAfterPanel + accelerationHeight + gapAfterPanel + gapAfterAxis
+    }
 
     var endSeconds: Double { max(samples.times.last ?? 0, program.rig.tickSeconds) }
 
@@ -68,7 +71,7 @@ private struct PlotLayout {
         let axis = program.rig.axes[i]
         let data = samples.axes[i]
         w.line(##"<g class="axis" data-axis="\##(SVGWriter.escape(axis.name))">"##)
-        let limits = "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s²"
+        let limits = "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s², maxJerk \(format(axis.maxJerk))\(axis.unit)/s³ (moves)"
         w.line(##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555">&#160;— \##(SVGWriter.escape(limits))</tspan></text>"##)
 
         // Position panel: the band outside the soft limits shaded.
@@ -103,8 +106,26 @@ private struct PlotLayout {
         }
         drawStepArrivals(velocity, labelled: false, into: &w)
         velocity.polyline(times: samples.times, values: data.velocities, color: "#2ca02c", into: &w)
-        for v in data.violations where v.limit == .velocity || v.limit == .acceleration {
+        for v in data.violations where v.limit == .velocity {
             velocity.violation(time: samples.times[v.index], value: data.velocities[v.index], limit: v.limit, into: &w)
+        }
+        w.line("</g>")
+
+        // Acceleration panel: ±maxAcceleration dashed; acceleration and jerk violations here
+        // (a jerk violation is where the acceleration jumps).
+        let peakAcceleration = max(axis.maxAcceleration, data.accelerations.map(abs).max() ?? 0) * 1.12
+        let acceleration = Panel(x: left, y: velocity.y + velocityHeight + gapAfterPanel, width: plotWidth, height: accelerationHeight,
+                                 t1: endSeconds, low: -peakAcceleration, high: peakAcceleration)
+        w.line(##"<g class="panel acceleration" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        acceleration.frame(yLabel: "acceleration (\(axis.unit)/s²)", into: &w)
+        for limit in [axis.maxAcceleration, -axis.maxAcceleration] {
+            let y = SVGWriter.px(acceleration.mapY(limit))
+            w.line(##"<line class="acceleration-limit" x1="\##(SVGWriter.px(acceleration.x))" y1="\##(y)" x2="\##(SVGWriter.px(acceleration.x + acceleration.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##)
+        }
+        drawStepArrivals(acceleration, labelled: false, into: &w)
+        acceleration.polyline(times: samples.times, values: data.accelerations, color: "#9467bd", into: &w)
+        for v in data.violations where v.limit == .acceleration || v.limit == .jerk {
+            acceleration.violation(time: samples.times[v.index], value: data.accelerations[v.index], limit: v.limit, into: &w)
         }
         w.line("</g>")
         w.line("</g>")

@@ -1,9 +1,12 @@
 /// A program played through the step function for plotting: every frame's time, and per
-/// axis its positions, velocities and which frames broke a limit.
+/// axis its positions, velocities, accelerations and which frames broke a limit (jerk on
+/// planned moves, as `rig check` judges it).
 struct PlotSamples {
     struct AxisSamples {
         var positions: [Double] = []
         var velocities: [Double] = []
+        /// Second differences at the tick rate (what the servo sees), units/s².
+        var accelerations: [Double] = []
         /// Indices into `times` of frames that broke a limit on this axis, with which limit.
         var violations: [(index: Int, limit: Limit)] = []
     }
@@ -28,28 +31,31 @@ struct PlotSamples {
         var frame = startPose
         var previous = startPose
 
-        func record(_ frame: [Double], at time: Double) {
+        func record(_ frame: [Double], at time: Double, checkingJerk: Bool) {
             let index = times.count
             times.append(time)
             for i in axes.indices {
                 axes[i].positions.append(frame[i])
-                axes[i].velocities.append(index == 0 ? 0 : (frame[i] - previous[i]) / dt)
-                if index > 0, let v = monitors[i].observe([frame[i]]) {
+                let velocity = index == 0 ? 0 : (frame[i] - previous[i]) / dt
+                axes[i].accelerations.append(index == 0 ? 0 : (velocity - axes[i].velocities[index - 1]) / dt)
+                axes[i].velocities.append(velocity)
+                if index > 0, let v = monitors[i].observe([frame[i]], checkingJerk: checkingJerk) {
                     axes[i].violations.append((index, v.limit))
                 }
             }
             previous = frame
         }
 
-        record(startPose, at: 0)
+        record(startPose, at: 0, checkingJerk: true)
         var ticks = 0
         while !player.isFinished {
             guard ticks < maxTicks else { truncated = true; break }
             let wasLeadIn = player.phase == .leadIn
+            let onPath = player.phase == .path
             let event = player.tick(into: &frame)
             ticks += 1
             if wasLeadIn, player.phase != .leadIn, pathStartSeconds == nil { pathStartSeconds = Double(ticks) * dt }
-            record(frame, at: Double(ticks) * dt)
+            record(frame, at: Double(ticks) * dt, checkingJerk: !onPath)
             if case .ready(let step) = event {
                 stepArrivals.append((Double(ticks) * dt, step))
                 player.advance()
@@ -57,7 +63,7 @@ struct PlotSamples {
         }
         // One frame at rest after the end, as `rig check` does: a path that ends moving
         // cannot stop in zero time.
-        if !truncated { record(frame, at: Double(ticks + 1) * dt) }
+        if !truncated { record(frame, at: Double(ticks + 1) * dt, checkingJerk: true) }
     }
 }
 

@@ -8,6 +8,12 @@ public enum ProgramParser {
     public static func parse(text: String, file: String, loadRig: RigLoader) throws(FileError) -> Program {
         let root: JSONNode
         do { root = try JSONParser.parse(text) } catch { throw error.fileError(file: file) }
+        return try parse(root: root, file: file, loadRig: loadRig)
+    }
+
+    /// Parses a program from a file's already-parsed JSON (so a caller that looked at the
+    /// root first, as `rig check` does, parses the text once).
+    public static func parse(root: JSONNode, file: String, loadRig: RigLoader) throws(FileError) -> Program {
         let object = try ValueReader(root, JSONContext(file: file)).object()
         object.allow("$schema", "description")
 

@@ -29,10 +29,20 @@ public struct Axis: Sendable, Equatable {
     public var softMax: Double
     public var maxVelocity: Double
     public var maxAcceleration: Double
+    /// Largest jerk of planned moves (lead-in, step moves, park, go-home), units/s³.
+    /// Default `maxAcceleration / defaultJerkRampSeconds`.
+    public var maxJerk: Double
     public var idle: IdlePolicy
 
+    /// The default ramp time from zero to full acceleration: `maxJerk` defaults to
+    /// `maxAcceleration / defaultJerkRampSeconds`.
+    public static let defaultJerkRampSeconds = 0.1
+    /// Bounds of `maxJerk` as ramp times (`maxAcceleration / maxJerk`): 1 ms … 1 s.
+    public static let jerkRampSecondsRange = 0.001...1.0
+
     public init(name: String, kind: AxisKind, channel: Int, calibration: Calibration?, home: Double, park: Double?,
-                softMin: Double, softMax: Double, maxVelocity: Double, maxAcceleration: Double, idle: IdlePolicy) {
+                softMin: Double, softMax: Double, maxVelocity: Double, maxAcceleration: Double, maxJerk: Double? = nil,
+                idle: IdlePolicy) {
         self.name = name
         self.kind = kind
         self.channel = channel
@@ -43,6 +53,7 @@ public struct Axis: Sendable, Equatable {
         self.softMax = softMax
         self.maxVelocity = maxVelocity
         self.maxAcceleration = maxAcceleration
+        self.maxJerk = maxJerk ?? maxAcceleration / Self.defaultJerkRampSeconds
         self.idle = idle
     }
 

@@ -10,6 +10,8 @@ public struct Rig: Sendable, Equatable {
     public var stepSync: StepSyncConfig?
     /// GPIO buttons and LEDs (`"buttons"`); nil: the defaults.
     public var buttons: ButtonsConfig?
+    /// Dragonframe's view of the rig (`"dfmoco"`); nil: every axis, 100 steps per degree.
+    public var dfmoco: DFMocoConfig?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

@@ -31,11 +31,13 @@ public enum RigParser {
         let stepSync = try object.optional("stepSync").map { v throws(FileError) in try StepSyncConfig.parse(v) }
         let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
+        let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
         rig.stepSync = stepSync
         rig.buttons = buttons
+        rig.dfmoco = dfmoco
         return rig
     }
 
@@ -105,10 +107,20 @@ public enum RigParser {
 
         let maxVelocity = try object.optional("maxVelocity")?.number(in: Bounds.velocity, unit: "\(unit)/s") ?? (kind == .servo ? 90 : 50)
         let maxAcceleration = try object.optional("maxAcceleration")?.number(in: Bounds.acceleration, unit: "\(unit)/s²") ?? (kind == .servo ? 180 : 100)
+        var maxJerk = maxAcceleration / Axis.defaultJerkRampSeconds
+        if let value = object.optional("maxJerk") {
+            let jerk = try value.positiveNumber(unit: "\(unit)/s³")
+            let ramps = Axis.jerkRampSecondsRange
+            let lowest = maxAcceleration / ramps.upperBound, highest = maxAcceleration / ramps.lowerBound
+            guard jerk >= lowest, jerk <= highest else {
+                throw value.error("maxJerk \(format(jerk))\(unit)/s³ would ramp to maxAcceleration in \(format(maxAcceleration / jerk)) s; valid: \(format(lowest))…\(format(highest))\(unit)/s³ (a ramp of 1 ms…1 s)")
+            }
+            maxJerk = jerk
+        }
         let idle = IdlePolicy(rawValue: try object.optional("idle")?.oneOf(["hold", "release"]) ?? "hold") ?? .hold
         try object.finish()
         return Axis(name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
-                    softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, idle: idle)
+                    softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
     }
 
     static func parseCalibration(_ object: ObjectReader, inverted: Bool) throws(FileError) -> Calibration {

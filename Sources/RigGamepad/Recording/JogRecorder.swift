@@ -1,5 +1,6 @@
 import Glibc
 import RigCore
+import RigRuntime
 import SystemPackage
 
 /// Keeps the recording of a jog session: applies record/delete notices, saves the
@@ -22,7 +23,7 @@ public final class JogRecorder {
     }
 
     /// Applies a notice; returns a line for the log when something changed.
-    public func handle(_ notice: JogNotice) throws(ProgramFileWriter.WriteError) -> String? {
+    public func handle(_ notice: JogNotice) throws(AtomicFile.WriteError) -> String? {
         switch notice {
         case .record(let pose):
             let time = recording.append(pose)
@@ -45,12 +46,12 @@ public final class JogRecorder {
     }
 
     /// Writes the program file now (nothing without a path or keys).
-    public func save() throws(ProgramFileWriter.WriteError) {
+    public func save() throws(AtomicFile.WriteError) {
         guard let programPath, !recording.isEmpty else { return }
-        try ProgramFileWriter.write(recording.programJSON(rigPath: rigReference), to: programPath)
+        try AtomicFile.write(recording.programJSON(rigPath: rigReference), to: programPath)
     }
 
-    private func changed() throws(ProgramFileWriter.WriteError) {
+    private func changed() throws(AtomicFile.WriteError) {
         preview.set(recording.motion())
         try save()
     }

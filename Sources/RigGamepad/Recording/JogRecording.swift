@@ -97,7 +97,7 @@ public struct JogRecording: Sendable, Equatable {
     /// The program file: `{"rig": …, "kind": "keyframes", "keyframes": {axis: [{"t", "value"}]}}`
     /// or the timelapse form keyed by frame. `rigPath` is relative to the program file.
     public func programJSON(rigPath: String) -> String {
-        var out = "{\n  \"rig\": \(jsonString(rigPath)),\n"
+        var out = "{\n  \"rig\": \(JSONText.string(rigPath)),\n"
         let timeKey: String
         let indent: String
         switch kind {
@@ -116,7 +116,7 @@ public struct JogRecording: Sendable, Equatable {
                 let time = isTimelapse ? String(Int(times[i])) : format(times[i])
                 return "{\"\(timeKey)\": \(time), \"value\": \(format(poses[i][axis]))}"
             }
-            out += "\(indent)\(jsonString(spec.name)): [\(keys.joined(separator: ", "))]"
+            out += "\(indent)\(JSONText.string(spec.name)): [\(keys.joined(separator: ", "))]"
             out += axis == rig.axes.count - 1 ? "\n" : ",\n"
         }
         out += isTimelapse ? "    }\n  }\n}\n" : "  }\n}\n"
@@ -126,25 +126,5 @@ public struct JogRecording: Sendable, Equatable {
     private var isTimelapse: Bool {
         if case .timelapse = kind { return true }
         return false
-    }
-
-    private func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,3 +1,5 @@
+import RigCore
+
 /// How `rig jog` runs (what the command line sets).
 public struct JogOptions: Sendable {
     /// Which input drives the rig.
@@ -29,8 +31,11 @@ public struct JogOptions: Sendable {
     public var devicesDirectory = "/dev/input"
     /// SCHED_FIFO and mlockall for the loop thread, when granted.
     public var realtime = true
-    /// The pose the rig is in when the session starts (nil: home).
+    /// The pose the rig is in when the session starts (nil: where the output remembers
+    /// the last run left it, else home).
     public var startPose: [Double]?
+    /// Where other threads may post `MotionCommand`s to the jog source (nil: a private one).
+    public var inbox: CommandInbox?
 
     public init(rigPath: String, device: String? = nil, recordPath: String? = nil, tracePath: String? = nil,
                 spacing: Double? = nil, timelapse: Bool = false) {

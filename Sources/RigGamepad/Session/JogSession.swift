@@ -15,23 +15,33 @@ public struct JogSummary: Sendable {
     public var loop: LoopResult
     /// The last save that failed, if any (earlier saves stay on disk).
     public var saveError: String?
+    /// How the session ended and its exit code (see `SessionSummary`).
+    public var session: SessionSummary
+    /// Axes that started from the pose the output remembered (no jump to home).
+    public var restoredAxes: [String]
 }
 
 /// Why a jog session could not start.
 public struct JogError: Error, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// 2: a usage problem (a bad option or path, no way to drive the rig); 1: the rig could not start.
+    public var exitCode: Int32
+    public init(_ message: String, exitCode: Int32 = 2) {
+        self.message = message
+        self.exitCode = exitCode
+    }
     public var description: String { message }
 }
 
-/// Runs `rig jog`: gamepad (or keyboard) jogging through the same control loop and
-/// limiter as `rig play`, on `output`, until Start/q/Back, Ctrl-C, or a fault. Blocks.
+/// Runs `rig jog`: gamepad (or keyboard) jogging through the same session runner, loop
+/// and limiter as `rig play`, on `output`, until Start/q/Back, a signal, or a fault. Blocks.
 ///
-/// Starts the output, the loop thread, the gamepad thread (which waits for a pad and
-/// resumes after an unplug) and, when there is no gamepad and stdin is a terminal, the
-/// keyboard. Recorded keys go to `options.recordPath` after every change. Every way out
-/// leaves the output in its safe state and the terminal restored.
-public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger: Logger) throws -> JogSummary {
+/// Starts from the pose the output remembers (no jump to home), else home. Starts the
+/// gamepad thread (which waits for a pad and resumes after an unplug) and, when there is
+/// no gamepad and stdin is a terminal, the keyboard; with neither it refuses to start.
+/// Recorded keys go to `options.recordPath` after every change. Every way out leaves the
+/// output in its safe state and the terminal restored.
+public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger: Logger) throws(JogError) -> JogSummary {
     var config = rig.jog ?? JogConfig.standard(for: rig.axes)
     if let spacing = options.spacing, !options.timelapse {
         guard spacing > 0, spacing.isFinite else { throw JogError("--spacing must be a positive number of seconds") }
@@ -47,10 +57,19 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     } else {
         kind = .keyframes(spacingSeconds: config.spacingSeconds)
     }
-    if let path = options.recordPath, FileManager.default.fileExists(atPath: path) {
-        throw JogError("\(path) exists; choose a new file for --record (a jog session starts a new program)")
+    // Output paths are refused before anything starts (exit 2).
+    do {
+        if let path = options.recordPath {
+            try OutputPath.check(path, option: "--record", inputs: [options.rigPath], mustNotExist: true)
+        }
+        if let path = options.tracePath {
+            try OutputPath.check(path, option: "--trace", inputs: [options.rigPath] + (options.recordPath.map { [$0] } ?? []))
+        }
+    } catch {
+        throw JogError(error.description)
     }
-    let startPose = options.startPose ?? rig.homePose
+    let remembered = StartPose.resolve(rig: rig, output: output)
+    let startPose = options.startPose ?? remembered.pose
     guard startPose.count == rig.axes.count else { throw JogError("the start pose has \(startPose.count) values for \(rig.axes.count) axes") }
 
     let input = GamepadInput()
@@ -65,6 +84,11 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     var keyboard: KeyboardService?
     if options.keyboard == .always || (options.keyboard == .auto && !gamepadPresent) {
         keyboard = KeyboardService(input: input)
+        if keyboard == nil, !gamepadPresent {
+            // Nothing could ever move the rig: say what would, instead of waiting forever.
+            let problems = initial.problems.isEmpty ? "" : " (\(initial.problems.joined(separator: "; ")))"
+            throw JogError("no gamepad found\(problems) and stdin is not a terminal for the keyboard: plug in a gamepad (or name it with --device /dev/input/eventN), run rig jog in a terminal, or pass --no-keyboard to wait for a gamepad")
+        }
     }
     let gamepads = GamepadService(finder: finder, config: config, input: input, logger: logger)
     defer {
@@ -79,51 +103,45 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     }
     for problem in initial.problems { logger.warning("gamepad: \(problem)") }
 
-    let channels = rig.axes.map(OutputChannel.init)
-    try output.start(channels: channels, initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
-    let trace = try options.tracePath.map { try TraceWriter(path: $0, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds) }
+    if !remembered.restoredAxes.isEmpty, options.startPose == nil {
+        logger.info("starting from where the last run left \(remembered.restoredAxes.joined(separator: ", "))")
+    }
+    if !remembered.clampedAxes.isEmpty, options.startPose == nil {
+        logger.warning("the remembered position of \(remembered.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+    }
 
     let notices = SPSCRing<JogNotice>(capacity: 1024)
-    let source = JogSource(rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices)
-    let loop = ControlLoop(rig: rig, source: source, output: output, clock: MonotonicClock(),
-                           options: LoopOptions(realtime: options.realtime, stopWhenLimited: false), trace: trace, startPose: startPose)
-    let trap = InterruptTrap(onStop: { loop.requestStop() }, onAbort: { loop.requestAbort() })
-    defer { trap.cancel() }
-
-    loop.start()
-    let done = DispatchSemaphore(value: 0)
-    let waiter = Thread {
-        _ = loop.wait()
-        done.signal()
-    }
-    waiter.name = "rig-jog-wait"
-    waiter.start()
-
+    let source = JogSource(rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices,
+                           inbox: options.inbox ?? CommandInbox())
+    var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
+    sessionOptions.inputPaths = [options.rigPath]
+    let session = RigSession(rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+                             options: sessionOptions, logger: logger)
     var saveError: String?
-    func drain() {
+    session.onPoll = {
         while let notice = notices.pop() {
             do {
                 if let line = try recorder.handle(notice) { logger.notice("\(line)") }
             } catch {
-                saveError = error.description
-                logger.error("\(error.description)")
+                saveError = "\(error)"
+                logger.error("\(error)")
             }
             if let line = describe(notice) { logger.notice("\(line)") }
         }
-        while let event = loop.events.pop() {
-            if case .outputFault(let message, let time) = event { logger.error("output fault at t=\(rounded(time))s: \(message)") }
-        }
     }
-    while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut { drain() }
-    drain()
-    try? trace?.close()
+    let summary: SessionSummary
+    do throws(SessionError) {
+        summary = try session.run()
+    } catch {
+        throw JogError(error.description, exitCode: error.exitCode)
+    }
 
-    let loopResult = loop.wait()
     let inputName = [gamepadPresent || input.snapshot.generation > 0 ? "gamepad" : nil, keyboard != nil ? "keyboard" : nil]
         .compactMap { $0 }.joined(separator: " + ")
     return JogSummary(keyCount: recorder.recording.count,
                       programPath: recorder.recording.isEmpty ? nil : options.recordPath,
-                      input: inputName.isEmpty ? "none" : inputName, loop: loopResult, saveError: saveError)
+                      input: inputName.isEmpty ? "none" : inputName, loop: summary.loop, saveError: saveError,
+                      session: summary, restoredAxes: options.startPose == nil ? remembered.restoredAxes : [])
 }
 
 /// A line for the log, for notices the recorder does not report.

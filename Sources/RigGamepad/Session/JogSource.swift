@@ -1,19 +1,20 @@
 import RigCore
 import RigRuntime
 
-/// The motion source of `rig jog`: turns gamepad (or keyboard) input into poses, one per
-/// loop tick, through the same limiter as the loop's. Runs on the loop thread; reads
-/// input from a `GamepadInput`, reports to the session through `notices`.
+/// The motion source of `rig jog`: turns gamepad (or keyboard) input into `MotionCommand`s
+/// for the shared `CommandSource` (the same motion as `rig serve` and DFMoco), one tick at a
+/// time. Runs on the loop thread; reads input from a `GamepadInput`, reports to the session
+/// through `notices`.
 ///
-/// - Sticks set target velocities (deadzone, expo, snap, speed level) that the
-///   `JogController` reaches within each axis's acceleration; the `MotionLimiter` brakes
-///   before soft limits, so an axis slows to a stop at a limit and never crosses it.
-/// - Home, d-pad nudges and preview are planned moves that start from rest; a stick
-///   pushed during one takes over at once (decelerating within the limits).
+/// - Sticks set jog velocities (deadzone, expo, snap, speed level) that the command source
+///   reaches within each axis's acceleration, slowing to a stop before soft limits.
+/// - Home and d-pad nudges are `.goTo` moves (from rest); preview plays the recording
+///   through the command source's limiter. A stick pushed during one takes over at once
+///   (decelerating within the limits).
 /// - Safety: the device vanishing, or (while a stick drives the rig) no sign of input
 ///   life for `watchdogMilliseconds` — counted in loop ticks, not wall time — brings the
 ///   rig to a stop at maxAcceleration; it moves again only once input is back.
-/// - `stop()` (Ctrl-C) brakes to rest and finishes.
+/// - `stop()` (Ctrl-C) brakes to rest, parks (axes with a park position) and finishes.
 public struct JogSource: MotionSource {
     /// What the source is doing.
     public enum Mode: Sendable, Equatable {
@@ -37,7 +38,8 @@ public struct JogSource: MotionSource {
     public private(set) var tickIndex = 0
     /// 0 fine, 1 normal, 2 coarse.
     public private(set) var speedLevel = 1
-    public private(set) var positions: [Double]
+    /// The motion itself; also takes commands posted to its inbox by other threads.
+    public private(set) var command: CommandSource
     /// True while the watchdog holds the rig (no input while jogging).
     public private(set) var watchdogHolding = false
 
@@ -51,16 +53,15 @@ public struct JogSource: MotionSource {
     private let stickAxis: [Int]
     private let stickSign: [Double]
     private var shaper: StickShaper
-    private var controller: JogController
-    private var limiter: MotionLimiter
     private var seen = GamepadSnapshot()
     private var lastLifeTick = 0
-    private var targets: [Double]
+    /// Jog velocities as fractions of maxVelocity (reused every tick: no allocation).
+    private var fractions: [Double]
     private var zeros: [Double]
     private var pendingNudge: [Double]
-    private var moveTarget: [Double]
-    private var move = PoseMove()
-    private var moveTick = 0
+    /// Where a nudge or home goes (no nil: every axis has a target).
+    private var moveTarget: [Double?]
+    private var frame: [Double]
     private var player: Player?
     private var previewStopping = false
     private var pulseTicks = SIMD4<Int32>(repeating: 0)
@@ -68,8 +69,9 @@ public struct JogSource: MotionSource {
     /// - Parameters:
     ///   - deviceFlatFraction: the device's `flat` as a fraction of stick travel (the
     ///     deadzone is never smaller).
+    ///   - inbox: where other threads may post commands too (the session's, or a new one).
     public init(rig: Rig, config: JogConfig, input: GamepadInput, preview: PreviewSlot, startPose: [Double],
-                notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0) {
+                notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0, inbox: CommandInbox = CommandInbox()) {
         self.rig = rig
         self.config = config
         self.input = input
@@ -93,19 +95,23 @@ public struct JogSource: MotionSource {
         stickSign = sign
         let current = input.snapshot
         shaper = StickShaper(config: config, deviceFlatFraction: max(deviceFlatFraction, current.stickFlat))
-        controller = JogController(axes: rig.axes, tickSeconds: dt)
-        limiter = MotionLimiter(axes: rig.axes, tickSeconds: dt, startPose: startPose)
-        positions = startPose
+        // No jog deadman of its own: this source sends a jog every tick, and its watchdog
+        // (signs of input life) is what stops a silent stick.
+        command = CommandSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: 1)
         let zero = [Double](repeating: 0, count: rig.axes.count)
-        targets = zero
-        zeros = zero
-        pendingNudge = zero
-        moveTarget = startPose
+        fractions = zero
+        zeros = zero.map { $0 }
+        pendingNudge = zero.map { $0 }
+        moveTarget = startPose.map { $0 }
+        frame = startPose.map { $0 }
         seen = current
     }
 
+    /// The pose of the last emitted frame.
+    public var positions: [Double] { command.positions }
+
     /// Velocities of the last emitted frame.
-    public var velocities: [Double] { limiter.velocities }
+    public var velocities: [Double] { command.velocities }
 
     /// Widens the deadzone to the device's `flat` (called when a gamepad is opened).
     public mutating func setDeviceFlat(_ fraction: Double) {
@@ -172,11 +178,11 @@ public struct JogSource: MotionSource {
         let left = shaper.shape(x: raw[0], y: raw[1]), right = shaper.shape(x: raw[2], y: raw[3])
         let shaped = SIMD4<Double>(left.x, left.y, right.x, right.y)
         let stickActive = shaped != .zero
-        for i in targets.indices { targets[i] = 0 }
+        for i in fractions.indices { fractions[i] = 0 }
         let speed = speeds[speedLevel]
         for k in 0..<4 where stickAxis[k] >= 0 {
             let axis = stickAxis[k]
-            targets[axis] += stickSign[k] * shaped[k] * speed * rig.axes[axis].maxVelocity
+            fractions[axis] += stickSign[k] * shaped[k] * speed
         }
         let quiet = tickIndex - lastLifeTick > watchdogTicks
         let inputUsable = snap.connected && !quiet
@@ -191,33 +197,35 @@ public struct JogSource: MotionSource {
                 watchdogHolding = false
             }
             if watchdogHolding || !snap.connected {
-                controller.step(targetVelocities: zeros, positions: &positions)
-            } else if !stickActive, controller.isAtRest, hasPendingNudge {
-                for i in positions.indices {
+                command.apply(.jog(velocityFractions: zeros))
+            } else if !stickActive, command.isAtRest || command.mode == .jogging && isStill, hasPendingNudge {
+                for i in frame.indices {
                     let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
-                    moveTarget[i] = min(max(positions[i] + pendingNudge[i], rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
+                    moveTarget[i] = min(max(command.positions[i] + pendingNudge[i], rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
                     pendingNudge[i] = 0
                 }
-                begin(.nudge)
-                sampleMove()
+                command.apply(.goTo(pose: moveTarget))
+                mode = .moving(.nudge)
             } else {
-                controller.step(targetVelocities: targets, positions: &positions)
+                command.apply(.jog(velocityFractions: fractions))
             }
+            event = command.tick(into: &frame)
         case .settling(let plan):
             if stickActive || !snap.connected {
                 mode = .jogging
-                controller.step(targetVelocities: snap.connected ? targets : zeros, positions: &positions)
+                command.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
+                event = command.tick(into: &frame)
             } else {
-                controller.step(targetVelocities: zeros, positions: &positions)
-                if controller.isAtRest { start(plan) }
+                event = command.tick(into: &frame)
+                if command.isAtRest { start(plan) }
             }
         case .moving:
             if stickActive || !snap.connected {
                 mode = .jogging
-                controller.step(targetVelocities: snap.connected ? targets : zeros, positions: &positions)
-            } else {
-                sampleMove()
+                command.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
             }
+            event = command.tick(into: &frame)
+            if case .moving = mode, command.mode == .idle { mode = .jogging }
         case .previewing:
             if (stickActive || pressed || !snap.connected), !previewStopping {
                 player?.stop()
@@ -232,17 +240,22 @@ public struct JogSource: MotionSource {
             if player != nil {
                 event = tickPlayer()
             } else {
-                controller.step(targetVelocities: zeros, positions: &positions)
-                if controller.isAtRest { mode = .finished }
+                command.stop()
+                event = command.tick(into: &frame)
+                if command.isFinished { mode = .finished }
             }
         case .finished:
             break
         }
 
-        _ = limiter.limit(&positions)
-        controller.follow(velocities: limiter.velocities)
-        for i in positions.indices { out[i] = positions[i] }
+        for i in frame.indices { out[i] = frame[i] }
         return event
+    }
+
+    /// Every axis is still (jogging with the sticks centred, or at rest).
+    private var isStill: Bool {
+        for v in command.velocities where v != 0 { return false }
+        return true
     }
 
     // MARK: Input
@@ -288,7 +301,7 @@ public struct JogSource: MotionSource {
     private mutating func handle(_ action: JogConfig.Action) {
         switch action {
         case .record:
-            notify(.record(pose: positions))
+            notify(.record(pose: command.positions))
         case .delete:
             notify(.deleteLast)
         case .home:
@@ -296,11 +309,13 @@ public struct JogSource: MotionSource {
                 let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
                 moveTarget[i] = min(max(rig.axes[i].home, rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
             }
+            command.apply(.halt)
             mode = .settling(then: .home)
         case .preview:
             if previewSlot.current == nil {
                 notify(.nothingToPreview)
             } else {
+                command.apply(.halt)
                 mode = .settling(then: .preview)
             }
         case .save:
@@ -326,41 +341,28 @@ public struct JogSource: MotionSource {
         switch plan {
         case .home, .nudge:
             if plan == .home { notify(.homing) }
-            begin(plan)
-            sampleMove()
+            command.apply(.goTo(pose: moveTarget))
+            mode = .moving(plan)
         case .preview:
             guard let motion = previewSlot.current else {
                 mode = .jogging
                 notify(.nothingToPreview)
                 return
             }
-            player = Player(rig: previewRig, motion: motion, startPose: positions)
+            player = Player(rig: previewRig, motion: motion, startPose: command.positions)
             previewStopping = false
             mode = .previewing
             notify(.previewStarted)
         }
     }
 
-    private mutating func begin(_ plan: Plan) {
-        move.plan(from: positions, to: moveTarget, axes: rig.axes, tickSeconds: rig.tickSeconds)
-        moveTick = 0
-        mode = .moving(plan)
-    }
-
-    private mutating func sampleMove() {
-        if moveTick < move.ticks {
-            moveTick += 1
-            move.sample(tick: moveTick, tickSeconds: rig.tickSeconds, into: &positions)
-        }
-        if moveTick >= move.ticks { mode = .jogging }
-    }
-
     /// One preview tick; drops the player when it has finished.
     private mutating func tickPlayer() -> PlayerEvent? {
         guard var p = player else { return nil }
         player = nil
-        let event = p.tick(into: &positions)
+        let event = p.tick(into: &frame)
         if case .ready = event { p.advance() }
+        command.passThrough(&frame)
         if !p.isFinished { player = p }
         return event
     }

@@ -36,6 +36,13 @@ public struct PCA9685ChannelRegisters: Sendable, Equatable {
         return (Int(off) - Int(on) + PCA9685Math.countsPerPeriod) & mask
     }
 
+    /// Register `k` of the channel: 0 LEDn_ON_L, 1 LEDn_ON_H, 2 LEDn_OFF_L, 3 LEDn_OFF_H.
+    @inline(__always)
+    public func byte(_ k: Int) -> UInt8 {
+        let word = k < 2 ? on : off
+        return UInt8(truncatingIfNeeded: k & 1 == 0 ? word : word >> 8)
+    }
+
     /// Writes LEDn_ON_L, LEDn_ON_H, LEDn_OFF_L, LEDn_OFF_H at `pointer`.
     @inline(__always)
     func store(to pointer: UnsafeMutableRawBufferPointer, at offset: Int) {

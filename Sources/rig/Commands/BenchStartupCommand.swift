@@ -46,19 +46,29 @@ struct BenchStartupCommand: ParsableCommand {
         try BenchProgram.firstFrameOnly(rateHz: rate).write(toFile: file, atomically: true, encoding: .utf8)
 
         let executable = runningExecutablePath()
-        var play: [Double] = [], version: [Double] = []
+        var play: [Double] = [], version: [Double] = [], playRSS: [Double] = [], versionRSS: [Double] = []
+        let loadBefore = Self.loadAverage()
         do {
             for _ in 0..<runs {
-                play.append(try timeRun(executable, ["play", file, "--quiet"] + (noRealtime ? ["--no-realtime"] : [])))
-                version.append(try timeRun(executable, ["--version"]))
+                let p = try timeRun(executable, ["play", file, "--quiet"] + (noRealtime ? ["--no-realtime"] : []))
+                play.append(p.milliseconds)
+                playRSS.append(p.maxRSSMegabytes)
+                let v = try timeRun(executable, ["--version"])
+                version.append(v.milliseconds)
+                versionRSS.append(v.maxRSSMegabytes)
             }
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)
         }
+        let loadAfter = Self.loadAverage()
         let playFigures = Spread(play), versionFigures = Spread(version)
+        let playMemory = Spread(playRSS), versionMemory = Spread(versionRSS)
+        let cpus = ProcessInfo.processInfo.activeProcessorCount
         if json {
-            print("{\"runs\": \(runs), \"rate_hz\": \(number(rate)), \"play_first_frame_upper_bound_ms\": \(playFigures.json), \"process_start_ms\": \(versionFigures.json)}")
+            print("{\"runs\": \(runs), \"rate_hz\": \(number(rate)), \"play_first_frame_upper_bound_ms\": \(playFigures.json), \"process_start_ms\": \(versionFigures.json), "
+                + "\"play_max_rss_mb\": \(playMemory.json), \"version_max_rss_mb\": \(versionMemory.json), "
+                + "\"machine\": {\"cpus\": \(cpus), \"loadavg_1min_before\": \(number(loadBefore)), \"loadavg_1min_after\": \(number(loadAfter))}}")
             return
         }
         print("rig bench startup: \(runs) runs each, rig at \(format(rate)) Hz (one tick = \(rounded(1000 / rate)) ms)\(noRealtime ? ", --no-realtime" : "")")
@@ -66,12 +76,26 @@ struct BenchStartupCommand: ParsableCommand {
         print("                                   min      p50      max")
         print("rig play, spawn → exit      \(playFigures.row)   (start → first frame ≤ this)")
         print("rig --version, spawn → exit \(versionFigures.row)   (process and runtime start)")
+        print("")
+        print("peak RSS (wait4 ru_maxrss)          min      p50      max")
+        print("rig play                    \(playMemory.megabytesRow)")
+        print("rig --version               \(versionMemory.megabytesRow)")
+        print("")
+        print("machine: \(cpus) CPU\(cpus == 1 ? "" : "s"), 1-minute load average \(rounded(loadBefore)) before, \(rounded(loadAfter)) after")
+    }
+
+    /// The 1-minute load average from /proc/loadavg (NaN where there is none).
+    static func loadAverage() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+              let first = text.split(separator: " ").first, let value = Double(first) else { return .nan }
+        return value
     }
 
     /// Milliseconds from spawning `executable` to its exit; it must exit 0. Spawns with
     /// posix_spawn and reaps with waitpid: Foundation's `Process.waitUntilExit` polls its
     /// run loop and would round every run up by tens of milliseconds.
-    private func timeRun(_ executable: String, _ arguments: [String]) throws(BenchError) -> Double {
+    /// Also returns the child's peak resident set (`wait4`'s `ru_maxrss`).
+    private func timeRun(_ executable: String, _ arguments: [String]) throws(BenchError) -> (milliseconds: Double, maxRSSMegabytes: Double) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -89,14 +113,15 @@ struct BenchStartupCommand: ParsableCommand {
             throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1, errno == EINTR {}
         let end = DispatchTime.now().uptimeNanoseconds
         // WIFEXITED and WEXITSTATUS are macros Swift cannot import: exited normally when
         // the low 7 bits are 0, with the exit status in the next 8.
         guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
             throw BenchError("`rig \(arguments.joined(separator: " "))` failed (wait status \(status)); run it by hand to see why")
         }
-        return Double(end - start) / 1e6
+        return (Double(end - start) / 1e6, Double(usage.ru_maxrss) / 1024)  // ru_maxrss is in KiB on Linux
     }
 }
 
@@ -113,4 +138,5 @@ private struct Spread {
 
     var json: String { "{\"min\": \(number(min)), \"p50\": \(number(p50)), \"max\": \(number(max))}" }
     var row: String { [min, p50, max].map { (fixed($0, 1) + " ms").leftPadded(to: 9) }.joined(separator: " ") }
+    var megabytesRow: String { [min, p50, max].map { (fixed($0, 1) + " MB").leftPadded(to: 9) }.joined(separator: " ") }
 }

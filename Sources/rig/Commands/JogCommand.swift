@@ -41,6 +41,8 @@ struct JogCommand: ParsableCommand {
     @Flag(help: "Never fall back to the keyboard; wait for a gamepad.")
     var noKeyboard = false
 
+    @OptionGroup var log: LogOptions
+
     func validate() throws {
         if keyboard, noKeyboard { throw ValidationError("--keyboard and --no-keyboard exclude each other") }
         if let spacing {
@@ -62,23 +64,30 @@ struct JogCommand: ParsableCommand {
             throw ValidationError("cannot read the rig file \(rig): \(error.localizedDescription)")
         }
         let model = try RigParser.parse(text: text, file: rig)
-        let logger = Logger(label: "rig.jog")
+        let logger = log.bootstrap(label: "rig.jog")
         let output = try makeOutput(for: model, logger: logger)
 
         var options = JogOptions(rigPath: rig, device: device, recordPath: record, tracePath: trace,
                                  spacing: spacing, timelapse: timelapse)
         options.keyboard = keyboard ? .always : (noKeyboard ? .never : .auto)
-        let summary = try runJogSession(rig: model, output: output, options: options, logger: logger)
+        let summary: JogSummary
+        do throws(JogError) {
+            summary = try runJogSession(rig: model, output: output, options: options, logger: logger)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(error.exitCode)
+        }
 
         if let path = summary.programPath {
-            print("recorded \(summary.keyCount) key\(summary.keyCount == 1 ? "" : "s") into \(path); play it with: rig play \(path)")
+            say("recorded \(summary.keyCount) key\(summary.keyCount == 1 ? "" : "s") into \(path); play it with: rig play \(path)")
         } else if record != nil {
-            print("nothing recorded")
+            say("nothing recorded")
         }
-        if let error = summary.saveError { print("warning: the last save failed: \(error)") }
-        if let fault = summary.loop.fault {
-            print("stopped: \(fault)")
-            throw ExitCode.failure
-        }
+        if let error = summary.saveError { say("warning: the last save failed: \(error)") }
+        let session = summary.session
+        if let error = session.traceError { printError("error: \(error)") }
+        if case .streamFailed(let failure) = session.end, !failure.isBrokenPipe { printError("error: \(failure); stopped") }
+        if let fault = summary.loop.fault, session.exitCode != 0 { printError("stopped: \(fault)") }
+        if session.exitCode != 0 { throw ExitCode(session.exitCode) }
     }
 }

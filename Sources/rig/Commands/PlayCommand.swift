@@ -12,8 +12,10 @@ struct PlayCommand: ParsableCommand {
         abstract: "Play a program on the rig (the simulated rig unless the rig file names hardware).",
         discussion: """
         The program is checked first; one that breaks a limit anywhere is refused (exit 1). \
-        Ctrl-C or SIGTERM brakes within the limits, parks and leaves every output in its \
-        safe state (exit 0); a second Ctrl-C goes to the safe state at once.
+        Ctrl-C, SIGTERM, SIGHUP, SIGQUIT or a closed pipe on stdout brakes within the limits, \
+        parks and leaves every output in its safe state (exit 0); a second one goes to the \
+        safe state at once. A failed write to stdout or stderr (a full disk) does the same \
+        with exit 1.
         """
     )
 
@@ -67,6 +69,18 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? program.trigger
+        // Everything that can be refused is refused before the header, and before anything moves.
+        let inputs = Self.inputFiles(program: file)
+        if let trace {
+            do { try OutputPath.check(trace, option: "--trace", inputs: inputs) } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        if program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
+            printError("error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal")
+            throw ExitCode(2)
+        }
         let device = try openOutput(prepared, logger: logger)
         if !prepared.restoredAxes.isEmpty {
             logger.info("starting from where the last run left \(prepared.restoredAxes.joined(separator: ", "))")
@@ -99,17 +113,24 @@ struct PlayCommand: ParsableCommand {
         let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere)
         var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
         options.viewIntervalSeconds = 0.1
+        options.inputPaths = inputs
         let session = RigSession(rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
                                  options: options, logger: logger)
         if let buttons = stepTrigger as? GPIOTrigger {
-            session.onStart = { loop in buttons.onStop = { loop.requestStop() } }
+            buttons.onStop = { session.requestStop() }
+        }
+        if let keys = stepTrigger as? KeyboardTrigger {
+            keys.onEndOfInput = {
+                logger.notice("stdin ended: nothing can press Enter any more; stopping")
+                session.requestStop()
+            }
         }
         let summary: SessionSummary
-        do {
+        do throws(SessionError) {
             summary = try session.run()
         } catch {
             printError("error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(error.exitCode)
         }
         let loop = summary.loop
         logger.info("real-time: \(loop.grant)")
@@ -118,10 +139,25 @@ struct PlayCommand: ParsableCommand {
         if loop.traceRowsDropped > 0 {
             printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
         }
-        if let fault = loop.fault, !summary.stoppedBySignal || fault != "aborted" {
-            printError("error: \(fault)")
-            throw ExitCode(1)
+        if let error = summary.traceError { printError("error: \(error)") }
+        if case .streamFailed(let failure) = summary.end, !failure.isBrokenPipe {
+            printError("error: \(failure); stopped")
         }
+        if let fault = loop.fault, summary.exitCode != 0 { printError("error: \(fault)") }
+        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+    }
+
+    /// The files this run reads (the program and the rig file it names), which no output
+    /// path may overwrite.
+    static func inputFiles(program path: String) -> [String] {
+        var files = [path]
+        guard let text = try? FileLoading.readText(path), let root = try? JSONParser.parse(text),
+              case .object(let members) = root.value,
+              let rig = members.first(where: { $0.key == "rig" }), case .string(let rigPath) = rig.value.value
+        else { return files }
+        let base = (path as NSString).deletingLastPathComponent
+        files.append(rigPath.hasPrefix("/") || base.isEmpty ? rigPath : (base as NSString).appendingPathComponent(rigPath))
+        return files
     }
 
     private func openOutput(_ prepared: PreparedProgram, logger: Logger) throws -> Output {

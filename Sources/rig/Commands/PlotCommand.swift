@@ -5,7 +5,7 @@ import RigCore
 struct PlotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
-        abstract: "Draw a program as SVG: per-axis position and velocity over time.",
+        abstract: "Draw a program as SVG: per-axis position, velocity and acceleration over time.",
         discussion: "Keyframes are marked, soft limits shaded, frames that break a limit drawn in red."
     )
 

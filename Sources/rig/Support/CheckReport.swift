@@ -17,7 +17,7 @@ enum CheckReport {
         }
         let verdict = report.unchecked != nil ? "NOT CHECKED" : report.feasible ? "feasible" : "INFEASIBLE"
         lines.append("\(program.file): \(verdict): \(what), \(rounded(report.durationSeconds)) s of motion at \(format(rig.loopRateHz)) Hz on rig \"\(rig.name)\"")
-        let header = ["axis", "range used", "soft limits", "limit margin", "peak velocity", "peak accel."]
+        let header = ["axis", "range used", "soft limits", "limit margin", "peak velocity", "peak accel.", "peak jerk (moves)"]
         var rows: [[String]] = [header]
         for (i, axis) in rig.axes.enumerated() {
             let m = report.margins[i]
@@ -28,6 +28,7 @@ enum CheckReport {
                 axis.name, used, "\(format(axis.softMin))…\(format(axis.softMax))\(u)", "\(fixed(margin, 1))\(u)",
                 "\(fixed(m.peakVelocity, 1))/\(format(axis.maxVelocity))\(u)/s (\(percent(m.peakVelocity / axis.maxVelocity)))",
                 "\(fixed(m.peakAcceleration, 1))/\(format(axis.maxAcceleration))\(u)/s² (\(percent(m.peakAcceleration / axis.maxAcceleration)))",
+                "\(fixed(m.peakJerk, 1))/\(format(axis.maxJerk))\(u)/s³ (\(percent(m.peakJerk / axis.maxJerk)))",
             ])
         }
         let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }

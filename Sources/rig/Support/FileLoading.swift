@@ -69,7 +69,7 @@ enum FileLoading {
                 throw value.error("\"\(elided(path))\" is this program file itself; \"rig\" must name a rig file (with \"axes\") or be a rig object")
             }
             let text = try readText(resolved)
-            if !looksLikeRig(text), let root = try? JSONParser.parse(text), case .object(let members) = root.value,
+            if let root = try? JSONParser.parse(text), !looksLikeRig(root: root), case .object(let members) = root.value,
                members.contains(where: { $0.key == "kind" }) {
                 throw value.error("\"\(elided(path))\" is a program file, not a rig file; \"rig\" must name a rig file (with \"axes\") or be a rig object")
             }
@@ -86,8 +86,33 @@ enum FileLoading {
 
     /// Whether a JSON file is a rig (has `axes` at the top) rather than a program.
     static func looksLikeRig(_ text: String) -> Bool {
-        guard let root = try? JSONParser.parse(text), case .object(let members) = root.value else { return false }
+        guard let root = try? JSONParser.parse(text) else { return false }
+        return looksLikeRig(root: root)
+    }
+
+    static func looksLikeRig(root: JSONNode) -> Bool {
+        guard case .object(let members) = root.value else { return false }
         return members.contains { $0.key == "axes" } && !members.contains { $0.key == "kind" }
+    }
+
+    enum RigOrProgram {
+        case rig(Rig)
+        case program(Program)
+    }
+
+    /// Reads and parses a file once and returns the rig or the program it holds (a file
+    /// with `axes` and no `kind` at the top is a rig).
+    static func loadRigOrProgram(_ path: String) throws(ExitCode) -> RigOrProgram {
+        do throws(FileError) {
+            let text = try readText(path)
+            let root: JSONNode
+            do { root = try JSONParser.parse(text) } catch { throw error.fileError(file: path) }
+            if looksLikeRig(root: root) { return .rig(try RigParser.parse(ValueReader(root, JSONContext(file: path)))) }
+            return .program(try ProgramParser.parse(root: root, file: path, loadRig: rigLoader(programPath: path)))
+        } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
     }
 
     static func loadProgram(_ path: String) throws(ExitCode) -> Program {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import RigRuntime
 
 /// Options every command that runs the rig shares.
 struct LogOptions: ParsableArguments {
@@ -14,7 +15,7 @@ struct LogOptions: ParsableArguments {
     func bootstrap(label: String = "rig") -> Logger {
         let level: Logger.Level = verbose ? .debug : quiet ? .warning : .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StreamLogHandler(label: label, stream: StandardErrorStream())
             handler.logLevel = level
             return handler
         }
@@ -24,12 +25,13 @@ struct LogOptions: ParsableArguments {
     }
 }
 
-/// Writes a line to stdout unbuffered, in order with the live view.
+/// Writes a line to stdout unbuffered, in order with the live view. A failed write never
+/// traps: a running session hears of it and stops safely.
 func say(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    StandardStreams.out(text + "\n")
 }
 
-/// Writes to stderr.
+/// Writes a line to stderr (same guarantees as `say`).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStreams.err(text + "\n")
 }

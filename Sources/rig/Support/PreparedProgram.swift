@@ -16,7 +16,14 @@ struct PreparedProgram {
     var clampedAxes: [String]
 
     static func load(_ path: String, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) throws(ExitCode) -> PreparedProgram {
-        var program = try FileLoading.loadProgram(path)
+        try prepare(FileLoading.loadProgram(path), outputOverride: outputOverride, logger: logger)
+    }
+
+    /// As `load`, for a program already parsed.
+    /// Refuses (exit 2) a program whose motion is over `Bounds.maxTicks`, before any
+    /// simulation.
+    static func prepare(_ program: Program, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) throws(ExitCode) -> PreparedProgram {
+        var program = program
         if let outputOverride { program.rig.output = outputOverride }
         let output = try? makeOutput(for: program.rig, logger: logger)
         let start = output.map { StartPose.resolve(rig: program.rig, output: $0) }
@@ -26,7 +33,7 @@ struct PreparedProgram {
         let ticks = MotionBudget.ticks(rig: planned.rig, motion: planned.motion, startPose: start.pose)
         guard ticks <= Double(Bounds.maxTicks) else {
             let reason = UncheckedReason.tooLong(estimatedTicks: ticks, maxTicks: Bounds.maxTicks, loopRateHz: planned.rig.loopRateHz)
-            printError(FileError(file: path, location: SourceLocation(line: 1, column: 1), path: "$", message: reason.description).description)
+            printError(FileError(file: program.file, location: SourceLocation(line: 1, column: 1), path: "$", message: reason.description).description)
             throw ExitCode(2)
         }
         return PreparedProgram(program: planned, startPose: start.pose, output: output,

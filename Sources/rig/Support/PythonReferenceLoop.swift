@@ -10,23 +10,7 @@ enum PythonReferenceLoop {
     /// executable), an install's `<prefix>/share/rig/`, or `Benchmarks/python/` under the
     /// current folder.
     static func locateScript(explicit: String?) throws(BenchError) -> String {
-        if let explicit {
-            guard FileManager.default.isReadableFile(atPath: explicit) else {
-                throw BenchError("--python-script \(explicit): no such readable file")
-            }
-            return explicit
-        }
-        var candidates: [String] = []
-        var dir = URL(fileURLWithPath: runningExecutablePath()).deletingLastPathComponent()
-        while dir.path != "/" {
-            candidates.append(dir.appendingPathComponent("Benchmarks/python/\(scriptName)").path)
-            candidates.append(dir.appendingPathComponent("share/rig/\(scriptName)").path)
-            dir.deleteLastPathComponent()
-        }
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-            .appendingPathComponent("Benchmarks/python/\(scriptName)").path)
-        if let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) { return found }
-        throw BenchError("cannot find the Python reference loop \(scriptName) (looked in Benchmarks/python/ and share/rig/ above \(runningExecutablePath()), and in ./Benchmarks/python/); pass --python-script PATH")
+        try locateBenchmarkFile("python/\(scriptName)", explicit: explicit, option: "--python-script")
     }
 
     /// Runs the script with `python3` from PATH for `seconds` at `rateHz` and reads the
@@ -52,6 +36,30 @@ enum PythonReferenceLoop {
             throw BenchError("python3 \(script) printed no figures rig understands: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
     }
+}
+
+/// Finds a file of the benchmark kit: `explicit` if given, else `Benchmarks/<relative>` next
+/// to the package the running `rig` was built in (found by walking up from the executable),
+/// an install's `<prefix>/share/rig/<name>`, or `Benchmarks/<relative>` under the current folder.
+func locateBenchmarkFile(_ relative: String, explicit: String?, option: String) throws(BenchError) -> String {
+    if let explicit {
+        guard FileManager.default.isReadableFile(atPath: explicit) else {
+            throw BenchError("\(option) \(explicit): no such readable file")
+        }
+        return explicit
+    }
+    let name = URL(fileURLWithPath: relative).lastPathComponent
+    var candidates: [String] = []
+    var dir = URL(fileURLWithPath: runningExecutablePath()).deletingLastPathComponent()
+    while dir.path != "/" {
+        candidates.append(dir.appendingPathComponent("Benchmarks/\(relative)").path)
+        candidates.append(dir.appendingPathComponent("share/rig/\(name)").path)
+        dir.deleteLastPathComponent()
+    }
+    candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        .appendingPathComponent("Benchmarks/\(relative)").path)
+    if let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) { return found }
+    throw BenchError("cannot find \(name) (looked in Benchmarks/\(relative) and share/rig/ above \(runningExecutablePath()), and in ./Benchmarks/); pass \(option) PATH")
 }
 
 /// A `rig bench` problem a user can act on.

@@ -32,7 +32,8 @@ struct FirmwareDecoder {
                 if let channel = data.first, channel >= 8 { violations.append("channel \(channel) ≥ 8") }
                 if data.count == 3, Int(data[1]) << 8 | Int(data[2]) > 1000 { violations.append("value > 1000") }
             case BLEControlCommand.lcdText:
-                if length > 18 { violations.append("LCD line of \(length - 2) bytes") }
+                // The firmware copies text and terminator into a 16-byte buffer.
+                if length - 1 > 16 { violations.append("LCD line of \(length - 2) bytes overruns the 16-byte buffer") }
                 if data.last != 0 { violations.append("LCD text without terminator") }
             case BLEControlCommand.lcdClear: break
             default: violations.append("unknown command \(command)")

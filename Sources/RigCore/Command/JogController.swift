@@ -1,5 +1,3 @@
-import RigCore
-
 /// Velocity jogging: each tick every axis's velocity moves toward its target velocity
 /// by at most its maxAcceleration · dt (targets are clamped to maxVelocity), and the
 /// position integrates it. Targets near a soft limit are capped by the braking curve, so

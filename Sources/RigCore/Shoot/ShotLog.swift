@@ -1,0 +1,103 @@
+/// A shot log read back: its events, in order, and what `--resume` and `rig export` ask of it.
+///
+/// The writer flushes after every event, so a crash or a power cut can leave at most a
+/// torn last line (no line break at its end): that line is dropped and reported in
+/// `tornLastLine`. Any other malformed line is an error.
+public struct ShotLog: Sendable, Equatable {
+    public var events: [ShotLogEvent]
+    /// The unterminated last line that could not be read, if any.
+    public var tornLastLine: String?
+
+    public init(events: [ShotLogEvent], tornLastLine: String? = nil) {
+        self.events = events
+        self.tornLastLine = tornLastLine
+    }
+
+    /// Parses the text of a log file; `file` is the path for error messages.
+    public init(text: String, file: String) throws(FileError) {
+        events = []
+        tornLastLine = nil
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let terminated = lines.last?.isEmpty ?? true
+        if terminated, !lines.isEmpty { lines.removeLast() }
+        for (index, raw) in lines.enumerated() {
+            var line = Substring(raw)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            do throws(FileError) {
+                events.append(try ShotLogEvent.decode(line: String(line), file: file, lineNumber: index + 1))
+            } catch {
+                if !terminated, index == lines.count - 1 {
+                    tornLastLine = String(line)
+                } else {
+                    throw error
+                }
+            }
+        }
+        guard let first = events.first else { return }
+        if case .start = first { return }
+        throw FileError(file: file, location: SourceLocation(line: firstEventLine(in: lines), column: 1), path: "$.event",
+                        message: "a shot log starts with a \"start\" event; valid: {\"event\":\"start\",\"program\":…,\"programSha256\":…,\"steps\":N}")
+    }
+
+    /// The text of the log, one line per event, each ending in a line break.
+    public var text: String {
+        events.map { $0.jsonLine() + "\n" }.joined()
+    }
+
+    /// The last `start` event: the program, its hash and step count of the latest run.
+    public var lastStart: ShotLogStart? {
+        for event in events.reversed() { if case .start(let s) = event { return s } }
+        return nil
+    }
+
+    /// Every shot, in the order taken (redos included).
+    public var shots: [ShotLogShot] {
+        events.compactMap { if case .shot(let s) = $0 { s } else { nil } }
+    }
+
+    /// The last shot taken, whichever run took it.
+    public var lastShot: ShotLogShot? {
+        for event in events.reversed() { if case .shot(let s) = event { return s } }
+        return nil
+    }
+
+    /// How the latest run ended; nil if it did not (a crash, kill -9) or has not yet.
+    public var lastRunEnd: ShotLogEnd? {
+        for event in events.reversed() {
+            switch event {
+            case .end(let e): return e
+            case .start: return nil
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// True when the latest run shot every step: nothing left to resume.
+    public var isFinished: Bool { lastRunEnd?.reason == .done }
+
+    /// The step a resumed run starts at (1-based): the one after the last shot, or step 1
+    /// when nothing was shot. Past the last step when the last shot was the last step.
+    public var resumeStep: Int {
+        (lastShot?.step ?? 0) + 1
+    }
+
+    /// The shots to hand to a stitcher: the last shot of each (step, bracket), in the
+    /// order of the step's first shot, so a redo replaces the frame it redid.
+    public var finalShots: [ShotLogShot] {
+        struct Key: Hashable { var step: Int; var bracket: Int }
+        var order: [Key] = []
+        var latest: [Key: ShotLogShot] = [:]
+        for shot in shots {
+            let key = Key(step: shot.step, bracket: shot.bracket ?? 1)
+            if latest[key] == nil { order.append(key) }
+            latest[key] = shot
+        }
+        return order.compactMap { latest[$0] }
+    }
+}
+
+private func firstEventLine(in lines: [Substring]) -> Int {
+    lines.firstIndex { !$0.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" } }.map { $0 + 1 } ?? 1
+}

@@ -1,0 +1,69 @@
+/// `{"event":"shot", …}`: one exposure, written (and flushed) once the camera reports it done.
+public struct ShotLogShot: Sendable, Equatable {
+    /// The step, 1-based as `rig` prints it and `--from-step` takes it.
+    public var step: Int
+    /// The step's label from the program (`"step 3"` when the program gives none).
+    public var label: String
+    /// Axis names, in the rig's order; `pose[i]` is the position of `axisNames[i]`.
+    public var axisNames: [String]
+    /// The pose as sent to the output, in degrees (or the axis's unit).
+    public var pose: [Double]
+    /// When the shutter sequence began and ended (focus to release, after-shot wait
+    /// excluded), in seconds on the run's trace clock.
+    public var startSeconds: Double
+    public var endSeconds: Double
+    /// True when the step was shot again (keyboard `r`, or going back to it).
+    public var redo: Bool
+    /// The shot's place in a bracket, 1-based, when the program takes several shots per step.
+    public var bracket: Int?
+
+    public init(step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil) {
+        self.step = step
+        self.label = label
+        self.axisNames = axisNames
+        self.pose = pose
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.redo = redo
+        self.bracket = bracket
+    }
+
+    /// The position of the axis called `name`, if the shot has it.
+    public func value(of name: String) -> Double? {
+        axisNames.firstIndex(of: name).map { pose[$0] }
+    }
+
+    /// The event as one line of JSON, without the line break.
+    public func jsonLine() -> String {
+        var out = "{\"event\":\"shot\",\"step\":\(step),\"label\":\(JSONText.string(label)),\"pose\":{"
+        for (i, name) in axisNames.enumerated() {
+            if i > 0 { out += "," }
+            out += "\(JSONText.string(name)):\(JSONText.number(i < pose.count ? pose[i] : .nan))"
+        }
+        out += "},\"startSeconds\":\(JSONText.number(startSeconds)),\"endSeconds\":\(JSONText.number(endSeconds))"
+        if redo { out += ",\"redo\":true" }
+        if let bracket { out += ",\"bracket\":\(bracket)" }
+        return out + "}"
+    }
+
+    init(reading object: ObjectReader) throws(FileError) {
+        step = try object.required("step").integer(in: 1...Int(Int32.max))
+        label = try object.required("label").string()
+        let poseObject = try object.required("pose").object()
+        axisNames = []
+        pose = []
+        for member in poseObject.members {
+            axisNames.append(member.key)
+            pose.append(try ValueReader(member.value, poseObject.context.appending(key: member.key)).number())
+        }
+        startSeconds = try object.required("startSeconds").number()
+        let end = try object.required("endSeconds")
+        endSeconds = try end.number()
+        guard endSeconds >= startSeconds else {
+            throw end.error("\(format(endSeconds)) s is before startSeconds \(format(startSeconds)) s; valid: endSeconds ≥ startSeconds")
+        }
+        redo = try object.optional("redo")?.bool() ?? false
+        bracket = try object.optional("bracket")?.integer(in: 1...Int(Int32.max))
+        try object.finish()
+    }
+}

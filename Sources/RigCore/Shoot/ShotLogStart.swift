@@ -1,0 +1,47 @@
+/// `{"event":"start", …}`: a run of a stepped program began (or resumed: a resumed run
+/// appends a new `start` to the same log, with `fromStep`).
+///
+/// Times of the events that follow, up to the next `start`, count from this event: they
+/// are on the clock of that run's trace (`time_s`).
+public struct ShotLogStart: Sendable, Equatable {
+    /// The program file as given on the command line.
+    public var program: String
+    /// SHA-256 of the program file's bytes, lowercase hex: `--resume` refuses a changed file.
+    public var programSha256: String
+    /// How many steps the program has.
+    public var steps: Int
+    /// Wall-clock start, UTC, ISO 8601 (`2026-11-23T20:31:54Z`), for people and stitchers.
+    public var startedAt: String?
+    /// The first step this run plays (1-based) when it does not start at step 1
+    /// (`--resume`, `--from-step`).
+    public var fromStep: Int?
+
+    public init(program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil) {
+        self.program = program
+        self.programSha256 = programSha256
+        self.steps = steps
+        self.startedAt = startedAt
+        self.fromStep = fromStep
+    }
+
+    /// The event as one line of JSON, without the line break.
+    public func jsonLine() -> String {
+        var out = "{\"event\":\"start\",\"program\":\(JSONText.string(program)),\"programSha256\":\(JSONText.string(programSha256)),\"steps\":\(steps)"
+        if let startedAt { out += ",\"startedAt\":\(JSONText.string(startedAt))" }
+        if let fromStep { out += ",\"fromStep\":\(fromStep)" }
+        return out + "}"
+    }
+
+    init(reading object: ObjectReader) throws(FileError) {
+        program = try object.required("program").string()
+        let hash = try object.required("programSha256")
+        programSha256 = try hash.string()
+        guard programSha256.utf8.count == 64, programSha256.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            throw hash.error("expected 64 lowercase hex digits (a SHA-256), found \(programSha256.utf8.count) characters")
+        }
+        steps = try object.required("steps").integer(in: 0...Int(Int32.max))
+        startedAt = try object.optional("startedAt")?.string()
+        fromStep = try object.optional("fromStep")?.integer(in: 1...Int(Int32.max))
+        try object.finish()
+    }
+}

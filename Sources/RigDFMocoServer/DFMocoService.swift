@@ -1,0 +1,57 @@
+import Logging
+import RigCore
+import RigDFMoco
+import RigRuntime
+
+/// `rig serve dfmoco` put together: a `CommandSource` run by the one session runner (the
+/// trace, the hardware lock, the signals, the safe state on every way out) and a
+/// `DFMocoServer` posting to its inbox and reading the loop's status.
+///
+/// `init` opens the endpoint, so a busy port or a missing serial device fails before
+/// anything starts. `run()` blocks until a signal or `requestStop()`: the rig brakes,
+/// parks and goes to its safe state, and the server closes.
+public final class DFMocoService: @unchecked Sendable {
+    public let rig: Rig
+    public let server: DFMocoServer
+    public let session: RigSession<CommandSource>
+    private let inbox: CommandInbox
+
+    /// - Parameters:
+    ///   - startPose: where the rig is (`StartPose.resolve`).
+    ///   - version: the rig's version for the `hi` reply.
+    public init(rig: Rig, output: Output, startPose: [Double], endpoint: DFMocoEndpoint, options: SessionOptions,
+                version: String, logger: Logger) throws(DFMocoEndpointError) {
+        self.rig = rig
+        let inbox = CommandInbox()
+        self.inbox = inbox
+        let source = CommandSource(rig: rig, startPose: startPose, inbox: inbox)
+        var sessionOptions = options
+        // The source limits every frame itself; commands that ask too much are clamped, not faults.
+        sessionOptions.loop.stopWhenLimited = false
+        let session = RigSession(rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+                                 options: sessionOptions, logger: logger)
+        self.session = session
+        let rest = DFMocoDevice.Observation(positions: startPose, velocities: [Double](repeating: 0, count: rig.axes.count), ticks: 0)
+        server = DFMocoServer(rig: rig, version: version, endpoint: endpoint, logger: logger,
+                              post: { inbox.post($0) },
+                              observe: {
+                                  guard let status = session.status else { return rest }
+                                  return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks)
+                              })
+        try server.open()
+    }
+
+    /// The TCP port listened on (the one picked for port 0).
+    public var port: UInt16? { server.port }
+
+    /// Runs until a signal or `requestStop()`; the server answers from the moment the
+    /// control loop runs.
+    public func run() throws(SessionError) -> SessionSummary {
+        session.onStart = { [server] _ in server.start() }
+        defer { server.stop() }
+        return try session.run()
+    }
+
+    /// Brake, park, safe state; `run()` then returns. Any thread.
+    public func requestStop() { session.requestStop() }
+}

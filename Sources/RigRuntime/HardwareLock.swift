@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+
+/// Another process drives the same hardware.
+public struct HardwareLockError: Error, Sendable, CustomStringConvertible {
+    public var resource: String
+    public var lockPath: String
+    /// The holder's PID and command line, as it wrote them into the lock file (nil if unreadable).
+    public var holderPID: Int32?
+    public var holderCommand: String?
+    /// Set when the lock file itself could not be opened.
+    public var problem: String?
+
+    public var description: String {
+        if let problem { return "cannot lock \(resource) (\(lockPath)): \(problem)" }
+        let who = holderPID.map { "process \($0)" + (holderCommand.map { " (\($0))" } ?? "") } ?? "another process"
+        return "\(resource) is in use by \(who); stop it first (lock: \(lockPath))"
+    }
+}
+
+/// Exclusive locks on hardware, one `flock` per resource on a lock file in
+/// `HardwareLock.directory()`. The kernel drops a lock when its holder exits, however it
+/// exits (SIGKILL included), so a stale lock file never blocks anyone; the file holds the
+/// holder's PID and command line for the message a second process gets.
+public final class HardwareLock: @unchecked Sendable {
+    private var descriptors: [Int32]
+
+    private init(descriptors: [Int32]) { self.descriptors = descriptors }
+
+    /// Where lock files live: `$RIG_LOCK_DIR`, else `/run/lock/rig` when that is writable
+    /// (root, a service), else `$XDG_RUNTIME_DIR/rig`, else `/tmp/rig-lock-<uid>`.
+    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = environment["RIG_LOCK_DIR"], !dir.isEmpty { return dir }
+        if access("/run/lock", W_OK) == 0 { return "/run/lock/rig" }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rig" }
+        return "/tmp/rig-lock-\(getuid())"
+    }
+
+    /// Takes every lock in `resources`, or none: throws naming the first that is held.
+    public static func acquire(_ resources: [String], directory: String = HardwareLock.directory()) throws(HardwareLockError) -> HardwareLock {
+        guard !resources.isEmpty else { return HardwareLock(descriptors: []) }
+        _ = mkdir(directory, 0o777)
+        var taken: [Int32] = []
+        for resource in resources {
+            let path = directory + "/" + fileName(resource)
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+            guard fd >= 0 else {
+                let problem = String(cString: strerror(errno))
+                for fd in taken { close(fd) }
+                throw HardwareLockError(resource: resource, lockPath: path, problem: problem)
+            }
+            var result: Int32
+            repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+            guard result == 0 else {
+                let wouldBlock = errno == EWOULDBLOCK
+                let problem = wouldBlock ? nil : String(cString: strerror(errno))
+                let holder = wouldBlock ? readHolder(fd) : (nil, nil)
+                close(fd)
+                for fd in taken { close(fd) }
+                throw HardwareLockError(resource: resource, lockPath: path, holderPID: holder.0, holderCommand: holder.1, problem: problem)
+            }
+            let me = "\(getpid())\n\(commandLine())\n"
+            _ = ftruncate(fd, 0)
+            _ = me.withCString { pwrite(fd, $0, strlen($0), 0) }
+            taken.append(fd)
+        }
+        return HardwareLock(descriptors: taken)
+    }
+
+    /// Releases every lock (also done by the kernel when the process exits).
+    public func release() {
+        for fd in descriptors {
+            _ = ftruncate(fd, 0)
+            close(fd)
+        }
+        descriptors = []
+    }
+
+    deinit { release() }
+
+    static func fileName(_ resource: String) -> String {
+        String(resource.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" ? $0 : "_" }) + ".lock"
+    }
+
+    private static func readHolder(_ fd: Int32) -> (Int32?, String?) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return (nil, nil) }
+        let lines = String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n", maxSplits: 1)
+        let pid = lines.first.flatMap { Int32($0) }
+        let command = lines.count > 1 ? String(lines[1].prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        return (pid, command?.isEmpty == false ? command : nil)
+    }
+
+    private static func commandLine() -> String {
+        CommandLine.arguments.joined(separator: " ").replacingOccurrences(of: "\n", with: " ")
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RigCore
+import RigDFMocoServer
+import RigRuntime
+
+/// `rig serve dfmoco`: the rig as a DFMoco motion-control device for Dragonframe.
+struct ServeDFMocoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dfmoco",
+        abstract: "Be a Dragonframe motion-control rig (DFMoco over TCP or a serial line).",
+        discussion: """
+        Motors are the rig's axes in file order, or as its "dfmoco" key lists them; \
+        positions are integer steps (stepsPerDegree, default 100). Targets beyond the soft \
+        limits are clamped, speeds never exceed maxVelocity. One client at a time; a client \
+        that disconnects leaves the rig braking to a stop. Ctrl-C or SIGTERM brakes, parks \
+        and leaves the output in its safe state. See docs/dragonframe.md.
+        """
+    )
+
+    @Option(help: "The rig file.")
+    var rig: String
+
+    @Option(help: ArgumentHelp("Listen for Dragonframe's \"DFMoco / TCP\" connection here (default 127.0.0.1:10001).", valueName: "host:port"))
+    var listen: String?
+
+    @Option(help: ArgumentHelp("Serve on this serial device at 57600 8N1 instead (/dev/ttyGS0 in USB gadget mode, /dev/ttyUSB0).", valueName: "device"))
+    var serial: String?
+
+    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
+    var trace: String?
+
+    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
+    var noRealtime = false
+
+    @OptionGroup var log: LogOptions
+
+    func validate() throws {
+        if listen != nil, serial != nil { throw ValidationError("--listen and --serial exclude each other: serve on one of them") }
+        if let listen, DFMocoEndpoint.parseListen(listen) == nil {
+            throw ValidationError("--listen \(listen): write HOST:PORT, such as 127.0.0.1:10001 or 0.0.0.0:10001")
+        }
+    }
+
+    func run() throws {
+        let model = try FileLoading.loadRig(rig)
+        let logger = log.bootstrap(label: "rig.dfmoco")
+        let endpoint: DFMocoEndpoint = serial.map { .serial(path: $0) }
+            ?? listen.flatMap(DFMocoEndpoint.parseListen) ?? .tcp(host: "127.0.0.1", port: 10001)
+        if let trace {
+            do { try OutputPath.check(trace, option: "--trace", inputs: [rig]) } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let output: Output
+        do { output = try makeOutput(for: model, logger: logger) } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        let start = StartPose.resolve(rig: model, output: output)
+        if !start.clampedAxes.isEmpty {
+            logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+        }
+        var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime), tracePath: trace)
+        options.inputPaths = [rig]
+        let service: DFMocoService
+        do {
+            service = try DFMocoService(rig: model, output: output, startPose: start.pose, endpoint: endpoint, options: options,
+                                        version: RigCommand.configuration.version, logger: logger)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        let place = service.port.map { port -> String in
+            if case .tcp(let host, _) = endpoint { return "tcp \(host):\(port)" }
+            return endpoint.description
+        } ?? endpoint.description
+        logger.notice("dfmoco: serving rig \"\(model.name)\" on \(place) (\(output.label)); motors \(service.server.motorSummary)")
+        let summary: SessionSummary
+        do throws(SessionError) {
+            summary = try service.run()
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(error.exitCode)
+        }
+        if let error = summary.traceError { printError("error: \(error)") }
+        if let fault = summary.loop.fault, summary.exitCode != 0 { printError("stopped: \(fault)") }
+        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+    }
+}

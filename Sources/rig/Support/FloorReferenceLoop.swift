@@ -1,0 +1,107 @@
+import Foundation
+import RigCore
+
+/// The machine's floor for `rig bench loop --compare floor`: `Benchmarks/c/floor_loop.c`, a
+/// C loop that only sleeps to absolute deadlines, compiled with `cc` at run time and
+/// measured as rig's loop is (same buckets, same percentile rule, same JSON).
+enum FloorReferenceLoop {
+    static let sourceName = "floor_loop.c"
+
+    /// Compiles `source` with `cc -O2` into a fresh temporary folder; returns the binary.
+    static func compile(source: String) throws(BenchError) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-floor-\(getpid())")
+        do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
+            throw BenchError("cannot create \(dir.path): \(error.localizedDescription)")
+        }
+        let binary = dir.appendingPathComponent("floor_loop").path
+        let status = runTool(["cc", "-O2", "-o", binary, source])
+        guard status == 0 else {
+            throw BenchError("cc -O2 -o \(binary) \(source) failed (exit status \(status)); --compare floor needs a C compiler (Debian: build-essential)")
+        }
+        return binary
+    }
+
+    /// Runs the compiled loop for `seconds` at `rateHz`, asking for rig's real-time settings
+    /// when `realtime`, and reads the figures it prints.
+    static func run(binary: String, rateHz: Double, seconds: Double, realtime: Bool) throws(BenchError) -> LoopFigures {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [number(rateHz), number(seconds)] + (realtime ? ["realtime"] : [])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw BenchError("cannot start \(binary): \(error.localizedDescription)")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw BenchError("\(binary) failed (exit status \(process.terminationStatus))")
+        }
+        do {
+            return try JSONDecoder().decode(LoopFigures.self, from: data)
+        } catch {
+            throw BenchError("\(binary) printed no figures rig understands: \(String(decoding: data.prefix(200), as: UTF8.self))")
+        }
+    }
+
+    /// Removes the temporary folder `compile` made.
+    static func remove(binary: String) {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: binary).deletingLastPathComponent().path)
+    }
+
+    private static func runTool(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : -1
+    }
+}
+
+/// `rig bench loop --compare floor`: rig's loop and the floor in alternating pairs, and
+/// the median over pairs of rig ÷ floor for each lateness percentile.
+struct FloorComparison {
+    var pairs: [(rig: LoopFigures, floor: LoopFigures)]
+
+    struct Ratios {
+        var p50: Double
+        var p99: Double
+        var p999: Double
+    }
+
+    /// The median of the per-pair ratios rig ÷ floor (a floor percentile of 0 µs counts as 1 µs).
+    var medianRatio: Ratios {
+        func median(_ value: (LoopFigures.Lateness) -> Double) -> Double {
+            let ratios = pairs.map { value($0.rig.latenessMicroseconds) / max(value($0.floor.latenessMicroseconds), 1) }.sorted()
+            guard !ratios.isEmpty else { return .nan }
+            let mid = ratios.count / 2
+            return ratios.count % 2 == 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2
+        }
+        return Ratios(p50: median(\.p50), p99: median(\.p99), p999: median(\.p999))
+    }
+
+    var json: String {
+        let r = medianRatio
+        let list = pairs.map { "{\"rig\": \($0.rig.json), \"floor\": \($0.floor.json)}" }.joined(separator: ", ")
+        return "\"pairs\": [\(list)], \"median_ratio\": {\"p50\": \(number(r.p50)), \"p99\": \(number(r.p99)), \"p999\": \(number(r.p999))}"
+    }
+
+    var table: [String] {
+        var lines = ["pair  order        rig p50 / p99 / p99.9 / max / missed      floor p50 / p99 / p99.9 / max / missed"]
+        for (k, pair) in pairs.enumerated() {
+            func cells(_ f: LoopFigures) -> String {
+                let l = f.latenessMicroseconds
+                return "\(percentile(l.p50)) / \(percentile(l.p99)) / \(percentile(l.p999)) / \(microseconds(l.max)) / \(f.missed)"
+            }
+            let order = k % 2 == 0 ? "rig first  " : "floor first"
+            lines.append("\(String(k + 1).padding(toLength: 4, withPad: " ", startingAt: 0))  \(order)  \(cells(pair.rig).padding(toLength: 45, withPad: " ", startingAt: 0))  \(cells(pair.floor))")
+        }
+        let r = medianRatio
+        lines.append("")
+        lines.append("median of pairs, rig ÷ floor: p50 \(fixed(r.p50, 2))×, p99 \(fixed(r.p99, 2))×, p99.9 \(fixed(r.p999, 2))×")
+        return lines
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Glibc
+import RigCore
+import Testing
+
+/// `rig play` under signals, broken streams and bad output paths, run as a user runs it:
+/// every way out brakes within the limits, parks and exits 0 (signals, a reader that went
+/// away) or 1 (a failed write); what can be refused is refused before anything moves (exit 2).
+@Suite(.serialized) struct StopAndRefuseTests {
+    static let program = "rigs/move.json"
+
+    /// The frames of a trace: within the limits on every frame (the trace's 4 decimals
+    /// allowed for), stopped long before the 20 s program's end, standing at the park pose.
+    func expectBrakedAndParked(_ trace: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let rig = try Self.rig()
+        let frames = try Trace(path: trace).frames(axes: rig.axes.map(\.name))
+        #expect(frames.count > 20, "the rig never moved", sourceLocation: sourceLocation)
+        #expect(frames.count < 1500, "it was not stopped: \(frames.count) frames", sourceLocation: sourceLocation)
+        let dt = rig.tickSeconds
+        var previous = rig.homePose, previousVelocity = [Double](repeating: 0, count: rig.axes.count)
+        var peakSpeed = 0.0
+        for pose in frames {
+            for (i, axis) in rig.axes.enumerated() {
+                let v = (pose[i] - previous[i]) / dt
+                let a = (v - previousVelocity[i]) / dt
+                peakSpeed = max(peakSpeed, abs(v))
+                #expect(abs(v) <= axis.maxVelocity + 0.02, sourceLocation: sourceLocation)
+                #expect(abs(a) <= axis.maxAcceleration + 2, "axis \(axis.name): \(a)", sourceLocation: sourceLocation)
+                previousVelocity[i] = v
+            }
+            previous = pose
+        }
+        #expect(peakSpeed > 0.5, "stopped while still at rest: nothing to brake", sourceLocation: sourceLocation)
+        let last = try #require(frames.last)
+        for (i, axis) in rig.axes.enumerated() {
+            #expect(abs(last[i] - (axis.park ?? last[i])) < 1e-3, "axis \(axis.name) ended at \(last[i])", sourceLocation: sourceLocation)
+            // At rest: the last tick of a rest-to-rest park averages a·dt/2 at most.
+            #expect(abs(previousVelocity[i]) <= axis.maxAcceleration * dt / 2 + 0.02, sourceLocation: sourceLocation)
+        }
+    }
+
+    static func rig() throws -> Rig {
+        let path = RigProcess.packageRoot.appendingPathComponent("rigs/pantilt.json").path
+        return try RigParser.parse(text: String(contentsOfFile: path, encoding: .utf8), file: path)
+    }
+
+    /// Waits (bounded) until the trace shows the rig under way.
+    func waitUntilMoving(_ trace: String) {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, ((try? String(contentsOfFile: trace, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 120 {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    @Test(arguments: [SIGHUP, SIGQUIT, SIGINT])
+    func aSignalMidMoveBrakesParksAndExitsZero(signo: Int32) throws {
+        let trace = try RigProcess.temporaryFile("signal.csv")
+        let (process, out, err) = try RigProcess.start(["play", Self.program, "--trace", trace, "--no-realtime"])
+        waitUntilMoving(trace)
+        kill(process.processIdentifier, signo)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("stop requested"))
+        #expect(!stderr.contains("Backtrace") && !stderr.contains("Crash"), "\(stderr)")
+        try expectBrakedAndParked(trace)
+    }
+
+    /// Through a shell: `rig play … | head -2`, `> /dev/full`, `>&-`. Returns rig's exit status.
+    func shell(_ script: String, trace: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "set -o pipefail; " + script, RigProcess.executable.path, "play", Self.program, "--trace", trace, "--no-realtime"]
+        process.currentDirectoryURL = RigProcess.packageRoot
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errData = LockedData()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    @Test func aReaderThatGoesAwayEndsTheRunLikeSIGPIPE() throws {
+        let trace = try RigProcess.temporaryFile("head.csv")
+        // head exits after two lines; rig's next write to the pipe fails.
+        let result = try shell(#""$0" "$@" | head -2"#, trace: trace)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 2)
+        #expect(result.stderr.contains("Broken pipe"))
+        try expectBrakedAndParked(trace)
+    }
+
+    @Test(arguments: [(#""$0" "$@" > /dev/full"#, "No space left on device"), (#""$0" "$@" >&-"#, "Bad file descriptor")])
+    func aFailedWriteToStdoutStopsSafelyWithExit1(script: String, message: String) throws {
+        let trace = try RigProcess.temporaryFile("full.csv")
+        let result = try shell(script, trace: trace)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("error: writing to stdout failed: \(message)"), "\(result.stderr)")
+        // The very first line failed: the rig never got going, and still ends parked and safe.
+        let rig = try Self.rig()
+        let frames = try Trace(path: trace).frames(axes: rig.axes.map(\.name))
+        let last = try #require(frames.last)
+        for (i, axis) in rig.axes.enumerated() { #expect(abs(last[i] - (axis.park ?? last[i])) < 1e-3) }
+    }
+
+    @Test func aTraceOnAFIFOIsRefusedBeforeAnythingMoves() throws {
+        let fifo = try RigProcess.temporaryFile("trace.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try RigProcess.run(["play", Self.program, "--trace", fifo, "--no-realtime"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--trace \(fifo): is a FIFO"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "nothing starts: no header")
+    }
+
+    @Test func aTraceInAMissingDirectoryIsRefusedNamingTheOptionAndPath() throws {
+        let path = try RigProcess.temporaryFile("x") + "/no/such/trace.csv"
+        let result = try RigProcess.run(["play", Self.program, "--trace", path, "--no-realtime"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--trace \(path): the directory"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(arguments: ["move.json", "pantilt.json"])
+    func aTraceNamingAnInputFileIsRefusedAndTheFileSurvives(input: String) throws {
+        let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
+        for name in ["move.json", "pantilt.json"] {
+            try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/" + name).path, toPath: dir + "/" + name)
+        }
+        let before = try String(contentsOfFile: dir + "/" + input, encoding: .utf8)
+        let result = try RigProcess.run(["play", dir + "/move.json", "--trace", dir + "/./" + input, "--no-realtime"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("is one of this run's input files"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: dir + "/" + input, encoding: .utf8) == before)
+    }
+
+    @Test func theKeyboardTriggerRefusesAStdinThatIsNotATerminal() throws {
+        let result = try RigProcess.run(["play", "rigs/pano.json", "--trigger", "keyboard", "--no-realtime"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--trigger keyboard"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func jogWithNoGamepadAndNoTerminalSaysWhatToDo() throws {
+        let result = try RigProcess.run(["jog", "--rig", "rigs/pantilt.json", "--device", "/nonexistent/event99"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no gamepad found"), "\(result.stderr)")
+        #expect(result.stderr.contains("--no-keyboard"))
+    }
+
+    @Test func aSecondProcessOnTheSamePCA9685IsRefusedNamingTheHolder() throws {
+        // This process holds the board's lock, as a running `rig play` would.
+        let lockDir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
+        let fd = open(lockDir + "/pca9685-i2c-1-0x40.lock", O_RDWR | O_CREAT, 0o644)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        let me = "\(getpid())\nrig play holder.json\n"
+        _ = me.withCString { write(fd, $0, strlen($0)) }
+
+        let process = Process()
+        process.executableURL = RigProcess.executable
+        process.arguments = ["play", "rigs/move-pca9685.json", "--no-realtime"]
+        process.currentDirectoryURL = RigProcess.packageRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["RIG_LOCK_DIR"] = lockDir
+        environment["XDG_STATE_HOME"] = lockDir
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr.contains("is in use by process \(getpid()) (rig play holder.json)"), "\(stderr)")
+        #expect(!stderr.contains("/dev/i2c-1"), "it stopped before touching the bus: \(stderr)")
+    }
+}

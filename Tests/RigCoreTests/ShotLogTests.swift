@@ -1,0 +1,115 @@
+@testable import RigCore
+import Testing
+
+@Suite struct ShotLogTests {
+    static let hash = String(repeating: "0123456789abcdef", count: 4)
+
+    static let events: [ShotLogEvent] = [
+        .start(ShotLogStart(program: "programs/pano \"wide\".json", programSha256: hash, steps: 24, startedAt: "2026-11-23T20:31:54Z")),
+        .shot(ShotLogShot(step: 1, label: "row 1, column 1", axisNames: ["pan", "tilt"], pose: [-80, -20.25], startSeconds: 1.46, endSeconds: 1.81)),
+        .shot(ShotLogShot(step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 4.01, endSeconds: 4.36, bracket: 2)),
+        .missed(ShotLogMissed(step: 3, slotSeconds: 6.5, startSeconds: 6.75)),
+        .shot(ShotLogShot(step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 9, endSeconds: 9.35, redo: true)),
+        .warning(ShotLogWarning(message: "the recipe waits 23 times\nthe program has 24 steps")),
+        .end(ShotLogEnd(reason: .stopped, lastStep: 2)),
+        .start(ShotLogStart(program: "p.json", programSha256: hash, steps: 24, fromStep: 3)),
+        .end(ShotLogEnd(reason: .fault, lastStep: nil, message: "camera: gpiochip0 line 27: Device or resource busy")),
+    ]
+
+    @Test(arguments: events)
+    func eachEventRoundTripsThroughOneLine(_ event: ShotLogEvent) throws {
+        let line = event.jsonLine()
+        #expect(!line.contains("\n"))
+        #expect(try ShotLogEvent.decode(line: line, file: "run.jsonl", lineNumber: 1) == event)
+    }
+
+    @Test func theLinesAreTheIssuesFormat() {
+        #expect(Self.events[1].jsonLine() == #"{"event":"shot","step":1,"label":"row 1, column 1","pose":{"pan":-80,"tilt":-20.25},"startSeconds":1.46,"endSeconds":1.81}"#)
+        #expect(Self.events[6].jsonLine() == #"{"event":"end","reason":"stopped","lastStep":2}"#)
+        #expect(Self.events[0].jsonLine().hasPrefix(#"{"event":"start","program":"programs/pano \"wide\".json","programSha256":"0123"#))
+    }
+
+    @Test func aWholeLogRoundTripsAndAnswersResume() throws {
+        let log = ShotLog(events: Self.events)
+        let read = try ShotLog(text: log.text, file: "run.jsonl")
+        #expect(read == log)
+        #expect(read.lastStart?.fromStep == 3)
+        #expect(read.lastShot?.step == 2)
+        #expect(read.lastShot?.redo == true)
+        #expect(read.resumeStep == 3)
+        #expect(read.lastRunEnd?.reason == .fault)
+        #expect(!read.isFinished)
+        // The redo replaces the first shot of step 2 bracket 1; bracket 2 stays.
+        #expect(read.finalShots.map { "\($0.step)/\($0.bracket ?? 1)/\($0.startSeconds)" } == ["1/1/1.46", "2/2/4.01", "2/1/9.0"])
+        #expect(read.shots[0].value(of: "tilt") == -20.25)
+        #expect(read.shots[0].value(of: "roll") == nil)
+    }
+
+    @Test func aRunCutShortHasNoEndAndATornLastLineIsDropped() throws {
+        let text = ShotLog(events: Array(Self.events[0...2])).text + #"{"event":"shot","step":3,"label":"row 1, col"#
+        let read = try ShotLog(text: text, file: "run.jsonl")
+        #expect(read.events == Array(Self.events[0...2]))
+        #expect(read.tornLastLine?.hasPrefix(#"{"event":"shot","step":3"#) == true)
+        #expect(read.lastRunEnd == nil)
+        #expect(!read.isFinished)
+        #expect(read.resumeStep == 3)
+    }
+
+    @Test func aFinishedLogHasNothingToResume() throws {
+        let text = ShotLog(events: [Self.events[0], Self.events[1], .end(ShotLogEnd(reason: .done, lastStep: 24))]).text
+        #expect(try ShotLog(text: text, file: "run.jsonl").isFinished)
+    }
+
+    static let bad: [(String, String)] = [
+        // A malformed line that is not the last one: the crash excuse does not apply.
+        (#"{"event":"shot","step":0,"label":"a","pose":{},"startSeconds":1,"endSeconds":2}"#,
+         "run.jsonl:2:24: error: $.step: 0 is out of range; valid: 1…2147483647"),
+        (#"{"event":"shot","step":1,"label":"a","pose":{"pan":"x"},"startSeconds":1,"endSeconds":2}"#,
+         "run.jsonl:2:52: error: $.pose.pan: expected a number, found a string"),
+        (#"{"event":"shot","step":1,"label":"a","pose":{},"startSeconds":2,"endSeconds":1}"#,
+         "run.jsonl:2:78: error: $.endSeconds: 1 s is before startSeconds 2 s; valid: endSeconds ≥ startSeconds"),
+        (#"{"event":"shoot"}"#,
+         #"run.jsonl:2:10: error: $.event: "shoot" is not valid; valid: "start", "shot", "missed", "warning", "end""#),
+        (#"{"event":"end","reason":"crash","lastStep":1}"#,
+         #"run.jsonl:2:25: error: $.reason: "crash" is not valid; valid: "done", "stopped", "fault""#),
+        (#"{"event":"end","reason":"done","lastStep":1,"extra":1}"#,
+         #"run.jsonl:2:45: error: $.extra: unknown key "extra"; valid keys here: "event", "lastStep", "message", "reason""#),
+        (#"{"event":"end","reason":"done"}"#,
+         #"run.jsonl:2:1: error: $: missing required key "lastStep" (the step of the last shot, or null)"#),
+        (#"{"event":"end","reason":"done",}"#,
+         "run.jsonl:2:32: error: $: trailing comma before '}'; JSON allows no comma after the last member"),
+    ]
+
+    @Test(arguments: bad)
+    func aBadLineNamesItsLineColumnAndPath(_ line: String, _ expected: String) {
+        let text = Self.events[0].jsonLine() + "\n" + line + "\n" + Self.events[6].jsonLine() + "\n"
+        #expect(throws: FileError.self) { try ShotLog(text: text, file: "run.jsonl") }
+        do {
+            _ = try ShotLog(text: text, file: "run.jsonl")
+        } catch {
+            #expect(error.description == expected)
+        }
+    }
+
+    @Test func aLogMustStartWithAStart() {
+        let text = "\n" + Self.events[1].jsonLine() + "\n"
+        do {
+            _ = try ShotLog(text: text, file: "run.jsonl")
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.hasPrefix("run.jsonl:2:1: error: $.event: a shot log starts with a \"start\" event"))
+        }
+    }
+
+    @Test func nonFiniteNumbersAreNeverWrittenAsInvalidJSON() {
+        let shot = ShotLogShot(step: 1, label: "a", axisNames: ["pan"], pose: [.nan], startSeconds: 0, endSeconds: .infinity)
+        #expect(shot.jsonLine().contains(#""pan":null"#))
+        #expect(throws: FileError.self) { try ShotLogEvent.decode(line: shot.jsonLine(), file: "f", lineNumber: 1) }
+    }
+
+    @Test func jsonTextEscapesControlCharactersAndQuotes() throws {
+        let s = "a\"b\\c\n\r\t\u{01}é"
+        let node = try JSONParser.parse(JSONText.string(s))
+        #expect(node.value == .string(s))
+    }
+}
