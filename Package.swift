@@ -88,14 +88,16 @@ let package = Package(
         // Shared by the test targets: tool lookup (the .build-venv made by scripts/setup --test),
         // private D-Bus and BlueZ emulator processes.
         .target(name: "RigTestSupport", dependencies: [
+            "RigCore", "RigRuntime",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ], path: "Tests/RigTestSupport", swiftSettings: strict),
 
         .testTarget(name: "RigCoreTests", dependencies: [
             "RigCore",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], swiftSettings: strict),
-        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime"], swiftSettings: strict),
+        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: [
             "RigCore", "RigRuntime", "RigBLEControl", "RigBluetooth", "RigDBus", "RigTestSupport",
@@ -107,7 +109,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
-        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad"], swiftSettings: strict),
+        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigStepSyncTests", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),

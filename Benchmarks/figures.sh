@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Takes every figure in docs/performance.md, with the machine and its load, into one log.
-# Usage: Benchmarks/figures.sh [LOGFILE]   (from the package root; about 12 minutes)
+# Usage: Benchmarks/figures.sh [LOGFILE]   (from the package root; about 20 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=${1:-/dev/stdout}
@@ -18,9 +18,28 @@ machine() {
         .build/release/rig bench loop --rate 200 --seconds 60 --load "$load" --compare python
         .build/release/rig bench loop --rate 200 --seconds 60 --load "$load" --compare python --json
     done
+    for load in 0 2; do
+        machine
+        echo "\$ rig bench loop --rate 200 --seconds 20 --load $load --compare floor --pairs 5"
+        .build/release/rig bench loop --rate 200 --seconds 20 --load "$load" --compare floor --pairs 5 --json
+    done
     machine
     echo "\$ rig bench startup --runs 20"
-    .build/release/rig bench startup --runs 20
+    .build/release/rig bench startup --runs 20 --json
+    for program in "" rigs/move-pca9685.json rigs/move.json rigs/pano.json rigs/timelapse.json; do
+        echo "\$ rig bench pca9685 $program"
+        .build/release/rig bench pca9685 $program
+    done
+    echo "\$ rig bench moves rigs/pano.json"
+    .build/release/rig bench moves rigs/pano.json --json
+    echo "\$ rig bench blecontrol Benchmarks/programs/blecontrol-8ch.json"
+    .build/release/rig bench blecontrol Benchmarks/programs/blecontrol-8ch.json
+    python3 Benchmarks/programs/make_large.py keyframes 1000000 > /tmp/rig-keyframes-1m.json
+    python3 Benchmarks/programs/make_large.py panorama > /tmp/rig-panorama-10k.json
+    machine
+    echo "\$ rig check /tmp/rig-keyframes-1m.json; rig plan /tmp/rig-panorama-10k.json"
+    /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB max RSS" .build/release/rig check /tmp/rig-keyframes-1m.json 2>&1 | tail -1
+    /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB max RSS" .build/release/rig plan /tmp/rig-panorama-10k.json 2>&1 >/dev/null | tail -1
     echo "\$ time rig check Benchmarks/programs/timelapse-10000.json"
     for _ in 1 2 3; do /usr/bin/time -f "%e s wall, %U s user" .build/release/rig check Benchmarks/programs/timelapse-10000.json > /dev/null; done 2>&1
     machine

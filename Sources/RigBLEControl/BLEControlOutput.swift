@@ -40,6 +40,9 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     private let link: BLEControlLink
     private let clock: any LoopClock
     private let memory: BLEControlBoardMemory?
+    /// The pose last sent, so the next run eases from it instead of jumping to home.
+    private let pose: RememberedPose?
+    private var boardChannels: [Int] = []
 
     // Loop-thread state.
     private var scheduler: BLEControlScheduler
@@ -74,6 +77,9 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         filter.address = config.address
         label = "blecontrol \(config.adapter)" + (config.address.map { " \($0)" } ?? "") + (config.name.map { " \"\($0)\"" } ?? "")
         memory = stateDirectory.map { BLEControlBoardMemory(directory: $0, adapter: config.adapter) }
+        let poseName = "blecontrol-\(config.adapter)-\(config.address ?? config.name ?? "any")-pose.json"
+            .map { $0 == "/" ? "_" : $0 }
+        pose = stateDirectory.map { RememberedPose(filePath: $0 + "/" + String(poseName), channels: BLEControlCommand.channelCount) }
         let settings = BLEControlLink.Settings(
             adapter: config.adapter, filter: filter, preferredAddress: nil,
             connectTimeout: .milliseconds(Int(config.connectTimeoutSeconds * 1000)),
@@ -131,6 +137,7 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         }
         guard channels.count <= 32 else { throw OutputFault("\(label): too many channels") }
         kinds = channels.map { $0.kind == .pwm ? BLEControlCommand.pwmValue : BLEControlCommand.servoValue }
+        boardChannels = channels.map(\.channel)
         scheduler = BLEControlScheduler(boardChannels: channels.map(\.channel), commands: kinds,
                                         maxWriteBytes: config.maxWriteBytes, linkBytesPerSecond: config.linkBytesPerSecond)
         for (index, command) in initial.enumerated() { setTarget(index, command) }
@@ -194,7 +201,10 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
                            tick: tick, generation: generation)
         }
         for index in commands.indices where scheduler.sentValues[index] >= 0 {
-            sent[index] = BLEControlCommand.pulseMicroseconds(command: kinds[index], value: scheduler.sentValues[index])
+            let microseconds = BLEControlCommand.pulseMicroseconds(command: kinds[index], value: scheduler.sentValues[index])
+            sent[index] = microseconds
+            pose?.record(channel: boardChannels[index], kinds[index] == BLEControlCommand.pwmValue
+                ? .duty(percent: microseconds / BLEControlCommand.pwmPeriodMicroseconds * 100) : .pulse(microseconds: microseconds))
         }
         link.wakeSender()
         traffic.record(timeSeconds: now, bytes: scheduler.bytesThisTick, writes: count, largestWrite: largest)
@@ -218,6 +228,21 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
             }
         }
         link.stop(safe: commands)
+        persistState()
+    }
+
+    /// The pose the last run left the board at (what it sent last), if it was this kind of channel.
+    public func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand? {
+        switch (channel.kind, pose?.remembered(channel: channel.channel)) {
+        case (.servo, .pulse(let us)?): .pulse(microseconds: us)
+        case (.pwm, .duty(let percent)?): .duty(percent: percent)
+        default: nil
+        }
+    }
+
+    /// Saves the pose last sent if it changed (the session calls this every 0.25 s).
+    public func persistState() {
+        do { try pose?.save() } catch { logger.warning("blecontrol: \(error)") }
     }
 
     // MARK: - LCD

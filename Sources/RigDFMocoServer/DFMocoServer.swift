@@ -170,9 +170,12 @@ public final class DFMocoServer: @unchecked Sendable {
     private func readClient(_ buffer: inout [UInt8], events: Int16) {
         guard var current = client else { return }
         let count = buffer.withUnsafeMutableBytes { Glibc.read(current.fd.rawValue, $0.baseAddress, $0.count) }
-        if count < 0, errno == EAGAIN || errno == EINTR { return }
+        let error = errno
+        // Nothing to read yet, unless the line hung up (then poll would wake us at once, forever).
+        let hungUp = events & Int16(POLLHUP | POLLERR) != 0
+        if count < 0, error == EAGAIN || error == EINTR, !hungUp { return }
         if count <= 0 {
-            let why = count == 0 ? "disconnected" : "failed: \(Errno(rawValue: errno))"
+            let why = count == 0 || error == EAGAIN ? "disconnected" : "failed: \(Errno(rawValue: error))"
             if current.isSocket {
                 logger.notice("dfmoco: \(current.name) \(why)")
                 try? current.fd.close()

@@ -47,7 +47,7 @@ public final class PCA9685Output: Output {
 
     private var bus: (any I2CBus)?
     private let logger: Logger
-    private let timing: PCA9685Timing
+    private let clock: any LoopClock
     private let retryPolicy: I2CRetryPolicy
     private let status = Mutex("not started")
 
@@ -79,16 +79,16 @@ public final class PCA9685Output: Output {
     ///   - bus: the I2C bus; nil opens `config.bus` through i2c-dev in `start`.
     ///   - stateDirectory: where the last pose is kept
     ///     (``StateDirectory/default(environment:isRoot:)``); nil keeps none.
-    ///   - timing: the sleep for the wake wait and retry backoff, and the clock for the
-    ///     periodic read-back; tests pass recording ones.
+    ///   - clock: sleeps the wake wait and the retry backoff, and times the periodic
+    ///     read-back; tests pass one that records instead of sleeping.
     public init(config: PCA9685OutputConfig, bus: (any I2CBus)? = nil,
                 stateDirectory: String? = StateDirectory.default(), logger: Logger,
-                timing: PCA9685Timing = .system, retryPolicy: I2CRetryPolicy = .default,
+                clock: any LoopClock = MonotonicClock(), retryPolicy: I2CRetryPolicy = .default,
                 healthCheckInterval: Duration = .seconds(1)) {
         self.config = config
         self.bus = bus
         self.logger = logger
-        self.timing = timing
+        self.clock = clock
         self.retryPolicy = retryPolicy
         self.healthCheckInterval = healthCheckInterval
         label = "pca9685 \(config.bus) 0x\(String(config.address, radix: 16))"
@@ -149,7 +149,7 @@ public final class PCA9685Output: Output {
         } else {
             try initialiseFromSleep()
         }
-        nextHealthCheck = timing.now() + healthCheckInterval
+        nextHealthCheck = clock.elapsed + healthCheckInterval
         started = true
         status.withLock { $0 = "ready" }
     }
@@ -286,7 +286,7 @@ public final class PCA9685Output: Output {
                 guard error.isTransient, attempt < retryPolicy.backoff.count else {
                     throw fault(error, attempts: attempt + 1)
                 }
-                timing.sleep(retryPolicy.backoff[attempt])
+                clock.sleep(for: retryPolicy.backoff[attempt])
                 attempt += 1
                 retries += 1
             }
@@ -312,7 +312,7 @@ public final class PCA9685Output: Output {
         try write(PCA9685Register.preScale, prescale)
         try loadAllChannels()
         try write(PCA9685Register.mode1, awake.rawValue)
-        timing.sleep(Self.oscillatorStartup)
+        clock.sleep(for: Self.oscillatorStartup)
         try write(PCA9685Register.mode1, awake.union(.restart).rawValue)
         try verifyInitialised()
     }
@@ -354,10 +354,10 @@ public final class PCA9685Output: Output {
             let readPrescale = try read(PCA9685Register.preScale)
             try recoverIfReset(mode1: mode1, prescale: readPrescale)
             prescaleCheckPending = false
-            nextHealthCheck = timing.now() + healthCheckInterval
+            nextHealthCheck = clock.elapsed + healthCheckInterval
             return
         }
-        let now = timing.now()
+        let now = clock.elapsed
         guard prescaleCheckPending || now >= nextHealthCheck else { return }
         if prescaleCheckPending {
             prescaleCheckPending = false
@@ -380,7 +380,7 @@ public final class PCA9685Output: Output {
         status.withLock { $0 = "recovered from a chip reset (\(recoveries)×)" }
         prescaleCheckPending = false
         try initialiseFromSleep()
-        nextHealthCheck = timing.now() + healthCheckInterval
+        nextHealthCheck = clock.elapsed + healthCheckInterval
     }
 
     // MARK: - Errors

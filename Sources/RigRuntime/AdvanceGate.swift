@@ -44,6 +44,15 @@ public final class AdvanceGate: @unchecked Sendable {
         }
     }
 
+    /// The rig leaves the step without a press (redo, go to): forget the wait and any
+    /// kept press, so the next press counts for the next ready step.
+    public func reset() {
+        lock.withLock {
+            waiting = false
+            queued = false
+        }
+    }
+
     public func stop() {
         lock.withLock { advance = nil }
     }

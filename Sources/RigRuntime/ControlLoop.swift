@@ -99,6 +99,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let abortRequested = Atomic<Bool>(false)
     private let advanceRequests = Atomic<Int>(0)
+    private let shotDoneRequested = Atomic<Bool>(false)
+    private let redoRequested = Atomic<Bool>(false)
+    /// A step to go to, 0-based; -1: none.
+    private let goToRequest = Atomic<Int>(-1)
     private let statusLock: Mutex<LoopStatus>
     private let resultLock = Mutex<LoopResult?>(nil)
     private let finished = DispatchSemaphore(value: 0)
@@ -125,6 +129,15 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
     /// The trigger fired (Enter, an interval, Cascable, a button).
     public func requestAdvance() { advanceRequests.add(1, ordering: .relaxed) }
+
+    /// The camera finished the shot the source asked for (`ShotEvent.started`).
+    public func requestShotDone() { shotDoneRequested.store(true, ordering: .relaxed) }
+
+    /// Shoot the current step again (keyboard `r`).
+    public func requestRedo() { redoRequested.store(true, ordering: .relaxed) }
+
+    /// Go to step `step` (0-based) and shoot it (keyboard `b`/`g`, Cascable `rig: step N`).
+    public func requestGoTo(step: Int) { goToRequest.store(max(step, 0), ordering: .relaxed) }
 
     /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
     public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
@@ -190,6 +203,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 source.stop()
                 stopApplied = true
             }
+            if shotDoneRequested.exchange(false, ordering: .relaxed) { source.shotDone() }
+            if redoRequested.exchange(false, ordering: .relaxed) { source.redo() }
+            let jump = goToRequest.exchange(-1, ordering: .relaxed)
+            if jump >= 0 { source.goTo(step: jump) }
             var advances = advanceRequests.exchange(0, ordering: .relaxed)
             while advances > 0 { source.advance(); advances -= 1 }
 

@@ -3,12 +3,36 @@ import Glibc
 #endif
 import Synchronization
 
-/// The loop's sense of time, so tests can run the loop on a clock they advance.
+/// The one clock of the project: the loop's, the drivers' (wake waits, retry backoff,
+/// health checks) and the triggers' sense of time, so tests run them on a clock they
+/// advance or record.
 public protocol LoopClock: Sendable {
     /// Nanoseconds on a monotonic scale.
     func now() -> UInt64
     /// Sleeps until `deadline` (absolute, same scale as `now()`).
     func sleep(until deadline: UInt64)
+    /// Blocks for at least `nanoseconds` (a driver's wait). Default: `sleep(until: now() + n)`.
+    func sleep(forNanoseconds nanoseconds: UInt64)
+}
+
+extension LoopClock {
+    public func sleep(forNanoseconds nanoseconds: UInt64) { sleep(until: now() &+ nanoseconds) }
+
+    /// Blocks for at least `duration` (nothing for a negative one).
+    public func sleep(for duration: Duration) { sleep(forNanoseconds: duration.wholeNanoseconds) }
+
+    /// `now()` as a `Duration` since the clock's origin.
+    public var elapsed: Duration { .nanoseconds(Int64(clamping: now())) }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, 0 for a negative one, saturated at UInt64.max.
+    public var wholeNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole &+ UInt64(attoseconds / 1_000_000_000)
+    }
 }
 
 /// CLOCK_MONOTONIC with absolute-deadline sleeps (`clock_nanosleep(TIMER_ABSTIME)`), so

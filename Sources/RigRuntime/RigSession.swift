@@ -303,6 +303,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         case .ready(let step): line = "\(t) step \(step + 1)/\(stepCount) settled"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
+        case .shot: return  // the shot runner logs shots
         }
         if let view = options.liveView { view.log(line) } else { logger.info("\(line)") }
     }

@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import RigCore
+import Synchronization
 
 /// What advances a stepped program: it hears the player's events and calls `advance`.
 /// Its methods are called on the session's event thread, never the loop thread.
@@ -20,29 +22,30 @@ extension StepTrigger {
     public var exclusiveResources: [String] { [] }
 }
 
-/// Next step a fixed time after the rig has settled.
-public final class IntervalTrigger: StepTrigger, @unchecked Sendable {
-    public let seconds: Double
-    private var advance: (@Sendable () -> Void)?
-    private let queue = DispatchQueue(label: "rig.interval")
+/// What a trigger may ask of the running loop besides "next" (keyboard `r`, `b`, `g`,
+/// `q`; Cascable `rig:` messages).
+public struct StepControls: Sendable {
+    public var redo: @Sendable () -> Void
+    /// 0-based step.
+    public var goTo: @Sendable (Int) -> Void
+    public var stop: @Sendable () -> Void
 
-    public init(seconds: Double) { self.seconds = seconds }
-    public var label: String { "interval \(format(seconds)) s" }
-    public func start(advance: @escaping @Sendable () -> Void) throws { self.advance = advance }
-
-    public func handle(_ event: PlayerEvent, stepCount: Int) {
-        guard case .ready = event, let advance else { return }
-        queue.asyncAfter(deadline: .now() + seconds) { advance() }
+    public init(redo: @escaping @Sendable () -> Void, goTo: @escaping @Sendable (Int) -> Void, stop: @escaping @Sendable () -> Void) {
+        self.redo = redo
+        self.goTo = goTo
+        self.stop = stop
     }
-
-    public func stop() { advance = nil }
 }
 
-/// Enter in the terminal. A line typed while the rig is still moving is kept for when
-/// it is ready, but only one: pressing Enter twice never skips a step.
+/// The keyboard: Enter next, `r` redo, `b` back, `g N` go to step N, `q` stop. Single
+/// keys in a terminal (raw mode, restored on every way out), whole lines otherwise. A
+/// press while the rig is still moving is kept for when it is ready, but only one:
+/// pressing Enter twice never skips a step.
 public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     private let gate = AdvanceGate()
     private let prompt: @Sendable (String) -> Void
+    private let state = Mutex<(controls: StepControls?, step: Int?, count: Int, stopped: Bool)>((nil, nil, 0, false))
+    private let raw = Mutex<TerminalRawMode?>(nil)
     /// stdin reached its end: no Enter can come any more (set before `start`). Without it
     /// the program would wait at the next step forever.
     public var onEndOfInput: (@Sendable () -> Void)?
@@ -50,23 +53,87 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     public init(prompt: @escaping @Sendable (String) -> Void) { self.prompt = prompt }
     public var label: String { "keyboard (Enter)" }
 
+    /// The loop runs: where redo, go-to and stop go.
+    public func attach(_ controls: StepControls) {
+        state.withLock { $0.controls = controls }
+    }
+
     public func start(advance: @escaping @Sendable () -> Void) throws {
         gate.start(advance: advance)
-        let thread = Thread { [gate, onEndOfInput] in
-            while readLine(strippingNewline: true) != nil { gate.press() }
-            if gate.isRunning { onEndOfInput?() }
+        let terminal = TerminalRawMode()
+        raw.withLock { $0 = terminal }
+        let thread = Thread { [self, gate, onEndOfInput] in
+            if let terminal {
+                readKeys()
+                terminal.restore()
+            } else {
+                while !isStopped, let line = readLine(strippingNewline: true) {
+                    if let command = StepKeyReader.parse(line: line) { apply(command) }
+                }
+            }
+            // stdin ended (not a stop): no key can come any more.
+            if !isStopped, gate.isRunning { onEndOfInput?() }
         }
         thread.name = "rig-keyboard"
         thread.start()
     }
 
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Single keys from the raw terminal, polled so `stop()` ends the thread.
+    private func readKeys() {
+        var reader = StepKeyReader()
+        var byte: UInt8 = 0
+        while !isStopped {
+            var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&fds, 1, 100) > 0 else { continue }
+            guard read(STDIN_FILENO, &byte, 1) == 1 else { return }
+            let typing = reader.typedStep
+            if let command = reader.feed(byte) {
+                apply(command)
+            } else if let digits = reader.typedStep, digits != typing {
+                prompt("go to step: \(digits)")
+            }
+        }
+    }
+
+    func apply(_ command: StepKeyCommand) {
+        let (controls, step, count) = state.withLock { ($0.controls, $0.step, $0.count) }
+        switch command {
+        case .next:
+            gate.press()
+        case .redo:
+            guard let controls else { return }
+            gate.reset()
+            controls.redo()
+        case .back:
+            guard let controls, let step else { return }
+            gate.reset()
+            controls.goTo(max(step - 1, 0))
+        case .goTo(let n):
+            guard let controls else { return }
+            guard (1...max(count, 1)).contains(n) else {
+                prompt("no step \(n): the program has steps 1…\(count)")
+                return
+            }
+            gate.reset()
+            controls.goTo(n - 1)
+        case .stop:
+            controls?.stop()
+        }
+    }
+
     public func handle(_ event: PlayerEvent, stepCount: Int) {
-        guard case .ready(let step) = event, !gate.ready() else { return }
+        guard case .ready(let step) = event else { return }
+        state.withLock { $0.step = step; $0.count = stepCount }
+        guard !gate.ready() else { return }
         let what = step + 1 < stepCount ? "move to step \(step + 2) of \(stepCount)" : "finish"
-        prompt("step \(step + 1) of \(stepCount) ready: take the shot, then press Enter to \(what)")
+        prompt("step \(step + 1) of \(stepCount) ready: Enter to \(what) · r redo · b back · g N go to step N · q stop")
     }
 
     public func stop() {
+        state.withLock { $0.stopped = true }
+        raw.withLock { $0 }?.restore()
         gate.stop()
     }
 }

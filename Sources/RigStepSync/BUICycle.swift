@@ -1,3 +1,5 @@
+import Foundation
+
 /// Cascable's button states, as notified on Continue/Stop Button State.
 public enum BUIButtonState: UInt8, Sendable {
     case up = 0x00
@@ -23,7 +25,52 @@ public enum BUIButtonState: UInt8, Sendable {
 /// - A fault (the program stopped early) cancels a pending press with 0x02 and presses
 ///   Stop if `stopOnFault` and Stop Available is 1.
 /// - With an exposure guard, the move starts no earlier than that after the wait began.
+/// - A User Message starting with `rig:` (`Directive`) changes what the next wait does:
+///   `rig: step N` moves to step N instead of the next one, `rig: stay` presses Continue
+///   without moving. It applies to one wait; other messages keep one step per wait.
 public struct BUICycle: Sendable {
+    /// What a `rig:` User Message asks of the next wait.
+    public enum Directive: Sendable, Equatable {
+        /// Move to this step (0-based) instead of the next, and press once settled.
+        case step(Int)
+        /// No move: press Continue at once.
+        case stay
+
+        /// Parses a User Message: nil for messages not addressed to the rig; a failure
+        /// message for a `rig:` message it cannot follow. `labels` are the steps' labels.
+        public static func parse(_ message: String, labels: [String]) -> Result<Directive, DirectiveError>? {
+            let trimmed = message.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasPrefix("rig:") else { return nil }
+            let body = trimmed.dropFirst(4).trimmingCharacters(in: .whitespaces)
+            let valid = "valid: \"rig: step N\", \"rig: step LABEL\", \"rig: stay\""
+            switch body.lowercased() {
+            case "stay": return .success(.stay)
+            case "home":
+                // Not yet: the player only goes to program steps.
+                return .failure(DirectiveError(description: "\"rig: home\" is not supported yet; use \"rig: step 1\""))
+            default:
+                guard body.lowercased().hasPrefix("step ") else {
+                    return .failure(DirectiveError(description: "\"\(trimmed)\" is not a rig message; \(valid)"))
+                }
+                let what = body.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                if let n = Int(what) {
+                    guard (1...max(labels.count, 1)).contains(n), !labels.isEmpty else {
+                        return .failure(DirectiveError(description: "\"\(trimmed)\": the program has steps 1…\(labels.count)"))
+                    }
+                    return .success(.step(n - 1))
+                }
+                guard let index = labels.firstIndex(where: { $0.caseInsensitiveCompare(what) == .orderedSame }) else {
+                    return .failure(DirectiveError(description: "\"\(trimmed)\": no step is labelled \"\(what)\""))
+                }
+                return .success(.step(index))
+            }
+        }
+    }
+
+    public struct DirectiveError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
     public struct Settings: Sendable, Equatable {
         public var pressSeconds = 0.1
         public var exposureGuardSeconds = 0.0
@@ -45,6 +92,9 @@ public struct BUICycle: Sendable {
         case manualContinue
         /// Someone pressed the rig's own stop button.
         case manualStop
+        /// A User Message arrived: a `rig:` directive for the next wait, or nil (any other
+        /// message) to go back to one step per wait.
+        case directive(Directive?)
     }
 
     public enum Timer: Sendable, Equatable {
@@ -56,6 +106,8 @@ public struct BUICycle: Sendable {
     public enum Action: Sendable, Equatable {
         /// Move to the next step (or end the program after the last).
         case advance
+        /// Move to this step (0-based) instead (a `rig: step` message).
+        case goTo(step: Int)
         case notifyContinue(BUIButtonState)
         case notifyStop(BUIButtonState)
         case schedule(Timer, afterSeconds: Double)
@@ -71,6 +123,9 @@ public struct BUICycle: Sendable {
     public private(set) var readyStep: Int?
     public private(set) var presses = 0
     public private(set) var ended = false
+    /// Wait For Input blocks seen (Continue Available rising), to compare with the steps.
+    public private(set) var waits = 0
+    public private(set) var directive: Directive?
     private var queuedWait = false
     /// A wait being served: the rig moves for it, a press is owed when it settles.
     private var serving = false
@@ -92,6 +147,7 @@ public struct BUICycle: Sendable {
             let rising = available && !continueAvailable
             continueAvailable = available
             if rising {
+                waits += 1
                 actions.append(.log("wait for input received"))
                 if ended {
                     actions += endOfProgramPress()
@@ -149,6 +205,8 @@ public struct BUICycle: Sendable {
             actions.append(.log("continue button pressed on the rig: continuing the recipe"))
             actions.append(.notifyContinue(.down))
             actions.append(.schedule(.releaseContinue, afterSeconds: settings.pressSeconds))
+        case .directive(let directive):
+            self.directive = directive
         case .manualStop:
             if stopAvailable { actions += pressStop(reason: "stop button pressed on the rig") }
         case .timer(.releaseContinue):
@@ -174,6 +232,21 @@ public struct BUICycle: Sendable {
 
     private mutating func beginWait() -> [Action] {
         guard let step = readyStep else { return [] }
+        if let directive {
+            self.directive = nil
+            switch directive {
+            case .stay:
+                guard continueAvailable, !pressing else { return [] }
+                pressing = true
+                presses += 1
+                return [.log("rig: stay at step \(step + 1): pressing continue without moving"), .notifyContinue(.down),
+                        .schedule(.releaseContinue, afterSeconds: settings.pressSeconds)]
+            case .step(let target):
+                serving = true
+                readyStep = nil
+                return [.log("rig: step \(target + 1): moving there instead of step \(step + 2)"), .goTo(step: target)]
+            }
+        }
         if step + 1 >= stepCount {
             // The wait after the last shot: the program is complete.
             readyStep = nil

@@ -40,19 +40,24 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var records: [BUICycleRecord] = []
     private var stepCount: Int
     private var stopped = false
-    private let epoch = DispatchTime.now()
+    private let clock = MonotonicClock()
+    private let epoch = MonotonicClock().now()
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
     /// The message line last shown (live view and LCD), to show each change once.
     private var shownMessage: String?
+    private let stepLabels: [String]
+    private let controls = Mutex<StepControls?>(nil)
 
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
     ///   - textDisplay: the output's LCD, if it has one.
     public init(connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
                 startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void,
-                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil) {
+                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil,
+                stepLabels: [String] = []) {
+        self.stepLabels = stepLabels
         var settings = BUICycle.Settings()
         settings.pressSeconds = config.pressSeconds
         settings.exposureGuardSeconds = config.exposureGuardSeconds
@@ -71,6 +76,19 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     public var label: String { "Cascable (\(peripheral?.advertisedName ?? config.adapter))" }
+
+    /// The loop runs: where `rig: step` messages send the rig.
+    public func attach(_ controls: StepControls) {
+        self.controls.withLock { $0 = controls }
+    }
+
+    /// After the run: a warning when the recipe waited for input a different number of
+    /// times than the program has steps (the pictures and the poses no longer pair up).
+    public var recipeWarning: String? {
+        let waits = lock.withLock { cycle.waits }
+        guard waits > 0, waits != stepCount else { return nil }
+        return "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
+    }
 
     /// The peripheral, once started (tests read its state).
     public var accessory: BUIPeripheral? { lock.withLock { peripheral } }
@@ -108,15 +126,15 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         let thread = Thread { [self] in
             guard let lines = lock.withLock({ self.lines }) else { return }
             var blink = false
-            var lastLED = DispatchTime.now()
+            var lastLED = clock.now()
             while !lock.withLock({ stopped }) {
                 let edges = (try? lines.readEdges(timeoutSeconds: 0.1)) ?? []
                 for edge in edges {
                     guard let button = lock.withLock({ debouncer.feed(edge) }) else { continue }
                     feed(button == .continue ? .manualContinue : .manualStop)
                 }
-                let now = DispatchTime.now()
-                guard now.uptimeNanoseconds - lastLED.uptimeNanoseconds >= 500_000_000 else { continue }
+                let now = clock.now()
+                guard now &- lastLED >= 500_000_000 else { continue }
                 lastLED = now
                 blink.toggle()
                 let state = peripheral(connected: ())
@@ -156,7 +174,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             feed(.ready(step: step))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
-        case .moveStarted, .finished:
+        case .moveStarted, .finished, .shot:
             break
         }
     }
@@ -178,7 +196,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             + "mean \(fixed(mean * 1000, 1)) ms, max \(fixed((sorted.last ?? 0) * 1000, 1)) ms"
     }
 
-    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - epoch.uptimeNanoseconds) / 1e9 }
+    private func now() -> Double { Double(clock.now() &- epoch) / 1e9 }
 
     /// Runs one input through the machine and carries out its actions.
     func feed(_ input: BUICycle.Input) {
@@ -198,6 +216,11 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 advance?()
+            case .goTo(let step):
+                lock.withLock {
+                    if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
+                }
+                controls.withLock { $0 }?.goTo(step)
             case .notifyContinue(let state):
                 lock.withLock {
                     guard let i = records.indices.last else { return }
@@ -220,6 +243,14 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     private func showMessage(_ message: String) {
+        switch BUICycle.Directive.parse(message, labels: stepLabels) {
+        case nil: feed(.directive(nil))
+        case .success(let directive): feed(.directive(directive))
+        case .failure(let problem):
+            logger.warning("cascable: \(problem)")
+            display("Cascable: \(problem)")
+            feed(.directive(nil))
+        }
         refreshMessage()
     }
 

@@ -15,6 +15,7 @@ struct RigCommand: ParsableCommand {
             PlayCommand.self,
             CheckCommand.self,
             PlanCommand.self,
+            ExportCommand.self,
             PlotCommand.self,
             ProbeCommand.self,
             CalibrateCommand.self,

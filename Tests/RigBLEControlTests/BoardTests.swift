@@ -172,6 +172,26 @@ struct BoardTests {
         #expect(ble.traffic.maxBytes(inWindowOfSeconds: 1) <= 960 + 20)
     }
 
+    @Test func theNextRunStartsWhereTheLastOneLeftTheBoardWithoutAJump() async throws {
+        let harness = try await BoardHarness()
+        defer { harness.stop() }
+        let (_, _, _, loop) = try await started(harness, seconds: 3, wrap: { $0 })
+        #expect(try await onThread { loop.run() }.fault == nil)
+        // The move ended at pan 30°, tilt −40° (pan then went limp: the last position is kept).
+        let rig = Self.rig()
+        let second = makeOutput(harness, rig: rig, logs: CapturedLogs())
+        let start = StartPose.resolve(rig: rig, output: second)
+        #expect(start.restoredAxes == ["pan", "tilt"])
+        #expect(abs(start.pose[0] - 30) < 0.5 && abs(start.pose[1] + 40) < 0.5, "\(start.pose)")
+        // What the output remembered is what the board got last, to its 1 µs resolution
+        // (a second run starts its output at that pose: `RigSession` sends the start pose first).
+        let commands = harness.commands()
+        for (channel, angle) in [(0, start.pose[0]), (1, start.pose[1])] {
+            let last = try #require(boardValues(commands, channel: channel).last)
+            #expect(abs(last - (1500 + angle / 180 * 1000)) <= 1)
+        }
+    }
+
     @Test func fallsBackToWriteValueWithoutAcquireWrite() async throws {
         let harness = try await BoardHarness(boardArguments: ["--no-acquire"])
         defer { harness.stop() }

@@ -174,4 +174,26 @@ import Testing
         #expect(try client.position(2) == 1000)
         #expect(try server.stop() == 0)
     }
+
+    @Test func badEndpointsAreRefusedBeforeAnythingMoves() throws {
+        let rig = try RigProcess.temporaryFile("rig.json", contents: DFMocoProcess.rigText)
+        let listen = try RigProcess.run(["serve", "dfmoco", "--rig", rig, "--listen", "localhost"])
+        #expect(listen.status == 2)
+        #expect(listen.stderr.contains("--listen localhost: write HOST:PORT"), "\(listen.stderr)")
+        let both = try RigProcess.run(["serve", "dfmoco", "--rig", rig, "--listen", "127.0.0.1:1", "--serial", "/dev/null"])
+        #expect(both.status == 2)
+        let missing = try RigProcess.run(["serve", "dfmoco", "--rig", rig, "--serial", "/nonexistent/tty"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("error: cannot open /nonexistent/tty"), "\(missing.stderr)")
+        let notATTY = try RigProcess.run(["serve", "dfmoco", "--rig", rig, "--serial", "/dev/null"])
+        #expect(notATTY.status == 1)
+        #expect(notATTY.stderr.contains("/dev/null is not a serial device"), "\(notATTY.stderr)")
+        // A port in use.
+        let first = try DFMocoProcess(["--listen", "127.0.0.1:0"])
+        let port = try first.port()
+        let busy = try RigProcess.run(["serve", "dfmoco", "--rig", rig, "--listen", "127.0.0.1:\(port)"])
+        #expect(busy.status == 1)
+        #expect(busy.stderr.contains("another program uses the port"), "\(busy.stderr)")
+        #expect(try first.stop() == 0)
+    }
 }

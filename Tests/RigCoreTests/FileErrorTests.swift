@@ -141,13 +141,13 @@ func errorLine(_ file: BadFile) -> String {
                 {"name": "pan", "channel": 0, "maxVelocty": 30}
               ]
             }
-            """, #"r.json:3:35: error: $.axes[0].maxVelocty: unknown key "maxVelocty" (did you mean "maxVelocity"?); valid keys here: "angleDeg", "calibration", "channel", "home", "idle", "inverted", "kind", "maxAcceleration", "maxJerk", "maxVelocity", "name", "park", "pulseUs", "softLimits""#),
+            """, #"r.json:3:35: error: $.axes[0].maxVelocty: unknown key "maxVelocty" (did you mean "maxVelocity"?); valid keys here: "angleDeg", "backlashDeg", "calibration", "channel", "home", "idle", "inverted", "kind", "maxAcceleration", "maxJerk", "maxVelocity", "name", "park", "pulseUs", "softLimits""#),
         .rig("misspelt root key", """
             {
               "loopRate": 100,
               "axes": [{"name": "pan", "channel": 0}]
             }
-            """, #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "stepSync""#),
+            """, #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "stepSync""#),
         .rig("misspelt output key", """
             {
               "output": {"type": "pca9685", "adress": "0x40"},
@@ -167,7 +167,7 @@ func errorLine(_ file: BadFile) -> String {
               "setleSeconds": 1,
               "steps": [{"pose": {"pan": 10}}]
             }
-            """, #"p.json:4:3: error: $.setleSeconds: unknown key "setleSeconds" (did you mean "settleSeconds"?); valid keys here: "$schema", "description", "kind", "rig", "settleSeconds", "steps", "stopRecipeAtEnd", "trigger""#),
+            """, #"p.json:4:3: error: $.setleSeconds: unknown key "setleSeconds" (did you mean "settleSeconds"?); valid keys here: "$schema", "description", "kind", "rig", "settleSeconds", "shoot", "steps", "stopRecipeAtEnd", "trigger""#),
         .program("unknown keyframe key", """
             {
               "rig": {"axes": [{"name": "pan", "channel": 0}]},

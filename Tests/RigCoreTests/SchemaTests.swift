@@ -87,6 +87,16 @@ import Testing
         #"{"output": {"type": "sim", "servoSpeedDegPerS": 300}, "axes": [{"name": "pan", "channel": 0}]}"#,
         #"{"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "dfmoco": {"motors": ["tilt", "pan"], "stepsPerDegree": 50}}"#,
         #"""
+        {"axes": [{"name": "pan", "channel": 0, "backlashDeg": 0.8}],
+         "camera": {"type": "gpio", "chip": "gpiochip1", "shutterLine": 5, "focusLine": null, "activeLow": true,
+                    "focusMs": 300, "shutterMs": 100, "afterShotMs": 2000}}
+        """#,
+        #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 0}}"#,
+        #"""
+        {"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim"}}, "kind": "steps", "trigger": "interval:4",
+         "shoot": {"exposureSeconds": 2.5, "bulb": true, "shotsPerStep": 3}, "steps": [{"pose": {"pan": 10}}, {"pose": {"pan": -10}}]}
+        """#,
+        #"""
         {"$schema": "../schema/program.schema.json", "description": "every interpolation",
          "rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]},
          "kind": "keyframes",
@@ -244,6 +254,12 @@ import Testing
               probe: #"{"axes": \#(axes), "buttons": {"zzzz": 0}}"#),
         Place(name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
               probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
+        Place(name: "gpio camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "gpio"}"#,
+              probe: #"{"axes": \#(axes), "camera": {"type": "gpio", "zzzz": 0}}"#),
+        Place(name: "sim camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "sim"}"#,
+              probe: #"{"axes": \#(axes), "camera": {"type": "sim", "zzzz": 0}}"#),
+        Place(name: "shoot", document: "program.schema.json", pointer: "properties/shoot", instance: "{}",
+              probe: program(#""kind": "steps", "shoot": {"zzzz": 0}, "steps": [{"pose": {"pan": 0}}]"#)),
         Place(name: "sim output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "sim"}"#,
               probe: #"{"output": {"type": "sim", "zzzz": 0}, "axes": \#(axes)}"#),
         Place(name: "pca9685 output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "pca9685"}"#,

@@ -5,7 +5,8 @@ import Testing
     static let hash = String(repeating: "0123456789abcdef", count: 4)
 
     static let events: [ShotLogEvent] = [
-        .start(ShotLogStart(program: "programs/pano \"wide\".json", programSha256: hash, steps: 24, startedAt: "2026-11-23T20:31:54Z")),
+        .start(ShotLogStart(program: "programs/pano \"wide\".json", programSha256: hash, steps: 24, startedAt: "2026-11-23T20:31:54Z",
+                              startAxisNames: ["pan", "tilt"], startPose: [0, -12.5])),
         .shot(ShotLogShot(step: 1, label: "row 1, column 1", axisNames: ["pan", "tilt"], pose: [-80, -20.25], startSeconds: 1.46, endSeconds: 1.81)),
         .shot(ShotLogShot(step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 4.01, endSeconds: 4.36, bracket: 2)),
         .missed(ShotLogMissed(step: 3, slotSeconds: 6.5, startSeconds: 6.75)),
@@ -27,6 +28,7 @@ import Testing
         #expect(Self.events[1].jsonLine() == #"{"event":"shot","step":1,"label":"row 1, column 1","pose":{"pan":-80,"tilt":-20.25},"startSeconds":1.46,"endSeconds":1.81}"#)
         #expect(Self.events[6].jsonLine() == #"{"event":"end","reason":"stopped","lastStep":2}"#)
         #expect(Self.events[0].jsonLine().hasPrefix(#"{"event":"start","program":"programs/pano \"wide\".json","programSha256":"0123"#))
+        #expect(Self.events[0].jsonLine().hasSuffix(#""steps":24,"startedAt":"2026-11-23T20:31:54Z","startPose":{"pan":0,"tilt":-12.5}}"#))
     }
 
     @Test func aWholeLogRoundTripsAndAnswersResume() throws {
@@ -111,5 +113,15 @@ import Testing
         let s = "a\"b\\c\n\r\t\u{01}é"
         let node = try JSONParser.parse(JSONText.string(s))
         #expect(node.value == .string(s))
+    }
+}
+
+@Suite struct SHA256Tests {
+    // FIPS 180-4 examples, and one that pads into a second block.
+    @Test func knownDigests() {
+        #expect(SHA256.hex([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(SHA256.hex([UInt8](repeating: 0x61, count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 }

@@ -1,5 +1,6 @@
 import CLinux
 import RigCore
+import RigTestSupport
 import RigGamepad
 import RigRuntime
 import Testing

@@ -99,9 +99,8 @@ import Testing
         config.bus = "/dev/i2c-7"
         let log = EventLog()
         let bus = try LinuxI2CBus(path: config.bus, syscalls: device.syscalls)
-        let timing = PCA9685Timing(sleep: { log.append(.slept($0)) }, now: { .zero })
         let output = PCA9685Output(config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "test"),
-                                   timing: timing, retryPolicy: retryPolicy)
+                                   clock: RecordingClock(log: log), retryPolicy: retryPolicy)
         try output.start(channels: [OutputChannel(axisName: "pan", channel: 0, kind: .servo)], initial: [.pulse(microseconds: 1500)])
         return (output, log)
     }

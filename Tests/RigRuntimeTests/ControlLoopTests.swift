@@ -1,4 +1,5 @@
 import RigCore
+import RigTestSupport
 @testable import RigRuntime
 import Testing
 

@@ -20,42 +20,6 @@ func keyframes(_ rig: Rig) -> Motion {
     ], durationSeconds: 5)
 }
 
-/// An output that records every call; can be told to fail at a given write.
-final class RecordingOutput: Output, @unchecked Sendable {
-    struct Log {
-        var started: [ChannelCommand] = []
-        var writes: [[ChannelCommand]] = []
-        var shutdowns: [[ChannelCommand]] = []
-    }
-    let log = Mutex(Log())
-    var failAtWrite: Int?
-
-    var label: String { "recording" }
-
-    func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
-        log.withLock { $0.started = initial }
-    }
-
-    func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
-        let n = log.withLock { l in
-            l.writes.append(commands)
-            return l.writes.count
-        }
-        if let failAtWrite, n >= failAtWrite { throw OutputFault("bus gone") }
-        for i in commands.indices {
-            switch commands[i] {
-            case .pulse(let us): sent[i] = us
-            case .duty(let p): sent[i] = p / 100 * 20_000
-            case .off: sent[i] = .nan
-            }
-        }
-    }
-
-    func shutdown(safe: [ChannelCommand]) {
-        log.withLock { $0.shutdowns.append(safe) }
-    }
-}
-
 extension ChannelCommand {
     /// The axis position a command stands for on `axis`.
     func position(on axis: Axis) -> Double? {

@@ -27,14 +27,19 @@ public struct PanoramaSpec: Sendable, Equatable {
     public var tilt: ClosedRange<Double>
     public var panAxis: Int
     public var tiltAxis: Int
+    /// The camera and lens as the program gave them, for stitcher files (`fieldOfView` is
+    /// the mounted view the plan uses; this keeps the stored image's view and orientation).
+    public var lens: CameraLens?
 
-    public init(fieldOfView: FieldOfView, overlap: Double, pan: ClosedRange<Double>, tilt: ClosedRange<Double>, panAxis: Int, tiltAxis: Int) {
+    public init(fieldOfView: FieldOfView, overlap: Double, pan: ClosedRange<Double>, tilt: ClosedRange<Double>, panAxis: Int, tiltAxis: Int,
+                lens: CameraLens? = nil) {
         self.fieldOfView = fieldOfView
         self.overlap = overlap
         self.pan = pan
         self.tilt = tilt
         self.panAxis = panAxis
         self.tiltAxis = tiltAxis
+        self.lens = lens
     }
 }
 

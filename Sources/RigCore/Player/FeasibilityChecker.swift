@@ -52,6 +52,23 @@ public enum UncheckedReason: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// A step whose shot cannot start the interval after the previous one: its move,
+/// backlash overshoot, settle time and the previous shot (with its after-shot wait)
+/// take longer.
+public struct IntervalMiss: Sendable, Equatable, CustomStringConvertible {
+    /// 0-based.
+    public var step: Int
+    public var label: String
+    /// From the previous shot's start to this one's, as played.
+    public var neededSeconds: Double
+    public var intervalSeconds: Double
+
+    public var description: String {
+        let name = label == "step \(step + 1)" ? label : "step \(step + 1) (\(label))"
+        return "\(name) needs \(rounded(neededSeconds)) s from the previous shot's start (move, settle and shot); the interval is \(rounded(intervalSeconds)) s"
+    }
+}
+
 /// What `rig check` found.
 public struct FeasibilityReport: Sendable {
     /// Violating intervals in time order, at most `FeasibilityChecker.maxStoredProblems`.
@@ -63,6 +80,13 @@ public struct FeasibilityReport: Sendable {
     public var durationSeconds: Double
     /// Non-nil when not every frame was checked: then the program is never feasible.
     public var unchecked: UncheckedReason?
+    /// Steps that cannot keep `interval:S` (empty without an interval).
+    public var intervalMisses: [IntervalMiss] = []
+    /// When each step's first shot starts (0-based step → program seconds); with no
+    /// camera, when it is ready.
+    public var shotStartSeconds: [Int: Double] = [:]
+    /// Every frame was checked and the limits are kept. An interval a step cannot keep is
+    /// a separate refusal (`intervalMisses`): the motion itself is safe.
     public var feasible: Bool { problemCount == 0 && unchecked == nil }
 }
 
@@ -72,16 +96,35 @@ public enum FeasibilityChecker {
     /// Violating intervals kept in a report (the rest are only counted).
     public static let maxStoredProblems = 1000
 
-    /// - Parameter maxTicks: the work budget. A program whose `MotionBudget` exceeds it is
-    ///   refused without simulating; a simulation that reaches it stops. Either way the
-    ///   report says `unchecked` and is not feasible.
-    public static func check(rig: Rig, motion: Motion, startPose: [Double], maxTicks: Int = Bounds.maxTicks) -> FeasibilityReport {
-        let estimate = MotionBudget.ticks(rig: rig, motion: motion, startPose: startPose)
+    /// - Parameters:
+    ///   - shooting: the run's camera timing and interval; shots are timed by the plan
+    ///     (`selfTimed` is forced on), so the check sees the moves, holds and slots the
+    ///     run will have.
+    ///   - firstStep: where a resumed run starts (0-based).
+    ///   - maxTicks: the work budget. A program whose `MotionBudget` exceeds it is refused
+    ///     without simulating; a simulation that reaches it stops. Either way the report
+    ///     says `unchecked` and is not feasible.
+    public static func check(rig: Rig, motion: Motion, startPose: [Double], shooting: ShootingPlan = .none,
+                             firstStep: Int = 0, maxTicks: Int = Bounds.maxTicks) -> FeasibilityReport {
+        let estimate = MotionBudget.ticks(rig: rig, motion: motion, startPose: startPose, shooting: shooting)
         guard estimate <= Double(maxTicks) else {
             return FeasibilityReport(problems: [], problemCount: 0, margins: rig.axes.map { _ in AxisMargins() }, ticks: 0,
                                      durationSeconds: 0, unchecked: .tooLong(estimatedTicks: estimate, maxTicks: maxTicks, loopRateHz: rig.loopRateHz))
         }
-        var player = Player(rig: rig, motion: motion, startPose: startPose)
+        var plan = shooting
+        plan.selfTimed = true
+        var player = Player(rig: rig, motion: motion, startPose: startPose, firstStep: firstStep, shooting: plan)
+        var starts: [Int: Double] = [:]
+        var misses: [IntervalMiss] = []
+        var lastStart: Double?
+        var missed: Set<Int> = []
+        func shotStarted(_ step: Int, _ time: Double) {
+            if missed.contains(step), let lastStart, let interval = plan.intervalSeconds, case .stepped(let steps) = motion {
+                misses.append(IntervalMiss(step: step, label: steps[step].label, neededSeconds: time - lastStart, intervalSeconds: interval))
+            }
+            starts[step] = starts[step] ?? time
+            lastStart = time
+        }
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
         var frame = startPose
         var intervals = ViolationIntervals(rig: rig)
@@ -91,8 +134,15 @@ public enum FeasibilityChecker {
             let phase = player.phase
             let event = player.tick(into: &frame)
             ticks += 1
-            if case .ready = event { player.advance() }
             let time = Double(ticks) * rig.tickSeconds
+            switch event {
+            case .ready(let step):
+                if plan.timing == nil { shotStarted(step, time) }
+                player.advance()
+            case .shot(.started(let step, 1)): shotStarted(step, time)
+            case .shot(.slotMissed(let step, _)): missed.insert(step)
+            default: break
+            }
             // Jerk is checked on planned moves and rest, not on keyframe paths (the user's curves).
             monitor.observeEach(frame, checkingJerk: phase != .path) { intervals.record($0, tick: ticks, time: time) { describe(phase, motion: motion) } }
             intervals.endTick(ticks)
@@ -106,7 +156,8 @@ public enum FeasibilityChecker {
         return FeasibilityReport(problems: intervals.stored.sorted { ($0.timeSeconds, ViolationIntervals.key($0.violation)) < ($1.timeSeconds, ViolationIntervals.key($1.violation)) },
                                  problemCount: intervals.count, margins: monitor.margins, ticks: ticks,
                                  durationSeconds: Double(ticks) * rig.tickSeconds,
-                                 unchecked: finished ? nil : .budgetReached(maxTicks: maxTicks, loopRateHz: rig.loopRateHz))
+                                 unchecked: finished ? nil : .budgetReached(maxTicks: maxTicks, loopRateHz: rig.loopRateHz),
+                                 intervalMisses: misses, shotStartSeconds: starts)
     }
 
     static func describe(_ phase: Player.Phase, motion: Motion) -> String {
@@ -116,7 +167,7 @@ public enum FeasibilityChecker {
         case .leadIn: return "lead-in to the first key"
         case .path: return "keyframe path"
         case .moving(let step): return steps.indices.contains(step) ? "move to \(elided(steps[step].label))" : "move"
-        case .settling(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(elided(steps[step].label))" : "start"
+        case .settling(let step), .shooting(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(elided(steps[step].label))" : "start"
         case .braking: return "braking"
         case .parking: return "park"
         case .finished: return "end"

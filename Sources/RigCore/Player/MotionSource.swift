@@ -7,6 +7,12 @@ public protocol MotionSource: SendableMetatype {
     mutating func advance()
     /// Stop soon: brake within the limits, park, finish.
     mutating func stop()
+    /// The camera finished the shot the source asked for.
+    mutating func shotDone()
+    /// Shoot the current step again.
+    mutating func redo()
+    /// Go to step `step` (0-based) and shoot it.
+    mutating func goTo(step: Int)
     var isFinished: Bool { get }
     /// Where the timeline is, for the live view.
     var progress: PlaybackProgress { get }
@@ -31,6 +37,13 @@ public struct PlaybackProgress: Sendable, Equatable {
     }
 }
 
+extension MotionSource {
+    /// Sources that take no pictures (jog) ignore the shot requests.
+    public mutating func shotDone() {}
+    public mutating func redo() {}
+    public mutating func goTo(step: Int) {}
+}
+
 extension Player: MotionSource {
     public var progress: PlaybackProgress {
         var p = PlaybackProgress(elapsedSeconds: elapsedSeconds, phase: "")
@@ -43,6 +56,7 @@ extension Player: MotionSource {
         case .path: p.phase = "playing"
         case .moving(let s): p.phase = "moving"; p.step = s + 1
         case .settling(let s): p.phase = "settling"; p.step = s + 1
+        case .shooting(let s): p.phase = "shooting"; p.step = s + 1
         case .waiting(let s): p.phase = "waiting"; p.step = s + 1
         case .braking: p.phase = "braking"
         case .parking: p.phase = "parking"

@@ -8,21 +8,42 @@ public enum PlayerEvent: Sendable, Equatable {
     case programEnded(stopped: Bool)
     /// Everything is done, park included: outputs may go to their safe state.
     case finished
+    /// A shot began, ended, or missed its interval slot (see `ShotEvent`).
+    case shot(ShotEvent)
+}
+
+/// What the player reports about shots. Steps are 0-based like the other events;
+/// brackets 1-based.
+public enum ShotEvent: Sendable, Equatable {
+    /// The shutter sequence of this shot starts now: the camera must fire. Nothing moves
+    /// until the matching `ended`.
+    case started(step: Int, bracket: Int)
+    /// The shot is over (the camera reported it, or its planned time passed).
+    case ended(step: Int, bracket: Int)
+    /// `interval:S` could not be kept: the shot of `step` should have started at
+    /// `slotSeconds` (program time) and has not. It starts as soon as it can.
+    case slotMissed(step: Int, slotSeconds: Double)
 }
 
 /// The loop's step function: turns a program into one pose per tick. Deterministic and
 /// free of I/O and clocks: tick `n` is at `n / loopRateHz` seconds.
 ///
 /// Continuous programs: a lead-in move from the start pose to the path's first pose,
-/// then the path sampled every tick. Stepped programs: a move to each step, the settle
-/// time, then wait for `advance()`. `stop()` brakes every axis at its acceleration
-/// limit; then the rig parks (axes with a park position) and finishes.
+/// then the path sampled every tick. Stepped programs: a move to each step (approached
+/// from below on axes with `backlashDeg`), the settle time, the shots when the run has a
+/// camera (holding still from each shot's start to its end), then wait for `advance()`
+/// (`.ready`). With an interval, moves start so that each shot starts the interval after
+/// the previous one. `stop()` brakes every axis at its acceleration limit; then the rig
+/// parks (axes with a park position) and finishes.
 public struct Player: Sendable {
     public enum Phase: Sendable, Equatable {
         case leadIn
         case path
         case moving(step: Int)
         case settling(step: Int)
+        /// Holding still at a settled step: before a shot (its slot, the after-shot wait of
+        /// the previous one) or during it.
+        case shooting(step: Int)
         case waiting(step: Int)
         case braking
         case parking
@@ -49,12 +70,55 @@ public struct Player: Sendable {
     private var target: [Double]
     private var previous: [Double]
 
-    /// - Parameter moveToFirstStep: stepped programs move to step 1 at once (the
-    ///   default); false waits where the rig stands until the first `advance()`.
-    public init(rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true) {
+    // Shooting (see `ShootingPlan`); ticks count frames, `now` is the frame being made.
+    public let shooting: ShootingPlan
+    private let shotTicks: Int
+    private let afterShotTicks: Int
+    private let intervalTicks: Int?
+    private let lashed: Bool
+    private var bracket = 0
+    private var shotOpen = false
+    private var shotElapsedTicks = 0
+    private var shotDoneRequested = false
+    private var earliestShotTick = 0
+    private var lastShotStartTick: Int?
+    private var slotTick: Int?
+    private var slotMissReported = false
+    private var pendingRedo = false
+    private var pendingJump: Int?
+    private var atStep: Int?
+    /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
+    private var readyPending = false
+    private var pathShots = 0
+    private var plannedMoveStartTick: Int?
+    // Backlash: the move to `waypoint` comes first, then the final approach to `target`.
+    private var approachPending = false
+    private var waypoint: [Double]
+    private var scratchMove = PoseMove()
+
+    /// - Parameters:
+    ///   - moveToFirstStep: stepped programs move to their first step at once (the
+    ///     default); false waits where the rig stands until the first `advance()`.
+    ///   - firstStep: the step to start at, 0-based (`--resume`, `--from-step`); clamped
+    ///     to the program's steps.
+    ///   - shooting: the camera's shot timing, the interval, and who ends a shot.
+    public init(rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true,
+                firstStep: Int = 0, shooting: ShootingPlan = .none) {
         self.rig = rig
         self.motion = motion
         self.dt = rig.tickSeconds
+        self.shooting = shooting
+        let dt = rig.tickSeconds
+        func ticks(_ seconds: Double) -> Int {
+            // Bounded: parsing keeps these to hours, but a tick count must never trap.
+            let t = (seconds / dt * (1 - 1e-9)).rounded(.up)
+            return t.isFinite ? Int(min(max(t, 0), 1e12)) : 0
+        }
+        shotTicks = max(1, ticks(shooting.timing?.shotSeconds ?? 0))
+        afterShotTicks = ticks(shooting.timing?.afterShotSeconds ?? 0)
+        intervalTicks = shooting.intervalSeconds.map { max(1, ticks($0)) }
+        lashed = rig.axes.contains { $0.backlashDeg > 0 }
+        waypoint = startPose.map { $0 }
         // Storage of their own (`map`, not a shared copy of `startPose`): arrays share
         // storage until written, and the first tick must not copy on write.
         positions = startPose.map { $0 }
@@ -69,12 +133,13 @@ public struct Player: Sendable {
             move.plan(from: startPose, to: target, axes: rig.axes, tickSeconds: dt)
             phase = .leadIn
         case .stepped(let steps):
+            let first = min(max(firstStep, 0), max(steps.count - 1, 0))
             if steps.isEmpty {
                 phase = .finished
             } else if moveToFirstStep {
-                beginMove(to: 0, steps: steps)
+                beginMove(to: first, steps: steps)
             } else {
-                phase = .waiting(step: -1)
+                phase = .waiting(step: first - 1)
             }
         }
     }
@@ -90,10 +155,31 @@ public struct Player: Sendable {
         pendingAdvance = true
     }
 
+    /// The camera finished the shot it was asked for (`ShotEvent.started`). Ignored when
+    /// shots are self-timed or none is under way.
+    public mutating func shotDone() {
+        if shotOpen { shotDoneRequested = true }
+    }
+
+    /// Shoot the current step again (keyboard `r`), once it is waiting for the trigger.
+    public mutating func redo() {
+        pendingRedo = true
+    }
+
+    /// Move to step `step` (0-based) and shoot it (keyboard `b`, `g`; Cascable
+    /// `rig: step N`), once the current step is done. Out-of-range steps are ignored.
+    public mutating func goTo(step: Int) {
+        guard step >= 0, step < stepCount else { return }
+        pendingJump = step
+    }
+
     /// Brakes to a stop within the limits, then parks and finishes.
     public mutating func stop() {
         guard !stopped else { return }
         stopped = true
+        shotOpen = false
+        plannedMoveStartTick = nil
+        readyPending = false
         switch phase {
         case .parking, .finished, .braking: return
         default: phase = .braking
@@ -120,6 +206,12 @@ public struct Player: Sendable {
             for i in rig.axes.indices {
                 if let track = tracks[i] { positions[i] = track.value(at: t, cursor: &cursors[i]) }
             }
+            if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
+                // A continuous program shoots on the move (`--interval`): no hold, the
+                // path cannot stop within the limits; the camera needs short exposures.
+                event = .shot(.started(step: pathShots, bracket: 1))
+                pathShots += 1
+            }
             if t >= duration {
                 event = .programEnded(stopped: false)
                 beginPark()
@@ -127,24 +219,69 @@ public struct Player: Sendable {
         case .moving(let step):
             if advanceMove() {
                 guard case .stepped(let steps) = motion else { break }
-                phaseTicks = tickCount(seconds: steps[step].settleSeconds, tickSeconds: dt)
+                if approachPending {
+                    // The overshoot is done: the final approach, from below.
+                    approachPending = false
+                    move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+                    moveTick = 0
+                    break
+                }
+                phaseTicks = settleTicks(steps[step])
                 phase = .settling(step: step)
-                if phaseTicks == 0 { phase = .waiting(step: step); event = .ready(step: step) }
+                if phaseTicks == 0 { event = beginShooting(step) }
             }
         case .settling(let step):
             phaseTicks -= 1
             if phaseTicks <= 0 {
-                phase = .waiting(step: step)
-                event = .ready(step: step)
+                event = beginShooting(step)
             }
+        case .shooting(let step):
+            event = shootingTick(step)
         case .waiting(let step):
-            guard pendingAdvance, case .stepped(let steps) = motion else { break }
-            pendingAdvance = false
+            guard case .stepped(let steps) = motion else { break }
+            if readyPending {
+                readyPending = false
+                event = .ready(step: step)
+                break
+            }
+            if let jump = pendingJump {
+                pendingJump = nil
+                pendingAdvance = false
+                pendingRedo = false
+                slotTick = nil
+                beginMove(to: jump, steps: steps)
+                event = .moveStarted(step: jump)
+                _ = advanceMove()
+                break
+            }
+            if pendingRedo {
+                pendingRedo = false
+                if atStep == step {
+                    pendingAdvance = false
+                    slotTick = nil
+                    event = beginShooting(step)
+                    break
+                }
+            }
+            guard pendingAdvance else { break }
             if step + 1 < steps.count {
+                if let intervalTicks, let last = lastShotStartTick {
+                    // Start the move late enough that the next shot starts on its slot.
+                    let slot = last + intervalTicks
+                    // Planned once per wait: the rig stands still, so the move is the same each tick.
+                    let start = plannedMoveStartTick ?? (slot - ticksToReach(step + 1, steps: steps))
+                    plannedMoveStartTick = start
+                    if tickIndex + 1 < start { break }
+                    plannedMoveStartTick = nil
+                    slotTick = slot
+                    slotMissReported = false
+                }
+                pendingAdvance = false
                 beginMove(to: step + 1, steps: steps)
                 event = .moveStarted(step: step + 1)
                 _ = advanceMove()
             } else {
+                pendingAdvance = false
                 event = .programEnded(stopped: false)
                 beginPark()
             }
@@ -177,6 +314,94 @@ public struct Player: Sendable {
         return event
     }
 
+    private func settleTicks(_ step: Step) -> Int {
+        let t = (step.settleSeconds / dt).rounded(.up)
+        return t.isFinite ? Int(min(max(t, 0), 1e12)) : 0
+    }
+
+    /// Settled at `step`: hold for its shots (none without a camera, but an interval's
+    /// slot still holds the `.ready`), starting the first at once if it may.
+    private mutating func beginShooting(_ step: Int) -> PlayerEvent? {
+        plannedMoveStartTick = nil
+        phase = .shooting(step: step)
+        atStep = step
+        bracket = 0
+        shotOpen = false
+        return shootingTick(step)
+    }
+
+    /// One tick held at `step`: start the next shot when its slot and the after-shot
+    /// wait allow, end it when it is done, then wait for the trigger.
+    private mutating func shootingTick(_ step: Int) -> PlayerEvent? {
+        let now = tickIndex + 1
+        if !shotOpen {
+            if bracket == 0, let slot = slotTick, now > slot, !slotMissReported {
+                slotMissReported = true
+                return .shot(.slotMissed(step: step, slotSeconds: Double(slot) * dt))
+            }
+            let slot = bracket == 0 ? (slotTick ?? 0) : 0
+            guard now >= max(earliestShotTick, slot) else { return nil }
+            if bracket == 0 {
+                lastShotStartTick = now
+                slotTick = nil
+            }
+            guard shooting.timing != nil else {
+                // No camera: the settled moment is the "shot" an interval counts from.
+                phase = .waiting(step: step)
+                return .ready(step: step)
+            }
+            shotOpen = true
+            shotElapsedTicks = 0
+            shotDoneRequested = false
+            return .shot(.started(step: step, bracket: bracket + 1))
+        }
+        shotElapsedTicks += 1
+        let done = shooting.selfTimed ? shotElapsedTicks >= shotTicks : shotDoneRequested
+        guard done else { return nil }
+        shotOpen = false
+        earliestShotTick = now + afterShotTicks
+        let ended = PlayerEvent.shot(.ended(step: step, bracket: bracket + 1))
+        bracket += 1
+        if bracket >= (shooting.timing?.shotsPerStep ?? 1) {
+            phase = .waiting(step: step)
+            readyPending = true
+        }
+        return ended
+    }
+
+    /// Ticks from here to settled at `step`: the move (with its backlash overshoot) and
+    /// the settle time. Plans into scratch storage: no allocation once sized.
+    private mutating func ticksToReach(_ step: Int, steps: [Step]) -> Int {
+        for i in rig.axes.indices { target[i] = steps[step].pose[i] }
+        var total = settleTicks(steps[step])
+        if lashed, approachWaypoint() {
+            scratchMove.plan(from: positions, to: waypoint, axes: rig.axes, tickSeconds: dt)
+            total += scratchMove.ticks
+            scratchMove.plan(from: waypoint, to: target, axes: rig.axes, tickSeconds: dt)
+        } else {
+            scratchMove.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+        }
+        return total + scratchMove.ticks
+    }
+
+    /// Fills `waypoint` with where to overshoot to so that every axis with backlash
+    /// makes its final approach to `target` upwards, over at least its backlash (as far
+    /// as the soft limits allow). True if any axis needs it.
+    private mutating func approachWaypoint() -> Bool {
+        var needed = false
+        for i in rig.axes.indices {
+            let axis = rig.axes[i]
+            waypoint[i] = target[i]
+            guard axis.backlashDeg > 0, positions[i] > target[i] - axis.backlashDeg else { continue }
+            let below = max(target[i] - axis.backlashDeg, axis.softMin)
+            if below < target[i], below < positions[i] {
+                waypoint[i] = below
+                needed = true
+            }
+        }
+        return needed
+    }
+
     /// Samples the next tick of the current move; true once it has arrived.
     @inline(__always)
     private mutating func advanceMove() -> Bool {
@@ -188,13 +413,18 @@ public struct Player: Sendable {
     }
 
     private mutating func beginMove(to step: Int, steps: [Step]) {
+        plannedMoveStartTick = nil
         for i in rig.axes.indices { target[i] = steps[step].pose[i] }
-        move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+        approachPending = lashed && approachWaypoint()
+        move.plan(from: positions, to: approachPending ? waypoint : target, axes: rig.axes, tickSeconds: dt)
         moveTick = 0
+        atStep = nil
         phase = .moving(step: step)
     }
 
     private mutating func beginPark() {
+        approachPending = false
+        atStep = nil
         for i in rig.axes.indices { target[i] = rig.axes[i].park ?? positions[i] }
         move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
         moveTick = 0

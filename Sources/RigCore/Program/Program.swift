@@ -96,6 +96,13 @@ public struct Program: Sendable, Equatable {
     public var panoramaSpec: PanoramaSpec?
     /// The program-wide settle time of stepped programs.
     public var settleSeconds: Double
+    /// How each shot is taken with the rig's camera (`"shoot"`).
+    public var shoot = ShootConfig()
+
+    /// The timing of one shot with this rig's camera; nil when the rig has none.
+    public var shotTiming: ShotTiming? {
+        rig.camera.map { ShotTiming(camera: $0, shoot: shoot) }
+    }
 
     /// The same program for a rig starting at `pose`: a panorama's serpentine order
     /// starts at the corner nearest it. Other kinds do not depend on the start.

@@ -60,6 +60,10 @@ public enum ProgramParser {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
             settle = try s.number(in: Bounds.settleSeconds, unit: "s")
         }
+        var shoot = ShootConfig()
+        if let s = object.optional("shoot") {
+            shoot = try ShootConfig.parse(s)
+        }
         var stopAtEnd = false
         if let s = steppedOnly("stopRecipeAtEnd") {
             guard kind != .keyframes else { throw s.error("stopRecipeAtEnd is for stepped programs (trigger \"bui\")") }
@@ -95,8 +99,10 @@ public enum ProgramParser {
             motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle))
         }
         try object.finish()
-        return Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
-                       stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
+        var program = Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
+                              stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
+        program.shoot = shoot
+        return program
     }
 
     /// `{"pan": [{"t": 0, "value": -30}, …], …}` → one track per rig axis.
@@ -197,20 +203,24 @@ public enum ProgramParser {
         let lensValue = try object.required("lens", "{\"focalLengthMm\", \"sensorWidthMm\", \"sensorHeightMm\"} or {\"horizontalFovDeg\", \"verticalFovDeg\"}")
         let lens = try lensValue.object()
         var fov: FieldOfView
+        var camera: CameraLens
         if lens.has("focalLengthMm") {
             let f = try lens.required("focalLengthMm").number(in: 1...2000, unit: "mm")
             let w = try lens.optional("sensorWidthMm")?.number(in: 1...100, unit: "mm") ?? 36
             let h = try lens.optional("sensorHeightMm")?.number(in: 1...100, unit: "mm") ?? 24
             fov = FieldOfView(focalLengthMillimetres: f, sensorWidthMillimetres: w, sensorHeightMillimetres: h)
+            camera = CameraLens(sensorFieldOfView: fov, focalLengthMillimetres: f, sensorWidthMillimetres: w, sensorHeightMillimetres: h)
         } else if lens.has("horizontalFovDeg") {
             let h = try lens.required("horizontalFovDeg").number(in: 1...179, unit: "°")
             let v = try lens.required("verticalFovDeg", "the vertical field of view").number(in: 1...179, unit: "°")
             fov = FieldOfView(horizontalDegrees: h, verticalDegrees: v)
+            camera = CameraLens(sensorFieldOfView: fov)
         } else {
             throw lensValue.error("give \"focalLengthMm\" (with \"sensorWidthMm\"/\"sensorHeightMm\", default full frame 36×24) or \"horizontalFovDeg\" and \"verticalFovDeg\"")
         }
         if let o = lens.optional("orientation"), try o.oneOf(["landscape", "portrait"]) == "portrait" {
             fov = FieldOfView(horizontalDegrees: fov.verticalDegrees, verticalDegrees: fov.horizontalDegrees)
+            camera.orientation = .portrait
         }
         try lens.finish()
 
@@ -227,7 +237,7 @@ public enum ProgramParser {
         let pan = try range("pan", Bounds.panDegrees)
         let tilt = try range("tilt", Bounds.tiltDegrees)
         try object.finish()
-        return PanoramaSpec(fieldOfView: fov, overlap: overlap / 100, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis)
+        return PanoramaSpec(fieldOfView: fov, overlap: overlap / 100, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis, lens: camera)
     }
 
     /// The steps that shoot a planned panorama.

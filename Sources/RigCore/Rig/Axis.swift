@@ -33,6 +33,10 @@ public struct Axis: Sendable, Equatable {
     /// Default `maxAcceleration / defaultJerkRampSeconds`.
     public var maxJerk: Double
     public var idle: IdlePolicy
+    /// Gear lash in the axis's unit (`"backlashDeg"`): stepped programs approach every
+    /// step from below, overshooting by this much when they come from above, so the lash
+    /// is taken up the same way at every shot. 0: no overshoot.
+    public var backlashDeg = 0.0
 
     /// The default ramp time from zero to full acceleration: `maxJerk` defaults to
     /// `maxAcceleration / defaultJerkRampSeconds`.

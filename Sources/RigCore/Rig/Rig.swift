@@ -12,6 +12,8 @@ public struct Rig: Sendable, Equatable {
     public var buttons: ButtonsConfig?
     /// Dragonframe's view of the rig (`"dfmoco"`); nil: every axis, 100 steps per degree.
     public var dfmoco: DFMocoConfig?
+    /// The camera trigger (`"camera"`); nil: the rig fires no camera.
+    public var camera: CameraConfig?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

@@ -32,12 +32,20 @@ public enum RigParser {
         let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
         let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
+        let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
+        if let camera, let cameraValue = object.optional("camera"), let buttons {
+            let taken = [buttons.continueLine, buttons.stopLine] + [buttons.continueLED, buttons.stopLED].compactMap { $0 }
+            if buttons.chip == camera.chip, let clash = camera.lines.first(where: taken.contains) {
+                throw cameraValue.error("line \(clash) of \(camera.chip) is already used by \"buttons\"; the camera needs lines of its own")
+            }
+        }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
         rig.stepSync = stepSync
         rig.buttons = buttons
         rig.dfmoco = dfmoco
+        rig.camera = camera
         return rig
     }
 
@@ -118,9 +126,12 @@ public enum RigParser {
             maxJerk = jerk
         }
         let idle = IdlePolicy(rawValue: try object.optional("idle")?.oneOf(["hold", "release"]) ?? "hold") ?? .hold
+        let backlash = try object.optional("backlashDeg")?.number(in: 0...(softMax - softMin) / 2, unit: unit) ?? 0
         try object.finish()
-        return Axis(name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
-                    softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
+        var axis = Axis(name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
+                        softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
+        axis.backlashDeg = backlash
+        return axis
     }
 
     static func parseCalibration(_ object: ObjectReader, inverted: Bool) throws(FileError) -> Calibration {

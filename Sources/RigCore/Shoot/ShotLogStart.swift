@@ -15,13 +15,20 @@ public struct ShotLogStart: Sendable, Equatable {
     /// The first step this run plays (1-based) when it does not start at step 1
     /// (`--resume`, `--from-step`).
     public var fromStep: Int?
+    /// Where the rig stood when the run began (axis names and positions): a panorama's
+    /// shooting order depends on it, so `--resume` replans from the same pose. Empty: not recorded.
+    public var startAxisNames: [String]
+    public var startPose: [Double]
 
-    public init(program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil) {
+    public init(program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
+                startAxisNames: [String] = [], startPose: [Double] = []) {
         self.program = program
         self.programSha256 = programSha256
         self.steps = steps
         self.startedAt = startedAt
         self.fromStep = fromStep
+        self.startAxisNames = startAxisNames
+        self.startPose = startPose
     }
 
     /// The event as one line of JSON, without the line break.
@@ -29,6 +36,14 @@ public struct ShotLogStart: Sendable, Equatable {
         var out = "{\"event\":\"start\",\"program\":\(JSONText.string(program)),\"programSha256\":\(JSONText.string(programSha256)),\"steps\":\(steps)"
         if let startedAt { out += ",\"startedAt\":\(JSONText.string(startedAt))" }
         if let fromStep { out += ",\"fromStep\":\(fromStep)" }
+        if !startAxisNames.isEmpty {
+            out += ",\"startPose\":{"
+            for (i, name) in startAxisNames.enumerated() {
+                if i > 0 { out += "," }
+                out += "\(JSONText.string(name)):\(JSONText.number(i < startPose.count ? startPose[i] : .nan))"
+            }
+            out += "}"
+        }
         return out + "}"
     }
 
@@ -42,6 +57,14 @@ public struct ShotLogStart: Sendable, Equatable {
         steps = try object.required("steps").integer(in: 0...Int(Int32.max))
         startedAt = try object.optional("startedAt")?.string()
         fromStep = try object.optional("fromStep")?.integer(in: 1...Int(Int32.max))
+        startAxisNames = []
+        startPose = []
+        if let pose = try object.optional("startPose")?.object() {
+            for member in pose.members {
+                startAxisNames.append(member.key)
+                startPose.append(try ValueReader(member.value, pose.context.appending(key: member.key)).number())
+            }
+        }
         try object.finish()
     }
 }

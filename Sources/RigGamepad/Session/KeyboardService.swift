@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RigRuntime
 import Synchronization
 
 /// The keyboard fallback: reads the terminal on its own thread and adds key presses to

@@ -84,7 +84,7 @@ struct PCA9685Traffic {
     static func measure(rig: Rig, motion: Motion, config: PCA9685OutputConfig, maxTicks: Int = 10_000_000) throws -> PCA9685Traffic {
         let bus = CountingI2CBus()
         let output = PCA9685Output(config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "rig.bench"),
-                                   timing: PCA9685Timing(sleep: { _ in }, now: { .zero }), healthCheckInterval: .seconds(1 << 40))
+                                   clock: ManualClock(), healthCheckInterval: .seconds(1 << 40))
         let start = rig.homePose
         try output.start(channels: rig.axes.map(OutputChannel.init),
                          initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })

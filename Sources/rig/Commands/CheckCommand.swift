@@ -22,14 +22,18 @@ struct CheckCommand: ParsableCommand {
         switch try FileLoading.loadRigOrProgram(file) {
         case .rig(let rig):
             print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
+            for line in ResolutionReport.describe(rig: rig) { print(line) }
             return
         case .program(let program):
             loaded = program
         }
         let prepared = try PreparedProgram.prepare(loaded)
         let program = prepared.program
-        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose)
+        let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose,
+                                              shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
-        if !report.feasible { throw ExitCode(1) }
+        for line in ResolutionReport.describe(program: program) { print(line) }
+        for miss in report.intervalMisses { print("\(file): error: \(miss)") }
+        if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
     }
 }

@@ -1,42 +1,67 @@
 import ArgumentParser
+import Foundation
 import RigCore
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Print the shots (or steps) a stepped program will take, in order."
+        abstract: "Print the shots (or steps) a stepped program will take, in order.",
+        discussion: """
+        --format pto writes a Hugin project and --format papywizard Papywizard XML (version "c", \
+        which Hugin's and Autopano's importers read), with each shot's yaw and pitch: the rig's pan \
+        (positive = right) and tilt (positive = up), as Hugin measures them. csv and json list the \
+        shots for scripts. See docs/stitching.md.
+        """
     )
 
     @Argument(help: "A program file (.json).")
     var file: String
 
-    @Flag(help: "Print CSV (index,label,axis positions…) instead of a table.")
+    @Flag(help: "Print CSV (index,label,axis positions…) instead of a table: the same as --format csv.")
     var csv = false
 
+    @OptionGroup var stitch: StitchOptions
+
     func run() throws {
+        if csv, let format = stitch.format, format != .csv {
+            printError("error: --csv and --format \(format.rawValue) disagree; --csv is --format csv")
+            throw ExitCode(2)
+        }
         let program = try PreparedProgram.load(file).program
-        let rig = program.rig
         guard program.isStepped else {
             printError("\(file): error: $.kind: \"\(program.kind.rawValue)\" is a continuous program; `rig plan` prints stepped programs (steps, panorama, timelapse)")
             throw ExitCode(2)
         }
-        if let plan = program.panorama {
-            print("\(file): panorama of \(plan.shots.count) shots in \(plan.rows) row\(plan.rows == 1 ? "" : "s") (\(plan.shotsPerRow.map(String.init).joined(separator: ", ")) per row)")
-            print("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap, digits: 1)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap, digits: 1) : "n/a")")
-        } else {
-            print("\(file): \(program.steps.count) steps (\(program.kind.rawValue))")
+        let checked = try stitch.check(defaultFormat: csv ? .csv : .table, allowed: StitchFormat.allCases,
+                                       inputs: PlayCommand.inputFiles(program: file))
+        let format = csv ? .csv : checked.format
+        let project = StitchProject.plan(program, lens: stitch.lensOverride(imageSize: checked.imageSize), imageSize: checked.imageSize,
+                                         names: checked.names, firstNumber: stitch.firstNumber)
+        if format.needsLens, let problem = project.stitcherProblem {
+            let why = project.lens == nil
+                ? "--format \(format.rawValue) needs the lens's field of view: \(program.kind == .panorama ? "the panorama has no lens" : "a \(program.kind.rawValue) program has no lens (only panorama programs do)"); give --hfov DEGREES (the horizontal field of view of the image as stored)"
+                : "--format \(format.rawValue) needs the camera's yaw: \(problem)"
+            printError("\(file): error: \(why)")
+            throw ExitCode(2)
         }
-        if csv {
-            print((["index", "label"] + rig.axes.map(\.name)).joined(separator: ","))
+        let text = format == .table ? table(program) : StitchOptions.render(project, as: format)
+        try StitchOptions.emit(text, to: checked.output, summary: "\(project.shots.count) shot\(project.shots.count == 1 ? "" : "s") as \(format.rawValue)")
+    }
+
+    /// The summary and one line per shot, as `rig plan` has always printed them.
+    private func table(_ program: Program) -> String {
+        let rig = program.rig
+        var lines: [String] = []
+        if let plan = program.panorama {
+            lines.append("\(file): panorama of \(plan.shots.count) shots in \(plan.rows) row\(plan.rows == 1 ? "" : "s") (\(plan.shotsPerRow.map(String.init).joined(separator: ", ")) per row)")
+            lines.append("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap, digits: 1)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap, digits: 1) : "n/a")")
+        } else {
+            lines.append("\(file): \(program.steps.count) steps (\(program.kind.rawValue))")
         }
         for (i, step) in program.steps.enumerated() {
-            let pose = rig.axes.indices.map { fixed(step.pose[$0], 2) }
-            if csv {
-                print(([String(i + 1), "\"\(step.label)\""] + pose).joined(separator: ","))
-            } else {
-                let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(pose[$0])\(rig.axes[$0].unit)" }.joined(separator: "  ")
-                print(String(i + 1).leftPadded(to: 4) + "  " + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
-            }
+            let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(fixed(step.pose[$0], 2))\(rig.axes[$0].unit)" }.joined(separator: "  ")
+            lines.append(String(i + 1).leftPadded(to: 4) + "  " + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
         }
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -49,6 +49,8 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup(title: "Shooting") var shootOptions: ShootOptions
+
     func validate() throws {
         if let output, output != "sim" {
             throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output; name hardware in the rig file")
@@ -62,13 +64,12 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         let logger = log.bootstrap()
         let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim(SimOutputConfig()) : nil, logger: logger)
-        let program = prepared.program
-        let rig = program.rig
+        let rig = prepared.program.rig
         if speed != 1, case .sim = rig.output {} else if speed != 1 {
             printError("--speed only works with the simulated output (this rig uses \(rig.output.typeName))")
             throw ExitCode(2)
         }
-        let chosenTrigger = trigger.flatMap(Trigger.init) ?? program.trigger
+        let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
         if let trace {
@@ -77,7 +78,7 @@ struct PlayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        if program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
+        if prepared.program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
             printError("error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal")
             throw ExitCode(2)
         }
@@ -89,7 +90,10 @@ struct PlayCommand: ParsableCommand {
             logger.warning("the remembered position of \(prepared.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
         }
         let startPose = prepared.startPose
-        let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose)
+        var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
+        let program = shoot.program
+        let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose,
+                                              shooting: shoot.plan, firstStep: shoot.firstStep)
         if !report.feasible || dryRun || log.verbose {
             for line in CheckReport.describe(report, program: program) { say(line) }
         }
@@ -97,12 +101,22 @@ struct PlayCommand: ParsableCommand {
             printError("\(file): error: refusing to play: the program breaks the limits above (nothing moved)")
             throw ExitCode(1)
         }
+        guard report.intervalMisses.isEmpty else {
+            for miss in report.intervalMisses { printError("\(file): error: \(miss)") }
+            printError("\(file): error: refusing to play: --trigger \(chosenTrigger) cannot be kept (nothing moved); use a longer interval")
+            throw ExitCode(1)
+        }
         if dryRun {
             say("dry run: \(report.ticks) frames would be sent to the \(rig.output.typeName) output; nothing moved")
             return
         }
 
-        let auto = program.isStepped && chosenTrigger == .auto
+        // The player paces an interval itself (shot start to shot start): it advances at once.
+        let auto: Bool = {
+            guard program.isStepped else { return false }
+            if case .interval = chosenTrigger { return true }
+            return chosenTrigger == .auto
+        }()
         let isTTY = LiveView.stdoutIsTTY
         let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
@@ -110,7 +124,11 @@ struct PlayCommand: ParsableCommand {
         let stepTrigger: StepTrigger? = program.isStepped
             ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
 
-        let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere)
+        try shoot.open(logger: logger, display: { line in view.log(line) })
+        let shots = shoot.runner
+        if let path = shoot.logPath { view.log("shot log: \(path)") }
+        let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
+                            firstStep: shoot.firstStep, shooting: shoot.plan)
         var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
         options.viewIntervalSeconds = 0.1
         options.inputPaths = inputs
@@ -125,12 +143,26 @@ struct PlayCommand: ParsableCommand {
                 session.requestStop()
             }
         }
+        session.onStart = { (loop: ControlLoop<Player>) in
+            let controls = StepControls(redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) }, stop: { session.requestStop() })
+            (stepTrigger as? KeyboardTrigger)?.attach(controls)
+            (stepTrigger as? BUITrigger)?.attach(controls)
+            shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { session.requestStop() }))
+        }
+        if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }
         let summary: SessionSummary
         do throws(SessionError) {
             summary = try session.run()
         } catch {
+            shots?.finish(loopFault: "\(error)", stoppedBySignal: false)
             printError("error: \(error)")
             throw ExitCode(error.exitCode)
+        }
+        if let warning = (stepTrigger as? BUITrigger)?.recipeWarning { shots?.warn(warning) }
+        shots?.finish(loopFault: summary.exitCode != 0 ? (summary.loop.fault.map { "\($0)" } ?? "\(summary.end)") : nil,
+                      stoppedBySignal: summary.stoppedBySignal)
+        if let shots, let path = shoot.logPath {
+            say("shot log: \(path) (\(shots.shotsTaken) shots\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))")
         }
         let loop = summary.loop
         logger.info("real-time: \(loop.grant)")
@@ -145,6 +177,10 @@ struct PlayCommand: ParsableCommand {
         }
         if let fault = loop.fault, summary.exitCode != 0 { printError("error: \(fault)") }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+        if let fault = shots?.faultMessage {
+            printError("error: \(fault)")
+            throw ExitCode(1)
+        }
     }
 
     /// The files this run reads (the program and the rig file it names), which no output
@@ -173,7 +209,7 @@ struct PlayCommand: ParsableCommand {
     private func makeTrigger(_ trigger: Trigger, program: Program, output: Output, view: LiveView, logger: Logger) throws -> StepTrigger? {
         switch trigger {
         case .auto: return nil
-        case .interval(let s): return IntervalTrigger(seconds: s)
+        case .interval: return nil  // the player paces it (ShootingPlan.intervalSeconds)
         case .keyboard:
             return KeyboardTrigger(prompt: { line in view.log(line) })
         case .bui:
@@ -189,7 +225,7 @@ struct PlayCommand: ParsableCommand {
             return BUITrigger(connection: connection, config: config, stepCount: program.steps.count,
                               stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
                               display: { line in view.log(line) }, textDisplay: output as? TextDisplay,
-                              buttons: program.rig.buttons)
+                              buttons: program.rig.buttons, stepLabels: program.steps.map(\.label))
         case .gpio:
             return GPIOTrigger(config: program.rig.buttons ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }

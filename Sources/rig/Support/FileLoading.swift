@@ -104,9 +104,13 @@ enum FileLoading {
     /// with `axes` and no `kind` at the top is a rig).
     static func loadRigOrProgram(_ path: String) throws(ExitCode) -> RigOrProgram {
         do throws(FileError) {
-            let text = try readText(path)
-            let root: JSONNode
-            do { root = try JSONParser.parse(text) } catch { throw error.fileError(file: path) }
+            // The text goes as soon as it is parsed: a large file's text, tree and tracks
+            // need not all be alive at once.
+            func parsed() throws(FileError) -> JSONNode {
+                let text = try readText(path)
+                do { return try JSONParser.parse(text) } catch { throw error.fileError(file: path) }
+            }
+            let root = try parsed()
             if looksLikeRig(root: root) { return .rig(try RigParser.parse(ValueReader(root, JSONContext(file: path)))) }
             return .program(try ProgramParser.parse(root: root, file: path, loadRig: rigLoader(programPath: path)))
         } catch {

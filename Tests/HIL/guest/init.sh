@@ -31,7 +31,7 @@ mkdir -p "$HIL_OUT/logs"
 echo "HIL: guest up at $(cut -d' ' -f1 /proc/uptime)s, kernel $K, rig $RIG"
 
 # The order matters only for speed: the Bluetooth stack is started once and shared.
-CHECKS=${HIL_ONLY:-"pca9685 gamepad gpio_sim gpio_buttons bluetooth bui blecontrol"}
+CHECKS=${HIL_ONLY:-"pca9685 gamepad gpio_sim gpio_buttons gpio_camera bluetooth bui blecontrol"}
 for c in $(echo "$CHECKS" | tr ',' ' '); do
   s=$GUEST/check_$c.sh
   if [ ! -f "$s" ]; then echo "FAIL $c: no such check ($s)" >> "$HIL_OUT/results.txt"; continue; fi

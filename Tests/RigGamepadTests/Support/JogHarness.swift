@@ -1,4 +1,5 @@
 import RigCore
+import RigTestSupport
 import RigGamepad
 import RigRuntime
 

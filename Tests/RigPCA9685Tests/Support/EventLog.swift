@@ -1,3 +1,4 @@
+import RigRuntime
 import Synchronization
 
 /// Everything that happened on a fake bus and the fake clock, in order.
@@ -54,8 +55,8 @@ final class EventLog: Sendable {
     }
 }
 
-/// A clock a test steps by hand; sleeps are recorded in the log, never slept.
-final class ManualClock: Sendable {
+/// The driver's clock as a test steps it by hand; sleeps are recorded in the log, never slept.
+final class RecordingClock: LoopClock {
     let log: EventLog
     private let time = Mutex<Duration>(.zero)
 
@@ -63,5 +64,9 @@ final class ManualClock: Sendable {
 
     func advance(by duration: Duration) { time.withLock { $0 += duration } }
 
-    var now: Duration { time.withLock { $0 } }
+    func now() -> UInt64 { time.withLock { $0 }.wholeNanoseconds }
+
+    func sleep(until deadline: UInt64) { sleep(forNanoseconds: deadline &- min(deadline, now())) }
+
+    func sleep(forNanoseconds nanoseconds: UInt64) { log.append(.slept(.nanoseconds(Int64(clamping: nanoseconds)))) }
 }

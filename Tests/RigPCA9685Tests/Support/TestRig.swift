@@ -10,7 +10,7 @@ import Synchronization
 final class TestRig {
     let log = EventLog()
     let model: PCA9685Model
-    let clock: ManualClock
+    let clock: RecordingClock
     let logs = CapturedLogs()
     let output: PCA9685Output
     let channels: [OutputChannel]
@@ -19,16 +19,14 @@ final class TestRig {
          channels: [Int] = [0, 1], kinds: [AxisKind]? = nil, stateDirectory: String? = nil,
          retryPolicy: I2CRetryPolicy = .default, model: PCA9685Model? = nil) {
         self.model = model ?? PCA9685Model(log: log)
-        clock = ManualClock(log: self.model.log)
+        clock = RecordingClock(log: self.model.log)
         var config = PCA9685OutputConfig()
         config.bus = self.model.path
         config.frequencyHz = frequencyHz
         config.oscillatorHz = oscillatorHz
         config.phaseStagger = phaseStagger
-        let clock = self.clock
-        let timing = PCA9685Timing(sleep: { clock.log.append(.slept($0)) }, now: { clock.now })
         output = PCA9685Output(config: config, bus: self.model, stateDirectory: stateDirectory,
-                               logger: logs.logger, timing: timing, retryPolicy: retryPolicy)
+                               logger: logs.logger, clock: clock, retryPolicy: retryPolicy)
         self.channels = channels.enumerated().map { index, channel in
             OutputChannel(axisName: "axis\(index)", channel: channel, kind: kinds?[index] ?? .servo)
         }

@@ -1,13 +1,13 @@
 import Glibc
 import SystemPackage
 
-/// A real pipe: the test writes recorded records into one end, the reader reads the
-/// other (non-blocking, like the evdev node).
-final class TestPipe {
-    let readEnd: FileDescriptor
-    private(set) var writeEnd: FileDescriptor?
+/// A real pipe for every test target: the test writes into one end, the code under test
+/// reads the other (non-blocking, like an evdev node).
+public final class TestPipe {
+    public let readEnd: FileDescriptor
+    public private(set) var writeEnd: FileDescriptor?
 
-    init() throws {
+    public init() throws {
         let (r, w) = try FileDescriptor.pipe()
         readEnd = r
         writeEnd = w
@@ -15,13 +15,13 @@ final class TestPipe {
         _ = fcntl(r.rawValue, F_SETFL, flags | O_NONBLOCK)
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         guard let writeEnd else { return }
         _ = try writeEnd.writeAll(bytes)
     }
 
     /// The device is unplugged: the reader sees end of file.
-    func closeWriteEnd() {
+    public func closeWriteEnd() {
         try? writeEnd?.close()
         writeEnd = nil
     }

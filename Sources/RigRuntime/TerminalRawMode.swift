@@ -1,12 +1,15 @@
+import Foundation
 import Glibc
 
 /// The terminal in raw-ish mode for key-by-key input: no line buffering, no echo.
 /// Signals stay on (Ctrl-C is still SIGINT, handled as a stop). `restore()` puts the
-/// saved settings back; it runs on every way out (explicitly, and in `deinit`).
-public final class TerminalRawMode {
+/// saved settings back; it runs on every way out (explicitly, and in `deinit`). Sendable:
+/// the thread reading keys and the one stopping the session may both restore.
+public final class TerminalRawMode: @unchecked Sendable {
     private let fd: Int32
     private var saved = termios()
     private var active = false
+    private let lock = NSLock()
 
     /// Switches `fd` (stdin) to raw mode; nil if it is not a terminal.
     public init?(fd: Int32 = STDIN_FILENO) {
@@ -24,6 +27,8 @@ public final class TerminalRawMode {
     }
 
     public func restore() {
+        lock.lock()
+        defer { lock.unlock() }
         guard active else { return }
         active = false
         _ = tcsetattr(fd, TCSANOW, &saved)

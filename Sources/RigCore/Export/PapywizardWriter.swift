@@ -1,0 +1,101 @@
+import Foundation
+
+/// Writes Papywizard's XML, format version "c" (REFERENCE §8), which Hugin's and
+/// Autopano's Papywizard importers read: the lens (focal length, crop factor), the shooting
+/// mode (`mosaic` for a planned panorama grid, `preset` otherwise) and one `<pict>` per
+/// image, ids from 1 in shooting order, angles with one decimal.
+///
+/// Hugin's importer takes the focal length and crop factor from the header, each image's
+/// yaw, pitch and roll from its `<position>`, and starts a new stack at every `bracket="1"`.
+/// Times are written only when they are known (a shot log whose run recorded its start).
+public enum PapywizardWriter {
+    public static func text(_ project: StitchProject, lens: CameraLens) -> String {
+        let (focal, crop) = lens.focalAndCropFactor(imageSize: project.imageSize)
+        let title = (project.source as NSString).lastPathComponent
+        var x: [String] = [
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>",
+            "<papywizard version=\"c\">",
+            "  <header>",
+            "    <general>",
+            "      <title>\(escape(title))</title>",
+            "      <gps/>",
+            "      <comment>\(escape("rig \(project.fromLog ? "export of the shot log" : "plan of") \(project.source)"))</comment>",
+            "    </general>",
+            "    <shooting mode=\"\(project.mosaic == nil ? "preset" : "mosaic")\">",
+            "      <headOrientation>up</headOrientation>",
+            "      <cameraOrientation>\(lens.orientation.rawValue)</cameraOrientation>",
+        ]
+        if let settle = project.settleSeconds { x.append("      <stabilizationDelay>\(fixed(settle, 1))</stabilizationDelay>") }
+        x.append("      <counter>1</counter>")
+        if let start = project.startTime { x.append("      <startTime>\(timestamp(start))</startTime>") }
+        if let end = project.endTime { x.append("      <endTime>\(timestamp(end))</endTime>") }
+        x += [
+            "    </shooting>",
+            "    <camera>",
+            "      <bracketing nbPicts=\"\(project.bracketCount)\"/>",
+            "      <sensor coef=\"\(fixed(crop, 2))\" ratio=\"\(ratio(project.imageSize))\"/>",
+            "    </camera>",
+            "    <lens type=\"rectilinear\">",
+            "      <focal>\(fixed(focal, 1))</focal>",
+            "    </lens>",
+        ]
+        if let mosaic = project.mosaic {
+            x += [
+                "    <mosaic>",
+                "      <nbPicts yaw=\"\(mosaic.columns)\" pitch=\"\(mosaic.rows)\"/>",
+                "      <overlap minimum=\"\(fixed(mosaic.wantedOverlap, 2))\" yaw=\"\(fixed(mosaic.horizontalOverlap, 2))\" pitch=\"\(fixed(mosaic.verticalOverlap, 2))\"/>",
+                "    </mosaic>",
+            ]
+        } else {
+            x.append("    <preset name=\"\(escape(title))\"/>")
+        }
+        x += ["  </header>", "  <shoot>"]
+        for (index, shot) in project.shots.enumerated() {
+            x.append("    <pict id=\"\(index + 1)\" bracket=\"\(shot.bracket)\">")
+            if let time = shot.time { x.append("      <time>\(timestamp(time))</time>") }
+            x.append("      <position yaw=\"\(fixed(shot.yawDegrees, 1))\" pitch=\"\(fixed(shot.pitchDegrees, 1))\" roll=\"\(fixed(lens.rollDegrees, 1))\"/>")
+            x.append("    </pict>")
+        }
+        x += ["  </shoot>", "</papywizard>"]
+        return x.joined(separator: "\n") + "\n"
+    }
+
+    /// `value` with `places` decimals, never `-0.0`.
+    static func fixed(_ value: Double, _ places: Int) -> String {
+        let text = String(format: "%.\(places)f", value.isFinite ? value : 0)
+        return text.hasPrefix("-") && text.dropFirst().allSatisfy { $0 == "0" || $0 == "." } ? String(text.dropFirst()) : text
+    }
+
+    /// Papywizard's time stamps, `2026-11-23_10h00m00s`, in UTC.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'_'HH'h'mm'm'ss's'"
+        return formatter.string(from: date)
+    }
+
+    /// The nearest of the aspect ratios Papywizard offers.
+    static func ratio(_ size: PixelSize) -> String {
+        let long = Double(max(size.width, size.height)), short = Double(max(1, min(size.width, size.height)))
+        let choices: [(String, Double)] = [("3:2", 1.5), ("4:3", 4.0 / 3), ("5:4", 1.25), ("16:9", 16.0 / 9), ("1:1", 1)]
+        return choices.min { abs($0.1 - long / short) < abs($1.1 - long / short) }?.0 ?? "3:2"
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                // XML 1.0 has no control characters but tab, newline and return.
+                if c.value < 0x20, c != "\t", c != "\n", c != "\r" { out += " " } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// One image for a stitcher: where the rig pointed the camera and what the file is called.
+public struct StitchShot: Sendable, Equatable {
+    /// The camera's number for the file (the `%d` of the name pattern).
+    public var imageNumber: Int
+    public var imageName: String
+    /// The program step it belongs to (1-based) and its label.
+    public var step: Int
+    public var label: String
+    /// Its place in a bracket at that step, 1-based (1 without brackets).
+    public var bracket: Int
+    /// Every axis's position, in the rig's axis order.
+    public var pose: [Double]
+    /// Hugin's yaw and pitch (``StitchAngles``); 0 when the rig has no pan (tilt) axis.
+    public var yawDegrees: Double
+    public var pitchDegrees: Double
+    /// From a shot log: the shutter's start and end on the run's trace clock, whether the
+    /// take was a redo, and its wall-clock start when the run recorded its own.
+    public var startSeconds: Double?
+    public var endSeconds: Double?
+    public var redo: Bool
+    public var time: Date?
+
+    public init(imageNumber: Int, imageName: String, step: Int, label: String, bracket: Int = 1, pose: [Double],
+                yawDegrees: Double, pitchDegrees: Double, startSeconds: Double? = nil, endSeconds: Double? = nil,
+                redo: Bool = false, time: Date? = nil) {
+        self.imageNumber = imageNumber
+        self.imageName = imageName
+        self.step = step
+        self.label = label
+        self.bracket = bracket
+        self.pose = pose
+        self.yawDegrees = yawDegrees
+        self.pitchDegrees = pitchDegrees
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.redo = redo
+        self.time = time
+    }
+}
+
+/// A planned panorama's grid, for Papywizard's `<mosaic>`.
+public struct StitchMosaic: Sendable, Equatable {
+    public var rows: Int
+    /// The most shots in a row.
+    public var columns: Int
+    /// The overlap the program asked for and the smallest real ones (0…1).
+    public var wantedOverlap: Double
+    public var horizontalOverlap: Double
+    public var verticalOverlap: Double
+}
+
+/// What a stitcher file is written from: the shots of a program (`rig plan`) or of a shot
+/// log (`rig export`), in shooting order.
+public struct StitchProject: Sendable, Equatable {
+    /// The program or log file it came from, for titles and comments.
+    public var source: String
+    public var axisNames: [String]
+    /// The axes Hugin's yaw and pitch come from; nil when the rig has no such axis.
+    public var panAxisName: String?
+    public var tiltAxisName: String?
+    public var lens: CameraLens?
+    public var imageSize: PixelSize
+    public var shots: [StitchShot]
+    public var mosaic: StitchMosaic?
+    /// How long the rig settles before each shot, when the program says.
+    public var settleSeconds: Double?
+    /// From a shot log: true, and the wall-clock times of its first and last shot when known.
+    public var fromLog: Bool
+    public var startTime: Date?
+    public var endTime: Date?
+
+    /// Shots per step (brackets).
+    public var bracketCount: Int { shots.map(\.bracket).max() ?? 1 }
+
+    /// Why this project cannot become a Hugin or Papywizard file, or nil when it can.
+    public var stitcherProblem: String? {
+        if lens == nil { return "the lens is missing" }
+        if panAxisName == nil { return "the rig has no pan axis (an axis named \"pan\", or the panorama's \"panAxis\")" }
+        return nil
+    }
+
+    /// The pan and tilt axes: a panorama's `panAxis`/`tiltAxis`, else axes named `pan` and `tilt`.
+    static func panTilt(program: Program?, axisNames: [String]) -> (pan: String?, tilt: String?) {
+        if let program, let spec = program.panoramaSpec {
+            return (program.rig.axes[spec.panAxis].name, program.rig.axes[spec.tiltAxis].name)
+        }
+        return (axisNames.contains("pan") ? "pan" : nil, axisNames.contains("tilt") ? "tilt" : nil)
+    }
+
+    /// The shots a stepped program takes, one image per step, numbered from `firstNumber`.
+    /// `lens` overrides the program's (a panorama's lens); `imageSize` defaults to the lens's.
+    public static func plan(_ program: Program, lens: CameraLens?, imageSize: PixelSize?, names: ImageNamePattern, firstNumber: Int) -> StitchProject {
+        let axisNames = program.rig.axes.map(\.name)
+        let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
+        let panIndex = pan.flatMap { axisNames.firstIndex(of: $0) }
+        let tiltIndex = tilt.flatMap { axisNames.firstIndex(of: $0) }
+        let lens = lens ?? program.panoramaSpec?.lens
+        let shots = program.steps.enumerated().map { index, step in
+            StitchShot(imageNumber: firstNumber + index, imageName: names.name(firstNumber + index), step: index + 1, label: step.label,
+                       pose: step.pose,
+                       yawDegrees: panIndex.map { StitchAngles.yaw(panDegrees: step.pose[$0]) } ?? 0,
+                       pitchDegrees: tiltIndex.map { StitchAngles.pitch(tiltDegrees: step.pose[$0]) } ?? 0)
+        }
+        var mosaic: StitchMosaic?
+        if let plan = program.panorama, let spec = program.panoramaSpec {
+            mosaic = StitchMosaic(rows: plan.rows, columns: plan.shotsPerRow.max() ?? 1, wantedOverlap: spec.overlap,
+                                  horizontalOverlap: plan.horizontalOverlap, verticalOverlap: plan.verticalOverlap)
+        }
+        return StitchProject(source: program.file, axisNames: axisNames, panAxisName: pan, tiltAxisName: tilt, lens: lens,
+                             imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
+                             shots: shots, mosaic: mosaic, settleSeconds: program.settleSeconds, fromLog: false)
+    }
+
+    /// The shots a run really took, from its shot log: the poses as sent, one image per
+    /// step and bracket (a redo replaces the take it redid), in the order the steps were
+    /// first shot. The camera numbers every take, redos included, so take k of the log
+    /// (counting from 0) is image `firstNumber + k`.
+    /// - Parameter program: the program the log ran, for the pan/tilt axes, settle time and lens.
+    public static func export(_ log: ShotLog, file: String, program: Program?, lens: CameraLens?, imageSize: PixelSize?,
+                              names: ImageNamePattern, firstNumber: Int) -> StitchProject {
+        // Every take with its number and wall-clock time: times count from their run's start.
+        struct Take { var shot: ShotLogShot; var number: Int; var time: Date? }
+        var takes: [Take] = []
+        var runStart: Date?
+        for event in log.events {
+            switch event {
+            case .start(let start): runStart = start.startedAt.flatMap(parseTimestamp)
+            case .shot(let shot):
+                takes.append(Take(shot: shot, number: firstNumber + takes.count, time: runStart.map { $0.addingTimeInterval(shot.startSeconds) }))
+            default: break
+            }
+        }
+        let finals: [Take] = log.finalShots.compactMap { final in
+            takes.last { $0.shot.step == final.step && ($0.shot.bracket ?? 1) == (final.bracket ?? 1) }
+        }
+        var axisNames = program?.rig.axes.map(\.name) ?? []
+        for take in takes { for name in take.shot.axisNames where !axisNames.contains(name) { axisNames.append(name) } }
+        let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
+        let lens = lens ?? program?.panoramaSpec?.lens
+        let shots = finals.map { take in
+            let s = take.shot
+            return StitchShot(imageNumber: take.number, imageName: names.name(take.number), step: s.step, label: s.label,
+                              bracket: s.bracket ?? 1, pose: axisNames.map { s.value(of: $0) ?? .nan },
+                              yawDegrees: pan.flatMap { s.value(of: $0) }.map { StitchAngles.yaw(panDegrees: $0) } ?? 0,
+                              pitchDegrees: tilt.flatMap { s.value(of: $0) }.map { StitchAngles.pitch(tiltDegrees: $0) } ?? 0,
+                              startSeconds: s.startSeconds, endSeconds: s.endSeconds, redo: s.redo, time: take.time)
+        }
+        let panInShots = pan.map { name in finals.allSatisfy { $0.shot.value(of: name) != nil } } ?? false
+        return StitchProject(source: file, axisNames: axisNames, panAxisName: panInShots ? pan : nil, tiltAxisName: tilt, lens: lens,
+                             imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
+                             shots: shots, mosaic: nil, settleSeconds: program?.settleSeconds, fromLog: true,
+                             startTime: shots.compactMap(\.time).min(), endTime: shots.compactMap(\.time).max())
+    }
+
+    /// `2026-11-23T20:31:54Z` (a shot log's `startedAt`), with or without fractional seconds.
+    static func parseTimestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}

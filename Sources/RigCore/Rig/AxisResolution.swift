@@ -1,0 +1,145 @@
+import Foundation
+
+/// The smallest change an output can make on a channel: a servo pulse step in µs and a
+/// duty step in %, or nil for a continuous (simulated) output. The drivers know these
+/// (`PCA9685Math`, `BLEControlCommand`); the core only does the arithmetic.
+public struct OutputQuantum: Sendable, Equatable {
+    public var pulseMicroseconds: Double?
+    public var dutyPercent: Double?
+
+    public init(pulseMicroseconds: Double?, dutyPercent: Double?) {
+        self.pulseMicroseconds = pulseMicroseconds
+        self.dutyPercent = dutyPercent
+    }
+
+    /// The simulated rig: no steps.
+    public static let continuous = OutputQuantum(pulseMicroseconds: nil, dutyPercent: nil)
+}
+
+/// How finely an axis can be placed on its output: one output count, and what it is worth
+/// in the axis's unit (degrees for a servo, % for a pwm axis).
+public struct AxisResolution: Sendable, Equatable {
+    public var axis: String
+    /// One count of the output in µs (servo) or % duty (pwm); nil: continuous.
+    public var countSize: Double?
+    /// One count in the axis's unit, the coarsest over the soft range (a calibration with
+    /// several segments is coarser where it has fewer µs per degree); nil: continuous.
+    public var unitsPerCount: Double?
+
+    /// The resolution of every axis of `rig` on an output with `quantum`.
+    public static func of(_ rig: Rig, quantum: OutputQuantum) -> [AxisResolution] {
+        rig.axes.map { axis in
+            switch axis.kind {
+            case .pwm:
+                return AxisResolution(axis: axis.name, countSize: quantum.dutyPercent, unitsPerCount: quantum.dutyPercent)
+            case .servo:
+                guard let step = quantum.pulseMicroseconds else { return AxisResolution(axis: axis.name, countSize: nil, unitsPerCount: nil) }
+                return AxisResolution(axis: axis.name, countSize: step,
+                                      unitsPerCount: axis.calibration.map { step * maxDegreesPerMicrosecond($0, over: axis.softRange) })
+            }
+        }
+    }
+
+    /// The steepest |Δangle / Δpulse| of the calibration's segments that the range touches
+    /// (the end segments extend past the table, as `pulseMicroseconds(forAngle:)` does).
+    static func maxDegreesPerMicrosecond(_ calibration: Calibration, over range: ClosedRange<Double>) -> Double {
+        let a = calibration.angles, p = calibration.pulses
+        var steepest = 0.0
+        for i in 1..<a.count {
+            let low = i == 1 ? -Double.infinity : a[i - 1]
+            let high = i == a.count - 1 ? Double.infinity : a[i]
+            guard range.upperBound >= low, range.lowerBound <= high else { continue }
+            steepest = max(steepest, abs((a[i] - a[i - 1]) / (p[i] - p[i - 1])))
+        }
+        return steepest
+    }
+}
+
+/// A timelapse axis that moves less than one output count on some frames: the output
+/// holds the same count for a few frames and then steps, so the picture stutters.
+public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConvertible {
+    public var axis: String
+    public var unit: String
+    public var unitsPerCount: Double
+    /// Frames on which the axis should move, and those of them on which its output count stays.
+    public var movingFrames: Int
+    public var stalledFrames: Int
+    /// The smallest per-frame move, in the axis's unit.
+    public var smallestMove: Double
+    /// 1-based frame ranges where the count stays (the first few).
+    public var stalledRanges: [ClosedRange<Int>]
+    /// What would help, for this rig's output.
+    public var advice: String
+
+    public var description: String {
+        let ranges = stalledRanges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+        // Moving frames per count change: how often the picture jumps while the axis moves.
+        let every = stalledFrames >= movingFrames ? "" : "; while it moves, the output steps once every \(fixedText(Double(movingFrames) / Double(movingFrames - stalledFrames))) frames on average"
+        return "axis \(axis) moves less than one output count (\(fixedText(unitsPerCount))\(unit)) on \(stalledFrames) of its \(movingFrames) moving frames (smallest move \(fixedText(smallestMove, places: 3))\(unit) per frame; frames \(ranges)): the output holds still and then jumps a count, so the picture stutters\(every). What helps: \(advice)"
+    }
+
+    /// Checks a stepped program frame by frame (each step is a frame) against `quantum`:
+    /// the count each frame's pose sends, and whether it changes when the pose does.
+    public static func check(_ program: Program, quantum: OutputQuantum) -> [TimelapseResolutionWarning] {
+        let steps = program.steps
+        guard steps.count > 1 else { return [] }
+        let rig = program.rig
+        let resolutions = AxisResolution.of(rig, quantum: quantum)
+        var warnings: [TimelapseResolutionWarning] = []
+        for (index, axis) in rig.axes.enumerated() {
+            guard let perCount = resolutions[index].unitsPerCount, let count = resolutions[index].countSize, count > 0 else { continue }
+            func counts(_ position: Double) -> Double {
+                switch axis.kind {
+                case .servo: ((axis.calibration?.pulseMicroseconds(forAngle: position) ?? 1500) / count).rounded()
+                case .pwm: (position / count).rounded()
+                }
+            }
+            var moving = 0, stalled = 0
+            var smallest = Double.infinity
+            var ranges: [ClosedRange<Int>] = []
+            for frame in 1..<steps.count {
+                let before = steps[frame - 1].pose[index], after = steps[frame].pose[index]
+                let move = abs(after - before)
+                guard move > 1e-9 else { continue }
+                moving += 1
+                smallest = min(smallest, move)
+                guard counts(after) == counts(before) else { continue }
+                stalled += 1
+                let number = frame + 1
+                if let last = ranges.last, last.upperBound == number - 1 {
+                    ranges[ranges.count - 1] = last.lowerBound...number
+                } else {
+                    ranges.append(number...number)
+                }
+            }
+            guard stalled > 0 else { continue }
+            warnings.append(TimelapseResolutionWarning(axis: axis.name, unit: axis.unit, unitsPerCount: perCount, movingFrames: moving,
+                                                       stalledFrames: stalled, smallestMove: smallest, stalledRanges: Array(ranges.prefix(4)),
+                                                       advice: advice(rig: rig, axis: axis)))
+        }
+        return warnings
+    }
+
+    static func advice(rig: Rig, axis: Axis) -> String {
+        var options: [String] = []
+        if case .pca9685(let config) = rig.output, axis.kind == .servo {
+            let target = max(200, config.frequencyHz * 2)
+            if target <= PCA9685OutputConfig.frequencyRangeHz.upperBound, config.frequencyHz < 330 {
+                options.append("a higher \"frequencyHz\" on the PCA9685 for digital servos (they take 200–330 Hz; counts shrink in proportion: \(Int(target)) Hz gives \(fixedText(target / config.frequencyHz))× finer steps; analog servos need 50 Hz)")
+            }
+        }
+        if axis.kind == .servo {
+            options.append("a wider calibration (more µs per degree: use the servo's whole pulse range if its travel allows, or gear the axis down)")
+        }
+        options.append("a longer move or fewer frames, so each frame moves at least one count")
+        return options.joined(separator: "; ")
+    }
+}
+
+/// `places` decimals, trailing zeros dropped.
+private func fixedText(_ value: Double, places: Int = 2) -> String {
+    var text = String(format: "%.\(places)f", value)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
+}

@@ -1,0 +1,51 @@
+/// One shot's timing as the player plans it, from the rig's camera and the program's
+/// `shoot` settings: focus → shutter → exposure → release, then the after-shot wait.
+public struct ShotTiming: Sendable, Equatable {
+    public var focusSeconds: Double
+    /// How long the shutter contact stays closed: the exposure in bulb mode, else the
+    /// camera's `shutterMs`.
+    public var shutterHoldSeconds: Double
+    /// From shutter press until the exposure is over and the rig may move again.
+    public var exposureWindowSeconds: Double
+    public var afterShotSeconds: Double
+    public var shotsPerStep: Int
+
+    public init(camera: CameraConfig, shoot: ShootConfig) {
+        focusSeconds = camera.focusSeconds
+        shutterHoldSeconds = shoot.bulb ? shoot.exposureSeconds : camera.shutterSeconds
+        exposureWindowSeconds = max(shutterHoldSeconds, shoot.exposureSeconds)
+        afterShotSeconds = camera.afterShotSeconds
+        shotsPerStep = shoot.shotsPerStep
+    }
+
+    public init(focusSeconds: Double, shutterHoldSeconds: Double, exposureWindowSeconds: Double, afterShotSeconds: Double, shotsPerStep: Int) {
+        self.focusSeconds = focusSeconds
+        self.shutterHoldSeconds = shutterHoldSeconds
+        self.exposureWindowSeconds = max(exposureWindowSeconds, shutterHoldSeconds)
+        self.afterShotSeconds = afterShotSeconds
+        self.shotsPerStep = max(1, shotsPerStep)
+    }
+
+    /// From focus to the end of the exposure: the time the rig holds still for one shot.
+    public var shotSeconds: Double { focusSeconds + exposureWindowSeconds }
+}
+
+/// How a player shoots: with which timing, at what interval, and who ends each shot.
+public struct ShootingPlan: Sendable, Equatable {
+    /// nil: no camera on this run (none in the rig, `--no-shoot`, or Cascable shoots).
+    public var timing: ShotTiming?
+    /// Shot start to shot start (`--trigger interval:S`); nil: as the trigger says.
+    public var intervalSeconds: Double?
+    /// True: the player ends each shot itself after `timing.shotSeconds` (the simulated
+    /// camera, `rig check`). False: it holds until `shotDone()` (a real camera reports).
+    public var selfTimed: Bool
+
+    public init(timing: ShotTiming? = nil, intervalSeconds: Double? = nil, selfTimed: Bool = true) {
+        self.timing = timing
+        self.intervalSeconds = intervalSeconds
+        self.selfTimed = selfTimed
+    }
+
+    /// Nothing to shoot, no pacing: the player behaves as it did before cameras.
+    public static let none = ShootingPlan()
+}

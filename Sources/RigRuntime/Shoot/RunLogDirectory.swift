@@ -1,0 +1,114 @@
+import Foundation
+import RigCore
+
+/// Where `rig play` keeps its shot logs (`<state directory>/runs`) and how it finds the
+/// run `--resume` continues.
+public struct RunLogDirectory: Sendable {
+    public let path: String
+
+    /// - Parameter stateDirectory: rig's state directory (`$XDG_STATE_HOME/rig`, …).
+    public init(stateDirectory: String) {
+        path = (stateDirectory as NSString).appendingPathComponent("runs")
+    }
+
+    /// The program's name in log file names: its file name without `.json`, with
+    /// anything but letters, digits, '-', '_' and '.' replaced by '_'.
+    public static func programName(_ programPath: String) -> String {
+        var name = (programPath as NSString).lastPathComponent
+        if name.hasSuffix(".json") { name.removeLast(5) }
+        let safe = String(name.unicodeScalars.map { s -> Character in
+            s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_" || s == "." ? Character(s) : "_"
+        })
+        return safe.isEmpty ? "program" : safe
+    }
+
+    /// A new log's path: `<program>-<UTC time>.jsonl` (`pano-20261123T203154Z.jsonl`);
+    /// the time sorts by name, so the newest run is the last name.
+    public func newLogPath(program: String, at date: Date = Date()) -> String {
+        let stamp = Self.fileStamp(date)
+        var candidate = (path as NSString).appendingPathComponent("\(Self.programName(program))-\(stamp).jsonl")
+        var n = 2
+        while FileManager.default.fileExists(atPath: candidate) {
+            candidate = (path as NSString).appendingPathComponent("\(Self.programName(program))-\(stamp)-\(n).jsonl")
+            n += 1
+        }
+        return candidate
+    }
+
+    /// The logs of `program` in this directory, newest first.
+    public func logs(of program: String) -> [String] {
+        let prefix = Self.programName(program) + "-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".jsonl") && Self.isStamp($0.dropFirst(prefix.count)) }
+            .sorted(by: >)
+            .map { (path as NSString).appendingPathComponent($0) }
+    }
+
+    static func isStamp(_ rest: Substring) -> Bool {
+        // 20261123T203154Z[-n].jsonl: keeps "pano-wide" logs out of "pano"'s.
+        let stamp = rest.prefix(16)
+        return stamp.count == 16 && stamp.dropFirst(8).first == "T" && stamp.last == "Z"
+            && stamp.prefix(8).allSatisfy(\.isNumber) && stamp.dropFirst(9).prefix(6).allSatisfy(\.isNumber)
+    }
+
+    public static func fileStamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    public static func isoStamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}
+
+/// The run `--resume` continues, or why there is none.
+public enum ResumeLookup {
+    public struct Found: Sendable {
+        public var path: String
+        public var log: ShotLog
+        /// 0-based step to start at.
+        public var firstStep: Int
+    }
+
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads `logPath` (`--log` given) or the newest log of `program` in `directory`,
+    /// and checks it belongs to this very program file (`sha256`).
+    public static func find(program: String, sha256: String, stepCount: Int, logPath: String?,
+                            directory: RunLogDirectory?) throws -> Found {
+        let candidates = logPath.map { [$0] } ?? directory?.logs(of: program) ?? []
+        guard let path = candidates.first else {
+            let place = directory.map { " in \($0.path)" } ?? " (no state directory: set XDG_STATE_HOME or HOME)"
+            throw Refusal(description: "no run of \(program) to resume\(place); give its log with --log FILE")
+        }
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw Refusal(description: "cannot read the shot log \(path): \(error.localizedDescription)")
+        }
+        let log: ShotLog
+        do { log = try ShotLog(text: text, file: path) } catch {
+            throw Refusal(description: "\(error)")
+        }
+        guard let start = log.lastStart else {
+            throw Refusal(description: "\(path) holds no run (no \"start\" event)")
+        }
+        guard start.programSha256 == sha256 else {
+            throw Refusal(description: "\(program) changed since the run in \(path) (its SHA-256 was \(start.programSha256.prefix(12))…, now \(sha256.prefix(12))…): refusing to resume a different program; restore the file, or play it again without --resume")
+        }
+        if log.isFinished {
+            throw Refusal(description: "the last run of \(program) (\(path)) finished all its steps: nothing to resume")
+        }
+        let next = log.resumeStep
+        guard next <= stepCount else {
+            throw Refusal(description: "the run in \(path) shot its last step (\(stepCount)): nothing to resume")
+        }
+        return Found(path: path, log: log, firstStep: next - 1)
+    }
+}

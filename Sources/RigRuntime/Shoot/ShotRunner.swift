@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+import RigCore
+import Synchronization
+
+/// Runs a stepped program's shots beside the loop, on the session's event thread: fires
+/// the camera when the player starts a shot and tells the loop when the camera is done,
+/// and writes the shot log (`start`, a `shot` per exposure, `missed`, `end`), flushed
+/// after every event.
+///
+/// Without a camera (none in the rig, `--no-shoot`, Cascable shooting) a step's "shot" is
+/// the time the rig held still at it: from `.ready` until it moved on.
+public final class ShotRunner: @unchecked Sendable {
+    public struct Requests: Sendable {
+        public var shotDone: @Sendable () -> Void
+        public var stop: @Sendable () -> Void
+        public init(shotDone: @escaping @Sendable () -> Void, stop: @escaping @Sendable () -> Void) {
+            self.shotDone = shotDone
+            self.stop = stop
+        }
+    }
+
+    private let steps: [Step]
+    private let axisNames: [String]
+    private let camera: Camera?
+    private let timing: ShotTiming?
+    private let writer: ShotLogWriter?
+    private let logger: Logger
+    private let display: @Sendable (String) -> Void
+    private let requests = Mutex<Requests?>(nil)
+    // Event thread only.
+    private var shotSteps: Set<Int>
+    private var shotStart: [Int: Double] = [:]
+    private var redoing: [Int: Bool] = [:]
+    private var missedSlot: [Int: Double] = [:]
+    private var holdingSince: (step: Int, time: Double)?
+    private var lastStep: Int?
+    private var ended: Bool?
+    private let fault = Mutex<String?>(nil)
+    /// Set before the camera is closed on purpose: a shot it cuts short is no fault.
+    private let cameraClosed = Atomic<Bool>(false)
+    private var writeFailed = false
+    public private(set) var shotsTaken = 0
+    public private(set) var slotsMissed = 0
+
+    /// - Parameters:
+    ///   - alreadyShot: 0-based steps a resumed run shot before (their new shots are redos).
+    ///   - start: the `start` event to write first; nil with no writer.
+    public init(steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
+                start: ShotLogStart?, alreadyShot: Set<Int> = [], logger: Logger, display: @escaping @Sendable (String) -> Void) {
+        self.steps = steps
+        self.axisNames = axisNames
+        self.camera = camera
+        self.timing = camera == nil ? nil : timing
+        self.writer = writer
+        self.logger = logger
+        self.display = display
+        shotSteps = alreadyShot
+        if let start { write(.start(start)) }
+    }
+
+    /// The loop is running: how to reach it.
+    public func attach(_ requests: Requests) {
+        self.requests.withLock { $0 = requests }
+    }
+
+    /// The camera or the log failed; the run was stopped because of it.
+    public var faultMessage: String? { fault.withLock { $0 } }
+
+    /// Feed every loop event here (the session's `onEvent`).
+    public func handle(_ event: LoopEvent) {
+        guard case .player(let playerEvent, let tickTime) = event else { return }
+        // Tick times are whole ticks; rounding to the µs drops the binary noise (0.94000000000001).
+        let time = (tickTime * 1e6).rounded() / 1e6
+        switch playerEvent {
+        case .shot(.started(let step, let bracket)):
+            if let slot = missedSlot.removeValue(forKey: step) {
+                write(.missed(ShotLogMissed(step: step + 1, slotSeconds: slot, startSeconds: time)))
+            }
+            shotStart[step] = time
+            fire(step: step, bracket: bracket)
+        case .shot(.ended(let step, let bracket)):
+            if bracket == 1 {
+                // A bracket's later frames are redos exactly when its first one is.
+                redoing[step] = shotSteps.contains(step)
+                shotSteps.insert(step)
+            }
+            record(step: step, start: shotStart[step] ?? time, end: time, redo: redoing[step] ?? false,
+                   bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil)
+        case .shot(.slotMissed(let step, let slot)):
+            slotsMissed += 1
+            missedSlot[step] = slot
+            let message = "MISSED the interval slot of step \(step + 1) (due at t=\(fixed(slot, 2))s): the move, settle or last shot took longer than planned; shooting late"
+            logger.error("\(message)")
+            display("⚠ \(message)")
+        case .ready(let step):
+            // No camera: the rig holds still here until it moves on.
+            if timing == nil { holdingSince = (step, time) }
+        case .moveStarted, .programEnded:
+            closeHold(at: time)
+            if case .programEnded(let stopped) = playerEvent {
+                ended = stopped
+                closeCamera()
+            }
+        case .finished:
+            break
+        }
+    }
+
+    /// Something a person should read after the run: logged, and written to the shot log.
+    public func warn(_ message: String) {
+        logger.warning("\(message)")
+        write(.warning(ShotLogWarning(message: message)))
+    }
+
+    /// Writes the `end` event and closes the camera and the log. `loopFault`: why the
+    /// loop stopped, if it failed.
+    public func finish(loopFault: String?, stoppedBySignal: Bool) {
+        closeCamera()
+        let ownFault = faultMessage
+        let reason: ShotLogEnd.Reason
+        if ownFault != nil || (loopFault != nil && !(stoppedBySignal && loopFault == "aborted")) {
+            reason = .fault
+        } else if ended == false {
+            // The program ran to its end (after its last step's trigger).
+            reason = .done
+        } else {
+            reason = .stopped
+        }
+        write(.end(ShotLogEnd(reason: reason, lastStep: lastStep.map { $0 + 1 }, message: reason == .fault ? (ownFault ?? loopFault) : nil)))
+        do { try writer?.close() } catch {
+            logger.error("closing the shot log failed: \(error)")
+        }
+    }
+
+    private func closeCamera() {
+        cameraClosed.store(true, ordering: .relaxed)
+        camera?.close()
+    }
+
+    private func closeHold(at time: Double) {
+        guard let hold = holdingSince else { return }
+        holdingSince = nil
+        let redo = shotSteps.contains(hold.step)
+        shotSteps.insert(hold.step)
+        record(step: hold.step, start: hold.time, end: time, redo: redo, bracket: nil)
+    }
+
+    private func record(step: Int, start: Double, end: Double, redo: Bool, bracket: Int?) {
+        guard steps.indices.contains(step) else { return }
+        lastStep = step
+        shotsTaken += 1
+        write(.shot(ShotLogShot(step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
+                                startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket)))
+    }
+
+    private func fire(step: Int, bracket: Int) {
+        guard let camera, let timing else { return }
+        let what = (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)") + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
+        display("📷 \(what)")
+        let reports = camera.reportsShotDone
+        camera.shoot(timing: timing) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success:
+                if reports { self.requests.withLock { $0 }?.shotDone() }
+            case .failure(let error):
+                if self.cameraClosed.load(ordering: .relaxed) { return }
+                let message = "camera (\(camera.label)) failed at \(what): \(error)"
+                self.fault.withLock { $0 = $0 ?? message }
+                self.logger.error("\(message): stopping")
+                self.requests.withLock { $0 }?.stop()
+            }
+        }
+    }
+
+    private func write(_ event: ShotLogEvent) {
+        guard let writer, !writeFailed else { return }
+        do { try writer.append(event) } catch {
+            writeFailed = true
+            logger.error("writing the shot log \(writer.path) failed: \(error); the run goes on without it")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// What a key (or a typed line) asks of a stepped program under the keyboard trigger.
+public enum StepKeyCommand: Sendable, Equatable {
+    /// Enter: go on to the next step.
+    case next
+    /// `r`: shoot this step again.
+    case redo
+    /// `b`: back one step (move there and shoot it again).
+    case back
+    /// `g` then a number and Enter: go to that step (1-based) and shoot it.
+    case goTo(step: Int)
+    /// `q`: stop (brake, park, safe state).
+    case stop
+}
+
+/// Decodes the keyboard trigger's keys: single keys in a raw terminal (`feed`), or whole
+/// lines when stdin is not a terminal (`parse(line:)`). Pure.
+public struct StepKeyReader: Sendable {
+    /// The digits typed after `g` so far; nil when not typing a step number.
+    public private(set) var typedStep: String?
+
+    public static let help = "Enter next · r redo · b back · g N Enter go to step N · q stop"
+
+    public init() {}
+
+    /// Feeds one byte from a raw terminal; returns the command it completes, if any.
+    public mutating func feed(_ byte: UInt8) -> StepKeyCommand? {
+        if var digits = typedStep {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if digits.count < 9 { digits.unicodeScalars.append(Unicode.Scalar(byte)) }
+                typedStep = digits
+                return nil
+            case 0x7F, 0x08:
+                if !digits.isEmpty { digits.removeLast() }
+                typedStep = digits
+                return nil
+            case 0x0D, 0x0A:
+                typedStep = nil
+                return Int(digits).map { .goTo(step: $0) }
+            default:
+                // Anything else (Esc included) cancels the number.
+                typedStep = nil
+                return nil
+            }
+        }
+        switch byte {
+        case 0x0D, 0x0A: return .next
+        case UInt8(ascii: "r"), UInt8(ascii: "R"): return .redo
+        case UInt8(ascii: "b"), UInt8(ascii: "B"): return .back
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"): return .stop
+        case UInt8(ascii: "g"), UInt8(ascii: "G"):
+            typedStep = ""
+            return nil
+        default: return nil
+        }
+    }
+
+    /// One typed line (stdin not a terminal): empty → next, `r`, `b`, `q`, `g N`.
+    public static func parse(line: String) -> StepKeyCommand? {
+        let text = line.trimmingCharacters(in: .whitespaces).lowercased()
+        switch text {
+        case "": return .next
+        case "r", "redo": return .redo
+        case "b", "back": return .back
+        case "q", "quit", "stop": return .stop
+        default:
+            guard text.hasPrefix("g") else { return nil }
+            let number = text.dropFirst().trimmingCharacters(in: .whitespaces)
+            return Int(number).map { .goTo(step: $0) }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import RigCore
+import RigRuntime
+
+/// Fires a camera through its remote port (`"camera": {"type": "gpio"}`): focus (a
+/// half-press that also wakes the camera), then shutter, held for the shutter time (the
+/// exposure in bulb mode), released, and the shot reported done once the exposure is
+/// over. Shots run one at a time on a thread of their own; `close()` opens both contacts
+/// at once, even mid-shot, and releases the lines.
+public final class GPIOCamera: Camera, @unchecked Sendable {
+    private let lines: CameraLines
+    private let config: CameraConfig
+    private let queue = DispatchQueue(label: "rig.camera")
+    private let lock = NSLock()
+    private var closed = false
+    /// Signalled by `close()`: wakes a shot waiting out its focus or exposure.
+    private let abort = DispatchSemaphore(value: 0)
+
+    public init(config: CameraConfig, lines: CameraLines) {
+        self.config = config
+        self.lines = lines
+    }
+
+    /// Requests the configured lines through libgpiod.
+    public convenience init(config: CameraConfig) throws {
+        self.init(config: config, lines: try LibgpiodCameraLines(config: config))
+    }
+
+    public var label: String {
+        "gpio \(config.chip) shutter \(config.shutterLine)" + (config.focusLine.map { " focus \($0)" } ?? "")
+    }
+
+    public var reportsShotDone: Bool { true }
+
+    public func shoot(timing: ShotTiming, done: @escaping @Sendable (Result<Void, CameraError>) -> Void) {
+        queue.async { [self] in
+            do {
+                try sequence(timing)
+                done(.success(()))
+            } catch let error as CameraError {
+                release()
+                done(.failure(error))
+            } catch {
+                release()
+                done(.failure(CameraError("\(error)")))
+            }
+        }
+    }
+
+    /// Focus → shutter → hold → release → the rest of the exposure. Throws when closed
+    /// mid-way (the caller has stopped; nothing is reported) or a line fails.
+    private func sequence(_ timing: ShotTiming) throws {
+        try locked { try lines.setFocus(true) }
+        try wait(timing.focusSeconds)
+        try locked { try lines.setShutter(true) }
+        try wait(timing.shutterHoldSeconds)
+        try locked { try lines.setShutter(false) }
+        try wait(timing.exposureWindowSeconds - timing.shutterHoldSeconds)
+        try locked { try lines.setFocus(false) }
+    }
+
+    private func locked(_ body: () throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { throw CameraError("the camera was closed mid-shot") }
+        try body()
+    }
+
+    /// Waits `seconds`, or less if `close()` comes first (then throws).
+    private func wait(_ seconds: Double) throws {
+        guard seconds > 0 else { return }
+        if abort.wait(timeout: .now() + seconds) == .success {
+            abort.signal()  // for any later waiter
+            throw CameraError("the camera was closed mid-shot")
+        }
+    }
+
+    /// Opens both contacts (after a failed line, the other must not stay closed).
+    private func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { return }
+        try? lines.setShutter(false)
+        try? lines.setFocus(false)
+    }
+
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { return }
+        closed = true
+        abort.signal()
+        lines.close()
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RigCore
+import RigRuntime
+import RigStepSync
+
+/// `rig play`'s shooting options: the camera, the shot log, resuming and redoing.
+struct ShootOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Shot log of a stepped program (JSON Lines). Default: <state dir>/runs/<program>-<UTC time>.jsonl; with --resume, the log to continue.", valueName: "file.jsonl"))
+    var log: String?
+
+    @Flag(help: "Do not fire the rig's camera in this run (the log is still written).")
+    var noShoot = false
+
+    @Flag(help: "Continue the newest unfinished run of this program (same file content) from the step after its last shot, appending to its log.")
+    var resume = false
+
+    @Option(help: ArgumentHelp("Start at this step (1-based) instead of the first.", valueName: "N"))
+    var fromStep: Int?
+
+    @Option(help: ArgumentHelp("Keyframes programs with a camera: shoot every SECONDS while moving.", valueName: "SECONDS"))
+    var interval: Double?
+
+    func validate() throws {
+        if let fromStep, fromStep < 1 { throw ValidationError("--from-step \(fromStep): steps count from 1") }
+        if let interval, !(interval > 0 && interval.isFinite) { throw ValidationError("--interval must be a number of seconds > 0") }
+    }
+}
+
+/// Everything a play needs for its shots, decided before anything moves.
+struct ShootSetup {
+    var program: Program
+    var plan: ShootingPlan
+    /// 0-based.
+    var firstStep: Int
+    var camera: Camera?
+    var runner: ShotRunner?
+    var logPath: String?
+    private var options: ShootOptions
+    private var programPath: String
+    private var startPose: [Double]
+    private var alreadyShot: Set<Int>
+    private var originalStart: ShotLogStart?
+    private var sha: String
+    private var directory: RunLogDirectory?
+
+    /// Works out the timing, the interval and where to start (reading the log to resume);
+    /// refuses (exit 1 or 2) what cannot be done. Touches no hardware, writes nothing.
+    static func plan(_ options: ShootOptions, programPath: String, program: Program, startPose: [Double], trigger: Trigger) throws -> ShootSetup {
+        var program = program
+        let sha = sha256(of: programPath)
+        let shooting = !options.noShoot && trigger != .bui && program.rig.camera != nil
+        let timing = shooting ? program.shotTiming : nil
+        var plan = ShootingPlan(timing: timing, selfTimed: program.rig.camera?.kind != .gpio)
+        var firstStep = 0
+        var alreadyShot: Set<Int> = []
+        var logPath = options.log
+        var originalStart: ShotLogStart?
+
+        if program.isStepped {
+            if case .interval(let s) = trigger { plan.intervalSeconds = s }
+            if options.interval != nil {
+                printError("error: --interval is for keyframes programs; a stepped program takes --trigger interval:SECONDS")
+                throw ExitCode(2)
+            }
+        } else {
+            if options.resume || options.fromStep != nil {
+                printError("error: --resume and --from-step are for stepped programs (steps, panorama, timelapse)")
+                throw ExitCode(2)
+            }
+            if let s = options.interval {
+                guard let timing else {
+                    printError("error: --interval shoots with the rig's camera; \(program.rig.camera == nil ? "the rig has no \"camera\"" : "--no-shoot is set")")
+                    throw ExitCode(2)
+                }
+                let needed = timing.shotSeconds + timing.afterShotSeconds
+                guard s >= needed else {
+                    printError("error: --interval \(format(s)) s is shorter than one shot and its after-shot wait (\(rounded(needed)) s)")
+                    throw ExitCode(1)
+                }
+                plan.intervalSeconds = s
+            }
+        }
+
+        let directory = StateDirectory.default().map { RunLogDirectory(stateDirectory: $0) }
+        if options.resume {
+            do {
+                let found = try ResumeLookup.find(program: programPath, sha256: sha, stepCount: program.steps.count,
+                                                  logPath: logPath, directory: directory)
+                originalStart = found.log.lastStart
+                if let start = originalStart, !start.startAxisNames.isEmpty, start.startAxisNames == program.rig.axes.map(\.name) {
+                    // The same shooting order as the run being resumed.
+                    program = program.startingFrom(start.startPose)
+                }
+                firstStep = found.firstStep
+                alreadyShot = Set(found.log.shots.map { $0.step - 1 })
+                logPath = found.path
+                say("resuming \(found.path) at step \(firstStep + 1) of \(program.steps.count)")
+            } catch {
+                printError("error: --resume: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        if let n = options.fromStep {
+            guard program.isStepped, n <= program.steps.count else {
+                printError("error: --from-step \(n): the program has \(program.steps.count) steps")
+                throw ExitCode(2)
+            }
+            firstStep = n - 1
+        }
+
+        return ShootSetup(program: program, plan: plan, firstStep: firstStep, logPath: logPath, options: options,
+                          programPath: programPath, startPose: startPose, alreadyShot: alreadyShot, originalStart: originalStart,
+                          sha: sha, directory: directory)
+    }
+
+    /// Opens the log and the camera and makes the runner (none for a keyframes program
+    /// without `--interval`). The camera lines come last, once nothing else can fail.
+    mutating func open(logger: Logger, display: @escaping @Sendable (String) -> Void) throws {
+        let timing = plan.timing
+        if program.isStepped || plan.intervalSeconds != nil {
+            var writer: ShotLogWriter?
+            var logPath = self.logPath
+            if program.isStepped {
+                let path = logPath ?? directory?.newLogPath(program: programPath)
+                if let path {
+                    do { writer = try ShotLogWriter(path: path) } catch {
+                        printError("error: cannot write the shot log \(path): \(error)")
+                        throw ExitCode(1)
+                    }
+                    logPath = path
+                } else {
+                    logger.warning("no state directory for the shot log (set XDG_STATE_HOME or HOME, or give --log FILE): this run keeps none")
+                }
+            }
+            let names = program.rig.axes.map(\.name)
+            let start = ShotLogStart(program: programPath, programSha256: sha, steps: program.steps.count,
+                                     startedAt: RunLogDirectory.isoStamp(Date()),
+                                     fromStep: firstStep > 0 || options.resume ? firstStep + 1 : nil,
+                                     startAxisNames: originalStart?.startAxisNames ?? names,
+                                     startPose: originalStart?.startPose ?? startPose)
+            self.logPath = logPath
+            if timing != nil, let config = program.rig.camera {
+                switch config.kind {
+                case .sim: camera = SimCamera()
+                case .gpio:
+                    do { camera = try GPIOCamera(config: config) } catch {
+                        printError("error: camera: \(error)")
+                        throw ExitCode(1)
+                    }
+                }
+            }
+            runner = ShotRunner(steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
+                                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
+        }
+    }
+
+    /// What `rig check` plays: the program's own trigger and the rig's camera, as `rig play`
+    /// with no options would.
+    static func checkPlan(_ program: Program) -> ShootingPlan {
+        var plan = ShootingPlan(timing: program.trigger == .bui ? nil : program.shotTiming)
+        if program.isStepped, case .interval(let s) = program.trigger { plan.intervalSeconds = s }
+        return plan
+    }
+
+    /// SHA-256 of the program file's bytes (it was just parsed, so it can be read).
+    static func sha256(of path: String) -> String {
+        SHA256.hex(FileManager.default.contents(atPath: path) ?? Data())
+    }
+}

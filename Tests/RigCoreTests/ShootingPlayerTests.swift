@@ -1,0 +1,192 @@
+@testable import RigCore
+import Testing
+
+/// Shots, interval timing and backlash in the pure player: the simulated camera is the
+/// player's own planned shot time (self-timed), or a test that answers `shotDone()`.
+@Suite struct ShootingPlayerTests {
+    let rig = simRig([servoAxis("pan", channel: 0, softMin: -90, softMax: 90),
+                      servoAxis("tilt", channel: 1, softMin: -45, softMax: 45)])
+    /// 0.2 s focus + 0.3 s exposure window, 0.5 s card write: 50 + 50 ticks at 100 Hz.
+    let timing = ShotTiming(focusSeconds: 0.2, shutterHoldSeconds: 0.15, exposureWindowSeconds: 0.3, afterShotSeconds: 0.5, shotsPerStep: 1)
+
+    func steps(_ poses: [[Double]], settle: Double = 0.2) -> Motion {
+        .stepped(poses.enumerated().map { Step(pose: $1, settleSeconds: settle, label: "step \($0 + 1)") })
+    }
+
+    struct Played {
+        var frames: [[Double]] = []
+        var events: [(tick: Int, event: PlayerEvent)] = []
+        func ticks(of wanted: (PlayerEvent) -> Bool) -> [Int] { events.filter { wanted($0.event) }.map(\.tick) }
+        var shotStarts: [Int] { ticks { if case .shot(.started) = $0 { true } else { false } } }
+        var shotEnds: [Int] { ticks { if case .shot(.ended) = $0 { true } else { false } } }
+    }
+
+    /// Ticks `player` to the end, advancing on `.ready`; `poke` runs before every tick.
+    func play(_ player: inout Player, maxTicks: Int = 100_000, poke: (Int, inout Player, Played) -> Void = { _, _, _ in }) -> Played {
+        var frame = player.positions
+        var played = Played()
+        var tick = 0
+        while !player.isFinished, tick < maxTicks {
+            poke(tick, &player, played)
+            let event = player.tick(into: &frame)
+            played.frames.append(frame)
+            if let event {
+                played.events.append((tick, event))
+                if case .ready = event { player.advance() }
+            }
+            tick += 1
+        }
+        return played
+    }
+
+    @Test func everyStepIsShotAfterItSettlesAndNothingMovesWhileTheShutterIsOpen() throws {
+        var player = Player(rig: rig, motion: steps([[-40, 0], [0, 10], [40, -10]]), startPose: [0, 0],
+                            shooting: ShootingPlan(timing: timing))
+        let run = play(&player)
+        let shots = run.events.compactMap { if case .shot(let s) = $0.event { s } else { nil } }
+        #expect(shots == [.started(step: 0, bracket: 1), .ended(step: 0, bracket: 1),
+                          .started(step: 1, bracket: 1), .ended(step: 1, bracket: 1),
+                          .started(step: 2, bracket: 1), .ended(step: 2, bracket: 1)])
+        for (start, end) in zip(run.shotStarts, run.shotEnds) {
+            #expect(end - start == 50, "the shot holds for its planned 0.5 s")
+            let held = Set(run.frames[start...end].map { $0.map { $0.bitPattern } })
+            #expect(held.count == 1, "a frame between shot start and end moved an axis")
+        }
+        // Each step's shot is taken at that step's pose, after its settle time.
+        for (k, start) in run.shotStarts.enumerated() {
+            #expect(run.frames[start] == [[-40.0, 0], [0, 10], [40, -10]][k])
+        }
+        // `.ready` (the trigger's cue) comes only after the step's last shot.
+        #expect(run.ticks { if case .ready = $0 { true } else { false } } == run.shotEnds.map { $0 + 1 })
+        #expect(LimitExcess(frames: run.frames, rig: rig, startPose: [0, 0]).relative <= 1e-6)
+    }
+
+    @Test func bracketsWaitForTheCardBetweenShots() {
+        var t = timing
+        t.shotsPerStep = 3
+        var player = Player(rig: rig, motion: steps([[10, 0]]), startPose: [0, 0], shooting: ShootingPlan(timing: t))
+        let run = play(&player)
+        let brackets = run.events.compactMap { if case .shot(.started(_, let b)) = $0.event { b } else { nil } }
+        #expect(brackets == [1, 2, 3])
+        for (end, nextStart) in zip(run.shotEnds, run.shotStarts.dropFirst()) {
+            #expect(nextStart - end == 50, "the next bracket starts after the 0.5 s after-shot wait")
+            #expect(run.frames[end] == run.frames[nextStart])
+        }
+    }
+
+    @Test func aRealCameraHoldsThePlayerUntilItReportsTheShotDone() {
+        var player = Player(rig: rig, motion: steps([[10, 0], [20, 0]]), startPose: [0, 0],
+                            shooting: ShootingPlan(timing: timing, selfTimed: false))
+        var reported: [Int] = []
+        // The camera takes 3 s (bulb) for the first shot, at once for the second.
+        let run = play(&player) { tick, player, played in
+            guard let start = played.shotStarts.last, played.shotEnds.count < played.shotStarts.count else { return }
+            let wait = played.shotStarts.count == 1 ? 300 : 1
+            if tick - start == wait { player.shotDone(); reported.append(tick) }
+        }
+        #expect(run.shotEnds == reported)
+        #expect(run.shotEnds[0] - run.shotStarts[0] == 300)
+        #expect(Set(run.frames[run.shotStarts[0]...run.shotEnds[0]].map { $0[0] }).count == 1)
+    }
+
+    @Test func anIntervalCountsFromShotStartToShotStart() {
+        let motion = steps([[-20, 0], [-10, 0], [0, 0], [10, 0]])
+        var player = Player(rig: rig, motion: motion, startPose: [-20, 0], shooting: ShootingPlan(timing: timing, intervalSeconds: 3))
+        let run = play(&player)
+        #expect(zip(run.shotStarts, run.shotStarts.dropFirst()).map { $1 - $0 } == [300, 300, 300])
+        #expect(!run.events.contains { if case .shot(.slotMissed) = $0.event { true } else { false } })
+        // The move starts late (not right after the shot): the rig arrives, settles 0.2 s, shoots.
+        let moves = run.ticks { if case .moveStarted = $0 { true } else { false } }
+        #expect(moves.count == 3)
+        #expect(moves[0] > run.shotEnds[0] + 50)
+        let report = FeasibilityChecker.check(rig: rig, motion: motion, startPose: [-20, 0],
+                                              shooting: ShootingPlan(timing: timing, intervalSeconds: 3))
+        #expect(report.intervalMisses.isEmpty)
+        #expect(report.shotStartSeconds.count == 4)
+    }
+
+    @Test func anIntervalWithoutACameraPacesTheReadyEvents() {
+        var player = Player(rig: rig, motion: steps([[-20, 0], [-10, 0], [0, 0]]), startPose: [-20, 0],
+                            shooting: ShootingPlan(intervalSeconds: 2))
+        let run = play(&player)
+        let ready = run.ticks { if case .ready = $0 { true } else { false } }
+        #expect(zip(ready, ready.dropFirst()).map { $1 - $0 } == [200, 200])
+    }
+
+    @Test func checkRefusesAnIntervalAStepCannotKeepAndNamesIt() throws {
+        // Step 3 is 150° away: 90°/s, 180°/s² → 2.17 s of move alone; 2 s cannot hold.
+        let motion = steps([[-80, 0], [-70, 0], [80, 0], [70, 0]])
+        let plan = ShootingPlan(timing: timing, intervalSeconds: 2)
+        let report = FeasibilityChecker.check(rig: rig, motion: motion, startPose: [-80, 0], shooting: plan)
+        let miss = try #require(report.intervalMisses.first)
+        #expect(report.intervalMisses.count == 1)
+        #expect(miss.step == 2)
+        // Shot 0.5 s + the 150° move (whatever profile PoseMove plans) + settle 0.2 s, in ticks.
+        let move = PoseMove(from: [-70, 0], to: [80, 0], axes: rig.axes, tickSeconds: rig.tickSeconds)
+        #expect(move.durationSeconds > 1.5)
+        let needed = 0.5 + Double(move.ticks) * rig.tickSeconds + 0.2
+        // Up to two ticks more: `.ready` and the missed-slot report each take a tick of their own.
+        #expect(miss.neededSeconds >= needed && miss.neededSeconds <= needed + 0.025, "\(miss.neededSeconds) vs \(needed)")
+        #expect(miss.description.hasPrefix("step 3 needs \(rounded(miss.neededSeconds)) s from the previous shot's start"))
+        #expect(miss.description.hasSuffix("the interval is 2 s"))
+        // At run time the same player reports the missed slot before the late shot.
+        var player = Player(rig: rig, motion: motion, startPose: [-80, 0], shooting: plan)
+        let run = play(&player)
+        let missed = run.events.compactMap { if case .shot(.slotMissed(let step, let slot)) = $0.event { (step, slot, $0.tick) } else { nil } }
+        #expect(missed.map(\.0) == [2])
+        #expect(missed[0].2 < run.shotStarts[2])
+    }
+
+    @Test func backlashApproachesEveryStepFromBelowWithinTheSoftLimits() throws {
+        var lashRig = rig
+        lashRig.axes[0].backlashDeg = 2
+        lashRig.axes[0].softMin = -41
+        let poses: [[Double]] = [[20, 0], [-10, 0], [30, 0], [-40, 5], [-39.5, 0]]
+        var player = Player(rig: lashRig, motion: steps(poses), startPose: [25, 0], shooting: ShootingPlan(timing: timing))
+        let run = play(&player)
+        #expect(run.shotStarts.count == poses.count)
+        for (k, start) in run.shotStarts.enumerated() {
+            #expect(run.frames[start] == poses[k])
+            // The last frame that was not at the step's pan is below it: the final approach went up.
+            let before = try #require(run.frames[..<start].lastIndex { $0[0] != poses[k][0] })
+            let reachedFrom = run.frames[before][0]
+            if poses[k][0] > -41 {
+                #expect(reachedFrom < poses[k][0], "step \(k + 1) approached from above")
+                // …and the approach covered the backlash (or reached the soft limit).
+                let low = run.frames[..<start].suffix(from: run.frames[..<start].lastIndex { $0[0] > poses[k][0] } ?? 0).map { $0[0] }.min() ?? 0
+                #expect(low <= max(poses[k][0] - 2, -41) + 1e-9)
+            }
+        }
+        #expect(run.frames.allSatisfy { $0[0] >= -41 })
+        #expect(LimitExcess(frames: run.frames, rig: lashRig, startPose: [25, 0]).relative <= 1e-6)
+        #expect(FeasibilityChecker.check(rig: lashRig, motion: steps(poses), startPose: [25, 0]).feasible)
+    }
+
+    @Test func redoShootsTheStepAgainAndGoToMovesBackToAnEarlierStep() {
+        let motion = steps([[-20, 0], [0, 0], [20, 0]])
+        var player = Player(rig: rig, motion: motion, startPose: [-20, 0], shooting: ShootingPlan(timing: timing))
+        var frame = player.positions
+        var started: [Int] = []
+        var pokedRedo = false, pokedBack = false
+        for _ in 0..<20_000 where !player.isFinished {
+            guard let event = player.tick(into: &frame) else { continue }
+            switch event {
+            case .shot(.started(let step, _)): started.append(step)
+            case .ready(1) where !pokedRedo: pokedRedo = true; player.redo(); player.advance()
+            case .ready(1) where !pokedBack: pokedBack = true; player.goTo(step: 0); player.advance()
+            case .ready: player.advance()
+            default: break
+            }
+        }
+        // 0, 1, redo 1, back to 0 (whose advance goes on to 1 and 2).
+        #expect(started == [0, 1, 1, 0, 1, 2])
+    }
+
+    @Test func aResumedRunStartsAtItsStep() {
+        var player = Player(rig: rig, motion: steps([[-20, 0], [0, 0], [20, 0], [30, 0]]), startPose: [0, 0],
+                            firstStep: 2, shooting: ShootingPlan(timing: timing))
+        let run = play(&player)
+        let shot = run.events.compactMap { if case .shot(.started(let s, _)) = $0.event { s } else { nil } }
+        #expect(shot == [2, 3])
+    }
+}
