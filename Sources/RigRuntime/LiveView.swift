@@ -86,7 +86,8 @@ public final class LiveView: @unchecked Sendable {
         }
         if let fraction {
             let width = 24
-            let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
+            // NaN passes through min/max: clamp only a finite fraction, or Int() traps.
+            let filled = fraction.isFinite ? Int((min(max(fraction, 0), 1) * Double(width)).rounded()) : 0
             first += "  [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
             first += percent(fraction)
             if let eta { first += "  ETA \(clock(eta))" }
