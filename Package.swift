@@ -146,3 +146,13 @@ let package = Package(
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )
+
+// Fuzzing (docs/fuzzing.md): `scripts/fuzz` builds with RIG_FUZZ=1 into .build-fuzz with
+// -sanitize=fuzzer, which supplies main; ordinary builds and tests never see this target.
+if Context.environment["RIG_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "rig-fuzz", dependencies: [
+        "RigCore", "RigBluetooth", "RigBLEControl", "RigGamepad", "RigStepSync", "RigDFMoco",
+        .product(name: "Logging", package: "swift-log"),
+    ], path: "Fuzz/Sources/rig-fuzz", swiftSettings: strict + [.unsafeFlags(["-parse-as-library", "-enable-experimental-feature", "Extern"])]))
+    package.products.append(.executable(name: "rig-fuzz", targets: ["rig-fuzz"]))
+}

@@ -86,9 +86,10 @@ public final class LiveView: @unchecked Sendable {
         }
         if let fraction {
             let width = 24
-            let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
+            // NaN passes through min/max: clamp only a finite fraction, or Int() traps.
+            let filled = fraction.isFinite ? Int((min(max(fraction, 0), 1) * Double(width)).rounded()) : 0
             first += "  [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            first += "\(Int((fraction * 100).rounded()))%"
+            first += percent(fraction)
             if let eta { first += "  ETA \(clock(eta))" }
         }
         if let outputStatus { first += "  ·  \(outputStatus)" }
@@ -99,8 +100,9 @@ public final class LiveView: @unchecked Sendable {
     }
 
     static func clock(_ seconds: Double) -> String {
-        // Checked: an ETA from a hostile program's times must not trap the live view.
-        let s = seconds.isFinite ? Int(min(max(seconds.rounded(), 0), 1e9)) : 0
+        // Clamped in Double first: an ETA from a zero or huge rate must not trap.
+        guard seconds.isFinite else { return "--:--" }
+        let s = Int(min(max(seconds.rounded(), 0), 359_999_999))
         return "\(s / 60):" + (s % 60 < 10 ? "0" : "") + "\(s % 60)"
     }
 }

@@ -106,7 +106,3 @@ public final class TraceWriter: @unchecked Sendable {
     }
 }
 
-/// `value` with exactly `digits` decimals (locale-independent).
-func fixed(_ value: Double, _ digits: Int) -> String {
-    String(format: "%.\(digits)f", value)
-}

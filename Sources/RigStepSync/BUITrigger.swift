@@ -214,8 +214,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                 break
             }
         }
-        return String(format: "Cascable: %d cycles; overhead beyond move, settle and press: p50 %.1f ms, mean %.1f ms, max %.1f ms",
-                      count, median * 1000, sum / Double(count) * 1000, worst * 1000)
+        return "Cascable: \(count) cycles; overhead beyond move, settle and press: p50 \(fixed(median * 1000, 1)) ms, "
+            + "mean \(fixed(sum / Double(count) * 1000, 1)) ms, max \(fixed(worst * 1000, 1)) ms"
     }
 
     /// Adds a pressed cycle's overhead to the summary (fixed memory, however many cycles).
@@ -274,7 +274,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         if case .continueAvailable = input { refreshMessage() }
         if case .timer(.releaseContinue) = input, let record = cycleRecords.last, let overhead = record.overheadSeconds(pressSeconds: settings.pressSeconds) {
             count(overhead: overhead)
-            display(String(format: "Cascable: step %d shot cycle: overhead %.1f ms", record.step + 1, overhead * 1000))
+            display("Cascable: step \(record.step + 1) shot cycle: overhead \(fixed(overhead * 1000, 1)) ms")
         }
     }
 

@@ -228,7 +228,7 @@ func errorLine(_ file: BadFile) -> String {
                 {"name": "pan", "channel": 0, "maxVelocity": 0}
               ]
             }
-            """, "r.json:3:50: error: $.axes[0].maxVelocity: 0 °/s must be greater than 0"),
+            """, "r.json:3:50: error: $.axes[0].maxVelocity: 0 °/s is out of range; valid: 0.1…10000 °/s"),
     ]
 
     static let limits: [BadFile] = [
@@ -416,7 +416,7 @@ func errorLine(_ file: BadFile) -> String {
               "trigger": "interval:0",
               "steps": [{"pose": {"pan": 10}}]
             }
-            """, #"p.json:4:14: error: $.trigger: "interval:0" is not a trigger; valid: "auto", "keyboard", "interval:SECONDS", "bui" or "gpio""#),
+            """, "p.json:4:14: error: $.trigger: interval 0 s is out of range; valid: interval:SECONDS with SECONDS in 0.01…86400"),
         .program("unknown axis in a pose", """
             {
               "rig": {"axes": [{"name": "pan", "channel": 0}]},

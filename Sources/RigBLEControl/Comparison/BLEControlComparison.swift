@@ -49,14 +49,14 @@ public enum BLEControlComparison {
 
         public var summary: String {
             func line(_ name: String, _ f: Figures) -> String {
-                "\(name): \(f.totalBytes) B in all, \(fixed(f.bytesPerSecond)) B/s (max \(f.maxBytesInOneSecond) B in 1 s), \(fixed(f.writesPerSecond)) writes/s, "
+                "\(name): \(f.totalBytes) B in all, \(fixed(f.bytesPerSecond, 0)) B/s (max \(f.maxBytesInOneSecond) B in 1 s), \(fixed(f.writesPerSecond, 0)) writes/s, "
                     + "tracking error mean \(fixed(f.meanTrackingErrorMicroseconds, 2)) µs max \(fixed(f.maxTrackingErrorMicroseconds, 1)) µs, "
                     + "latency mean \(fixed(f.meanLatencySeconds * 1000, 1)) ms max \(fixed(f.maxLatencySeconds * 1000, 1)) ms, drain \(fixed(f.drainSeconds, 2)) s\n"
                     + "           tracking error RMS \(fixed(f.rmsTrackingErrorMicroseconds, 2)) µs, value age at the board p50 \(fixed(f.valueAgeP50Seconds * 1000, 1)) ms "
                     + "p99 \(fixed(f.valueAgeP99Seconds * 1000, 1)) ms (\(fixed(f.valueAgeP99Seconds * tickHz, 1)) ticks; "
                     + "first quarter \(fixed(f.valueAgeP99FirstQuarterSeconds * 1000, 1)) ms, last quarter \(fixed(f.valueAgeP99LastQuarterSeconds * 1000, 1)) ms)"
             }
-            return "\(fixed(durationSeconds, 1)) s at \(fixed(tickHz)) Hz, budget \(fixed(linkBytesPerSecond)) B/s\n"
+            return "\(fixed(durationSeconds, 1)) s at \(fixed(tickHz, 0)) Hz, budget \(fixed(linkBytesPerSecond, 0)) B/s\n"
                 + line("coalesced", coalesced) + "\n" + line("stock    ", stock) + "\n"
                 + "stock sends \(fixed(byteRatio, 1))× the bytes"
         }
@@ -237,14 +237,3 @@ public enum BLEControlComparison {
     }
 }
 
-func fixed(_ value: Double, _ digits: Int = 0) -> String {
-    let scale = pow10(digits)
-    let rounded = (value * scale).rounded() / scale
-    return digits == 0 ? String(Int(rounded)) : String(rounded)
-}
-
-private func pow10(_ digits: Int) -> Double {
-    var result = 1.0
-    for _ in 0..<digits { result *= 10 }
-    return result
-}

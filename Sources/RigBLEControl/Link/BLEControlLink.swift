@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RigBluetooth
+import RigCore
 import RigDBus
 import Synchronization
 
@@ -472,7 +473,7 @@ final class BLEControlLink: Sendable {
     }
 
     private func formatted(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+        seconds == seconds.rounded() ? format(seconds) : fixed(seconds, 1)
     }
 }
 

@@ -15,7 +15,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(file):\(location.line):\(location.column): error: \(path): \(message)"
+        // The message's parts are elided where they quote the file; this is the backstop
+        // so no error line can grow with the input.
+        "\(elided(file, maxCharacters: 512)):\(location.line):\(location.column): error: \(path): \(elided(message, maxCharacters: 2000))"
     }
 }
 
@@ -32,7 +34,7 @@ public struct JSONContext: Sendable {
     public func appending(key: String) -> JSONContext {
         var copy = self
         let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
-        copy.path += plain ? ".\(key)" : "[\"\(key)\"]"
+        copy.path += plain && key.utf8.count <= 80 ? ".\(key)" : "[\"\(elided(key))\"]"
         return copy
     }
 

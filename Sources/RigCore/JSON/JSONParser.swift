@@ -67,9 +67,11 @@ public struct JSONParser {
     private mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
-            case 0x20, 0x09, 0x0D:
+            case 0x20, 0x09:
                 index += 1
-            case 0x0A:
+            case 0x0D where index + 1 < bytes.count && bytes[index + 1] == 0x0A:
+                index += 1  // CR LF: the LF ends the line
+            case 0x0A, 0x0D:
                 index += 1
                 line += 1
                 lineStart = index
@@ -153,7 +155,7 @@ public struct JSONParser {
             }
             let key = try parseString()
             if !seen.insert(key).inserted {
-                throw JSONSyntaxError(message: "duplicate key \"\(key)\"", location: keyLocation)
+                throw JSONSyntaxError(message: "duplicate key \"\(elided(key))\"", location: keyLocation)
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -201,11 +203,13 @@ public struct JSONParser {
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index
-        func flushRun(_ s: inout String.UnicodeScalarView, _ from: Int, _ to: Int, _ bytes: [UInt8]) -> Bool {
-            guard from < to else { return true }
-            guard let text = String(validating: bytes[from..<to], as: UTF8.self) else { return false }
+        func flushRun(_ s: inout String.UnicodeScalarView, _ from: Int, _ to: Int, _ bytes: [UInt8]) throws(JSONSyntaxError) {
+            guard from < to else { return }
+            guard let text = String(validating: bytes[from..<to], as: UTF8.self) else {
+                let bad = UTF8Text.firstInvalidByte(in: bytes, from: from, to: to) ?? from
+                throw JSONSyntaxError(message: "invalid UTF-8 in string (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)))", location: location(at: bad))
+            }
             s.append(contentsOf: text.unicodeScalars)
-            return true
         }
         while true {
             guard index < bytes.count else {
@@ -214,11 +218,11 @@ public struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
+                try flushRun(&scalars, runStart, index, bytes)
                 index += 1
                 return String(scalars)
             case UInt8(ascii: "\\"):
-                guard flushRun(&scalars, runStart, index, bytes) else { throw error("invalid UTF-8 in string") }
+                try flushRun(&scalars, runStart, index, bytes)
                 index += 1
                 guard index < bytes.count else {
                     throw JSONSyntaxError(message: "unterminated string: no closing '\"'", location: location(at: startIndex))
@@ -305,8 +309,14 @@ public struct JSONParser {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         let literal = String(decoding: bytes[start..<index], as: UTF8.self)
+        // Located only on error: locating every number would make a long line quadratic.
         guard let value = Double(literal), value.isFinite else {
-            throw error("number \(literal) is out of range")
+            throw JSONSyntaxError(message: "number \(elided(literal)) is too large for a double; valid: magnitudes up to 1.8e308", location: location(at: start))
+        }
+        // A non-zero literal that reads as 0 (1e-400) is not what the file meant.
+        let mantissaEnd = bytes[start..<index].firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") } ?? index
+        if value == 0, bytes[start..<mantissaEnd].contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+            throw JSONSyntaxError(message: "number \(elided(literal)) is too small for a double and would read as 0; write 0 or a magnitude of at least 1e-300", location: location(at: start))
         }
         return .number(value, literal: literal)
     }

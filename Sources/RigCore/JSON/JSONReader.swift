@@ -46,8 +46,9 @@ public struct ValueReader: Sendable {
 
     public func integer(in range: ClosedRange<Int>? = nil) throws(FileError) -> Int {
         guard case .number(let value, let literal) = node.value else { throw typeError("an integer") }
-        guard value.rounded() == value, abs(value) < 1e15 else { throw error("expected an integer, found \(literal)") }
-        let int = Int(value)
+        guard value.rounded() == value, abs(value) < 1e15, let int = Int(exactly: value) else {
+            throw error("expected an integer, found \(elided(literal))")
+        }
         if let range, !range.contains(int) {
             throw error("\(int) is out of range; valid: \(range.lowerBound)…\(range.upperBound)")
         }
@@ -74,7 +75,7 @@ public struct ValueReader: Sendable {
     public func oneOf(_ choices: [String]) throws(FileError) -> String {
         let value = try string()
         guard choices.contains(value) else {
-            throw error("\"\(value)\" is not valid; valid: \(choices.map { "\"\($0)\"" }.joined(separator: ", "))")
+            throw error("\"\(elided(value))\" is not valid; valid: \(choices.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         return value
     }
@@ -103,6 +104,18 @@ public struct ValueReader: Sendable {
         }
         var result: [Double] = []
         for element in elements { result.append(try element.number()) }
+        return result
+    }
+
+    /// An array of exactly `count` numbers, each inside `range`; the error points at the
+    /// element that is out of range and names the range.
+    public func numbers(count: Int, in range: ClosedRange<Double>, unit: String = "") throws(FileError) -> [Double] {
+        let elements = try array()
+        guard elements.count == count else {
+            throw error("expected an array of \(count) numbers, found \(elements.count) element\(elements.count == 1 ? "" : "s")")
+        }
+        var result: [Double] = []
+        for element in elements { result.append(try element.number(in: range, unit: unit)) }
         return result
     }
 
@@ -170,7 +183,7 @@ public final class ObjectReader {
         for member in members where !asked.contains(member.key) {
             let ctx = context.appending(key: member.key)
             let valid = asked.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            var message = "unknown key \"\(member.key)\""
+            var message = "unknown key \"\(elided(member.key))\""
             if let close = closest(to: member.key, in: asked) { message += " (did you mean \"\(close)\"?)" }
             message += "; valid keys here: \(valid)"
             throw ctx.error(message, at: member.keyLocation)
@@ -178,6 +191,10 @@ public final class ObjectReader {
     }
 
     private func closest(to key: String, in candidates: [String]) -> String? {
+        // Edit distance is quadratic: a key much longer than every valid key cannot be a
+        // typo of one (the distance would exceed the threshold anyway), so skip the search.
+        let longest = candidates.map(\.utf8.count).max() ?? 0
+        guard key.utf8.count <= 2 * longest + 2 else { return nil }
         let lowered = key.lowercased()
         var best: (String, Int)?
         for candidate in candidates {
@@ -204,10 +221,4 @@ func editDistance(_ a: String, _ b: String) -> Int {
         swap(&previous, &current)
     }
     return previous[b.count]
-}
-
-/// Formats a number the way a user wrote it: no trailing `.0` for whole numbers.
-public func format(_ value: Double) -> String {
-    if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
-    return String(value)
 }

@@ -64,17 +64,76 @@ public struct PanoramaPlan: Sendable, Equatable {
 }
 
 public enum PanoramaPlanner {
+    /// Rows over the tilt range and the tilt between them. `rows` is a Double: a hostile
+    /// spec (a 0.03° lens over 180°) can ask for more rows than is sane to build.
+    static func rowGrid(_ spec: PanoramaSpec) -> (rows: Double, tiltStep: Double) {
+        let vfov = spec.fieldOfView.verticalDegrees
+        let tiltSpan = spec.tilt.upperBound - spec.tilt.lowerBound
+        guard tiltSpan > 1e-9 else { return (1, 0) }
+        let rows = (tiltSpan / (vfov * (1 - spec.overlap)) - 1e-9).rounded(.up) + 1
+        return (rows, tiltSpan / (rows - 1))
+    }
+
+    /// One row's layout: how many shots, how far apart, and whether they go round.
+    struct RowLayout {
+        enum Kind { case pole, single, fullCircle, span }
+        var kind: Kind
+        /// Shots in the row (a Double for the same reason as `rowGrid`).
+        var count: Double
+        /// Degrees between neighbouring shots.
+        var spacing: Double
+        /// Widening of the pan step away from the horizon.
+        var widen: Double
+    }
+
+    static func rowLayout(_ spec: PanoramaSpec, tilt: Double) -> RowLayout {
+        let hfov = spec.fieldOfView.horizontalDegrees
+        let vfov = spec.fieldOfView.verticalDegrees
+        let edge = abs(tilt) - vfov / 2
+        // The row is at the pole: one shot, at any pan, sees the whole cap.
+        if abs(tilt) >= 90 - 1e-9 || edge >= 89 { return RowLayout(kind: .pole, count: 1, spacing: 0, widen: 1) }
+        let widen = 1 / cos(max(0, edge) * .pi / 180)
+        let step = min(hfov * (1 - spec.overlap) * widen, 360)
+        let panSpan = spec.pan.upperBound - spec.pan.lowerBound
+        if panSpan <= 1e-9 { return RowLayout(kind: .single, count: 1, spacing: 0, widen: widen) }
+        // When the way round from the last shot back to the first is no longer than a
+        // full circle's spacing, the ends already overlap as wanted: plan the row as a full
+        // circle (every shot still inside the range), or a [0, 359.999] pan would shoot
+        // the same place twice (at 0° and at ~360°).
+        let circleCount = max(1, (360 / step - 1e-9).rounded(.up))
+        if 360 - panSpan <= 360 / circleCount + 1e-9 {
+            return RowLayout(kind: .fullCircle, count: circleCount, spacing: 360 / circleCount, widen: widen)
+        }
+        let count = (panSpan / step - 1e-9).rounded(.up) + 1
+        return RowLayout(kind: .span, count: count, spacing: panSpan / (count - 1), widen: widen)
+    }
+
+    /// How many shots `plan` takes for `spec`, counted without building them; more than
+    /// `Bounds.maxShots` means the spec is refused (the count may then be a lower bound).
+    public static func shotCount(_ spec: PanoramaSpec) -> Double {
+        let grid = rowGrid(spec)
+        guard grid.rows <= Double(Bounds.maxShots) else { return grid.rows.isNaN ? .infinity : grid.rows }
+        var total = 0.0
+        for r in 0..<Int(grid.rows) {
+            total += rowLayout(spec, tilt: spec.tilt.lowerBound + Double(r) * grid.tiltStep).count
+            if total > Double(Bounds.maxShots) { break }
+        }
+        return total
+    }
+
     /// Plans a grid: rows evenly spaced over the tilt range, each row's pan step widened
     /// by 1/cos of its edge nearest the horizon (fewer shots far from it), serpentine
     /// order starting at the corner nearest `currentPan`/`currentTilt`.
+    ///
+    /// A spec with more than `Bounds.maxShots` shots (see `shotCount`) is cut short at
+    /// that many rows and shots per row; the parser refuses such specs first.
     public static func plan(_ spec: PanoramaSpec, currentPan: Double, currentTilt: Double) -> PanoramaPlan {
-        let hfov = spec.fieldOfView.horizontalDegrees
         let vfov = spec.fieldOfView.verticalDegrees
-        let keep = 1 - spec.overlap
-
-        let tiltSpan = spec.tilt.upperBound - spec.tilt.lowerBound
-        let rows = tiltSpan <= 1e-9 ? 1 : Int((tiltSpan / (vfov * keep) - 1e-9).rounded(.up)) + 1
-        let tiltStep = rows > 1 ? tiltSpan / Double(rows - 1) : 0
+        let grid = rowGrid(spec)
+        let limit = Double(Bounds.maxShots)
+        // Clamped in Double (NaN reads as 1) before converting: never a trap.
+        let rows = grid.rows >= 1 ? Int(min(grid.rows, limit)) : 1
+        let tiltStep = grid.tiltStep
         let verticalOverlap = rows > 1 ? 1 - tiltStep / vfov : 1
 
         var rowTilts: [Double] = []
@@ -84,28 +143,22 @@ public enum PanoramaPlanner {
         for r in 0..<rows {
             let tilt = spec.tilt.lowerBound + Double(r) * tiltStep
             rowTilts.append(tilt)
-            let edge = abs(tilt) - vfov / 2
+            let row = rowLayout(spec, tilt: tilt)
+            let count = row.count >= 1 ? Int(min(row.count, limit)) : 1
+            let hfovWide = spec.fieldOfView.horizontalDegrees * row.widen
             let pans: [Double]
-            if abs(tilt) >= 90 - 1e-9 || edge >= 89 {
-                // The row is at the pole: one shot, at any pan, sees the whole cap.
+            switch row.kind {
+            case .pole:
                 pans = [spec.pan.lowerBound]
                 poleRows.insert(r)
-            } else {
-                let widen = 1 / cos(max(0, edge) * .pi / 180)
-                let step = min(hfov * keep * widen, 360)
-                let panSpan = spec.pan.upperBound - spec.pan.lowerBound
-                if panSpan >= 360 - 1e-9 {
-                    let count = max(1, Int((360 / step - 1e-9).rounded(.up)))
-                    pans = (0..<count).map { spec.pan.lowerBound + Double($0) * 360 / Double(count) }
-                    if count > 1 { worstOverlap = min(worstOverlap, 1 - (360 / Double(count)) / (hfov * widen)) }
-                } else if panSpan <= 1e-9 {
-                    pans = [spec.pan.lowerBound]
-                } else {
-                    let count = Int((panSpan / step - 1e-9).rounded(.up)) + 1
-                    let actual = panSpan / Double(count - 1)
-                    pans = (0..<count).map { spec.pan.lowerBound + Double($0) * actual }
-                    worstOverlap = min(worstOverlap, 1 - actual / (hfov * widen))
-                }
+            case .single:
+                pans = [spec.pan.lowerBound]
+            case .fullCircle:
+                pans = (0..<count).map { spec.pan.lowerBound + Double($0) * row.spacing }
+                if count > 1 { worstOverlap = min(worstOverlap, 1 - row.spacing / hfovWide) }
+            case .span:
+                pans = (0..<count).map { spec.pan.lowerBound + Double($0) * row.spacing }
+                worstOverlap = min(worstOverlap, 1 - row.spacing / hfovWide)
             }
             rowPans.append(pans)
         }

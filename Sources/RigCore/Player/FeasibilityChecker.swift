@@ -1,26 +1,54 @@
-/// A limit broken somewhere in a program, located for the user.
+/// A limit broken somewhere in a program: one interval of consecutive frames over the
+/// same limit on the same axis, located for the user.
 public struct FeasibilityProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The worst frame of the interval (largest excess over the limit).
     public var violation: LimitViolation
     public var axisName: String
     public var unit: String
+    /// When the first violating frame of the interval was emitted.
     public var timeSeconds: Double
+    /// When the last one was (equal to `timeSeconds` for a single frame).
+    public var endSeconds: Double
+    /// Violating frames in the interval.
+    public var frames: Int
     /// "keyframe path", "lead-in", "move to shot 3 (row 1, column 3)", "park".
     public var during: String
 
     public var description: String {
         let v = violation
         let what: String
+        let worst = frames > 1 ? "up to " : ""
         switch v.limit {
-        case .softMin, .softMax:
-            what = "position \(rounded(v.value))\(unit) is beyond the \(v.limit.rawValue) \(rounded(v.allowed))\(unit)"
+        case .softMin:
+            what = "position \(frames > 1 ? "down to " : "")\(rounded(v.value))\(unit) is beyond the \(v.limit.rawValue) \(rounded(v.allowed))\(unit)"
+        case .softMax:
+            what = "position \(worst)\(rounded(v.value))\(unit) is beyond the \(v.limit.rawValue) \(rounded(v.allowed))\(unit)"
         case .velocity:
-            what = "velocity \(rounded(v.value))\(unit)/s exceeds maxVelocity \(rounded(v.allowed))\(unit)/s"
+            what = "velocity \(worst)\(rounded(v.value))\(unit)/s exceeds maxVelocity \(rounded(v.allowed))\(unit)/s"
         case .acceleration:
-            what = "acceleration \(rounded(v.value))\(unit)/s² exceeds maxAcceleration \(rounded(v.allowed))\(unit)/s²"
+            what = "acceleration \(worst)\(rounded(v.value))\(unit)/s² exceeds maxAcceleration \(rounded(v.allowed))\(unit)/s²"
         case .jerk:
-            what = "jerk \(rounded(v.value))\(unit)/s³ exceeds maxJerk \(rounded(v.allowed))\(unit)/s³"
+            what = "jerk \(worst)\(rounded(v.value))\(unit)/s³ exceeds maxJerk \(rounded(v.allowed))\(unit)/s³"
         }
-        return "axis \"\(axisName)\" at t=\(rounded(timeSeconds))s (\(during)): \(what)"
+        let when = frames > 1 ? "from t=\(rounded(timeSeconds))s to \(rounded(endSeconds))s" : "at t=\(rounded(timeSeconds))s"
+        return "axis \"\(elided(axisName))\" \(when) (\(during)): \(what)"
+    }
+}
+
+/// Why a program was not (fully) checked.
+public enum UncheckedReason: Sendable, Equatable, CustomStringConvertible {
+    /// The motion would take more ticks than the budget: refused before simulating.
+    case tooLong(estimatedTicks: Double, maxTicks: Int, loopRateHz: Double)
+    /// The simulation reached the budget before the program finished.
+    case budgetReached(maxTicks: Int, loopRateHz: Double)
+
+    public var description: String {
+        switch self {
+        case .tooLong(let ticks, let maxTicks, let rate):
+            "the program moves for about \(rounded(ticks / rate)) s (\(format(ticks.rounded(.up))) ticks at \(format(rate)) Hz); valid: at most \(maxTicks) ticks (\(rounded(Double(maxTicks) / rate)) s at \(format(rate)) Hz): split it, or raise maxVelocity/maxAcceleration"
+        case .budgetReached(let maxTicks, let rate):
+            "the check stopped after \(maxTicks) ticks (\(rounded(Double(maxTicks) / rate)) s at \(format(rate)) Hz) before the program ended; the rest was not checked"
+        }
     }
 }
 
@@ -43,31 +71,46 @@ public struct IntervalMiss: Sendable, Equatable, CustomStringConvertible {
 
 /// What `rig check` found.
 public struct FeasibilityReport: Sendable {
+    /// Violating intervals in time order, at most `FeasibilityChecker.maxStoredProblems`.
     public var problems: [FeasibilityProblem]
+    /// All violating intervals found, including those not stored.
+    public var problemCount: Int
     public var margins: [AxisMargins]
     public var ticks: Int
     public var durationSeconds: Double
+    /// Non-nil when not every frame was checked: then the program is never feasible.
+    public var unchecked: UncheckedReason?
     /// Steps that cannot keep `interval:S` (empty without an interval).
     public var intervalMisses: [IntervalMiss] = []
     /// When each step's first shot starts (0-based step → program seconds); with no
     /// camera, when it is ready.
     public var shotStartSeconds: [Int: Double] = [:]
-    /// Limits are kept. An interval a step cannot keep is a separate refusal
-    /// (`intervalMisses`): the motion itself is safe.
-    public var feasible: Bool { problems.isEmpty }
+    /// Every frame was checked and the limits are kept. An interval a step cannot keep is
+    /// a separate refusal (`intervalMisses`): the motion itself is safe.
+    public var feasible: Bool { problemCount == 0 && unchecked == nil }
 }
 
 /// Plays a whole program through the real step function, advancing every step at once,
 /// and checks every frame against every limit.
 public enum FeasibilityChecker {
+    /// Violating intervals kept in a report (the rest are only counted).
+    public static let maxStoredProblems = 1000
+
     /// - Parameters:
     ///   - shooting: the run's camera timing and interval; shots are timed by the plan
     ///     (`selfTimed` is forced on), so the check sees the moves, holds and slots the
     ///     run will have.
     ///   - firstStep: where a resumed run starts (0-based).
-    ///   - maxTicks: a bound so a runaway program cannot hang the check.
+    ///   - maxTicks: the work budget. A program whose `MotionBudget` exceeds it is refused
+    ///     without simulating; a simulation that reaches it stops. Either way the report
+    ///     says `unchecked` and is not feasible.
     public static func check(rig: Rig, motion: Motion, startPose: [Double], shooting: ShootingPlan = .none,
-                             firstStep: Int = 0, maxTicks: Int = 500_000_000) -> FeasibilityReport {
+                             firstStep: Int = 0, maxTicks: Int = Bounds.maxTicks) -> FeasibilityReport {
+        let estimate = MotionBudget.ticks(rig: rig, motion: motion, startPose: startPose, shooting: shooting)
+        guard estimate <= Double(maxTicks) else {
+            return FeasibilityReport(problems: [], problemCount: 0, margins: rig.axes.map { _ in AxisMargins() }, ticks: 0,
+                                     durationSeconds: 0, unchecked: .tooLong(estimatedTicks: estimate, maxTicks: maxTicks, loopRateHz: rig.loopRateHz))
+        }
         var plan = shooting
         plan.selfTimed = true
         var player = Player(rig: rig, motion: motion, startPose: startPose, firstStep: firstStep, shooting: plan)
@@ -84,8 +127,7 @@ public enum FeasibilityChecker {
         }
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
         var frame = startPose
-        var problems: [FeasibilityProblem] = []
-        var reported = Set<String>()
+        var intervals = ViolationIntervals(rig: rig)
         var ticks = 0
         // Frames around the program: at rest before it (the start pose) and after it.
         while !player.isFinished, ticks < maxTicks {
@@ -102,22 +144,20 @@ public enum FeasibilityChecker {
             default: break
             }
             // Jerk is checked on planned moves and rest, not on keyframe paths (the user's curves).
-            if let v = monitor.observe(frame, checkingJerk: phase != .path) {
-                let key = "\(v.axis)/\(v.limit.rawValue)"
-                if reported.insert(key).inserted {
-                    problems.append(FeasibilityProblem(violation: v, axisName: rig.axes[v.axis].name, unit: rig.axes[v.axis].unit,
-                                                       timeSeconds: Double(ticks) * rig.tickSeconds,
-                                                       during: describe(phase, motion: motion)))
-                }
-            }
+            monitor.observeEach(frame, checkingJerk: phase != .path) { intervals.record($0, tick: ticks, time: time) { describe(phase, motion: motion) } }
+            intervals.endTick(ticks)
         }
+        let finished = player.isFinished
         // One more frame at rest: a path that ends moving cannot stop in zero time.
-        if let v = monitor.observe(frame, checkingJerk: true) {
-            problems.append(FeasibilityProblem(violation: v, axisName: rig.axes[v.axis].name, unit: rig.axes[v.axis].unit,
-                                               timeSeconds: Double(ticks) * rig.tickSeconds, during: "end"))
-        }
-        return FeasibilityReport(problems: problems, margins: monitor.margins, ticks: ticks,
-                                 durationSeconds: Double(ticks) * rig.tickSeconds, intervalMisses: misses, shotStartSeconds: starts)
+        let time = Double(ticks + 1) * rig.tickSeconds
+        monitor.observeEach(frame, checkingJerk: true) { intervals.record($0, tick: ticks + 1, time: time) { "end" } }
+        intervals.endTick(ticks + 1)
+        intervals.closeAll()
+        return FeasibilityReport(problems: intervals.stored.sorted { ($0.timeSeconds, ViolationIntervals.key($0.violation)) < ($1.timeSeconds, ViolationIntervals.key($1.violation)) },
+                                 problemCount: intervals.count, margins: monitor.margins, ticks: ticks,
+                                 durationSeconds: Double(ticks) * rig.tickSeconds,
+                                 unchecked: finished ? nil : .budgetReached(maxTicks: maxTicks, loopRateHz: rig.loopRateHz),
+                                 intervalMisses: misses, shotStartSeconds: starts)
     }
 
     static func describe(_ phase: Player.Phase, motion: Motion) -> String {
@@ -126,8 +166,8 @@ public enum FeasibilityChecker {
         switch phase {
         case .leadIn: return "lead-in to the first key"
         case .path: return "keyframe path"
-        case .moving(let step): return "move to \(steps[step].label)"
-        case .settling(let step), .shooting(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(steps[step].label)" : "start"
+        case .moving(let step): return steps.indices.contains(step) ? "move to \(elided(steps[step].label))" : "move"
+        case .settling(let step), .shooting(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(elided(steps[step].label))" : "start"
         case .braking: return "braking"
         case .parking: return "park"
         case .finished: return "end"
@@ -135,7 +175,71 @@ public enum FeasibilityChecker {
     }
 }
 
-/// Rounds for messages: at most three decimals, no trailing zeros.
-public func rounded(_ value: Double) -> String {
-    format((value * 1000).rounded() / 1000)
+/// Merges consecutive violating frames of one axis and limit into one problem with its
+/// time span and worst value.
+struct ViolationIntervals {
+    private struct Open {
+        var problem: FeasibilityProblem
+        var lastTick: Int
+    }
+
+    let rig: Rig
+    private var open: [Int: Open] = [:]
+    private(set) var stored: [FeasibilityProblem] = []
+    private(set) var count = 0
+
+    init(rig: Rig) { self.rig = rig }
+
+    /// Axis and limit as one number, in the order the monitor checks them.
+    static func key(_ v: LimitViolation) -> Int {
+        let limit: Int
+        switch v.limit {
+        case .softMin: limit = 0
+        case .softMax: limit = 1
+        case .velocity: limit = 2
+        case .acceleration: limit = 3
+        case .jerk: limit = 4
+        }
+        return v.axis * 5 + limit
+    }
+
+    /// How far past its limit a violation is (bigger is worse).
+    private static func excess(_ v: LimitViolation) -> Double {
+        v.limit == .softMin ? v.allowed - v.value : v.value - v.allowed
+    }
+
+    mutating func record(_ v: LimitViolation, tick: Int, time: Double, during: () -> String) {
+        let key = Self.key(v)
+        if var current = open[key], current.lastTick == tick - 1 {
+            current.lastTick = tick
+            current.problem.endSeconds = time
+            current.problem.frames += 1
+            if Self.excess(v) > Self.excess(current.problem.violation) { current.problem.violation = v }
+            open[key] = current
+            return
+        }
+        if let current = open[key] { close(current) }
+        let axis = rig.axes[v.axis]
+        open[key] = Open(problem: FeasibilityProblem(violation: v, axisName: axis.name, unit: axis.unit, timeSeconds: time,
+                                                     endSeconds: time, frames: 1, during: during()), lastTick: tick)
+    }
+
+    /// Closes the intervals that had no violating frame at `tick`.
+    mutating func endTick(_ tick: Int) {
+        guard !open.isEmpty else { return }
+        for (key, current) in open where current.lastTick < tick {
+            close(current)
+            open[key] = nil
+        }
+    }
+
+    mutating func closeAll() {
+        for current in open.values { close(current) }
+        open = [:]
+    }
+
+    private mutating func close(_ current: Open) {
+        count += 1
+        if stored.count < FeasibilityChecker.maxStoredProblems { stored.append(current.problem) }
+    }
 }

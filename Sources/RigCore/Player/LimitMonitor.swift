@@ -69,7 +69,15 @@ public struct LimitMonitor: Sendable {
     ///   false (the default) for keyframe paths and jogging, whose jerk is the user's.
     @inline(__always)
     public mutating func observe(_ positions: [Double], checkingJerk: Bool = false) -> LimitViolation? {
-        var violation: LimitViolation?
+        var first: LimitViolation?
+        observeEach(positions, checkingJerk: checkingJerk) { if first == nil { first = $0 } }
+        return first
+    }
+
+    /// Records a frame and calls `body` for every limit it breaks: per axis, at most one
+    /// soft limit, and the velocity, acceleration and (if judged) jerk limit each.
+    @inline(__always)
+    public mutating func observeEach(_ positions: [Double], checkingJerk: Bool = false, _ body: (LimitViolation) -> Void) {
         jerkFrames = checkingJerk ? min(jerkFrames + 1, 4) : 0
         let judgeJerk = jerkFrames >= 4
         for i in axes.indices {
@@ -86,20 +94,21 @@ public struct LimitMonitor: Sendable {
             margins[i].maxPosition = max(margins[i].maxPosition, x)
             margins[i].peakVelocity = max(margins[i].peakVelocity, abs(v))
             margins[i].peakAcceleration = max(margins[i].peakAcceleration, abs(a))
-            guard violation == nil else { continue }
             let span = axis.softMax - axis.softMin
             if x < axis.softMin - span * Self.relativeTolerance {
-                violation = LimitViolation(axis: i, limit: .softMin, value: x, allowed: axis.softMin)
+                body(LimitViolation(axis: i, limit: .softMin, value: x, allowed: axis.softMin))
             } else if x > axis.softMax + span * Self.relativeTolerance {
-                violation = LimitViolation(axis: i, limit: .softMax, value: x, allowed: axis.softMax)
-            } else if abs(v) > axis.maxVelocity * (1 + Self.relativeTolerance) {
-                violation = LimitViolation(axis: i, limit: .velocity, value: abs(v), allowed: axis.maxVelocity)
-            } else if abs(a) > axis.maxAcceleration * (1 + Self.relativeTolerance) {
-                violation = LimitViolation(axis: i, limit: .acceleration, value: abs(a), allowed: axis.maxAcceleration)
-            } else if judgeJerk, abs(j) > Self.allowedJerk(axis, tickSeconds: tickSeconds) {
-                violation = LimitViolation(axis: i, limit: .jerk, value: abs(j), allowed: axis.maxJerk)
+                body(LimitViolation(axis: i, limit: .softMax, value: x, allowed: axis.softMax))
+            }
+            if abs(v) > axis.maxVelocity * (1 + Self.relativeTolerance) {
+                body(LimitViolation(axis: i, limit: .velocity, value: abs(v), allowed: axis.maxVelocity))
+            }
+            if abs(a) > axis.maxAcceleration * (1 + Self.relativeTolerance) {
+                body(LimitViolation(axis: i, limit: .acceleration, value: abs(a), allowed: axis.maxAcceleration))
+            }
+            if judgeJerk, abs(j) > Self.allowedJerk(axis, tickSeconds: tickSeconds) {
+                body(LimitViolation(axis: i, limit: .jerk, value: abs(j), allowed: axis.maxJerk))
             }
         }
-        return violation
     }
 }

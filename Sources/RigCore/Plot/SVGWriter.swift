@@ -32,18 +32,17 @@ struct SVGWriter {
     static func px(_ x: Double) -> String {
         guard x.isFinite else { return "0" }
         let r = (x * 10).rounded() / 10
-        if r == 0 { return "0" }
-        if r == r.rounded(), abs(r) < 1e9 { return String(Int(r)) }
-        return String(r)
+        if r == 0 || !r.isFinite { return "0" }
+        return format(r)
     }
 
     /// A value for a tick label: `step` decides how many decimals it needs.
     static func label(_ value: Double, step: Double) -> String {
-        let decimals = max(0, min(6, Int((-log10(step)).rounded(.up))))
-        let scale = pow(10, Double(decimals))
-        let r = (value * scale).rounded() / scale
-        if r == 0 { return "0" }
-        return decimals == 0 ? String(Int(r)) : String(format: "%.\(decimals)f", r)
+        // Clamped as a Double first: a zero or non-finite step makes log10 infinite.
+        let wanted = (-log10(step)).rounded(.up)
+        let decimals = wanted.isNaN ? 0 : Int(min(6, max(0, wanted)))
+        let r = fixed(value, decimals)
+        return Double(r) == 0 ? "0" : r
     }
 }
 

@@ -13,16 +13,34 @@ public enum Trigger: Sendable, Equatable, CustomStringConvertible {
 
     public static let syntax = "\"auto\", \"keyboard\", \"interval:SECONDS\", \"bui\" or \"gpio\""
 
-    /// Parses `auto`, `keyboard`, `interval:S`, `bui`, `gpio`.
+    /// Parses `auto`, `keyboard`, `interval:S`, `bui`, `gpio`; nil when `parse` fails.
     public init?(_ text: String) {
+        guard case .success(let trigger) = Trigger.parse(text) else { return nil }
+        self = trigger
+    }
+
+    /// Why a trigger text is not valid, for the file or the command line.
+    public struct Problem: Error, Sendable, Equatable {
+        public var message: String
+    }
+
+    /// Parses `auto`, `keyboard`, `interval:S` (S within `Bounds.intervalSeconds`), `bui`,
+    /// `gpio`; the failure says what is wrong and what is valid.
+    public static func parse(_ text: String) -> Result<Trigger, Problem> {
         switch text {
-        case "auto": self = .auto
-        case "keyboard": self = .keyboard
-        case "bui": self = .bui
-        case "gpio": self = .gpio
+        case "auto": return .success(.auto)
+        case "keyboard": return .success(.keyboard)
+        case "bui": return .success(.bui)
+        case "gpio": return .success(.gpio)
         default:
-            guard text.hasPrefix("interval:"), let s = Double(text.dropFirst("interval:".count)), s > 0, s.isFinite else { return nil }
-            self = .interval(seconds: s)
+            let bounds = Bounds.intervalSeconds
+            if text.hasPrefix("interval:"), let s = Double(text.dropFirst("interval:".count)), !s.isNaN {
+                guard bounds.contains(s) else {
+                    return .failure(Problem(message: "interval \(format(s)) s is out of range; valid: interval:SECONDS with SECONDS in \(format(bounds.lowerBound))…\(format(bounds.upperBound))"))
+                }
+                return .success(.interval(seconds: s))
+            }
+            return .failure(Problem(message: "\"\(elided(text))\" is not a trigger; valid: \(syntax)"))
         }
     }
 

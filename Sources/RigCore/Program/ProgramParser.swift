@@ -50,14 +50,15 @@ public enum ProgramParser {
         var trigger = Trigger.keyboard
         if let t = steppedOnly("trigger") {
             guard kind != .keyframes else { throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs") }
-            let text = try t.string()
-            guard let parsed = Trigger(text) else { throw t.error("\"\(text)\" is not a trigger; valid: \(Trigger.syntax)") }
-            trigger = parsed
+            switch Trigger.parse(try t.string()) {
+            case .success(let parsed): trigger = parsed
+            case .failure(let problem): throw t.error(problem.message)
+            }
         }
         var settle = 0.5
         if let s = steppedOnly("settleSeconds") {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
-            settle = try s.number(in: 0...3600, unit: "s")
+            settle = try s.number(in: Bounds.settleSeconds, unit: "s")
         }
         var shoot = ShootConfig()
         if let s = object.optional("shoot") {
@@ -84,6 +85,11 @@ public enum ProgramParser {
         case .panorama:
             let section = try object.required("panorama", "lens, overlap and pan/tilt ranges")
             let spec = try parsePanorama(section, rig: rig)
+            let shots = PanoramaPlanner.shotCount(spec)
+            guard shots <= Double(Bounds.maxShots) else {
+                // The count stops early once past the bound: "more than", not a figure.
+                throw section.error("the panorama needs more than \(Bounds.maxShots) shots; valid: at most \(Bounds.maxShots) (use a wider lens, less overlap or a smaller pan/tilt range)")
+            }
             let plan = PanoramaPlanner.plan(spec, currentPan: rig.axes[spec.panAxis].home, currentTilt: rig.axes[spec.tiltAxis].home)
             panorama = plan
             panoramaSpec = spec
@@ -107,7 +113,7 @@ public enum ProgramParser {
         for member in object.members {
             guard let axis = rig.axisIndex(named: member.key) else {
                 let ctx = object.context.appending(key: member.key)
-                throw ctx.error("the rig has no axis \"\(member.key)\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
+                throw ctx.error("the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
             }
             tracks[axis] = try parseKeys(object.required(member.key), timeKey: timeKey, timeUnit: timeUnit)
         }
@@ -120,11 +126,11 @@ public enum ProgramParser {
         for keyValue in try value.nonEmptyArray() {
             let key = try keyValue.object()
             let timeValue = try key.required(timeKey, timeUnit == "s" ? "the key's time in seconds" : "the key's frame number")
-            let time = timeUnit == "s" ? try timeValue.number(in: 0...1_000_000, unit: "s") : Double(try timeValue.integer(in: 0...10_000_000))
+            let time = timeUnit == "s" ? try timeValue.number(in: Bounds.keyTimeSeconds, unit: "s") : Double(try timeValue.integer(in: 0...(Bounds.maxSteps - 1)))
             if let last = keys.last, time <= last.time {
                 throw timeValue.error("\(timeKey) \(format(time)) does not come after the previous key's \(format(last.time)); keys must be in increasing \(timeKey == "t" ? "time" : "frame") order")
             }
-            let position = try key.required("value", "the axis position at this key").number()
+            let position = try key.required("value", "the axis position at this key").number(in: Bounds.programPosition)
             var interpolation = Interpolation.smooth
             if let i = key.optional("interp") {
                 let name = try i.oneOf(Interpolation.names)
@@ -133,6 +139,9 @@ public enum ProgramParser {
                     let h = try handles.numbers(count: 4)
                     guard (0...1).contains(h[0]), (0...1).contains(h[2]) else {
                         throw handles.error("bezier x handles must lie in 0…1 (time cannot run backwards); found x1 = \(format(h[0])), x2 = \(format(h[2]))")
+                    }
+                    guard Bounds.bezierY.contains(h[1]), Bounds.bezierY.contains(h[3]) else {
+                        throw handles.error("bezier y handles must lie in \(format(Bounds.bezierY.lowerBound))…\(format(Bounds.bezierY.upperBound)) (times the segment's change); found y1 = \(format(h[1])), y2 = \(format(h[3]))")
                     }
                     interpolation = .bezier(x1: h[0], y1: h[1], x2: h[2], y2: h[3])
                 } else {
@@ -151,19 +160,23 @@ public enum ProgramParser {
     static func parseSteps(_ section: ValueReader, rig: Rig, settle: Double) throws(FileError) -> [Step] {
         var steps: [Step] = []
         var pose = rig.homePose
-        for (index, stepValue) in try section.nonEmptyArray().enumerated() {
+        let stepValues = try section.nonEmptyArray()
+        guard stepValues.count <= Bounds.maxSteps else {
+            throw section.error("\(stepValues.count) steps; valid: at most \(Bounds.maxSteps)")
+        }
+        for (index, stepValue) in stepValues.enumerated() {
             let step = try stepValue.object()
             let poseObject = try step.required("pose", "an object of axis name → position").object()
             guard !poseObject.members.isEmpty else { throw poseObject.error("an empty pose; name at least one axis") }
             for member in poseObject.members {
                 guard let axis = rig.axisIndex(named: member.key) else {
                     throw poseObject.context.appending(key: member.key).error(
-                        "the rig has no axis \"\(member.key)\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
+                        "the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
                 }
-                pose[axis] = try poseObject.required(member.key).number()
+                pose[axis] = try poseObject.required(member.key).number(in: Bounds.programPosition)
             }
             try poseObject.finish()
-            let stepSettle = try step.optional("settleSeconds")?.number(in: 0...3600, unit: "s") ?? settle
+            let stepSettle = try step.optional("settleSeconds")?.number(in: Bounds.settleSeconds, unit: "s") ?? settle
             let label = try step.optional("label")?.string() ?? "step \(index + 1)"
             try step.finish()
             steps.append(Step(pose: pose, settleSeconds: stepSettle, label: label))
@@ -177,7 +190,7 @@ public enum ProgramParser {
             let value = object.optional(key)
             let name = try value?.string() ?? fallback
             guard let index = rig.axisIndex(named: name) else {
-                let message = "the rig has no axis \"\(name)\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))"
+                let message = "the rig has no axis \"\(elided(name))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))"
                 throw value?.error(message) ?? object.error(message + (value == nil ? " (set \"\(key)\")" : ""))
             }
             guard rig.axes[index].kind == .servo else { throw value?.error("axis \"\(name)\" is a pwm axis; a panorama needs servo axes") ?? object.error("axis \"\(name)\" is a pwm axis") }
@@ -212,13 +225,17 @@ public enum ProgramParser {
         try lens.finish()
 
         let overlap = try object.optional("overlapPercent")?.number(in: 5...90, unit: "%") ?? 30
-        func range(_ key: String) throws(FileError) -> ClosedRange<Double> {
+        func range(_ key: String, _ bounds: ClosedRange<Double>) throws(FileError) -> ClosedRange<Double> {
             let value = try object.required(key, "[first, last] shot centre in degrees")
-            let pair = try value.numbers(count: 2)
-            return min(pair[0], pair[1])...max(pair[0], pair[1])
+            let pair = try value.numbers(count: 2, in: bounds, unit: "°")
+            let range = min(pair[0], pair[1])...max(pair[0], pair[1])
+            guard range.upperBound - range.lowerBound <= 360 else {
+                throw value.error("[\(format(pair[0])), \(format(pair[1]))] spans \(format(range.upperBound - range.lowerBound))°, more than a full turn; valid: a span of at most 360°")
+            }
+            return range
         }
-        let pan = try range("pan")
-        let tilt = try range("tilt")
+        let pan = try range("pan", Bounds.panDegrees)
+        let tilt = try range("tilt", Bounds.tiltDegrees)
         try object.finish()
         return PanoramaSpec(fieldOfView: fov, overlap: overlap / 100, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis, lens: camera)
     }
@@ -236,7 +253,7 @@ public enum ProgramParser {
     static func parseTimelapse(_ section: ValueReader, rig: Rig, settle: Double) throws(FileError) -> [Step] {
         let object = try section.object()
         let framesValue = try object.required("frames", "how many frames to shoot")
-        let frames = try framesValue.integer(in: 1...1_000_000)
+        let frames = try framesValue.integer(in: 1...Bounds.maxSteps)
         let tracks = try parseTracks(object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
         for (axis, track) in tracks.enumerated() {
             guard let track, let last = track.keys.last, Int(last.time) > frames - 1 else { continue }

@@ -20,7 +20,7 @@ public struct BLEControlOutputConfig: Sendable, Equatable {
         if let address = object.optional("address") {
             let text = try address.string()
             guard isBluetoothAddress(text) else {
-                throw address.error("\"\(text)\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
+                throw address.error("\"\(elided(text))\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
             }
             config.address = text.uppercased()
         }
@@ -28,7 +28,7 @@ public struct BLEControlOutputConfig: Sendable, Equatable {
         if let adapter = object.optional("adapter") {
             let text = try adapter.string()
             guard text.hasPrefix("hci"), let number = Int(text.dropFirst(3)), number >= 0 else {
-                throw adapter.error("\"\(text)\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
+                throw adapter.error("\"\(elided(text))\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
             }
             config.adapter = text
         }

@@ -111,7 +111,7 @@ public struct JogConfig: Sendable, Equatable {
         guard config.fineSpeed <= config.normalSpeed, config.normalSpeed <= config.coarseSpeed else {
             throw object.error("speeds must satisfy fineSpeed ≤ normalSpeed ≤ coarseSpeed; found \(format(config.fineSpeed)), \(format(config.normalSpeed)), \(format(config.coarseSpeed))")
         }
-        if let v = object.optional("nudgeStep") { config.nudgeStep = try v.positiveNumber() }
+        if let v = object.optional("nudgeStep") { config.nudgeStep = try v.number(in: 0.001...360) }
         if let v = object.optional("watchdogMs") { config.watchdogMilliseconds = try v.number(in: 50...5000, unit: "ms") }
         if let v = object.optional("spacingSeconds") { config.spacingSeconds = try v.number(in: 0.1...3600, unit: "s") }
         if let v = object.optional("sticks") {
@@ -157,7 +157,7 @@ public struct JogConfig: Sendable, Equatable {
         }
         let name = try nameValue.nonEmptyString()
         guard let axis = axes.firstIndex(where: { $0.name == name }) else {
-            throw nameValue.error("the rig has no axis \"\(name)\"; its axes: \(axes.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+            throw nameValue.error("the rig has no axis \"\(elided(name))\"; its axes: \(axes.map { "\"\($0.name)\"" }.joined(separator: ", "))")
         }
         try object?.finish()
         return StickAssignment(axis: axis, inverted: inverted)

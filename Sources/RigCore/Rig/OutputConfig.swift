@@ -47,7 +47,7 @@ public struct SimOutputConfig: Sendable, Equatable {
     static func parse(_ object: ObjectReader) throws(FileError) -> SimOutputConfig {
         var config = SimOutputConfig()
         if let speed = object.optional("servoSpeedDegPerS") {
-            config.servoSpeedDegreesPerSecond = try speed.positiveNumber(unit: "°/s")
+            config.servoSpeedDegreesPerSecond = try speed.number(in: Bounds.velocity, unit: "°/s")
         }
         return config
     }

@@ -34,7 +34,7 @@ func parseI2CAddress(_ value: ValueReader) throws(FileError) -> Int {
     if case .string(let text) = value.node.value {
         let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
         guard let parsed = Int(digits, radix: 16) else {
-            throw value.error("\"\(text)\" is not an I2C address; write it like \"0x40\"")
+            throw value.error("\"\(elided(text))\" is not an I2C address; write it like \"0x40\"")
         }
         address = parsed
     } else {

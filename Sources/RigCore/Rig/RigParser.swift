@@ -21,10 +21,10 @@ public enum RigParser {
         for axisValue in try axesValue.nonEmptyArray() {
             let axis = try parseAxis(axisValue, output: output)
             if axes.contains(where: { $0.name == axis.name }) {
-                throw (axisValue.member("name") ?? axisValue).error("axis name \"\(axis.name)\" is used twice; axis names must be unique")
+                throw (axisValue.member("name") ?? axisValue).error("axis name \"\(elided(axis.name))\" is used twice; axis names must be unique")
             }
             if let other = axes.first(where: { $0.channel == axis.channel }) {
-                throw (axisValue.member("channel") ?? axisValue).error("channel \(axis.channel) is already used by axis \"\(other.name)\"; each axis needs its own channel")
+                throw (axisValue.member("channel") ?? axisValue).error("channel \(axis.channel) is already used by axis \"\(elided(other.name))\"; each axis needs its own channel")
             }
             axes.append(axis)
         }
@@ -54,7 +54,7 @@ public enum RigParser {
         let nameValue = try object.required("name")
         let name = try nameValue.nonEmptyString()
         guard name.utf8.allSatisfy({ isIdentifierByte($0) }) else {
-            throw nameValue.error("\"\(name)\" is not a valid axis name; use letters, digits, '-' and '_'")
+            throw nameValue.error("\"\(elided(name))\" is not a valid axis name; use letters, digits, '-' and '_'")
         }
         let kind = AxisKind(rawValue: try object.optional("kind")?.oneOf(["servo", "pwm"]) ?? "servo") ?? .servo
         let channelValue = try object.required("channel", "the output channel number")
@@ -88,6 +88,7 @@ public enum RigParser {
 
         var softMin = fullRange.lowerBound, softMax = fullRange.upperBound
         if let limits = object.optional("softLimits") {
+            // Bounded by the calibrated range below (itself within Bounds.calibrationAngleDegrees).
             let pair = try limits.numbers(count: 2)
             guard pair[0] < pair[1] else {
                 throw limits.error("soft limits [\(format(pair[0])), \(format(pair[1]))] must be [min, max] with min < max")
@@ -112,8 +113,8 @@ public enum RigParser {
         let home = try position("home") ?? defaultHome
         let park = try position("park")
 
-        let maxVelocity = try object.optional("maxVelocity")?.positiveNumber(unit: "\(unit)/s") ?? (kind == .servo ? 90 : 50)
-        let maxAcceleration = try object.optional("maxAcceleration")?.positiveNumber(unit: "\(unit)/s²") ?? (kind == .servo ? 180 : 100)
+        let maxVelocity = try object.optional("maxVelocity")?.number(in: Bounds.velocity, unit: "\(unit)/s") ?? (kind == .servo ? 90 : 50)
+        let maxAcceleration = try object.optional("maxAcceleration")?.number(in: Bounds.acceleration, unit: "\(unit)/s²") ?? (kind == .servo ? 180 : 100)
         var maxJerk = maxAcceleration / Axis.defaultJerkRampSeconds
         if let value = object.optional("maxJerk") {
             let jerk = try value.positiveNumber(unit: "\(unit)/s³")
@@ -142,6 +143,9 @@ public enum RigParser {
             }
             for point in try table.nonEmptyArray() {
                 let pair = try point.numbers(count: 2)
+                guard Bounds.calibrationAngleDegrees.contains(pair[0]) else {
+                    throw point.error("angle \(format(pair[0]))° is out of range; valid: \(format(Bounds.calibrationAngleDegrees.lowerBound))…\(format(Bounds.calibrationAngleDegrees.upperBound))° ([angle, pulse] pairs)")
+                }
                 guard (200...3000).contains(pair[1]) else {
                     throw point.error("pulse \(format(pair[1])) µs is out of range; valid: 200…3000 µs ([angle, pulse] pairs)")
                 }
@@ -158,7 +162,7 @@ public enum RigParser {
                 guard pulses[0] != pulses[1] else { throw p.error("the two pulse widths must differ") }
             }
             if let a = object.optional("angleDeg") {
-                angles = try a.numbers(count: 2)
+                angles = try a.numbers(count: 2, in: Bounds.calibrationAngleDegrees, unit: "°")
                 guard angles[0] != angles[1] else { throw a.error("the two angles must differ") }
             }
             points = [(angles[0], pulses[0]), (angles[1], pulses[1])]

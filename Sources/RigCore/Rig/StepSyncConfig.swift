@@ -24,7 +24,7 @@ public struct StepSyncConfig: Sendable, Equatable {
         if let adapter = object.optional("adapter") {
             let text = try adapter.string()
             guard text.hasPrefix("hci"), let n = Int(text.dropFirst(3)), n >= 0 else {
-                throw adapter.error("\"\(text)\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
+                throw adapter.error("\"\(elided(text))\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
             }
             config.adapter = text
         }
@@ -38,7 +38,7 @@ public struct StepSyncConfig: Sendable, Equatable {
             for entry in try list.array() {
                 let text = try entry.string()
                 guard isBluetoothAddress(text) else {
-                    throw entry.error("\"\(text)\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
+                    throw entry.error("\"\(elided(text))\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
                 }
                 config.allowedCentrals.append(text.uppercased())
             }

@@ -50,8 +50,8 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     let kind: JogRecording.Kind
     if options.timelapse {
         let frames = options.spacing ?? 1
-        guard frames >= 1, frames <= 1_000_000, frames.rounded() == frames else {
-            throw JogError("--spacing for a timelapse is a whole number of frames; valid: 1…1000000")
+        guard frames >= 1, frames <= Double(Bounds.maxSteps), frames.rounded() == frames else {
+            throw JogError("--spacing for a timelapse is a whole number of frames; valid: 1…\(Bounds.maxSteps)")
         }
         kind = .timelapse(spacingFrames: Int(frames))
     } else {

@@ -1,4 +1,5 @@
 import Foundation
+import RigCore
 
 /// What a PCA9685's MODE1 and PRE_SCALE say about it.
 public struct PCA9685ProbeReport: Sendable, Equatable, CustomStringConvertible {
@@ -20,7 +21,7 @@ public struct PCA9685ProbeReport: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         var text = "0x\(String(address, radix: 16)): MODE1 \(hex(mode1.rawValue)), PRE_SCALE \(prescale) "
-            + "(≈ \(String(format: "%.1f", nominalFrequencyHz)) Hz at 25 MHz)"
+            + "(≈ \(fixed(nominalFrequencyHz, 1)) Hz at 25 MHz)"
         if !looksLikePCA9685 {
             text += " — PRE_SCALE below 3: this is probably not a PCA9685"
         } else if isPowerOnState {

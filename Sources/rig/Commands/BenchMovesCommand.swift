@@ -57,7 +57,7 @@ struct BenchMovesCommand: ParsableCommand {
             return
         }
         print("rig bench moves: \(program), \(moves) moves (lead-in, \(steps.count - 1) between steps, park) at \(format(rig.loopRateHz)) Hz")
-        print(String(format: "S-curve (maxJerk): %.2f s   trapezoid: %.2f s   extra: %.2f s (%.1f %%)", s, t, s - t, t > 0 ? (s / t - 1) * 100 : 0))
-        print(String(format: "worst move: #%d, %.2f s longer", worst.move, worst.extra))
+        print("S-curve (maxJerk): \(fixed(s, 2)) s   trapezoid: \(fixed(t, 2)) s   extra: \(fixed(s - t, 2)) s (\(t > 0 ? percent(s / t - 1, digits: 1) : "0.0%"))")
+        print("worst move: #\(worst.move), \(fixed(worst.extra, 2)) s longer")
     }
 }

@@ -207,9 +207,9 @@ struct PCA9685BenchReport {
     var table: [String] {
         var rows = [["", "bytes", "bytes/frame mean", "max", "transactions", "max/frame", "bus µs/frame 100 kHz mean", "max", "400 kHz mean", "max"]]
         func row(_ name: String, _ s: Summary) {
-            rows.append([name, String(s.bytesTotal), String(format: "%.2f", s.bytesMean), String(s.bytesMax), String(s.transactionsTotal),
-                         String(s.transactionsMax), String(format: "%.0f", s.bus100Mean), String(format: "%.0f", s.bus100Max),
-                         String(format: "%.0f", s.bus400Mean), String(format: "%.0f", s.bus400Max)])
+            rows.append([name, String(s.bytesTotal), fixed(s.bytesMean, 2), String(s.bytesMax), String(s.transactionsTotal),
+                         String(s.transactionsMax), fixed(s.bus100Mean, 0), fixed(s.bus100Max, 0),
+                         fixed(s.bus400Mean, 0), fixed(s.bus400Max, 0)])
         }
         row("rig", Summary(rig))
         row("optimum", Summary(optimum))

@@ -137,6 +137,6 @@ private struct Spread {
     }
 
     var json: String { "{\"min\": \(number(min)), \"p50\": \(number(p50)), \"max\": \(number(max))}" }
-    var row: String { [min, p50, max].map { String(format: "%6.1f ms", $0) }.joined(separator: " ") }
-    var megabytesRow: String { [min, p50, max].map { String(format: "%6.1f MB", $0) }.joined(separator: " ") }
+    var row: String { [min, p50, max].map { (fixed($0, 1) + " ms").leftPadded(to: 9) }.joined(separator: " ") }
+    var megabytesRow: String { [min, p50, max].map { (fixed($0, 1) + " MB").leftPadded(to: 9) }.joined(separator: " ") }
 }

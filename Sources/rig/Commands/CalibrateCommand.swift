@@ -46,9 +46,9 @@ struct CalibrateOscillator: ParsableCommand {
         }
         do throws(PCA9685CalibrationError) {
             let calibrated = try PCA9685Math.calibratedOscillator(measuredHz: measuredHz, frequencyHz: frequency, oscillatorHz: oscillator)
-            print("oscillatorHz: \(Int(calibrated.rounded()))")
+            print("oscillatorHz: \(fixed(calibrated, 0))")
             let error = (calibrated / oscillator - 1) * 100
-            print(String(format: "(the configured %.0f Hz was off by %+.2f %%: pulse widths were off by as much)", oscillator, error))
+            print("(the configured \(fixed(oscillator, 0)) Hz was off by \(error >= 0 ? "+" : "")\(fixed(error, 2)) %: pulse widths were off by as much)")
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)

@@ -27,7 +27,7 @@ struct CheckCommand: ParsableCommand {
         case .program(let program):
             loaded = program
         }
-        let prepared = PreparedProgram.prepare(loaded)
+        let prepared = try PreparedProgram.prepare(loaded)
         let program = prepared.program
         let report = FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: prepared.startPose,
                                               shooting: ShootSetup.checkPlan(program))

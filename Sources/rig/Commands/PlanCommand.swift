@@ -54,16 +54,14 @@ struct PlanCommand: ParsableCommand {
         var lines: [String] = []
         if let plan = program.panorama {
             lines.append("\(file): panorama of \(plan.shots.count) shots in \(plan.rows) row\(plan.rows == 1 ? "" : "s") (\(plan.shotsPerRow.map(String.init).joined(separator: ", ")) per row)")
-            lines.append("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap) : "n/a")")
+            lines.append("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap, digits: 1)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap, digits: 1) : "n/a")")
         } else {
             lines.append("\(file): \(program.steps.count) steps (\(program.kind.rawValue))")
         }
         for (i, step) in program.steps.enumerated() {
-            let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(String(format: "%.2f", step.pose[$0]))\(rig.axes[$0].unit)" }.joined(separator: "  ")
-            lines.append(String(format: "%4d  ", i + 1) + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
+            let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(fixed(step.pose[$0], 2))\(rig.axes[$0].unit)" }.joined(separator: "  ")
+            lines.append(String(i + 1).leftPadded(to: 4) + "  " + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
         }
         return lines.joined(separator: "\n") + "\n"
     }
-
-    private func percent(_ f: Double) -> String { String(format: "%.1f%%", f * 100) }
 }

@@ -28,7 +28,8 @@ struct PlayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
     var trace: String?
 
-    @Option(help: "Run the timeline this many times faster (simulated output only).")
+    // Unconditional: `--speed -1` must reach validate() and get its range, not "Missing value".
+    @Option(parsing: .unconditional, help: "Run the timeline this many times faster (simulated output only; 0.01…1000).")
     var speed: Double = 1
 
     @Option(help: ArgumentHelp("How stepped programs advance: auto, keyboard, interval:SECONDS, bui (Cascable), gpio (buttons) (default: the program's).", valueName: "trigger"))
@@ -54,9 +55,9 @@ struct PlayCommand: ParsableCommand {
         if let output, output != "sim" {
             throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output; name hardware in the rig file")
         }
-        guard speed > 0, speed <= 1000 else { throw ValidationError("--speed must be in 0 < X ≤ 1000") }
-        if let trigger, Trigger(trigger) == nil {
-            throw ValidationError("--trigger \(trigger): valid: auto, keyboard, interval:SECONDS, bui, gpio")
+        guard (0.01...1000).contains(speed) else { throw ValidationError("--speed \(format(speed)) is out of range; valid: 0.01…1000") }
+        if let trigger, case .failure(let problem) = Trigger.parse(trigger) {
+            throw ValidationError("--trigger: \(problem.message)")
         }
     }
 
@@ -230,5 +231,5 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    private func us(_ v: Double) -> String { String(format: "%.0f µs", v) }
+    private func us(_ v: Double) -> String { fixed(v, 0) + " µs" }
 }

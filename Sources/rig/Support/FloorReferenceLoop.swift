@@ -1,4 +1,5 @@
 import Foundation
+import RigCore
 
 /// The machine's floor for `rig bench loop --compare floor`: `Benchmarks/c/floor_loop.c`, a
 /// C loop that only sleeps to absolute deadlines, compiled with `cc` at run time and
@@ -100,7 +101,7 @@ struct FloorComparison {
         }
         let r = medianRatio
         lines.append("")
-        lines.append(String(format: "median of pairs, rig ÷ floor: p50 %.2f×, p99 %.2f×, p99.9 %.2f×", r.p50, r.p99, r.p999))
+        lines.append("median of pairs, rig ÷ floor: p50 \(fixed(r.p50, 2))×, p99 \(fixed(r.p99, 2))×, p99.9 \(fixed(r.p999, 2))×")
         return lines
     }
 }

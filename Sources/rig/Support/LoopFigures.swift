@@ -74,12 +74,12 @@ struct LoopComparison {
                 let r = value(rig), p = value(python)
                 // A Python percentile at the histogram's cap is a lower bound, and so is the ratio.
                 let atLeast = capped && p >= Double(LatencyStats.bucketCount) ? "≥ " : ""
-                cells.append(!ratio ? "" : r > 0 ? atLeast + String(format: "%.1f×", p / r) : p > 0 ? "∞" : "—")
+                cells.append(!ratio ? "" : r > 0 ? atLeast + fixed(p / r, 1) + "×" : p > 0 ? "∞" : "—")
             }
             rows.append(cells)
         }
-        row("ticks", { Double($0.ticks) }, { String(Int($0)) }, ratio: false)
-        row("missed ticks", { Double($0.missed) }, { String(Int($0)) }, ratio: false)
+        row("ticks", { Double($0.ticks) }, { fixed($0, 0) }, ratio: false)
+        row("missed ticks", { Double($0.missed) }, { fixed($0, 0) }, ratio: false)
         row("lateness p50", { $0.latenessMicroseconds.p50 }, percentile, capped: true)
         row("lateness p99", { $0.latenessMicroseconds.p99 }, percentile, capped: true)
         row("lateness p99.9", { $0.latenessMicroseconds.p999 }, percentile, capped: true)
@@ -103,8 +103,8 @@ func percentile(_ value: Double) -> String {
 
 /// µs for people: "3.2 µs", "87 µs", "1.61 ms", "12.4 ms".
 func microseconds(_ value: Double) -> String {
-    if value >= 10_000 { return String(format: "%.1f ms", value / 1_000) }
-    if value >= 1_000 { return String(format: "%.2f ms", value / 1_000) }
-    if value >= 10 { return String(format: "%.0f µs", value) }
-    return String(format: "%.1f µs", value)
+    if value >= 10_000 { return fixed(value / 1_000, 1) + " ms" }
+    if value >= 1_000 { return fixed(value / 1_000, 2) + " ms" }
+    if value >= 10 { return fixed(value, 0) + " µs" }
+    return fixed(value, 1) + " µs"
 }

@@ -20,13 +20,23 @@ struct PreparedProgram {
     }
 
     /// As `load`, for a program already parsed.
-    static func prepare(_ program: Program, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) -> PreparedProgram {
+    /// Refuses (exit 2) a program whose motion is over `Bounds.maxTicks`, before any
+    /// simulation.
+    static func prepare(_ program: Program, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) throws(ExitCode) -> PreparedProgram {
         var program = program
         if let outputOverride { program.rig.output = outputOverride }
         let output = try? makeOutput(for: program.rig, logger: logger)
         let start = output.map { StartPose.resolve(rig: program.rig, output: $0) }
             ?? .home(program.rig)
-        return PreparedProgram(program: program.startingFrom(start.pose), startPose: start.pose, output: output,
+        let planned = program.startingFrom(start.pose)
+        // Bounded before any simulation: check, plan, plot and play all start here.
+        let ticks = MotionBudget.ticks(rig: planned.rig, motion: planned.motion, startPose: start.pose)
+        guard ticks <= Double(Bounds.maxTicks) else {
+            let reason = UncheckedReason.tooLong(estimatedTicks: ticks, maxTicks: Bounds.maxTicks, loopRateHz: planned.rig.loopRateHz)
+            printError(FileError(file: program.file, location: SourceLocation(line: 1, column: 1), path: "$", message: reason.description).description)
+            throw ExitCode(2)
+        }
+        return PreparedProgram(program: planned, startPose: start.pose, output: output,
                                restoredAxes: start.restoredAxes, clampedAxes: start.clampedAxes)
     }
 }
