@@ -54,9 +54,8 @@ let package = Package(
 
         // Outputs and inputs.
         .target(name: "RigBLEControl", dependencies: [
-            "RigCore", "RigRuntime", "RigBluetooth",
+            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
         .target(name: "RigPCA9685", dependencies: [
             "RigCore", "RigRuntime", "CI2C", "CLinux",
@@ -71,7 +70,6 @@ let package = Package(
         .target(name: "RigStepSync", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
 
         // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
@@ -98,8 +96,8 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMocoServer",
-            "RigServe",
+            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            "RigDFMocoServer", "RigServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -119,9 +117,9 @@ let package = Package(
         .testTarget(name: "RigRuntimeTests", dependencies: [
             "RigCore", "RigRuntime", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
-        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: [
-            "RigCore", "RigRuntime", "RigBLEControl", "RigBluetooth", "RigDBus", "RigTestSupport",
+            "RigCore", "RigRuntime", "RigBLEControl", "RigDBus", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["fake_blecontrol_board.py"], swiftSettings: strict),
         .testTarget(name: "RigPCA9685Tests", dependencies: [
@@ -130,7 +128,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
-        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigGamepadTests", dependencies: [
+            "RigCore", "RigRuntime", "RigGamepad", "RigTestSupport", "CLinux",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
         .testTarget(name: "RigStepSyncTests", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
