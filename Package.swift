@@ -58,7 +58,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "RigPCA9685", dependencies: [
-            "RigCore", "RigRuntime", "CI2C", "CLinux",
+            "RigCore", "RigRuntime", "CI2C",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
