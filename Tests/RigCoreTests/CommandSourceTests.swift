@@ -177,7 +177,9 @@ private let rig = simRig([pan, tilt])
                 r.run(ticks: 1)
             }
             r.source.stop()
-            r.run(ticks: 20_000) { $0.isFinished }
+            // Parking keeps the speed scales: at the slowest (10 °/s × 0.05) a 240° park
+            // takes 480 s, 240,000 ticks at 500 Hz.
+            r.run(ticks: 300_000) { $0.isFinished }
             #expect(r.source.isFinished)
             #expect(r.violations.isEmpty, "\(s): \(r.violations.prefix(3))")
             let excess = LimitExcess(frames: r.frames, rig: s.rig, startPose: s.startPose)
