@@ -11,12 +11,18 @@ let package = Package(
         // For the benchmark package in Benchmarks/, which depends on this one by path.
         .library(name: "RigCore", targets: ["RigCore"]),
         .library(name: "RigRuntime", targets: ["RigRuntime"]),
+        .library(name: "RigPCA9685", targets: ["RigPCA9685"]),
+        .library(name: "RigBLEControl", targets: ["RigBLEControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
@@ -48,12 +54,11 @@ let package = Package(
 
         // Outputs and inputs.
         .target(name: "RigBLEControl", dependencies: [
-            "RigCore", "RigRuntime", "RigBluetooth",
+            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
         .target(name: "RigPCA9685", dependencies: [
-            "RigCore", "RigRuntime", "CI2C", "CLinux",
+            "RigCore", "RigRuntime", "CI2C",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
@@ -65,8 +70,19 @@ let package = Package(
         .target(name: "RigStepSync", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: strict),
+
+        // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
+        // executable compile against it).
+        .target(name: "RigServe", dependencies: [
+            "RigCore", "RigRuntime", "RigGamepad",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")], swiftSettings: strict),
 
         // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
         // machine and go-motion planning.
@@ -80,7 +96,8 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMocoServer",
+            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+            "RigDFMocoServer", "RigServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -97,10 +114,12 @@ let package = Package(
             "RigCore",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ], swiftSettings: strict),
-        .testTarget(name: "RigRuntimeTests", dependencies: ["RigCore", "RigRuntime", "RigTestSupport"], swiftSettings: strict),
-        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigBluetooth", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigRuntimeTests", dependencies: [
+            "RigCore", "RigRuntime", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigTestSupport"], swiftSettings: strict),
         .testTarget(name: "RigBLEControlTests", dependencies: [
-            "RigCore", "RigRuntime", "RigBLEControl", "RigBluetooth", "RigDBus", "RigTestSupport",
+            "RigCore", "RigRuntime", "RigBLEControl", "RigDBus", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["fake_blecontrol_board.py"], swiftSettings: strict),
         .testTarget(name: "RigPCA9685Tests", dependencies: [
@@ -109,11 +128,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
-        .testTarget(name: "RigGamepadTests", dependencies: ["RigCore", "RigRuntime", "RigGamepad", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigGamepadTests", dependencies: [
+            "RigCore", "RigRuntime", "RigGamepad", "RigTestSupport", "CLinux",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: strict),
         .testTarget(name: "RigStepSyncTests", dependencies: [
             "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["cascable_sim.py"], swiftSettings: strict),
+        .testTarget(name: "RigServeTests", dependencies: [
+            "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["serve_browser.py"], swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]

@@ -11,6 +11,7 @@ let package = Package(
         // Only the malloc-counting trait: the default RuntimeInterposer trait would pull in
         // a package that is not needed for these metrics.
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         // Benchmark executables must live in Benchmarks/<target> for the plugin to find them.
@@ -35,8 +36,19 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // TODO(lead): PCA9685 encoding and BLEControl scheduler benchmarks, once those
-        // modules land (RigPCA9685, RigBLEControl): add a library product for each to the
-        // parent package and a target here, with the same zero-allocation thresholds.
+        .executableTarget(
+            name: "RigOutputBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RigCore", package: "rig"),
+                .product(name: "RigRuntime", package: "rig"),
+                .product(name: "RigPCA9685", package: "rig"),
+                .product(name: "RigBLEControl", package: "rig"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/RigOutputBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -15,12 +15,17 @@ public enum AtomicFile {
         public var description: String { "cannot save \(path): \(step) failed: \(errno)" }
     }
 
-    public static func write(_ text: String, to path: String, createDirectory: Bool = false) throws(WriteError) {
-        try write(Array(text.utf8), to: path, createDirectory: createDirectory)
+    public static func write(_ text: String, to path: String, createDirectory: Bool = false,
+                             permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]) throws(WriteError) {
+        try write(Array(text.utf8), to: path, createDirectory: createDirectory, permissions: permissions)
     }
 
-    /// - Parameter createDirectory: create the file's directory (and its parents) first.
-    public static func write(_ bytes: [UInt8], to path: String, createDirectory: Bool = false) throws(WriteError) {
+    /// - Parameters:
+    ///   - createDirectory: create the file's directory (and its parents) first.
+    ///   - permissions: of the new file; the temporary file is created with them, so a
+    ///     secret (the `rig serve` token) is never readable by others, not even for a moment.
+    public static func write(_ bytes: [UInt8], to path: String, createDirectory: Bool = false,
+                             permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]) throws(WriteError) {
         let file = FilePath(path)
         let directory = file.removingLastComponent().isEmpty ? FilePath(".") : file.removingLastComponent()
         if createDirectory {
@@ -38,8 +43,10 @@ public enum AtomicFile {
             WriteError(path: path, step: step, errno: (error as? Errno) ?? .ioError)
         }
         do {
-            let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
-                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            // A temporary left by a crash is removed first: `.create` would keep its mode.
+            _ = unlink(temporary.string)
+            let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                             permissions: permissions)
             do {
                 _ = try fd.writeAll(bytes)
                 guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
@@ -63,18 +70,5 @@ public enum AtomicFile {
             _ = fsync(dir.rawValue)
             try? dir.close()
         }
-    }
-}
-
-/// Where rig keeps state across runs (remembered poses, the last BLEControl board).
-public enum StateDirectory {
-    /// `$XDG_STATE_HOME/rig`, else `/var/lib/rig` when running as root (a service), else
-    /// `~/.local/state/rig` (the XDG default). Nil when none applies.
-    public static func `default`(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                 isRoot: Bool = geteuid() == 0) -> String? {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/rig" }
-        if isRoot { return "/var/lib/rig" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/rig" }
-        return nil
     }
 }

@@ -26,6 +26,10 @@ public enum OutputPath {
     public static func check(_ path: String, option: String, inputs: [String], mustNotExist: Bool = false) throws(OutputPathError) {
         func fail(_ problem: String) -> OutputPathError { OutputPathError(option: option, path: path, problem: problem) }
         guard !path.isEmpty else { throw fail("the path is empty") }
+        let target = canonical(path)
+        for input in inputs where canonical(input) == target {
+            throw fail("is one of this run's input files; writing there would destroy it")
+        }
         var st = stat()
         let exists = stat(path, &st) == 0
         if exists {
@@ -44,10 +48,6 @@ public enum OutputPath {
                 throw fail("the directory \(parent) does not exist")
             }
             if access(parent, W_OK) != 0 { throw fail("cannot create a file in \(parent) (\(String(cString: strerror(errno))))") }
-        }
-        let target = canonical(path)
-        for input in inputs where canonical(input) == target {
-            throw fail("is one of this run's input files; writing there would destroy it")
         }
     }
 

@@ -133,7 +133,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     private struct Shared {
         var loop: ControlLoop<Source>?
         var end: SessionEnd?
-        var stops = 0
+        var abort = false
     }
 
     private let shared = Mutex(Shared())
@@ -157,27 +157,42 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     /// The loop's live status; nil before it starts.
     public var status: LoopStatus? { shared.withLock { $0.loop }?.status }
 
-    /// The first stop brakes and parks; a second one (a second Ctrl-C) goes to the safe state at once.
+    /// The first stop of any kind brakes and parks. A person's signal (not SIGPIPE) after
+    /// that goes to the safe state at once, like a second Ctrl-C; a broken stream or pipe
+    /// never does, however many writes fail.
     private func stop(_ reason: SessionEnd) {
-        let (loop, n): (ControlLoop<Source>?, Int) = shared.withLock { s in
-            if s.end == nil { s.end = reason }
-            s.stops += 1
-            return (s.loop, s.stops)
+        var escalates = false
+        if case .signal(let signo) = reason, signo != SIGPIPE { escalates = true }
+        let (loop, first, abort): (ControlLoop<Source>?, Bool, Bool) = shared.withLock { s in
+            let first = s.end == nil
+            if first { s.end = reason }
+            if escalates, !first { s.abort = true }
+            return (s.loop, first, s.abort)
         }
-        if n == 1 {
+        if first {
             loop?.requestStop()
-            logger.notice("stop requested (\(reason)): braking, then park and safe state (again: safe state at once)")
-        } else {
+            logger.notice("stop requested (\(reason)): braking, then park and safe state (a second signal: safe state at once)")
+        } else if abort {
             loop?.requestAbort()
         }
     }
 
     public func run() throws(SessionError) -> SessionSummary {
-        // Everything that can be refused is refused before anything moves.
+        // Everything that can be refused is refused before anything moves, and before the
+        // trace is created: a second process on locked hardware must not clobber the first's trace.
+        if let path = options.tracePath {
+            do { try OutputPath.check(path, option: "--trace", inputs: options.inputPaths) } catch { throw .outputPath(error) }
+        }
+        let locks: HardwareLock
+        do {
+            locks = try HardwareLock.acquire(output.exclusiveResources + (trigger?.exclusiveResources ?? []))
+        } catch {
+            throw .locked(error)
+        }
+        defer { locks.release() }
         var trace: TraceWriter?
         if let path = options.tracePath {
             do {
-                try OutputPath.check(path, option: "--trace", inputs: options.inputPaths)
                 trace = try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
             } catch let error as OutputPathError {
                 throw .outputPath(error)
@@ -185,14 +200,6 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                 throw .outputPath(OutputPathError(option: "--trace", path: path, problem: "\(error)"))
             }
         }
-        let locks: HardwareLock
-        do {
-            locks = try HardwareLock.acquire(output.exclusiveResources + (trigger?.exclusiveResources ?? []))
-        } catch {
-            try? trace?.close()
-            throw .locked(error)
-        }
-        defer { locks.release() }
 
         let trap = options.trapSignals
             ? SignalTrap(stop: { [self] signo in stop(.signal(signo)) }, abort: { [self] signo in stop(.signal(signo)) })
@@ -214,12 +221,12 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
 
         let loop = ControlLoop(rig: rig, source: source, output: output, clock: clock, options: options.loop,
                                trace: trace, startPose: startPose)
-        let stopsBefore = shared.withLock { s in
+        let (stoppedBefore, abortedBefore) = shared.withLock { s in
             s.loop = loop
-            return s.stops
+            return (s.end != nil, s.abort)
         }
-        if stopsBefore > 0 { loop.requestStop() }
-        if stopsBefore > 1 { loop.requestAbort() }
+        if stoppedBefore { loop.requestStop() }
+        if abortedBefore { loop.requestAbort() }
 
         do {
             try trigger?.start(advance: { loop.requestAdvance() })
@@ -266,7 +273,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         var lastRender = wall.now()
         var lastPersist = wall.now()
         while result == nil {
-            _ = loop.eventsPushed.wait(timeout: .now() + min(options.viewIntervalSeconds, options.persistIntervalSeconds))
+            _ = loop.eventsPushed.wait(timeout: .now() + .nanoseconds(Int(min(viewNanoseconds, persistNanoseconds))))
             drain()
             result = loop.wait(timeoutSeconds: 0)
             let now = wall.now()

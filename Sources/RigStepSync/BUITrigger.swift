@@ -37,7 +37,14 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private var cycle: BUICycle
     private var advance: (@Sendable () -> Void)?
     private var peripheral: BUIPeripheral?
+    /// The latest cycles (at most `keptRecords`): a recipe of any length keeps memory flat.
     private var records: [BUICycleRecord] = []
+    private static let keptRecords = 64
+    /// Overheads of every pressed cycle, in 0.1 ms bins up to 1 s (the last bin: longer).
+    private var overheadBins = [Int](repeating: 0, count: 10_001)
+    private var overheadCount = 0
+    private var overheadSum = 0.0
+    private var overheadMax = 0.0
     private var stepCount: Int
     private var stopped = false
     private let clock = MonotonicClock()
@@ -45,6 +52,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private let openLines: (() throws -> GPIOLines)?
     private var lines: GPIOLines?
     private var debouncer: ButtonDebouncer
+    private let buttons: ButtonsConfig?
     /// The message line last shown (live view and LCD), to show each change once.
     private var shownMessage: String?
     private let stepLabels: [String]
@@ -72,6 +80,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         self.stepCount = stepCount
         cycle = BUICycle(stepCount: stepCount, settings: settings, startsBeforeFirstStep: startsBeforeFirstStep)
         debouncer = ButtonDebouncer(debounceSeconds: buttons?.debounceSeconds ?? 0.03)
+        self.buttons = buttons
         self.openLines = openLines ?? buttons.map { config in { try LibgpiodLines(config: config) } }
     }
 
@@ -90,9 +99,16 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         return "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
     }
 
+    /// The GPIO buttons and LEDs it opens, if the rig has them (locked like `GPIOTrigger`'s).
+    public var exclusiveResources: [String] {
+        guard let buttons, openLines != nil else { return [] }
+        return buttons.lockNames
+    }
+
     /// The peripheral, once started (tests read its state).
     public var accessory: BUIPeripheral? { lock.withLock { peripheral } }
 
+    /// The latest cycles, oldest first (the last 64).
     public var cycleRecords: [BUICycleRecord] { lock.withLock { records } }
 
     public func start(advance: @escaping @Sendable () -> Void) throws {
@@ -186,14 +202,32 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         peripheral?.stop()
     }
 
-    /// "N cycles, overhead mean X ms, max Y ms" over the cycles that pressed.
+    /// "N cycles, overhead p50/mean/max" over the cycles that pressed (p50 to 0.1 ms).
     public func summary() -> String {
-        let overheads = cycleRecords.compactMap { $0.overheadSeconds(pressSeconds: settings.pressSeconds) }
-        guard !overheads.isEmpty else { return "" }
-        let mean = overheads.reduce(0, +) / Double(overheads.count)
-        let sorted = overheads.sorted()
-        return "Cascable: \(overheads.count) cycles; overhead beyond move, settle and press: p50 \(fixed(sorted[sorted.count / 2] * 1000, 1)) ms, "
-            + "mean \(fixed(mean * 1000, 1)) ms, max \(fixed((sorted.last ?? 0) * 1000, 1)) ms"
+        let (bins, count, sum, worst) = lock.withLock { (overheadBins, overheadCount, overheadSum, overheadMax) }
+        guard count > 0 else { return "" }
+        var seen = 0, median = 0.0
+        for (bin, n) in bins.enumerated() {
+            seen += n
+            if seen * 2 >= count {
+                median = Double(bin) * 0.0001
+                break
+            }
+        }
+        return "Cascable: \(count) cycles; overhead beyond move, settle and press: p50 \(fixed(median * 1000, 1)) ms, "
+            + "mean \(fixed(sum / Double(count) * 1000, 1)) ms, max \(fixed(worst * 1000, 1)) ms"
+    }
+
+    /// Adds a pressed cycle's overhead to the summary (fixed memory, however many cycles).
+    private func count(overhead: Double) {
+        guard overhead.isFinite else { return }
+        let bin = overhead <= 0 ? 0 : overhead >= 1 ? overheadBins.count - 1 : min(Int(overhead * 10_000), overheadBins.count - 1)
+        lock.withLock {
+            overheadBins[bin] += 1
+            overheadCount += 1
+            overheadSum += overhead
+            overheadMax = max(overheadMax, overhead)
+        }
     }
 
     private func now() -> Double { Double(clock.now() &- epoch) / 1e9 }
@@ -205,6 +239,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             if stopped, input == .continueAvailable(true) { return ([], nil, nil) }
             let t = now()
             if case .continueAvailable(true) = input, !cycle.continueAvailable {
+                if records.count >= Self.keptRecords { records.removeFirst(records.count - Self.keptRecords + 1) }
                 records.append(BUICycleRecord(step: (cycle.readyStep ?? -1) + 1, waitAt: t))
             }
             return (cycle.handle(input), self.advance, self.peripheral)
@@ -238,6 +273,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         }
         if case .continueAvailable = input { refreshMessage() }
         if case .timer(.releaseContinue) = input, let record = cycleRecords.last, let overhead = record.overheadSeconds(pressSeconds: settings.pressSeconds) {
+            count(overhead: overhead)
             display("Cascable: step \(record.step + 1) shot cycle: overhead \(fixed(overhead * 1000, 1)) ms")
         }
     }

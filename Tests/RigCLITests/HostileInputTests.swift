@@ -32,7 +32,7 @@ import Testing
     static func runWithWatchdog(_ arguments: [String], limit: Duration = .seconds(60)) async throws -> RigProcess.Result {
         let watched = try Watched(arguments)
         do {
-            try await poll(every: .milliseconds(20), for: limit) { watched.finished ? true : nil }
+            _ = try await poll(every: .milliseconds(20), for: limit) { watched.finished ? true : nil }
         } catch {
             watched.process.terminate()
             throw error

@@ -102,6 +102,14 @@ import Testing
         try expectBrakedAndParked(trace)
     }
 
+    @Test func stdoutAndStderrBothGoingAwayStillBrakeAndPark() throws {
+        // Both streams fail, write after write: that is one stop, never an abort without braking.
+        let trace = try RigProcess.temporaryFile("both.csv")
+        let result = try shell(#""$0" "$@" 2>&1 | head -2"#, trace: trace)
+        #expect(result.status == 0, "\(result.stdout)")
+        try expectBrakedAndParked(trace)
+    }
+
     @Test(arguments: [(#""$0" "$@" > /dev/full"#, "No space left on device"), (#""$0" "$@" >&-"#, "Bad file descriptor")])
     func aFailedWriteToStdoutStopsSafelyWithExit1(script: String, message: String) throws {
         let trace = try RigProcess.temporaryFile("full.csv")
@@ -170,7 +178,10 @@ import Testing
 
         let process = Process()
         process.executableURL = RigProcess.executable
-        process.arguments = ["play", "rigs/move-pca9685.json", "--no-realtime"]
+        // The first process's trace, which the second must not clobber.
+        let trace = lockDir + "/first.csv"
+        try "the first run's trace\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        process.arguments = ["play", "rigs/move-pca9685.json", "--no-realtime", "--trace", trace]
         process.currentDirectoryURL = RigProcess.packageRoot
         var environment = ProcessInfo.processInfo.environment
         environment["RIG_LOCK_DIR"] = lockDir
@@ -186,5 +197,6 @@ import Testing
         #expect(process.terminationStatus == 1)
         #expect(stderr.contains("is in use by process \(getpid()) (rig play holder.json)"), "\(stderr)")
         #expect(!stderr.contains("/dev/i2c-1"), "it stopped before touching the bus: \(stderr)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8) == "the first run's trace\n")
     }
 }

@@ -189,4 +189,19 @@ import Testing
         let shot = run.events.compactMap { if case .shot(.started(let s, _)) = $0.event { s } else { nil } }
         #expect(shot == [2, 3])
     }
+
+    @Test func aContinuousProgramShootsEveryIntervalOnTheMove() {
+        let path = Motion.continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: -20), Keyframe(time: 6, value: 20)]), nil],
+                                     durationSeconds: 6)
+        var player = Player(rig: rig, motion: path, startPose: [-20, 0], shooting: ShootingPlan(timing: timing, intervalSeconds: 2))
+        let run = play(&player)
+        // At the path's first frame and every 2 s of path time after it: 0, 2, 4 (6 is the end).
+        #expect(zip(run.shotStarts, run.shotStarts.dropFirst()).map { $1 - $0 } == [200, 200])
+        #expect(run.shotStarts.count == 3)
+        // It does not stop for them: the path cannot brake within the limits and resume.
+        #expect(run.frames[run.shotStarts[1]] != run.frames[run.shotStarts[1] + 10])
+        #expect(run.shotEnds.isEmpty)
+        var none = Player(rig: rig, motion: path, startPose: [-20, 0], shooting: ShootingPlan(intervalSeconds: 2))
+        #expect(play(&none).shotStarts.isEmpty, "no camera, no shots")
+    }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import Logging
 import RigCore
 @testable import RigRuntime
+import RigTestSupport
 import Testing
 
 private func temporaryDirectory() throws -> String {
@@ -22,7 +24,9 @@ private func temporaryDirectory() throws -> String {
             Issue.record("the second acquire succeeded")
         } catch {
             #expect(error.holderPID == getpid())
-            #expect(error.holderCommand == CommandLine.arguments.joined(separator: " "))
+            // The holder's command line, cut to 200 characters for the message.
+            let holder = try #require(error.holderCommand)
+            #expect(!holder.isEmpty && CommandLine.arguments.joined(separator: " ").hasPrefix(holder))
             #expect(error.description.contains("pca9685-i2c-1-0x40 is in use by process \(getpid())"))
         }
         // Another resource is free.
@@ -85,5 +89,119 @@ private func temporaryDirectory() throws -> String {
         #expect(mkfifo(fifo, 0o600) == 0)
         // No reader: a blocking open would wait forever; non-blocking fails or is refused.
         #expect(throws: (any Error).self) { try TraceWriter(path: fifo, axes: [], pwmPeriodMicroseconds: 20_000) }
+    }
+}
+
+/// The session runner as `rig serve` uses it: on a background thread, commanded through a
+/// `CommandInbox`, watched through `status`, stopped with `requestStop()`.
+@Suite struct RigSessionTests {
+    static func options() -> SessionOptions {
+        var options = SessionOptions(loop: LoopOptions(realtime: false, stopWhenLimited: false))
+        // The test process's signals and streams are not the session's to take.
+        options.trapSignals = false
+        options.stopOnStreamFailure = false
+        return options
+    }
+
+    /// Runs `session` on its own thread; the result arrives through the returned box.
+    final class Background: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var result: Result<SessionSummary, SessionError>?
+        init(_ session: RigSession<CommandSource>) {
+            let thread = Thread { [self] in
+                do throws(SessionError) { result = .success(try session.run()) } catch { result = .failure(error) }
+                done.signal()
+            }
+            thread.start()
+        }
+        func wait() throws -> SessionSummary {
+            guard done.wait(timeout: .now() + 60) == .success, let result else { throw DeadlineExceeded() }
+            return try result.get()
+        }
+    }
+
+    @Test func aServerCommandsTheSourceFromAnotherThreadWatchesItAndStopsIt() async throws {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let inbox = CommandInbox()
+        let start = [-40.0, 20]
+        let session = RigSession(rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: inbox), output: output,
+                                 startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
+                                 clock: ManualClock())
+        #expect(session.status == nil)
+        let running = Background(session)
+        _ = try await poll { session.status.map { _ in true } }
+        inbox.post(.goTo(pose: [60, nil]))
+        let arrived = try await poll { () -> LoopStatus? in
+            guard let status = session.status, abs(status.positions[0] - 60) < 1e-9, status.velocities[0] == 0 else { return nil }
+            return status
+        }
+        #expect(arrived.positions[1] == 20)
+        session.requestStop()
+        let summary = try running.wait()
+        #expect(summary.end == .stopRequested)
+        #expect(summary.exitCode == 0)
+        #expect(summary.loop.fault == nil)
+        // Every frame within the limits, parked (pan at 10), one shutdown.
+        let log = output.log.withLock { $0 }
+        var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
+        for commands in log.writes {
+            let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }
+            #expect(monitor.observe(pose) == nil)
+        }
+        #expect(abs(summary.loop.finalPose[0] - 10) < 1e-9)
+        #expect(log.shutdowns.count == 1)
+    }
+
+    @Test func aStopRequestedBeforeTheRunStillStartsNothingMovingAndEndsSafe() throws {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let start = [0.0, 0]
+        let session = RigSession(rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: CommandInbox()), output: output,
+                                 startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
+                                 clock: ManualClock())
+        session.requestStop()
+        let summary = try session.run()
+        #expect(summary.end == .stopRequested)
+        let log = output.log.withLock { $0 }
+        #expect(log.shutdowns.count == 1)
+        // Pan parks at 10 from rest: a limited move, nothing else.
+        #expect(abs(summary.loop.finalPose[0] - 10) < 1e-9)
+    }
+
+    @Test func aRefusedTraceLeavesTheOutputUntouched() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rig = testRig()
+        let output = RecordingOutput()
+        var options = Self.options()
+        options.tracePath = dir + "/missing/trace.csv"
+        let session = RigSession(rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()),
+                                 output: output, startPose: rig.homePose, trigger: nil, options: options, logger: Logger(label: "test"))
+        do throws(SessionError) {
+            _ = try session.run()
+            Issue.record("the run started")
+        } catch {
+            guard case .outputPath(let problem) = error else { Issue.record("\(error)"); return }
+            #expect(problem.option == "--trace")
+            #expect(error.exitCode == 2)
+        }
+        let log = output.log.withLock { $0 }
+        #expect(log.started.isEmpty && log.writes.isEmpty && log.shutdowns.isEmpty)
+    }
+
+    @Test func exitCodes() {
+        func summary(_ end: SessionEnd, _ fault: LoopFault?) -> SessionSummary {
+            SessionSummary(loop: LoopResult(ticks: 1, lateness: LatencyStats(), cpuNanosecondsPerTick: 0, grant: RealtimeGrant(),
+                                            finalPose: [], fault: fault, traceRowsDropped: 0),
+                           stepsReady: 0, end: end, limiterInterventions: 0)
+        }
+        #expect(summary(.finished, nil).exitCode == 0)
+        #expect(summary(.signal(SIGHUP), nil).exitCode == 0)
+        #expect(summary(.signal(SIGINT), .aborted).exitCode == 0, "a second Ctrl-C")
+        #expect(summary(.streamFailed(StreamFailure(stream: .stdout, errno: EPIPE)), nil).exitCode == 0)
+        #expect(summary(.streamFailed(StreamFailure(stream: .stdout, errno: ENOSPC)), nil).exitCode == 1)
+        #expect(summary(.finished, .output("bus gone", timeSeconds: 1)).exitCode == 1)
+        #expect(summary(.signal(SIGTERM), .limited(axis: "pan", timeSeconds: 1)).exitCode == 1)
     }
 }

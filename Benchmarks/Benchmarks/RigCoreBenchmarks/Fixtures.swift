@@ -1,3 +1,4 @@
+import Foundation
 import RigCore
 
 /// Rigs, programs and files the benchmarks share. Built in code (or as program text for
@@ -19,8 +20,9 @@ enum Fixtures {
     /// starting at home (so the player has no lead-in move).
     static func swings(axes count: Int, interpolation: Interpolation, seconds: Double) -> Motion {
         let segments = Int((seconds / 2).rounded(.up))
-        let keys = (0...segments).map { i in
-            Keyframe(time: Double(i) * 2, value: i == 0 ? 0 : (i % 2 == 1 ? 30 : -30), interpolation: interpolation)
+        let keys = (0...segments).map { (i: Int) -> Keyframe in
+            let value: Double = i == 0 ? 0 : (i % 2 == 1 ? 30 : -30)
+            return Keyframe(time: Double(i) * 2, value: value, interpolation: interpolation)
         }
         let track = AxisTrack(keys: keys)
         return .continuous(tracks: [AxisTrack?](repeating: track, count: count), durationSeconds: Double(segments) * 2)
@@ -68,7 +70,7 @@ enum Fixtures {
         }.joined(separator: ",\n    ")
         let tracks = (0..<axes).map { a in
             let list = (0..<keys).map { k in
-                let value = k == 0 || k == keys - 1 ? 0 : (k % 2 == 1 ? 20.5 : -20.25)
+                let value: Double = k == 0 || k == keys - 1 ? 0 : (k % 2 == 1 ? 20.5 : -20.25)
                 let interp = interps[(a + k) % interps.count]
                 let bezier = interp == "bezier" ? ", \"bezier\": [0.42, 0, 0.58, 1]" : ""
                 return "{\"t\": \(2 * k), \"value\": \(value), \"interp\": \"\(interp)\"\(bezier)}"
@@ -84,6 +86,34 @@ enum Fixtures {
                 \(tracks)}}
             """
     }
+
+    /// `Benchmarks/programs/make_large.py keyframes N`: N keyframes in all on pan and tilt,
+    /// 0.02 s apart, linear segments through a slow wave that starts and ends at rest.
+    static func keyframeProgram(total: Int) -> String {
+        let perAxis = total / 2
+        let duration = Double(perAxis - 1) * 0.02
+        let period = duration / max(1, (duration / 8).rounded())
+        var text = "{\"rig\": \(panTiltRigJSON), \"kind\": \"keyframes\", \"keyframes\": {\n"
+        text.reserveCapacity(total * 56)
+        for (n, (name, amplitude)) in [("pan", 20.0), ("tilt", 10.0)].enumerated() {
+            text += "\"\(name)\": ["
+            for k in 0..<perAxis {
+                let t = Double(k) * 0.02
+                let value = amplitude * (1 - cos(2 * Double.pi * t / period)) / 2
+                text += (k == 0 ? "" : ", ") + "{\"t\": \(Double((t * 100).rounded()) / 100), \"value\": \((value * 1e6).rounded() / 1e6), \"interp\": \"linear\"}"
+            }
+            text += n == 0 ? "],\n" : "]\n"
+        }
+        return text + "}}\n"
+    }
+
+    /// `make_large.py panorama`: a 3.3° × 2.2° lens over the whole circle and ±80° of tilt,
+    /// about 10,000 shots.
+    static let panorama10kProgram = """
+        {"rig": \(panTiltRigJSON), "kind": "panorama", "trigger": "auto", "settleSeconds": 0.2,
+         "panorama": {"lens": {"horizontalFovDeg": 3.3, "verticalFovDeg": 2.2}, "overlapPercent": 25,
+                      "pan": [-180, 180], "tilt": [-80, 80]}}
+        """
 
     /// Parses program text whose rig is embedded.
     static func parse(_ text: String, file: String) throws -> Program {

@@ -95,4 +95,38 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("ProgramParser.parse keyframes 16 axes × 2,000 keys", configuration: planning) { _ in
         blackHole(try Fixtures.parse(largeText, file: "large.json"))
     }
+
+    // What `rig check` does with a 1,000,000-keyframe file (55 MB): parse once, play and
+    // check every frame (1,000,000 ticks). Goal ≤ 5 s and ≤ 300 MB resident.
+    let millionText = Fixtures.keyframeProgram(total: 1_000_000)
+    Benchmark("rig check 1,000,000 keyframes (parse + check)",
+              configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+                                   timeUnits: .milliseconds, maxDuration: .seconds(30), maxIterations: 5)) { _ in
+        let program = try Fixtures.parse(millionText, file: "keyframes-1m.json")
+        blackHole(FeasibilityChecker.check(rig: program.rig, motion: program.motion, startPose: program.rig.homePose))
+    }
+
+    // What `rig plan` does with a 10,000-shot panorama: parse (which plans the shots).
+    // Goal ≤ 1 s.
+    Benchmark("rig plan 10,000-shot panorama (parse + plan)",
+              configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
+                                   timeUnits: .milliseconds, maxDuration: .seconds(5), maxIterations: 20)) { _ in
+        blackHole(try Fixtures.parse(Fixtures.panorama10kProgram, file: "panorama-10k.json"))
+    }
+
+    // A jerk-limited move: planning one (bisection per axis) and sampling a tick of it.
+    Benchmark("PoseMove.plan 16 axes (S-curves)",
+              configuration: .init(metrics: tickMetrics, scalingFactor: .kilo, maxDuration: .seconds(1),
+                                   maxIterations: 2_000, thresholds: zeroMallocs)) { benchmark in
+        var move = PoseMove(from: rig16.homePose, to: rig16.homePose, axes: rig16.axes, tickSeconds: rig16.tickSeconds)
+        var from = rig16.homePose, to = rig16.homePose
+        for i in 0..<16 { to[i] = Double(i * 5 - 40) }
+        benchmark.startMeasurement()
+        for k in benchmark.scaledIterations {
+            from[k % 16] = Double(k % 7)
+            move.plan(from: from, to: to, axes: rig16.axes, tickSeconds: rig16.tickSeconds)
+        }
+        benchmark.stopMeasurement()
+        blackHole(move.ticks)
+    }
 }

@@ -51,7 +51,7 @@ let benchmarks: @Sendable () -> Void = {
             let result = loop.run()
             benchmark.stopMeasurement()
             if result.fault != nil || result.ticks < ticks {
-                benchmark.error("the loop ran \(result.ticks) ticks, fault: \(result.fault ?? "none")")
+                benchmark.error("the loop ran \(result.ticks) ticks, fault: \(result.fault.map { "\($0)" } ?? "none")")
             }
             blackHole(result)
         }

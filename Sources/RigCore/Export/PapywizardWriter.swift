@@ -29,9 +29,9 @@ public enum PapywizardWriter {
         x.append("      <counter>1</counter>")
         if let start = project.startTime { x.append("      <startTime>\(timestamp(start))</startTime>") }
         if let end = project.endTime { x.append("      <endTime>\(timestamp(end))</endTime>") }
+        x += ["    </shooting>", "    <camera>"]
+        if let exposure = project.exposureSeconds { x.append("      <timeValue>\(format(exposure))</timeValue>") }
         x += [
-            "    </shooting>",
-            "    <camera>",
             "      <bracketing nbPicts=\"\(project.bracketCount)\"/>",
             "      <sensor coef=\"\(fixed(crop, 2))\" ratio=\"\(ratio(project.imageSize))\"/>",
             "    </camera>",

@@ -66,6 +66,8 @@ public struct StitchProject: Sendable, Equatable {
     public var mosaic: StitchMosaic?
     /// How long the rig settles before each shot, when the program says.
     public var settleSeconds: Double?
+    /// The program's exposure time (`"shoot": {"exposureSeconds"}`), when it gives one.
+    public var exposureSeconds: Double?
     /// From a shot log: true, and the wall-clock times of its first and last shot when known.
     public var fromLog: Bool
     public var startTime: Date?
@@ -89,19 +91,25 @@ public struct StitchProject: Sendable, Equatable {
         return (axisNames.contains("pan") ? "pan" : nil, axisNames.contains("tilt") ? "tilt" : nil)
     }
 
-    /// The shots a stepped program takes, one image per step, numbered from `firstNumber`.
-    /// `lens` overrides the program's (a panorama's lens); `imageSize` defaults to the lens's.
+    /// The shots a stepped program takes, one image per step (and per bracket, with the
+    /// program's `shotsPerStep`), numbered from `firstNumber`. `lens` overrides the
+    /// program's (a panorama's lens); `imageSize` defaults to the lens's.
     public static func plan(_ program: Program, lens: CameraLens?, imageSize: PixelSize?, names: ImageNamePattern, firstNumber: Int) -> StitchProject {
         let axisNames = program.rig.axes.map(\.name)
         let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
         let panIndex = pan.flatMap { axisNames.firstIndex(of: $0) }
         let tiltIndex = tilt.flatMap { axisNames.firstIndex(of: $0) }
-        let lens = lens ?? program.panoramaSpec?.lens
-        let shots = program.steps.enumerated().map { index, step in
-            StitchShot(imageNumber: firstNumber + index, imageName: names.name(firstNumber + index), step: index + 1, label: step.label,
-                       pose: step.pose,
-                       yawDegrees: panIndex.map { StitchAngles.yaw(panDegrees: step.pose[$0]) } ?? 0,
-                       pitchDegrees: tiltIndex.map { StitchAngles.pitch(tiltDegrees: step.pose[$0]) } ?? 0)
+        let lens = chooseLens(lens, program: program)
+        let brackets = max(1, program.shoot.shotsPerStep)
+        var shots: [StitchShot] = []
+        for (index, step) in program.steps.enumerated() {
+            for bracket in 1...brackets {
+                let number = firstNumber + shots.count
+                shots.append(StitchShot(imageNumber: number, imageName: names.name(number), step: index + 1, label: step.label,
+                                        bracket: bracket, pose: step.pose,
+                                        yawDegrees: panIndex.map { StitchAngles.yaw(panDegrees: step.pose[$0]) } ?? 0,
+                                        pitchDegrees: tiltIndex.map { StitchAngles.pitch(tiltDegrees: step.pose[$0]) } ?? 0))
+            }
         }
         var mosaic: StitchMosaic?
         if let plan = program.panorama, let spec = program.panoramaSpec {
@@ -110,7 +118,8 @@ public struct StitchProject: Sendable, Equatable {
         }
         return StitchProject(source: program.file, axisNames: axisNames, panAxisName: pan, tiltAxisName: tilt, lens: lens,
                              imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
-                             shots: shots, mosaic: mosaic, settleSeconds: program.settleSeconds, fromLog: false)
+                             shots: shots, mosaic: mosaic, settleSeconds: program.settleSeconds,
+                             exposureSeconds: program.shoot.exposureSeconds > 0 ? program.shoot.exposureSeconds : nil, fromLog: false)
     }
 
     /// The shots a run really took, from its shot log: the poses as sent, one image per
@@ -138,7 +147,7 @@ public struct StitchProject: Sendable, Equatable {
         var axisNames = program?.rig.axes.map(\.name) ?? []
         for take in takes { for name in take.shot.axisNames where !axisNames.contains(name) { axisNames.append(name) } }
         let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
-        let lens = lens ?? program?.panoramaSpec?.lens
+        let lens = chooseLens(lens, program: program)
         let shots = finals.map { take in
             let s = take.shot
             return StitchShot(imageNumber: take.number, imageName: names.name(take.number), step: s.step, label: s.label,
@@ -150,8 +159,18 @@ public struct StitchProject: Sendable, Equatable {
         let panInShots = pan.map { name in finals.allSatisfy { $0.shot.value(of: name) != nil } } ?? false
         return StitchProject(source: file, axisNames: axisNames, panAxisName: panInShots ? pan : nil, tiltAxisName: tilt, lens: lens,
                              imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
-                             shots: shots, mosaic: nil, settleSeconds: program?.settleSeconds, fromLog: true,
-                             startTime: shots.compactMap(\.time).min(), endTime: shots.compactMap(\.time).max())
+                             shots: shots, mosaic: nil, settleSeconds: program?.settleSeconds,
+                             exposureSeconds: program.flatMap { $0.shoot.exposureSeconds > 0 ? $0.shoot.exposureSeconds : nil }, fromLog: true,
+                             startTime: shots.compactMap(\.time).min(),
+                             endTime: shots.compactMap { s in s.time.map { $0.addingTimeInterval((s.endSeconds ?? 0) - (s.startSeconds ?? 0)) } }.max())
+    }
+
+    /// The lens given on the command line (`--hfov`), mounted as the program's camera is
+    /// (portrait stays portrait), else the program's.
+    static func chooseLens(_ given: CameraLens?, program: Program?) -> CameraLens? {
+        guard var lens = given else { return program?.panoramaSpec?.lens }
+        if let mounted = program?.panoramaSpec?.lens?.orientation { lens.orientation = mounted }
+        return lens
     }
 
     /// `2026-11-23T20:31:54Z` (a shot log's `startedAt`), with or without fractional seconds.

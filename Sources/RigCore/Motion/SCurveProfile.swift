@@ -44,7 +44,12 @@ public struct SCurveProfile: Sendable, Equatable {
         }
         let total = max(duration, fastest.duration)
         var vp = fastest.peakVelocity
-        if total > fastest.duration {
+        if total > fastest.duration, let v = Self.stretchedReachingMaxAcceleration(
+            distance: d, duration: total, maxAcceleration: maxAcceleration, maxJerk: maxJerk), v <= vp {
+            // Closed form when the stretched move still reaches maxAcceleration (the usual
+            // case): T = v/a + a/j + d/v.
+            vp = v
+        } else if total > fastest.duration {
             // T(v) = tₐ(v) + d/v falls monotonically for 0 < v ≤ the fastest move's speed
             // (as long as the move cruises, d ≥ v·tₐ(v)), so bisection finds the one v that
             // takes `total` seconds. 200 halvings reach the last bit of a Double.
@@ -78,6 +83,19 @@ public struct SCurveProfile: Sendable, Equatable {
     public static func minimumDuration(distance: Double, maxVelocity: Double, maxAcceleration: Double,
                                        maxJerk: Double) -> Double {
         fastest(distance: abs(distance), maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk).duration
+    }
+
+    /// The cruise speed of the move of `d` taking `T` seconds if it reaches maxAcceleration:
+    /// v²/a − (T − a/j)·v + d = 0, the smaller root (the move cruises), in the stable form
+    /// 2d / (B + √(B² − 4d/a)). Nil if that move would not reach maxAcceleration.
+    static func stretchedReachingMaxAcceleration(distance d: Double, duration T: Double,
+                                                 maxAcceleration a: Double, maxJerk j: Double) -> Double? {
+        let b = T - a / j
+        let discriminant = b * b - 4 * d / a
+        guard b > 0, discriminant >= 0 else { return nil }
+        let v = 2 * d / (b + discriminant.squareRoot())
+        guard v.isFinite, v > 0, v * j >= a * a else { return nil }
+        return v
     }
 
     /// Seconds from rest to `velocity` at full acceleration and jerk.

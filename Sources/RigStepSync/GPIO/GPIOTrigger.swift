@@ -34,11 +34,7 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     public var label: String { lines == nil && fallback != nil ? "keyboard (no GPIO)" : "buttons on \(config.chip)" }
 
     /// Every line it opens (buttons and LEDs) on its chip: `gpio-gpiochip0-13`, …
-    public var exclusiveResources: [String] {
-        let chip = config.chip.split(separator: "/").last.map(String.init) ?? config.chip
-        return ([config.continueLine, config.stopLine] + [config.continueLED, config.stopLED].compactMap { $0 })
-            .map { "gpio-\(chip)-\($0)" }
-    }
+    public var exclusiveResources: [String] { config.lockNames }
 
     public func start(advance: @escaping @Sendable () -> Void) throws {
         gate.start(advance: advance)

@@ -48,6 +48,9 @@ struct ExportCommand: ParsableCommand {
                 programProblem = error.description
             }
         }
+        if let loaded, let programPath, let start = shotLog.lastStart, ShootSetup.sha256(of: programPath) != start.programSha256 {
+            printError("\(log): warning: \(loaded.file) has changed since the run (its SHA-256 is not the log's); the lens and axes come from the file as it is now")
+        }
         if program != nil, let programProblem {
             // Asked for by name: a broken program is an error whatever the format.
             printError(programProblem)
@@ -65,13 +68,13 @@ struct ExportCommand: ParsableCommand {
         if checked.format.needsLens, let problem = project.stitcherProblem {
             let why: String
             if project.lens != nil {
-                why = "the shots have no pan position: \(problem)"
+                why = "each shot's pan: \(problem)"
             } else if let named, let programProblem {
-                why = "the lens is missing: the log's program \"\(named)\" cannot be read (\(programProblem)); give --program FILE (the program the log ran) or --hfov DEGREES"
+                why = "the lens, and the log's program \"\(named)\" cannot be read (\(programProblem)); give --program FILE (the program the log ran) or --hfov DEGREES"
             } else if let loaded {
-                why = "the lens is missing: \"\(loaded.file)\" is a \(loaded.kind.rawValue) program, which has no lens (only panorama programs do); give --hfov DEGREES (the horizontal field of view of the image as stored)"
+                why = "the lens, and \"\(loaded.file)\" is a \(loaded.kind.rawValue) program, which has none (only panorama programs have a lens); give --hfov DEGREES (the horizontal field of view of the image as stored)"
             } else {
-                why = "the lens is missing: the log names no program; give --program FILE or --hfov DEGREES"
+                why = "the lens, and the log names no program; give --program FILE or --hfov DEGREES"
             }
             printError("\(log): error: --format \(checked.format.rawValue) needs \(why)")
             throw ExitCode(2)

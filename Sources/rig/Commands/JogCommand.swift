@@ -51,9 +51,6 @@ struct JogCommand: ParsableCommand {
                 throw ValidationError("with --timelapse, --spacing is a whole number of frames, such as 1 or 10")
             }
         }
-        if let record, FileManager.default.fileExists(atPath: record) {
-            throw ValidationError("\(record) exists; give --record a new file (a jog session starts a new program)")
-        }
     }
 
     func run() throws {

@@ -32,7 +32,7 @@ enum StitchFormat: String, ExpressibleByArgument, CaseIterable {
 /// The options `rig plan` and `rig export` share: where to write, and how to name and size
 /// the images in a stitcher file. Everything is checked before anything is written.
 struct StitchOptions: ParsableArguments {
-    @Option(name: .customLong("format"), help: ArgumentHelp("What to write: \(StitchFormat.allCases.map(\.rawValue).joined(separator: ", ")). Default: from the -o file's extension (.pto, .xml, .csv, .json), else a table (plan).", valueName: "format"))
+    @Option(name: .customLong("format"), help: ArgumentHelp("What to write (table: rig plan only). Default: from the -o file's extension (.pto, .xml, .csv, .json, .txt), else a table (plan).", valueName: "format"))
     var format: StitchFormat?
 
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file (replaced atomically) instead of stdout. Never one of the input files.", valueName: "file"))

@@ -1,0 +1,196 @@
+/// The motion source of `rig serve`: one long-lived source that is either taking motion
+/// commands (idle, jogging, going to a pose: its `CommandSource`) or playing a program (a
+/// `Player`), switching only at rest. Every frame of either goes through the
+/// `CommandSource`'s limiter, so a program hands over to jogging (and back) from exactly
+/// where it left the rig.
+///
+/// Runs on the loop thread; other threads talk to it through the `CommandInbox` (motion)
+/// and the `ConsoleInbox` (programs, steps). Motion commands that arrive while a program
+/// plays are dropped (counted in `droppedCommands`): the server refuses them first.
+/// `stop()` (a signal, the session's end) stops the program if any, then parks and finishes.
+public struct ConsoleSource: MotionSource {
+    public let rig: Rig
+    public let inbox: CommandInbox
+    public let requests: ConsoleInbox
+    public private(set) var commands: CommandSource
+    public private(set) var player: Player?
+    /// The program playing, if any.
+    public private(set) var program: ConsoleProgram?
+    /// Stepped programs: advancing by itself is held (`.pause`).
+    public private(set) var isPaused = false
+    /// Requests that did not apply (a play while busy, a back while not waiting, …).
+    public private(set) var refusedRequests = 0
+    /// Motion commands dropped because a program was playing.
+    public private(set) var droppedCommands = 0
+    /// Programs started since the source began (a new play, not a back or redo).
+    public private(set) var programsStarted = 0
+
+    private var intervalTicksLeft: Int?
+    private var stopRequested = false
+    /// `stop()` came while a program played: its end was reported already, so the command
+    /// source's own "stopped" (it parks after the program) is not reported twice.
+    private var programEndReported = false
+    private var drainedRequests: [ConsoleRequest] = []
+    private var drainedCommands: [MotionCommand] = []
+
+    /// - Parameters:
+    ///   - startPose: where the rig is (one value per axis).
+    ///   - jogTimeoutSeconds: the jog deadman (see `CommandSource`).
+    public init(rig: Rig, startPose: [Double], inbox: CommandInbox, requests: ConsoleInbox,
+                jogTimeoutSeconds: Double = 0.25) {
+        self.rig = rig
+        self.inbox = inbox
+        self.requests = requests
+        commands = CommandSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: jogTimeoutSeconds)
+        drainedRequests.reserveCapacity(16)
+        drainedCommands = CommandInbox.buffer(capacity: inbox.capacity)
+    }
+
+    /// The pose of the last emitted frame.
+    public var positions: [Double] { commands.positions }
+    /// Velocities of the last emitted frame, per second.
+    public var velocities: [Double] { commands.velocities }
+
+    /// 0-based program step the player is at (moving to, settling, waiting), if any.
+    public var currentStep: Int? {
+        guard let player else { return nil }
+        switch player.phase {
+        case .moving(let s), .settling(let s), .shooting(let s), .waiting(let s): return s >= 0 ? s : nil
+        default: return nil
+        }
+    }
+
+    /// The program waits at a step for `.next` (or its interval).
+    public var isWaiting: Bool {
+        if case .waiting(let s) = player?.phase, s >= 0 { return true }
+        return false
+    }
+
+    public var isFinished: Bool { stopRequested && player == nil && commands.isFinished }
+
+    /// The loop's trigger (`ControlLoop.requestAdvance`): same as `.next`.
+    public mutating func advance() { player?.advance() }
+
+    public mutating func stop() {
+        guard !stopRequested else { return }
+        stopRequested = true
+        programEndReported = player != nil
+        player?.stop()
+        commands.stop()
+    }
+
+    public var progress: PlaybackProgress {
+        guard let player else {
+            var p = commands.progress
+            p.phase = switch commands.mode {
+            case .idle: "idle"
+            case .jogging: "jogging"
+            case .braking, .settling, .moving, .following, .stopping, .parking: "moving"
+            case .finished: "finished"
+            }
+            return p
+        }
+        var p = player.progress
+        p.phase = switch player.phase {
+        case .leadIn, .path, .moving, .settling, .shooting: isPaused ? "paused" : "playing"
+        case .waiting: isPaused ? "paused" : "waiting"
+        case .braking, .parking, .finished: "stopping"
+        }
+        return p
+    }
+
+    public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
+        requests.drain(into: &drainedRequests)
+        for request in drainedRequests { apply(request) }
+        drainedRequests.removeAll(keepingCapacity: true)
+
+        guard player != nil else {
+            let event = commands.tick(into: &out)
+            if programEndReported, event == .programEnded(stopped: true) {
+                programEndReported = false
+                return nil
+            }
+            return event
+        }
+        // A program plays: motion commands wait for nobody.
+        inbox.drain(into: &drainedCommands)
+        droppedCommands += drainedCommands.count
+        drainedCommands.removeAll(keepingCapacity: true)
+        return tickPlayer(into: &out)
+    }
+
+    private mutating func tickPlayer(into out: inout [Double]) -> PlayerEvent? {
+        guard var p = player else { return nil }
+        // Moved out (not copied) so its arrays stay uniquely owned: no copy per tick.
+        player = nil
+        if let left = intervalTicksLeft, !isPaused, case .waiting = p.phase {
+            // Counted in ticks like everything in the loop; held while paused.
+            if left <= 1 {
+                intervalTicksLeft = nil
+                p.advance()
+            } else {
+                intervalTicksLeft = left - 1
+            }
+        }
+        let event = p.tick(into: &out)
+        commands.passThrough(&out)
+        switch event {
+        case .ready?:
+            switch program?.trigger {
+            case .auto?: if !isPaused { p.advance() }
+            case .interval(let seconds)?:
+                let t = (seconds / rig.tickSeconds).rounded(.up)
+                intervalTicksLeft = t.isFinite ? Int(min(max(t, 1), 1e9)) : 1
+            default: break
+            }
+        case .moveStarted?:
+            intervalTicksLeft = nil
+        default: break
+        }
+        guard !p.isFinished else {
+            // The program is over and parked: back to commands. Its `.finished` is not
+            // passed on: for the loop that means the whole source is done.
+            player = nil
+            program = nil
+            isPaused = false
+            intervalTicksLeft = nil
+            return event == .finished ? nil : event
+        }
+        player = p
+        return event
+    }
+
+    private mutating func apply(_ request: ConsoleRequest) {
+        guard !stopRequested else { refusedRequests += 1; return }
+        switch request {
+        case .play(let new):
+            guard player == nil, commands.isAtRest else { refusedRequests += 1; return }
+            program = new
+            programsStarted += 1
+            isPaused = false
+            intervalTicksLeft = nil
+            player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep)
+        case .next:
+            guard player != nil else { refusedRequests += 1; return }
+            player?.advance()
+        case .back:
+            guard isWaiting, let step = currentStep, step >= 1 else { refusedRequests += 1; return }
+            intervalTicksLeft = nil
+            player?.goTo(step: step - 1)
+        case .redo:
+            guard isWaiting else { refusedRequests += 1; return }
+            intervalTicksLeft = nil
+            player?.redo()
+        case .pause:
+            guard program?.stepCount ?? 0 > 0 else { refusedRequests += 1; return }
+            isPaused = true
+        case .resume:
+            guard isPaused else { refusedRequests += 1; return }
+            isPaused = false
+            if isWaiting, program?.trigger == .auto { player?.advance() }
+        case .stop:
+            guard player != nil else { refusedRequests += 1; return }
+            player?.stop()
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import RigCore
+import Synchronization
+
+/// One program in `--programs DIR`, as `GET /api/programs` lists it.
+public struct ProgramEntry: Sendable, Equatable, Encodable {
+    public var file: String
+    /// `keyframes`, `panorama`, `timelapse`, … (nil if the file does not parse).
+    public var kind: String?
+    /// Steps of a stepped program (0 for a continuous path).
+    public var steps: Int?
+    /// Seconds the run takes with every step advanced at once, park included.
+    public var durationSeconds: Double?
+    /// The check's verdict from where the rig stands now.
+    public var feasible: Bool
+    /// The check's first message (or the parse error) when not feasible.
+    public var message: String?
+
+    private enum Keys: String, CodingKey { case file, kind, steps, durationSeconds, feasible, message }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(file, forKey: .file)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(durationSeconds, forKey: .durationSeconds)
+        try c.encode(feasible, forKey: .feasible)
+        try c.encode(message, forKey: .message)
+    }
+}
+
+/// The programs in `--programs DIR`: every `*.json` file directly in it, parsed for the
+/// server's rig (a program's own `rig` path is ignored: it plays on the rig the server
+/// drives) and checked with the same `FeasibilityChecker` as `rig check`, from the pose
+/// the rig is at.
+public final class ProgramLibrary: Sendable {
+    public let directory: String?
+    public let rig: Rig
+    private let rigText: String
+    private let rigPath: String
+    private let cache = Mutex<[String: Checked]>([:])
+
+    /// A program ready to play, with its check.
+    public struct Checked: Sendable {
+        public var program: Program
+        public var consoleProgram: ConsoleProgram
+        public var report: FeasibilityReport
+        fileprivate var stamp: String
+    }
+
+    /// - Parameters:
+    ///   - rigText, rigPath: the rig file the server runs (a program is parsed against it).
+    public init(directory: String?, rig: Rig, rigText: String, rigPath: String) {
+        self.directory = directory
+        self.rig = rig
+        self.rigText = rigText
+        self.rigPath = rigPath
+    }
+
+    /// The program files, sorted by name.
+    public func files() -> [String] {
+        guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !Self.isRig(at: directory + "/" + $0) }.sorted()
+    }
+
+    public func list(startPose: [Double]) -> [ProgramEntry] {
+        files().map { file in
+            do {
+                let checked = try load(file, fromStep: 1, startPose: startPose)
+                return ProgramEntry(file: file, kind: checked.program.kind.rawValue, steps: checked.program.steps.count,
+                                    durationSeconds: (checked.report.durationSeconds * 10).rounded() / 10,
+                                    feasible: checked.report.feasible, message: checked.report.problems.first?.description)
+            } catch {
+                return ProgramEntry(file: file, kind: nil, steps: nil, durationSeconds: nil, feasible: false, message: error.message)
+            }
+        }
+    }
+
+    /// Parses and checks `file` as it would play from `fromStep` (1-based) with the rig at
+    /// `startPose`. Throws 404 (no such program or step), 400 (a bad name) or 422 (a
+    /// malformed file). An infeasible program is returned with its report: the caller
+    /// refuses it.
+    public func load(_ file: String, fromStep: Int, startPose: [Double]) throws(ServeError) -> Checked {
+        guard let directory else { throw ServeError(.notFound, "the server has no --programs directory") }
+        guard Self.isPlainName(file), file.hasSuffix(".json") else {
+            throw ServeError(.badRequest, "program: a file name in the programs directory, such as pano.json")
+        }
+        let path = directory + "/" + file
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw ServeError(.notFound, "no program \(file) in \(directory)")
+        }
+        let stamp = "\(attributes[.modificationDate] ?? "")|\(attributes[.size] ?? "")|\(fromStep)|\(startPose)"
+        if let hit = cache.withLock({ $0[file] }), hit.stamp == stamp { return hit }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ServeError(.unprocessableContent, "\(file): cannot read the file as UTF-8 text")
+        }
+        var program: Program
+        do {
+            let rigText = self.rigText, rigPath = self.rigPath
+            program = try ProgramParser.parse(text: text, file: file, loadRig: { _, _ in (rigText, rigPath) })
+        } catch {
+            throw ServeError(.unprocessableContent, error.description)
+        }
+        program.rig = rig
+        program = program.startingFrom(startPose)
+        let steps = program.steps.count
+        guard fromStep >= 1 else { throw ServeError(.badRequest, "fromStep counts from 1") }
+        guard fromStep <= max(steps, 1) else {
+            throw ServeError(.notFound, "\(file) has no step \(fromStep); valid: 1…\(max(steps, 1))")
+        }
+        let console = ConsoleProgram(name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1)
+        let report = FeasibilityChecker.check(rig: rig, motion: console.motion, startPose: startPose, firstStep: console.firstStep)
+        let checked = Checked(program: program, consoleProgram: console, report: report, stamp: stamp)
+        cache.withLock { $0[file] = checked }
+        return checked
+    }
+
+    /// Seconds the run should take, for the ETA: the check's duration (every step advanced
+    /// at once) plus the interval waits; nil when a person advances each step.
+    public static func estimatedSeconds(_ checked: Checked) -> Double? {
+        let steps = checked.program.steps.count
+        switch checked.program.trigger {
+        case _ where steps == 0: return checked.report.durationSeconds
+        case .auto: return checked.report.durationSeconds
+        case .interval(let s): return checked.report.durationSeconds + s * Double(steps)
+        default: return nil
+        }
+    }
+
+    /// A name with no path in it.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
+    }
+
+    /// The rig file itself may sit among the programs: it is not listed.
+    private static func isRig(at path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+              let root = try? JSONParser.parse(text), case .object(let members) = root.value else { return false }
+        return members.contains { $0.key == "axes" } && !members.contains { $0.key == "kind" }
+    }
+}
+
+extension Error {
+    /// The message of a `ServeError`, else the error's description.
+    var message: String { (self as? ServeError)?.message ?? "\(self)" }
+}

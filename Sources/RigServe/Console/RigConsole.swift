@@ -1,0 +1,246 @@
+import Foundation
+import Logging
+import RigCore
+import RigGamepad
+import RigRuntime
+import Synchronization
+
+/// The rig as the server sees it: one `ConsoleSource` run by the session runner on a
+/// background thread, from the server's start to its end (a signal parks the rig and
+/// ends it). Every motion the server asks for is a `MotionCommand` or a `ConsoleRequest`
+/// posted to that source, so the same limiter, lock and safe state apply as in `rig play`
+/// and `rig jog`. Methods may be called from any thread.
+///
+/// `@unchecked Sendable`: the session is touched only by `start()` (once) and its own
+/// thread; everything else that changes is behind `shared`.
+public final class RigConsole: @unchecked Sendable {
+    public let rig: Rig
+    public let inbox = CommandInbox()
+    public let requests = ConsoleInbox()
+    /// The rig file's jog feel: expo applies to `/api/jog`.
+    public let jogConfig: JogConfig
+    private let outputType: String
+    private let outputBox: OutputBox
+    private let session: RigSession<ConsoleSource>
+    private let shared = Mutex(Shared())
+    private let started = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// A program started from the server: what the status shows about it.
+    struct Run: Sendable {
+        var name: String
+        var stepCount: Int
+        /// From the feasibility check (auto-advanced), plus interval waits; nil when a
+        /// person advances each step.
+        var estimatedSeconds: Double?
+        var postedAtTick: Int
+        var seenPlaying = false
+    }
+
+    private struct Shared: Sendable {
+        var loop: ControlLoop<ConsoleSource>?
+        var run: Run?
+        var startError: String?
+        var summary: SessionSummary?
+        var lastError: String?
+    }
+
+    /// `Output` is not `Sendable`; the server only reads `statusLine`, which outputs
+    /// must allow from any thread.
+    private final class OutputBox: @unchecked Sendable {
+        let output: Output
+        init(_ output: Output) { self.output = output }
+    }
+
+    /// - Parameters:
+    ///   - startPose: where the rig stands (`StartPose.resolve`).
+    ///   - options: the session's options (a trace, loop options); the loop keeps going
+    ///     when the limiter bends a jog frame, as in `rig jog`.
+    public init(rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
+                clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25) {
+        self.rig = rig
+        jogConfig = rig.jog ?? JogConfig.standard(for: rig.axes)
+        outputType = rig.output.typeName
+        outputBox = OutputBox(output)
+        var options = options
+        options.loop.stopWhenLimited = false
+        let source = ConsoleSource(rig: rig, startPose: startPose, inbox: inbox, requests: requests,
+                                   jogTimeoutSeconds: jogTimeoutSeconds)
+        session = RigSession(rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+                             options: options, logger: logger, clock: clock)
+    }
+
+    /// Opens the output and starts the loop on a background thread; returns once it runs.
+    /// Throws (nothing moved) if the output cannot start.
+    public func start() throws(ServeError) {
+        session.onStart = { [self] loop in
+            shared.withLock { $0.loop = loop }
+            started.signal()
+        }
+        session.onEvent = { [self] event in
+            if case .outputFault(let message, _) = event { shared.withLock { $0.lastError = message } }
+        }
+        let thread = Thread { [self] in
+            do {
+                let summary = try session.run()
+                shared.withLock { $0.summary = summary }
+            } catch {
+                shared.withLock { $0.startError = "\(error)" }
+                started.signal()
+            }
+            ended.signal()
+        }
+        thread.name = "rig-session"
+        thread.start()
+        started.wait()
+        if let error = shared.withLock({ $0.startError }) {
+            throw ServeError(.serviceUnavailable, error)
+        }
+    }
+
+    /// Brakes, parks and ends the session (the server is shutting down).
+    public func requestStop() {
+        session.requestStop()
+    }
+
+    /// Blocks until the session has ended (a signal, `requestStop`, a fault).
+    public func waitUntilEnded() -> SessionSummary? {
+        ended.wait()
+        ended.signal()
+        return shared.withLock { $0.summary }
+    }
+
+    /// The session has ended.
+    public var hasEnded: Bool { shared.withLock { $0.summary != nil || $0.startError != nil } }
+
+    /// The loop's live snapshot (the start pose at rest before the loop runs).
+    public var loopStatus: LoopStatus? { shared.withLock { $0.loop }?.status }
+
+    /// The pose of the last frame sent.
+    public var pose: [Double] { loopStatus?.positions ?? rig.homePose }
+
+    // MARK: Status
+
+    public func status(controller: String?) -> ServeStatus {
+        let loopStatus = self.loopStatus
+        let line = outputBox.output.statusLine
+        var pose: [String: Double] = [:]
+        for (i, axis) in rig.axes.enumerated() {
+            // Rounded to 1/1000 of the unit: a phone does not need more, and events stay short.
+            pose[axis.name] = ((loopStatus?.positions[i] ?? axis.home) * 1000).rounded() / 1000
+        }
+        let (run, summary, lastError) = shared.withLock { s -> (Run?, SessionSummary?, String?) in
+            guard let status = loopStatus else { return (s.run, s.summary, s.lastError) }
+            let phase = status.progress.phase
+            let inProgram = Self.programPhases.contains(phase)
+            if var run = s.run {
+                if inProgram {
+                    run.seenPlaying = true
+                    s.run = run
+                } else if run.seenPlaying || status.ticks > run.postedAtTick + 5 {
+                    // Over (or refused by the source); a few ticks' grace for the loop to
+                    // pick the request up.
+                    s.run = nil
+                }
+            }
+            return (s.run, s.summary, s.lastError)
+        }
+        var status = ServeStatus(state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
+                                 pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
+                                 error: lastError, controller: controller)
+        if let summary {
+            status.state = summary.loop.fault == nil ? "idle" : "fault"
+            status.error = summary.loop.fault.map { "\($0)" } ?? lastError
+            return status
+        }
+        guard let loopStatus else { return status }
+        let progress = loopStatus.progress
+        switch progress.phase {
+        case "idle", "finished": status.state = run == nil ? "idle" : "playing"
+        case "jogging": status.state = "jogging"
+        case "paused": status.state = "paused"
+        case "waiting": status.state = "waiting"
+        case "playing": status.state = "playing"
+        default: status.state = "moving"
+        }
+        if let run {
+            status.program = run.name
+            status.steps = run.stepCount > 0 ? run.stepCount : nil
+            status.step = progress.step
+            let elapsed = run.seenPlaying ? progress.elapsedSeconds : 0
+            status.elapsedSeconds = (elapsed * 100).rounded() / 100
+            status.etaSeconds = run.estimatedSeconds.map { (max(0, $0 - elapsed) * 10).rounded() / 10 }
+        }
+        return status
+    }
+
+    private static let programPhases: Set<String> = ["playing", "waiting", "paused", "stopping"]
+
+    /// A program is playing or about to (posted, not yet picked up).
+    public var isPlaying: Bool {
+        _ = status(controller: nil)
+        return shared.withLock { $0.run != nil }
+    }
+
+    // MARK: Motion
+
+    /// Starts `program` (already checked). Refused with 409 unless the rig is idle.
+    public func play(_ program: ConsoleProgram, estimatedSeconds: Double?) throws(ServeError) {
+        let current = status(controller: nil)
+        guard current.state == "idle" else {
+            throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
+        }
+        let ticks = loopStatus?.ticks ?? 0
+        // Claimed and posted under the lock: of two plays at once, one is refused here
+        // (the source would refuse it too, but the status must name the one that plays).
+        let claimed = shared.withLock { s in
+            guard s.run == nil else { return false }
+            s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds, postedAtTick: ticks)
+            s.lastError = nil
+            requests.post(.play(program))
+            return true
+        }
+        guard claimed else { throw ServeError(.conflict, "another program was just started") }
+    }
+
+    /// A step request for the program playing; 409 when none plays.
+    public func programRequest(_ request: ConsoleRequest) throws(ServeError) {
+        let current = status(controller: nil)
+        guard current.program != nil else { throw ServeError(.conflict, "no program is playing") }
+        switch request {
+        case .back, .redo:
+            guard current.state == "waiting" || current.state == "paused" else {
+                throw ServeError(.conflict, "back and redo work while the program waits at a step (it is \(current.state))")
+            }
+        case .pause, .resume:
+            guard current.steps != nil else { throw ServeError(.conflict, "a continuous path cannot pause; stop it instead") }
+        default: break
+        }
+        requests.post(request)
+    }
+
+    /// Stops whatever moves: a program brakes and parks; a jog or a move brakes.
+    public func stopMotion() {
+        if isPlaying { requests.post(.stop) } else { inbox.post(.halt) }
+    }
+
+    /// Jog at `fractions` (−1…1 of each axis's maxVelocity, after the rig's expo); must
+    /// be repeated within the deadman time or the rig brakes.
+    public func jog(_ fractions: [Double]) throws(ServeError) {
+        guard !isPlaying else { throw ServeError(.conflict, "a program is playing; stop it before jogging") }
+        let shaper = StickShaper(deadzone: 0, expo: jogConfig.expo)
+        inbox.post(.jog(velocityFractions: fractions.map { shaper.shape(x: min(max($0, -1), 1), y: 0).x }))
+    }
+
+    /// A limited move to `pose` (nil: the axis stays). Returns the axes whose target had
+    /// to be clamped to a soft limit.
+    public func goTo(_ pose: [Double?]) throws(ServeError) -> [String] {
+        guard !isPlaying else { throw ServeError(.conflict, "a program is playing; stop it first") }
+        var clamped: [String] = []
+        for (i, axis) in rig.axes.enumerated() {
+            if let v = pose[i], v < axis.softMin || v > axis.softMax { clamped.append(axis.name) }
+        }
+        inbox.post(.goTo(pose: pose))
+        return clamped
+    }
+}

@@ -1,0 +1,48 @@
+/// What `GET /api/status` and every `/api/events` message say. Every field is always
+/// present (null when it does not apply), so a client never guesses.
+public struct ServeStatus: Sendable, Equatable, Encodable {
+    public struct OutputState: Sendable, Equatable, Encodable {
+        /// `sim`, `pca9685` or `blecontrol`.
+        public var type: String
+        /// `running`, `stopped`, or the output's own line ("reconnecting (2)").
+        public var state: String
+    }
+
+    /// `idle`, `moving`, `playing`, `paused`, `waiting`, `jogging` or `fault`.
+    public var state: String
+    /// The program file playing.
+    public var program: String?
+    /// 1-based step of a stepped program, and the step count.
+    public var step: Int?
+    public var steps: Int?
+    public var elapsedSeconds: Double?
+    /// Estimated seconds left (nil when the program waits for the operator at each step).
+    public var etaSeconds: Double?
+    /// Axis name → position, in the axis's unit.
+    public var pose: [String: Double]
+    public var output: OutputState
+    public var error: String?
+    /// The client that holds control, if any.
+    public var controller: String?
+
+    private enum Keys: String, CodingKey {
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(state, forKey: .state)
+        try c.encode(program, forKey: .program)
+        try c.encode(step, forKey: .step)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try c.encode(etaSeconds, forKey: .etaSeconds)
+        try c.encode(pose, forKey: .pose)
+        try c.encode(output, forKey: .output)
+        try c.encode(error, forKey: .error)
+        try c.encode(controller, forKey: .controller)
+    }
+
+    /// Something moves (the events stream then sends at least 5 messages a second).
+    public var isMoving: Bool { state != "idle" && state != "fault" && state != "waiting" && state != "paused" }
+}

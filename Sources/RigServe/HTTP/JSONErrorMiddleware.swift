@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+
+/// Turns every error into `{"error": "…"}` with its status (and `"holder"` for a 409 on
+/// control), so a client parses one shape.
+struct JSONErrorMiddleware: RouterMiddleware {
+    typealias Context = ServeContext
+    /// The methods a path answers (nil: unknown path), to tell 405 from 404.
+    let allowedMethods: @Sendable (String) -> String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ServeError {
+            return Self.response(error)
+        } catch let error as HTTPError where error.status == .notFound {
+            if let allowed = allowedMethods(request.uri.path) {
+                var response = Self.response(ServeError(.methodNotAllowed, "\(request.method) is not allowed here; allowed: \(allowed)"))
+                response.headers[.allow] = allowed
+                return response
+            }
+            return Self.response(ServeError(.notFound, "no such endpoint: \(request.uri.path) (see /api/openapi.json)"))
+        } catch let error as HTTPError {
+            let message = error.body ?? error.status.reasonPhrase
+            return Self.response(ServeError(error.status, message))
+        } catch {
+            context.logger.error("request \(request.uri.path) failed: \(error)")
+            return Self.response(ServeError(.internalServerError, "internal error: \(error)"))
+        }
+    }
+
+    static func response(_ error: ServeError) -> Response {
+        var object: [String: String] = ["error": error.message]
+        if let holder = error.holder { object["holder"] = holder }
+        let data = (try? JSONEncoder.serve.encode(object)) ?? Data("{\"error\":\"error\"}".utf8)
+        return Response(status: error.status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension JSONEncoder {
+    /// Sorted keys: the same status is the same bytes (the event stream compares them).
+    static var serve: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

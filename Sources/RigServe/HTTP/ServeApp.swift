@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import Logging
+import RigCore
+
+/// The HTTP API and the page of `rig serve` (see docs/serve.md and the OpenAPI document
+/// at `/api/openapi.json`).
+public enum ServeApp {
+    /// Request bodies larger than this are refused (413).
+    public static let maxBodyBytes = 64 * 1024
+
+    /// What the routes work on.
+    public struct Parts: Sendable {
+        public var console: RigConsole
+        public var library: ProgramLibrary
+        public var poses: PoseBook
+        public var lease: ControlLease
+        public var settings: ServeSettings
+
+        public init(console: RigConsole, library: ProgramLibrary, poses: PoseBook, lease: ControlLease, settings: ServeSettings) {
+            self.console = console
+            self.library = library
+            self.poses = poses
+            self.lease = lease
+            self.settings = settings
+        }
+    }
+
+    public static func application(_ parts: Parts, logger: Logger,
+                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(router: router(parts),
+                    configuration: .init(address: .hostname(parts.settings.listen.host, port: parts.settings.listen.port),
+                                         serverName: "rig"),
+                    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+                    logger: logger)
+    }
+
+    public static func router(_ parts: Parts) -> Router<ServeContext> {
+        let router = Router(context: ServeContext.self)
+        router.add(middleware: JSONErrorMiddleware(allowedMethods: allowedMethods(for:)))
+        router.add(middleware: AccessMiddleware(token: parts.settings.token))
+        let routes = ServeRoutes(parts: parts)
+
+        router.get("/") { request, _ in try routes.page(request) }
+        let document = openAPIDocument(for: parts.console.rig)
+        router.get("/api/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: document)))
+        }
+        router.get("/api/status") { request, context in try routes.status(request, context) }
+        router.get("/api/events") { request, context in routes.events(request, context) }
+        router.get("/api/programs") { _, _ in try routes.programs() }
+        router.post("/api/play") { request, context in try await routes.play(request, context) }
+        for (name, action) in [("next", ConsoleRequest.next), ("back", .back), ("redo", .redo), ("pause", .pause), ("resume", .resume)] {
+            router.post("/api/\(name)") { request, context in try await routes.step(action, request, context) }
+        }
+        router.post("/api/stop") { request, context in try await routes.stop(request, context) }
+        router.post("/api/jog") { request, context in try await routes.jog(request, context) }
+        router.post("/api/goto") { request, context in try await routes.goTo(request, context) }
+        router.get("/api/poses") { _, _ in try routes.poseList() }
+        router.put("/api/poses/:name") { request, context in try await routes.savePose(request, context) }
+        router.post("/api/poses/:name/goto") { request, context in try await routes.goToPose(request, context) }
+        return router
+    }
+
+    /// The methods a path answers, for 405 (nil: no such path, 404).
+    static func allowedMethods(for path: String) -> String? {
+        switch path {
+        case "/", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses": return "GET"
+        case "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto":
+            return "POST"
+        default:
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count == 4, parts[1] == "api", parts[2] == "poses" { return "PUT" }
+            if parts.count == 5, parts[1] == "api", parts[2] == "poses", parts[4] == "goto" { return "POST" }
+            return nil
+        }
+    }
+
+    /// The committed OpenAPI document (Resources/openapi.json), with this rig's axis names
+    /// as the only properties of a pose and a jog velocity, so a client (or a fuzzer)
+    /// knows exactly which bodies the server takes.
+    static func openAPIDocument(for rig: Rig) -> [UInt8] {
+        let committed = PackageResources.openapi_json
+        guard var root = (try? JSONSerialization.jsonObject(with: Data(committed))) as? [String: Any],
+              var components = root["components"] as? [String: Any],
+              var schemas = components["schemas"] as? [String: Any],
+              var pose = schemas["Pose"] as? [String: Any],
+              var jog = schemas["JogRequest"] as? [String: Any],
+              var jogProperties = jog["properties"] as? [String: Any],
+              var velocity = jogProperties["velocity"] as? [String: Any] else { return committed }
+        var positions: [String: Any] = [:], fractions: [String: Any] = [:]
+        for axis in rig.axes {
+            positions[axis.name] = ["type": "number", "description": "\(axis.unit), soft limits \(rounded(axis.softMin))…\(rounded(axis.softMax))"]
+            fractions[axis.name] = ["type": "number", "minimum": -1, "maximum": 1]
+        }
+        pose["properties"] = positions
+        pose["additionalProperties"] = false
+        velocity["properties"] = fractions
+        velocity["additionalProperties"] = false
+        jogProperties["velocity"] = velocity
+        jog["properties"] = jogProperties
+        schemas["Pose"] = pose
+        schemas["JogRequest"] = jog
+        components["schemas"] = schemas
+        root["components"] = components
+        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else { return committed }
+        return Array(data)
+    }
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RigCore
+import RigRuntime
+import RigServe
+
+/// `rig serve http`: the JSON API and the phone page on Hummingbird (docs/serve.md).
+struct ServeHTTPCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "http",
+        abstract: "Control the rig from a phone or a browser over HTTP.",
+        discussion: """
+        Opens the output once and holds it until SIGINT, SIGTERM or SIGHUP, which park the \
+        rig and leave every output in its safe state. Listens on loopback unless told \
+        otherwise; any other address requires a token (made on first start, printed once \
+        with the URL to open on the phone). See docs/serve.md.
+        """
+    )
+
+    @Option(help: "The rig file.")
+    var rig: String
+
+    @Option(help: ArgumentHelp("A folder of program files (*.json) the page can play.", valueName: "dir"))
+    var programs: String?
+
+    @Option(help: ArgumentHelp("Address and port to listen on (0 picks a free port).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+
+    @Option(help: ArgumentHelp("The token file (default: serve-token in the state directory); giving one requires the token even on loopback.", valueName: "file"))
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
+    var trace: String?
+
+    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
+    var noRealtime = false
+
+    @OptionGroup var log: LogOptions
+
+    func validate() throws {
+        guard ListenAddress(listen) != nil else { throw ValidationError("--listen \(listen): expected HOST:PORT, such as 0.0.0.0:8080") }
+        if let output, output != "sim" {
+            throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output")
+        }
+    }
+
+    func run() throws {
+        let logger = log.bootstrap()
+        let address = ListenAddress(listen) ?? ListenAddress(host: "127.0.0.1", port: 8080)
+        let rigText: String
+        do { rigText = try FileLoading.readText(rig) } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+        var model = try FileLoading.loadRig(rig)
+        if output == "sim" { model.output = .sim(SimOutputConfig()) }
+        if let programs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: programs, isDirectory: &isDirectory), isDirectory.boolValue else {
+                printError("--programs \(programs): no such folder")
+                throw ExitCode(2)
+            }
+        }
+        guard let stateDirectory = StateDirectory.default() else {
+            printError("error: no state directory (set HOME or XDG_STATE_HOME)")
+            throw ExitCode(1)
+        }
+
+        // The token first: a server that cannot guard itself does not start the rig.
+        var token: AccessToken?
+        var tokenCreated = false
+        if !address.isLoopback || tokenFile != nil {
+            do {
+                (token, tokenCreated) = try AccessToken.loadOrCreate(path: tokenFile ?? stateDirectory + "/serve-token")
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        let poses: PoseBook
+        do { poses = try PoseBook(directory: stateDirectory) } catch {
+            printError(error.message)
+            throw ExitCode(2)
+        }
+
+        let device: Output
+        do { device = try makeOutput(for: model, logger: logger) } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        let start = StartPose.resolve(rig: model, output: device)
+        if !start.clampedAxes.isEmpty {
+            logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit")
+        }
+        var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime, stopWhenLimited: false), tracePath: trace)
+        options.inputPaths = [rig]
+        let console = RigConsole(rig: model, output: device, startPose: start.pose, options: options, logger: logger)
+        do { try console.start() } catch {
+            printError("error: \(error.message)")
+            throw ExitCode(1)
+        }
+
+        let parts = ServeApp.Parts(console: console,
+                                   library: ProgramLibrary(directory: programs, rig: model, rigText: rigText, rigPath: rig),
+                                   poses: poses, lease: ControlLease(), settings: ServeSettings(listen: address, token: token))
+        let printedToken = tokenCreated ? token : nil
+        let needsToken = token != nil
+        let server = ServeServer(parts, logger: logger, onServerRunning: { port in
+            let host = address.host == "0.0.0.0" || address.host == "::" ? ProcessInfo.processInfo.hostName : address.host
+            let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+            if let printedToken {
+                say("rig serve: open \(url)?token=\(printedToken.text) on the phone (printed once; the token is kept in \(tokenFile ?? stateDirectory + "/serve-token"))")
+            } else {
+                say("rig serve: listening on \(url)\(!needsToken ? "" : " (token required: the one in \(tokenFile ?? stateDirectory + "/serve-token"))")")
+            }
+        })
+        server.start()
+        // The session ends on SIGINT/SIGTERM/SIGHUP (park, safe state) or a fault; the
+        // server goes with it.
+        let summary = console.waitUntilEnded()
+        server.stopAndWait()
+        if let error = server.error {
+            printError("error: the HTTP server failed: \(error)")
+            throw ExitCode(1)
+        }
+        if let summary, summary.exitCode != 0 {
+            printError("error: \(summary.loop.fault.map { "\($0)" } ?? summary.traceError ?? "\(summary.end)")")
+            throw ExitCode(summary.exitCode)
+        }
+        say("rig serve: parked, outputs safe; bye")
+    }
+}

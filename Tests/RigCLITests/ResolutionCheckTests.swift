@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// `rig check` reports what one output count is worth, and warns about timelapses that
+/// move an axis less than a count on some frames.
+@Suite struct ResolutionCheckTests {
+    @Test func aRigFileReportsItsCountSizes() throws {
+        let pca = try RigProcess.run(["check", "rigs/pantilt-pca9685.json"])
+        #expect(pca.status == 0, "\(pca.stderr)")
+        // 50 Hz on 25 MHz: PRE_SCALE 121, a count is 122/25 µs; 180° over 1000 µs.
+        #expect(pca.stdout.contains("  resolution per output count (pca9685 at 50 Hz): pan 4.88 µs ≈ 0.878°, tilt 4.88 µs ≈ 0.878°\n"), "\(pca.stdout)")
+        let sim = try RigProcess.run(["check", "rigs/pantilt.json"])
+        #expect(sim.stdout.contains("  resolution: continuous (the sim output has no steps)\n"), "\(sim.stdout)")
+    }
+
+    @Test func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
+        let program = try RigProcess.temporaryFile("slow.json", contents: """
+        {"rig": {"output": {"type": "pca9685", "frequencyHz": 50},
+                 "axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "softLimits": [-90, 90]}]},
+         "kind": "timelapse", "trigger": "auto",
+         "timelapse": {"frames": 41, "keyframes": {"pan": [{"frame": 0, "value": 0, "interp": "linear"}, {"frame": 40, "value": 10}]}}}
+        """)
+        let result = try RigProcess.run(["check", program])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warning = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("\(program): warning: axis pan moves less than one output count (0.88°)") })
+        #expect(warning.contains("smallest move 0.25° per frame"))
+        #expect(warning.contains("a higher \"frequencyHz\""))
+        #expect(warning.contains("a wider calibration"))
+    }
+}

@@ -1,0 +1,182 @@
+@testable import RigCore
+import Testing
+
+/// Drives a `ConsoleSource` tick by tick and checks every frame against every limit.
+private struct ConsoleRun {
+    var source: ConsoleSource
+    var monitor: LimitMonitor
+    var frame: [Double]
+    var events: [PlayerEvent] = []
+    var violations: [LimitViolation] = []
+    var ticks = 0
+
+    init(rig: Rig, start: [Double]) {
+        source = ConsoleSource(rig: rig, startPose: start, inbox: CommandInbox(), requests: ConsoleInbox())
+        monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
+        frame = start
+    }
+
+    /// Runs until `until` holds (true) or `maxTicks` pass (false).
+    @discardableResult
+    mutating func run(maxTicks: Int = 20_000, until: (ConsoleSource) -> Bool) -> Bool {
+        for _ in 0..<maxTicks {
+            if let e = source.tick(into: &frame) { events.append(e) }
+            ticks += 1
+            if let v = monitor.observe(frame) { violations.append(v) }
+            if until(source) { return true }
+        }
+        return false
+    }
+
+    func post(_ request: ConsoleRequest) { source.requests.post(request) }
+    func post(_ command: MotionCommand) { source.inbox.post(command) }
+}
+
+private let pan = servoAxis("pan", channel: 0, softMin: -90, softMax: 90, park: 0, maxVelocity: 60, maxAcceleration: 120)
+private let tilt = servoAxis("tilt", channel: 1, softMin: -30, softMax: 45, park: -20, maxVelocity: 40, maxAcceleration: 80)
+private let rig = simRig([pan, tilt])
+private let threeSteps = Motion.stepped([
+    Step(pose: [20, 10], settleSeconds: 0.1, label: "shot 1"),
+    Step(pose: [40, 10], settleSeconds: 0.1, label: "shot 2"),
+    Step(pose: [60, 10], settleSeconds: 0.1, label: "shot 3"),
+])
+
+@Suite struct ConsoleSourceTests {
+    @Test func aManualProgramWaitsAtEachStepAndNextGoesOn() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
+        #expect(run.run { $0.isWaiting })
+        #expect(run.source.currentStep == 0)
+        #expect(run.source.progress.phase == "waiting")
+        #expect(run.source.progress.step == 1 && run.source.progress.stepCount == 3)
+        #expect(run.frame == [20, 10])
+        run.post(.next)
+        #expect(run.run { $0.isWaiting && $0.currentStep == 1 })
+        #expect(run.frame == [40, 10])
+        run.post(.next)
+        #expect(run.run { $0.isWaiting && $0.currentStep == 2 })
+        run.post(.next)
+        // The last next ends the program: it parks and the source takes commands again.
+        #expect(run.run { $0.player == nil })
+        #expect(run.frame == [0, -20])
+        #expect(run.source.progress.phase == "idle")
+        #expect(!run.source.isFinished)
+        #expect(run.events.contains(.programEnded(stopped: false)))
+        #expect(!run.events.contains(.finished))
+        #expect(run.violations.isEmpty)
+    }
+
+    @Test func backAndRedoMoveToThePreviousAndTheSameStep() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard, firstStep: 2)))
+        #expect(run.run { $0.isWaiting })
+        #expect(run.source.currentStep == 2)
+        #expect(run.frame == [60, 10])
+        run.post(.back)
+        #expect(run.run { $0.isWaiting && $0.currentStep == 1 })
+        #expect(run.frame == [40, 10])
+        let readies = run.events.filter { if case .ready = $0 { true } else { false } }.count
+        run.post(.redo)
+        // The step is shot again where the rig stands: ready once more, nothing moves.
+        run.run(maxTicks: 50) { _ in false }
+        #expect(run.source.isWaiting && run.source.currentStep == 1)
+        #expect(run.frame == [40, 10])
+        #expect(run.events.filter { if case .ready = $0 { true } else { false } }.count == readies + 1)
+        run.post(.back)
+        #expect(run.run { $0.isWaiting && $0.currentStep == 0 })
+        // No step before the first: refused, nothing moves.
+        let refused = run.source.refusedRequests
+        run.post(.back)
+        run.run(maxTicks: 5) { _ in false }
+        #expect(run.source.refusedRequests == refused + 1)
+        #expect(run.frame == [20, 10])
+        #expect(run.violations.isEmpty)
+    }
+
+    @Test func pauseHoldsAnAutoProgramAtTheNextStepAndResumeGoesOn() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)))
+        run.post(.pause)
+        #expect(run.run { $0.isWaiting })
+        #expect(run.source.currentStep == 0)
+        #expect(run.source.progress.phase == "paused")
+        // Held: many ticks later it still waits at step 1.
+        run.run(maxTicks: 500) { _ in false }
+        #expect(run.source.currentStep == 0 && run.source.isWaiting)
+        run.post(.resume)
+        #expect(run.run { $0.player == nil })
+        #expect(run.events.filter { if case .ready = $0 { true } else { false } }.count == 3)
+        #expect(run.violations.isEmpty)
+    }
+
+    @Test func anIntervalProgramAdvancesThatManyTicksAfterEachStepSettles() {
+        var run = ConsoleRun(rig: rig, start: [20, 10])
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .interval(seconds: 0.5))))
+        #expect(run.run { $0.isWaiting })
+        let readyTick = run.ticks
+        #expect(run.run { !$0.isWaiting })
+        // 0.5 s at 100 Hz: the move to step 2 starts 50 ticks after step 1 was ready.
+        #expect(run.ticks - readyTick == 50)
+    }
+
+    @Test func stopBrakesParksAndTheSourceTakesCommandsAgain() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)))
+        #expect(run.run { $0.velocities[0] > 30 })
+        run.post(.stop)
+        #expect(run.run { $0.player == nil })
+        #expect(run.events.contains(.programEnded(stopped: true)))
+        #expect(run.frame == [0, -20])
+        // Commands work again, from where the program left the rig.
+        run.post(.goTo(pose: [10, nil]))
+        #expect(run.run { $0.progress.phase == "moving" })
+        #expect(run.run { $0.progress.phase == "idle" })
+        #expect(run.frame == [10, -20])
+        #expect(run.violations.isEmpty)
+    }
+
+    @Test func playIsRefusedWhileTheRigMovesAndCommandsAreDroppedWhileAProgramPlays() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.jog(velocityFractions: [1, 0]))
+        run.run(maxTicks: 3) { _ in false }
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)))
+        run.run(maxTicks: 1) { _ in false }
+        #expect(run.source.player == nil)
+        #expect(run.source.refusedRequests == 1)
+        // The deadman stops the jog; then play is accepted.
+        #expect(run.run { $0.progress.phase == "idle" })
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
+        run.run(maxTicks: 1) { _ in false }
+        #expect(run.source.player != nil)
+        run.post(.jog(velocityFractions: [1, 1]))
+        run.run(maxTicks: 1) { _ in false }
+        #expect(run.source.droppedCommands == 1)
+        #expect(run.run { $0.isWaiting })
+        #expect(run.frame == [20, 10])
+        #expect(run.violations.isEmpty)
+    }
+
+    @Test func theSessionStopFinishesAProgramThenTheSourceParksAndFinishes() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
+        #expect(run.run { $0.isWaiting })
+        run.source.stop()
+        #expect(run.run { $0.isFinished })
+        #expect(run.frame == [0, -20])
+        // One stop, reported once (the program's), though both sources brake and park.
+        #expect(run.events.filter { $0 == .programEnded(stopped: true) }.count == 1)
+        #expect(run.events.last == .finished)
+        #expect(run.violations.isEmpty)
+    }
+
+    @Test func anEmptyProgramEndsAtOnceAndPauseNeedsSteps() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.play(ConsoleProgram(name: "p", motion: .stepped([]), trigger: .auto)))
+        run.run(maxTicks: 2) { _ in false }
+        // An empty program is over at once.
+        #expect(run.source.player == nil)
+        run.post(.pause)
+        run.run(maxTicks: 1) { _ in false }
+        #expect(!run.source.isPaused)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import RigCore
+import RigRuntime
+@testable import RigServe
+import RigTestSupport
+import Synchronization
+
+/// A server's parts around a real `RigConsole` running the simulated rig on the real
+/// loop (real time, no real-time scheduling), with its programs and state in a fresh
+/// folder. The lease's clock is the test's: `quietFor(seconds:)` moves it.
+final class ServeFixture: Sendable {
+    static let rigText = """
+    {"name": "test head", "loopRateHz": 100, "output": {"type": "sim"},
+     "axes": [
+      {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "home": 0, "park": 0,
+       "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 120, "idle": "hold"},
+      {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "home": 0, "park": 0,
+       "softLimits": [-40, 45], "maxVelocity": 40, "maxAcceleration": 80, "idle": "hold"}]}
+    """
+
+    let directory: URL
+    let rig: Rig
+    let console: RigConsole
+    let parts: ServeApp.Parts
+    private let leaseNow = LeaseClock()
+
+    init(listen: String = "127.0.0.1:8080", token: AccessToken? = nil, programs: [String: String] = [:]) throws {
+        directory = try TestTools.temporaryDirectory()
+        let programDirectory = directory.appendingPathComponent("programs")
+        try FileManager.default.createDirectory(at: programDirectory, withIntermediateDirectories: true)
+        for (name, text) in programs {
+            try text.write(to: programDirectory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        rig = try RigParser.parse(text: Self.rigText, file: "test-rig.json")
+        console = RigConsole(rig: rig, output: SimOutput(config: SimOutputConfig(), rig: rig), startPose: rig.homePose,
+                             options: SessionOptions(loop: LoopOptions(realtime: false)), logger: Logger(label: "test"))
+        try console.start()
+        let now = leaseNow
+        parts = ServeApp.Parts(
+            console: console,
+            library: ProgramLibrary(directory: programDirectory.path, rig: rig, rigText: Self.rigText, rigPath: "test-rig.json"),
+            poses: try PoseBook(directory: directory.path),
+            lease: ControlLease(),
+            settings: ServeSettings(listen: ListenAddress(listen)!, token: token, nowSeconds: { now.seconds }))
+    }
+
+    /// Moves the lease's clock on.
+    func quietFor(seconds: Double) { leaseNow.advance(seconds) }
+
+    var application: some ApplicationProtocol {
+        Application(router: ServeApp.router(parts))
+    }
+
+    /// The loop's tick count.
+    var ticks: Int { console.loopStatus?.ticks ?? 0 }
+
+    /// Waits (bounded) until the loop has run `count` more ticks.
+    func waitTicks(_ count: Int) async throws {
+        let target = ticks + count
+        _ = try await poll(every: .milliseconds(10), for: .seconds(20)) { [self] in ticks >= target ? true : nil }
+    }
+
+    /// Waits (bounded) until the status satisfies `condition`.
+    @discardableResult
+    func waitStatus(for limit: Duration = .seconds(30), _ condition: @escaping @Sendable (ServeStatus) -> Bool) async throws -> ServeStatus {
+        try await poll(every: .milliseconds(10), for: limit) { [self] in
+            let s = console.status(controller: nil)
+            return condition(s) ? s : nil
+        }
+    }
+
+    /// Parks the rig and ends the session.
+    func finish() {
+        console.requestStop()
+        _ = console.waitUntilEnded()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+}
+
+func jsonBody(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+extension HTTPFields {
+    static func client(_ id: String, token: String? = nil) -> HTTPFields {
+        var fields: HTTPFields = [HTTPField.Name("X-Rig-Client")!: id, .contentType: "application/json"]
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        return fields
+    }
+}
+
+/// The control lease's clock in a test: moved on by hand.
+final class LeaseClock: Sendable {
+    private let now = Mutex(1000.0)
+    var seconds: Double { now.withLock { $0 } }
+    func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
+}

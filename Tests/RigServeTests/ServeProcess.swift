@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RigTestSupport
+import Synchronization
+
+/// The real `rig serve` binary on a free loopback port, with its state in a fresh folder.
+final class ServeProcess: Sendable {
+    let process: Process
+    let baseURL: String
+    let directory: URL
+    private let output: LockedText
+
+    /// Starts `rig serve --rig RIG --listen 127.0.0.1:0 …` and waits (bounded) for the
+    /// line with its URL.
+    init(rig: String, programs: [String: String] = [:], arguments: [String] = []) async throws {
+        directory = try TestTools.temporaryDirectory()
+        let programDirectory = directory.appendingPathComponent("programs")
+        try FileManager.default.createDirectory(at: programDirectory, withIntermediateDirectories: true)
+        for (name, text) in programs {
+            try text.write(to: programDirectory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let rigPath = directory.appendingPathComponent("rig.json").path
+        try rig.write(toFile: rigPath, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = TestTools.rigExecutable
+        process.arguments = ["serve", "--rig", rigPath, "--programs", programDirectory.path, "--listen", "127.0.0.1:0",
+                             "--no-realtime"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        process.environment = environment
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        let output = LockedText()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.append(String(decoding: data, as: UTF8.self)) }
+        }
+        try process.run()
+        self.process = process
+        self.output = output
+        baseURL = try await poll(for: .seconds(60)) {
+            let text = output.text
+            // "listening on http://HOST:PORT/" or, with a new token, "open http://HOST:PORT/?token=…".
+            guard let range = text.range(of: "listening on http://") ?? text.range(of: "open http://") else {
+                if !process.isRunning { throw ServeProcessFailed(output: text) }
+                return nil
+            }
+            let rest = text[range.upperBound...]
+            guard let end = rest.firstIndex(where: { $0 == "/" || $0 == " " || $0 == "\n" }),
+                  let colon = rest[..<end].lastIndex(of: ":") else { return nil }
+            // Whatever address it listens on, the test reaches it on loopback.
+            return "http://127.0.0.1" + rest[colon..<end]
+        }
+    }
+
+    var log: String { output.text }
+
+    struct ServeProcessFailed: Error, CustomStringConvertible {
+        var output: String
+        var description: String { "rig serve exited early:\n\(output)" }
+    }
+
+    /// One request; the JSON body as a dictionary.
+    @discardableResult
+    func request(_ method: String, _ path: String, body: String? = nil, token: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.setValue("test", forHTTPHeaderField: "X-Rig-Client")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+    }
+
+    /// Waits (bounded) until `/api/status` satisfies `condition`.
+    @discardableResult
+    func waitStatus(for limit: Duration = .seconds(30), _ condition: @escaping @Sendable ([String: Any]) -> Bool) async throws -> Bool {
+        try await poll(every: .milliseconds(50), for: limit) { [self] in
+            let (_, json) = try await request("GET", "/api/status")
+            return condition(json) ? true : nil
+        }
+    }
+
+    /// Waits (bounded) for the process to exit; its status.
+    func waitForExit(within limit: Duration = .seconds(30)) async throws -> Int32 {
+        try await poll(every: .milliseconds(20), for: limit) { [process] in process.isRunning ? nil : process.terminationStatus }
+    }
+
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The test rig and programs (the repository's pan/tilt head, simulated).
+enum ServeSamples {
+    static var rig: String {
+        (try? String(contentsOf: TestTools.packageRoot.appendingPathComponent("rigs/pantilt.json"), encoding: .utf8)) ?? ""
+    }
+
+    /// Six quick shots, advanced as soon as each settles.
+    static let autoSteps = #"""
+    {"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.6,
+     "steps": [{"pose": {"pan": -40, "tilt": 10}}, {"pose": {"pan": -20}}, {"pose": {"pan": 0}},
+               {"pose": {"pan": 20}}, {"pose": {"pan": 40}}, {"pose": {"pan": 60, "tilt": -10}}]}
+    """#
+}

@@ -1,0 +1,110 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+/// The real binary: signals, the OpenAPI document against the running server, a real browser.
+@Suite(.serialized) struct ServeProcessTests {
+    @Test func sigtermParksTheRigAndTheTraceShowsIt() async throws {
+        let trace = try TestTools.temporaryDirectory().appendingPathComponent("trace.csv").path
+        let server = try await ServeProcess(rig: ServeSamples.rig, arguments: ["--trace", trace])
+        defer { server.stop() }
+        #expect(try await server.request("POST", "/api/goto", body: #"{"pose": {"pan": 30, "tilt": -20}}"#).status == 202)
+        try await server.waitStatus { ($0["state"] as? String) == "idle" && ($0["pose"] as? [String: Double]) == ["pan": 30, "tilt": -20] }
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(try await server.waitForExit() == 0, "\(server.log)")
+        #expect(server.log.contains("parked"))
+
+        // The trace: the rig was at (30, -20) and moved back to park (0, 0) within its limits.
+        let rows = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",") }.filter { $0.count == 5 }
+        var pan: [Double] = [], tilt: [Double] = []
+        for row in rows {
+            guard let x = Double(row[4]) else { continue }
+            if row[1] == "pan" { pan.append(x) } else if row[1] == "tilt" { tilt.append(x) }
+        }
+        #expect(pan.contains { abs($0 - 30) < 1e-6 })
+        let lastPan = try #require(pan.last), lastTilt = try #require(tilt.last)
+        #expect(abs(lastPan) < 1e-6 && abs(lastTilt) < 1e-6, "the last frame is (\(lastPan), \(lastTilt)), not the park pose")
+        // 90°/s at 100 Hz: no frame jumps more than 0.9° (plus rounding in the CSV).
+        for (a, b) in zip(pan, pan.dropFirst()) { #expect(abs(b - a) <= 0.9 + 1e-3) }
+    }
+
+    @Test func anyOtherAddressMakesATokenAndPrintsItOnce() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, arguments: ["--listen", "0.0.0.0:0"])
+        defer { server.stop() }
+        let log = server.log
+        let token = try #require(log.range(of: "?token=").map { String(log[$0.upperBound...].prefix(64)) })
+        #expect(token.count == 64 && token.allSatisfy(\.isHexDigit))
+        let file = server.directory.appendingPathComponent("state/rig/serve-token").path
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == token + "\n")
+        #expect(try await server.request("GET", "/api/status").status == 401)
+        #expect(try await server.request("POST", "/api/goto", body: #"{"pose": {"pan": 30}}"#).status == 401)
+        #expect(try await server.request("GET", "/api/status", token: token).json["state"] as? String == "idle")
+        let pose = try await server.request("GET", "/api/status", token: token).json["pose"] as? [String: Double]
+        #expect(pose == ["pan": 0, "tilt": 0])
+    }
+
+    /// Schemathesis generates requests from the served document and checks every response
+    /// against it (status codes, content types, schemas, 405 for undeclared methods).
+    /// Bounded: 10 examples per operation and 30 s in all; the event stream (endless) is left out.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: TestTools.venv.appendingPathComponent("bin/schemathesis").path),
+                   "run scripts/setup --test (schemathesis in .build-venv)"))
+    func theOpenAPIDocumentMatchesTheRunningServer() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["steps.json": ServeSamples.autoSteps])
+        defer { server.stop() }
+        let result = try await runTool("schemathesis", ["run", server.baseURL + "/api/openapi.json", "--exclude-path", "/api/events",
+                                                        "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "5",
+                                                        "--no-color", "--suppress-health-check", "all"],
+                                    in: server.directory, limit: .seconds(90))
+        #expect(result.status == 0, "\(result.output.suffix(6000))")
+    }
+
+    /// Debian's chromium through Selenium: the page starts a program on the simulated rig,
+    /// the step counter advances, STOP parks the rig. Saves a phone-sized screenshot.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func aBrowserStartsAProgramSeesTheStepsAndStopsIt() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["steps.json": ServeSamples.autoSteps])
+        defer { server.stop() }
+        let screenshot = server.directory.appendingPathComponent("serve-phone.png").path
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_browser.py").path
+        let result = try await runTool("python3", [script, server.baseURL, "steps.json", screenshot], in: server.directory, limit: .seconds(90))
+        #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
+        #expect(FileManager.default.fileExists(atPath: screenshot))
+        if let keep = ProcessInfo.processInfo.environment["RIG_SERVE_SCREENSHOT"] {
+            _ = try? FileManager.default.removeItem(atPath: keep)
+            try FileManager.default.copyItem(atPath: screenshot, toPath: keep)
+        }
+    }
+
+    /// Runs a tool from the test venv in `directory` (its own files stay there), bounded
+    /// by `limit` (killed after it).
+    private func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {
+        let process = TestTools.process(name, arguments)
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = LockedText()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.append(String(decoding: data, as: UTF8.self)) }
+        }
+        try process.run()
+        do {
+            let status = try await poll(every: .milliseconds(50), for: limit) { process.isRunning ? nil : process.terminationStatus }
+            pipe.fileHandleForReading.readabilityHandler = nil
+            return (status, output.text)
+        } catch {
+            process.terminate()
+            process.waitUntilExit()
+            return (-1, output.text + "\n(killed after \(limit))")
+        }
+    }
+}
+
+final class LockedText: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = ""
+    func append(_ s: String) { lock.withLock { value += s } }
+    var text: String { lock.withLock { value } }
+}
