@@ -36,113 +36,149 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
 
         // Real-time loop, clocks, simulated rig, trace, terminal view, output protocol.
-        .target(name: "RigRuntime", dependencies: [
-            "RigCore", "CLinux",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], swiftSettings: strict),
+        .target(
+            name: "RigRuntime",
+            dependencies: [
+                "RigCore", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], swiftSettings: strict),
 
         // D-Bus over libdbus-1, and BlueZ on top of it (central and GATT server).
-        .target(name: "RigDBus", dependencies: [
-            "CDBus",
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
-        .target(name: "RigBluetooth", dependencies: [
-            "RigDBus",
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
+        .target(
+            name: "RigDBus",
+            dependencies: [
+                "CDBus",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
+        .target(
+            name: "RigBluetooth",
+            dependencies: [
+                "RigDBus",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
 
         // Outputs and inputs.
-        .target(name: "RigBLEControl", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth",
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
-        .target(name: "RigPCA9685", dependencies: [
-            "RigCore", "RigRuntime", "CI2C",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], swiftSettings: strict),
-        .target(name: "RigGamepad", dependencies: [
-            "RigCore", "RigRuntime", "CLinux",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], swiftSettings: strict),
-        .target(name: "RigStepSync", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
+        .target(
+            name: "RigBLEControl",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
+        .target(
+            name: "RigPCA9685",
+            dependencies: [
+                "RigCore", "RigRuntime", "CI2C",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], swiftSettings: strict),
+        .target(
+            name: "RigGamepad",
+            dependencies: [
+                "RigCore", "RigRuntime", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], swiftSettings: strict),
+        .target(
+            name: "RigStepSync",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
 
         // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
         // executable compile against it).
-        .target(name: "RigServe", dependencies: [
-            "RigCore", "RigRuntime", "RigGamepad",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")], swiftSettings: strict),
+        .target(
+            name: "RigServe",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigGamepad",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")], swiftSettings: strict),
 
         // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
         // machine and go-motion planning.
         .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
         // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's
         // command source through the session runner.
-        .target(name: "RigDFMocoServer", dependencies: [
-            "RigCore", "RigRuntime", "RigDFMoco",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], swiftSettings: strict),
+        .target(
+            name: "RigDFMocoServer",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigDFMoco",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], swiftSettings: strict),
 
-        .executableTarget(name: "rig", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
-            "RigDFMocoServer", "RigServe",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
+        .executableTarget(
+            name: "rig",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+                "RigDFMocoServer", "RigServe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
 
         // Shared by the test targets: tool lookup (the .build-venv made by scripts/setup --test),
         // private D-Bus and BlueZ emulator processes.
-        .target(name: "RigTestSupport", dependencies: [
-            "RigCore", "RigRuntime",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], path: "Tests/RigTestSupport", swiftSettings: strict),
+        .target(
+            name: "RigTestSupport",
+            dependencies: [
+                "RigCore", "RigRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], path: "Tests/RigTestSupport", swiftSettings: strict),
 
-        .testTarget(name: "RigCoreTests", dependencies: [
-            "RigCore",
-            .product(name: "PropertyBased", package: "swift-property-based"),
-        ], swiftSettings: strict),
-        .testTarget(name: "RigRuntimeTests", dependencies: [
-            "RigCore", "RigRuntime", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
+        .testTarget(
+            name: "RigCoreTests",
+            dependencies: [
+                "RigCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ], swiftSettings: strict),
+        .testTarget(
+            name: "RigRuntimeTests",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigTestSupport"], swiftSettings: strict),
-        .testTarget(name: "RigBLEControlTests", dependencies: [
-            "RigCore", "RigRuntime", "RigBLEControl", "RigDBus", "RigTestSupport",
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["fake_blecontrol_board.py"], swiftSettings: strict),
-        .testTarget(name: "RigPCA9685Tests", dependencies: [
-            "RigTestSupport",
-            "RigCore", "RigRuntime", "RigPCA9685",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
-        .testTarget(name: "RigGamepadTests", dependencies: [
-            "RigCore", "RigRuntime", "RigGamepad", "RigTestSupport", "CLinux",
-            .product(name: "SystemPackage", package: "swift-system"),
-        ], swiftSettings: strict),
-        .testTarget(name: "RigStepSyncTests", dependencies: [
-            "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["cascable_sim.py"], swiftSettings: strict),
-        .testTarget(name: "RigServeTests", dependencies: [
-            "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["serve_browser.py"], swiftSettings: strict),
+        .testTarget(
+            name: "RigBLEControlTests",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigBLEControl", "RigDBus", "RigTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ], exclude: ["fake_blecontrol_board.py"], swiftSettings: strict),
+        .testTarget(
+            name: "RigPCA9685Tests",
+            dependencies: [
+                "RigTestSupport",
+                "RigCore", "RigRuntime", "RigPCA9685",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], exclude: ["adafruit_reference.py"], swiftSettings: strict),
+        .testTarget(
+            name: "RigGamepadTests",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigGamepad", "RigTestSupport", "CLinux",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ], swiftSettings: strict),
+        .testTarget(
+            name: "RigStepSyncTests",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ], exclude: ["cascable_sim.py"], swiftSettings: strict),
+        .testTarget(
+            name: "RigServeTests",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ], exclude: ["serve_browser.py"], swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
@@ -151,9 +187,12 @@ let package = Package(
 // Fuzzing (docs/fuzzing.md): `scripts/fuzz` builds with RIG_FUZZ=1 into .build-fuzz with
 // -sanitize=fuzzer, which supplies main; ordinary builds and tests never see this target.
 if Context.environment["RIG_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "rig-fuzz", dependencies: [
-        "RigCore", "RigBluetooth", "RigBLEControl", "RigGamepad", "RigStepSync", "RigDFMoco",
-        .product(name: "Logging", package: "swift-log"),
-    ], path: "Fuzz/Sources/rig-fuzz", swiftSettings: strict + [.unsafeFlags(["-parse-as-library", "-enable-experimental-feature", "Extern"])]))
+    package.targets.append(
+        .executableTarget(
+            name: "rig-fuzz",
+            dependencies: [
+                "RigCore", "RigBluetooth", "RigBLEControl", "RigGamepad", "RigStepSync", "RigDFMoco",
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Fuzz/Sources/rig-fuzz", swiftSettings: strict + [.unsafeFlags(["-parse-as-library", "-enable-experimental-feature", "Extern"])]))
     package.products.append(.executable(name: "rig-fuzz", targets: ["rig-fuzz"]))
 }

@@ -66,9 +66,11 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     ///     private bus's address.
     ///   - stateDirectory: where the last board is remembered; nil remembers none.
     ///   - clock: the scheduler's time source (the loop's monotonic clock by default).
-    public init(config: BLEControlOutputConfig, logger: Logger, bus: DBusConnection.Bus = .system,
-                stateDirectory: String? = StateDirectory.default(),
-                clock: any LoopClock = MonotonicClock(), traffic: BLEControlTraffic = BLEControlTraffic()) {
+    public init(
+        config: BLEControlOutputConfig, logger: Logger, bus: DBusConnection.Bus = .system,
+        stateDirectory: String? = StateDirectory.default(),
+        clock: any LoopClock = MonotonicClock(), traffic: BLEControlTraffic = BLEControlTraffic()
+    ) {
         self.config = config
         self.logger = logger
         self.clock = clock
@@ -86,8 +88,9 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
             maxWriteBytes: config.maxWriteBytes, linkBytesPerSecond: config.linkBytesPerSecond,
             boardChannels: [], axisNames: [], memory: memory)
         link = BLEControlLink(settings: settings, bus: bus, logger: logger)
-        scheduler = BLEControlScheduler(boardChannels: [], commands: [], maxWriteBytes: config.maxWriteBytes,
-                                        linkBytesPerSecond: config.linkBytesPerSecond)
+        scheduler = BLEControlScheduler(
+            boardChannels: [], commands: [], maxWriteBytes: config.maxWriteBytes,
+            linkBytesPerSecond: config.linkBytesPerSecond)
     }
 
     /// The link `start` made for the rig's channels: read by the loop thread without a lock…
@@ -109,8 +112,10 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     /// dropped (stale, or EAGAIN), commands the board rejected.
     public var counters: (sentWrites: Int, sentBytes: Int, droppedWrites: Int, rejectedCommands: Int) {
         let current = currentLink
-        return (current.sentWrites.load(ordering: .relaxed), current.sentBytes.load(ordering: .relaxed),
-                current.droppedWrites.load(ordering: .relaxed), current.rejectedCommands.load(ordering: .relaxed))
+        return (
+            current.sentWrites.load(ordering: .relaxed), current.sentBytes.load(ordering: .relaxed),
+            current.droppedWrites.load(ordering: .relaxed), current.rejectedCommands.load(ordering: .relaxed)
+        )
     }
 
     /// The link's connection state.
@@ -123,7 +128,6 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     public var exclusiveResources: [String] {
         ["blecontrol-\(config.adapter)-\(config.address ?? config.name ?? "any")"]
     }
-
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         guard initial.count == channels.count else {
@@ -138,8 +142,9 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         guard channels.count <= 32 else { throw OutputFault("\(label): too many channels") }
         kinds = channels.map { $0.kind == .pwm ? BLEControlCommand.pwmValue : BLEControlCommand.servoValue }
         boardChannels = channels.map(\.channel)
-        scheduler = BLEControlScheduler(boardChannels: channels.map(\.channel), commands: kinds,
-                                        maxWriteBytes: config.maxWriteBytes, linkBytesPerSecond: config.linkBytesPerSecond)
+        scheduler = BLEControlScheduler(
+            boardChannels: channels.map(\.channel), commands: kinds,
+            maxWriteBytes: config.maxWriteBytes, linkBytesPerSecond: config.linkBytesPerSecond)
         for (index, command) in initial.enumerated() { setTarget(index, command) }
 
         var settings = link.settings
@@ -197,14 +202,17 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         for write in 0..<count {
             let length = scheduler.writeLengths[write]
             largest = max(largest, length)
-            link.ring.push(scheduler.writeBuffer, start: write * scheduler.maxWriteBytes, length: length,
-                           tick: tick, generation: generation)
+            link.ring.push(
+                scheduler.writeBuffer, start: write * scheduler.maxWriteBytes, length: length,
+                tick: tick, generation: generation)
         }
         for index in commands.indices where scheduler.sentValues[index] >= 0 {
             let microseconds = BLEControlCommand.pulseMicroseconds(command: kinds[index], value: scheduler.sentValues[index])
             sent[index] = microseconds
-            pose?.record(channel: boardChannels[index], kinds[index] == BLEControlCommand.pwmValue
-                ? .duty(percent: microseconds / BLEControlCommand.pwmPeriodMicroseconds * 100) : .pulse(microseconds: microseconds))
+            pose?.record(
+                channel: boardChannels[index],
+                kinds[index] == BLEControlCommand.pwmValue
+                    ? .duty(percent: microseconds / BLEControlCommand.pwmPeriodMicroseconds * 100) : .pulse(microseconds: microseconds))
         }
         link.wakeSender()
         traffic.record(timeSeconds: now, bytes: scheduler.bytesThisTick, writes: count, largestWrite: largest)
@@ -220,11 +228,15 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
             case .off:
                 commands.append(.disable(channel: channel))
             case .pulse(let microseconds):
-                commands.append(.value(command: kinds[index], channel: channel,
-                                       value: wireValue(kinds[index], .pulse(microseconds: microseconds)).value))
+                commands.append(
+                    .value(
+                        command: kinds[index], channel: channel,
+                        value: wireValue(kinds[index], .pulse(microseconds: microseconds)).value))
             case .duty(let percent):
-                commands.append(.value(command: kinds[index], channel: channel,
-                                       value: wireValue(kinds[index], .duty(percent: percent)).value))
+                commands.append(
+                    .value(
+                        command: kinds[index], channel: channel,
+                        value: wireValue(kinds[index], .duty(percent: percent)).value))
             }
         }
         link.stop(safe: commands)
@@ -252,7 +264,8 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
     /// LCD command per 0.3 s (LCD_TEXT stalls the board), each alone in its write and
     /// within the byte budget; two empty lines send one LCD_CLEAR. Any thread.
     public func showText(line1: String, line2: String) {
-        let first = BLEControlLCDLine(line1), second = BLEControlLCDLine(line2)
+        let first = BLEControlLCDLine(line1)
+        let second = BLEControlLCDLine(line2)
         text.withLock { request in
             request.generation += 1
             request.line0 = first

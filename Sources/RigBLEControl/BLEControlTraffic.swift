@@ -51,7 +51,9 @@ public final class BLEControlTraffic: Sendable {
     /// The most bytes handed over in any window of `seconds` (sliding over the recorded ticks).
     public func maxBytes(inWindowOfSeconds seconds: Double) -> Int {
         let ticks = self.ticks
-        var best = 0, sum = 0, start = 0
+        var best = 0
+        var sum = 0
+        var start = 0
         for end in ticks.indices {
             sum += ticks[end].bytes
             while ticks[end].timeSeconds - ticks[start].timeSeconds >= seconds {

@@ -16,8 +16,10 @@ public final class GattApplication: Sendable {
     private let logger: Logger
     private let notifying: NotifyFlags
 
-    public init(connection: DBusConnection, root: String = "/org/rig/bui", serviceUUID: String,
-                characteristics: [GattCharacteristicSpec], logger: Logger) {
+    public init(
+        connection: DBusConnection, root: String = "/org/rig/bui", serviceUUID: String,
+        characteristics: [GattCharacteristicSpec], logger: Logger
+    ) {
         self.connection = connection
         self.root = root
         self.serviceUUID = serviceUUID.lowercased()
@@ -35,10 +37,17 @@ public final class GattApplication: Sendable {
     /// Exports the objects (once) — before `register`.
     public func export() async throws {
         try await connection.export(DBusObject(path: root, interfaces: [], isObjectManager: true))
-        try await connection.export(DBusObject(path: servicePath, interfaces: [DBusInterface("org.bluez.GattService1", properties: [
-            "UUID": .constant(.string(serviceUUID)),
-            "Primary": .constant(.boolean(true)),
-        ])]))
+        try await connection.export(
+            DBusObject(
+                path: servicePath,
+                interfaces: [
+                    DBusInterface(
+                        "org.bluez.GattService1",
+                        properties: [
+                            "UUID": .constant(.string(serviceUUID)),
+                            "Primary": .constant(.boolean(true)),
+                        ])
+                ]))
         for index in characteristics.indices {
             try await connection.export(characteristicObject(index))
         }
@@ -46,15 +55,17 @@ public final class GattApplication: Sendable {
 
     /// `GattManager1.RegisterApplication` on `adapter` (e.g. `/org/bluez/hci0`).
     public func register(adapter: String) async throws {
-        _ = try await connection.call(destination: "org.bluez", path: adapter, interface: "org.bluez.GattManager1",
-                                      method: "RegisterApplication", args: [.objectPath(root), .vardict([:])],
-                                      expecting: "", timeout: .seconds(10))
+        _ = try await connection.call(
+            destination: "org.bluez", path: adapter, interface: "org.bluez.GattManager1",
+            method: "RegisterApplication", args: [.objectPath(root), .vardict([:])],
+            expecting: "", timeout: .seconds(10))
     }
 
     /// Notifies a new value (a `PropertiesChanged` on `Value`), if anyone subscribed.
     public func notify(_ index: Int, value: [UInt8]) async throws {
-        try await connection.emitPropertiesChanged(path: path(ofCharacteristic: index), interface: "org.bluez.GattCharacteristic1",
-                                                   changed: ["Value": .bytes(value)])
+        try await connection.emitPropertiesChanged(
+            path: path(ofCharacteristic: index), interface: "org.bluez.GattCharacteristic1",
+            changed: ["Value": .bytes(value)])
     }
 
     private func characteristicObject(_ index: Int) -> DBusObject {
@@ -103,9 +114,11 @@ public final class GattApplication: Sendable {
         if spec.flags.contains("notify") {
             properties["Notifying"] = DBusProperty(signature: "b") { .boolean(notifying.get(index)) }
         }
-        return DBusObject(path: path(ofCharacteristic: index), interfaces: [
-            DBusInterface("org.bluez.GattCharacteristic1", methods: methods, properties: properties),
-        ])
+        return DBusObject(
+            path: path(ofCharacteristic: index),
+            interfaces: [
+                DBusInterface("org.bluez.GattCharacteristic1", methods: methods, properties: properties)
+            ])
     }
 }
 

@@ -35,8 +35,10 @@ public struct GattCharacteristicSpec: Sendable {
     /// Validates and applies a write; throw to refuse it (nothing may change then).
     public var write: (@Sendable (GattWrite) throws(GattWriteRefusal) -> Void)?
 
-    public init(uuid: String, flags: [String], read: (@Sendable () -> [UInt8])? = nil,
-                write: (@Sendable (GattWrite) throws(GattWriteRefusal) -> Void)? = nil) {
+    public init(
+        uuid: String, flags: [String], read: (@Sendable () -> [UInt8])? = nil,
+        write: (@Sendable (GattWrite) throws(GattWriteRefusal) -> Void)? = nil
+    ) {
         self.uuid = uuid.lowercased()
         self.flags = flags
         self.read = read

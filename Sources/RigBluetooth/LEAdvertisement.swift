@@ -28,19 +28,28 @@ public struct LEAdvertisement: Sendable {
     }
 
     public func export(on connection: DBusConnection) async throws {
-        try await connection.export(DBusObject(path: path, interfaces: [DBusInterface("org.bluez.LEAdvertisement1", methods: [
-            "Release": DBusMethod { _ in [] },
-        ], properties: [
-            "Type": .constant(.string("peripheral")),
-            "ServiceUUIDs": .constant(.strings([serviceUUID])),
-            "LocalName": .constant(.string(localName)),
-            "Discoverable": .constant(.boolean(true)),
-        ])]))
+        try await connection.export(
+            DBusObject(
+                path: path,
+                interfaces: [
+                    DBusInterface(
+                        "org.bluez.LEAdvertisement1",
+                        methods: [
+                            "Release": DBusMethod { _ in [] }
+                        ],
+                        properties: [
+                            "Type": .constant(.string("peripheral")),
+                            "ServiceUUIDs": .constant(.strings([serviceUUID])),
+                            "LocalName": .constant(.string(localName)),
+                            "Discoverable": .constant(.boolean(true)),
+                        ])
+                ]))
     }
 
     public func register(on connection: DBusConnection, adapter: String) async throws {
-        _ = try await connection.call(destination: "org.bluez", path: adapter, interface: "org.bluez.LEAdvertisingManager1",
-                                      method: "RegisterAdvertisement", args: [.objectPath(path), .vardict([:])],
-                                      expecting: "", timeout: .seconds(10))
+        _ = try await connection.call(
+            destination: "org.bluez", path: adapter, interface: "org.bluez.LEAdvertisingManager1",
+            method: "RegisterAdvertisement", args: [.objectPath(path), .vardict([:])],
+            expecting: "", timeout: .seconds(10))
     }
 }

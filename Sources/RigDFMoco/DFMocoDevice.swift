@@ -140,7 +140,9 @@ public struct DFMocoDevice: Sendable {
             let axis = map.axes[m]
             let wanted = Double(stepsPerSecond) / map.stepsPerDegree
             if wanted > axis.maxVelocity {
-                r.log.append("pr \(motor) \(stepsPerSecond): \(short(wanted))\(axis.unit)/s is over axis \"\(axis.name)\"'s maxVelocity \(short(axis.maxVelocity))\(axis.unit)/s; keeping \(short(axis.maxVelocity))\(axis.unit)/s")
+                r.log.append(
+                    "pr \(motor) \(stepsPerSecond): \(short(wanted))\(axis.unit)/s is over axis \"\(axis.name)\"'s maxVelocity \(short(axis.maxVelocity))\(axis.unit)/s; keeping \(short(axis.maxVelocity))\(axis.unit)/s"
+                )
             }
             speedFractions[m] = min(wanted / axis.maxVelocity, 1)
             applyScale(m, speedFractions[m], &r)
@@ -179,7 +181,9 @@ public struct DFMocoDevice: Sendable {
         let wanted = map.position(motor: m, steps: steps)
         let target = min(max(wanted, axis.softMin), axis.softMax)
         if target != wanted {
-            r.log.append("motor \(m + 1) (\(axis.name)): \(steps) steps is \(short(wanted))\(axis.unit), outside the soft limits \(short(axis.softMin))…\(short(axis.softMax))\(axis.unit); going to \(short(target))\(axis.unit) (\(map.steps(motor: m, position: target)) steps)")
+            r.log.append(
+                "motor \(m + 1) (\(axis.name)): \(steps) steps is \(short(wanted))\(axis.unit), outside the soft limits \(short(axis.softMin))…\(short(axis.softMax))\(axis.unit); going to \(short(target))\(axis.unit) (\(map.steps(motor: m, position: target)) steps)"
+            )
         }
         let here = position(axis: axisIndex, observed)
         if !isMoving(motor: m, observed), map.steps(motor: m, position: target) == map.steps(motor: m, position: here) {
@@ -225,12 +229,14 @@ public struct DFMocoDevice: Sendable {
     private mutating func setUpGoMotion(_ request: GoMotionRequest, _ observed: Observation, _ r: inout Response) {
         let motions = request.motors.map { motor in
             let m = motor.motor - 1
-            return GoMotionPlan.Motion(axis: map.axisIndices[m], previous: map.position(motor: m, steps: motor.previous),
-                                       current: map.position(motor: m, steps: motor.current),
-                                       next: map.position(motor: m, steps: motor.next))
+            return GoMotionPlan.Motion(
+                axis: map.axisIndices[m], previous: map.position(motor: m, steps: motor.previous),
+                current: map.position(motor: m, steps: motor.current),
+                next: map.position(motor: m, steps: motor.next))
         }
-        let plan = GoMotionPlan(rig: rig, motions: motions, exposureSeconds: Double(request.exposureMilliseconds) / 1000,
-                                blurFraction: Double(request.blur) / 1000)
+        let plan = GoMotionPlan(
+            rig: rig, motions: motions, exposureSeconds: Double(request.exposureMilliseconds) / 1000,
+            blurFraction: Double(request.blur) / 1000)
         for warning in plan.warnings { r.log.append("go-motion: \(warning); the limits win, so the blur will differ") }
         goMotion = plan
         var started: [Int] = []
@@ -244,7 +250,9 @@ public struct DFMocoDevice: Sendable {
             started.append(m)
         }
         if !started.isEmpty { r.commands.append(.goTo(pose: pendingPose(observed, adding: started))) }
-        r.log.append("go-motion: \(request.motors.count) motor\(request.motors.count == 1 ? "" : "s"), exposure \(request.exposureMilliseconds) ms, blur \(request.blur)/1000; moving to the start")
+        r.log.append(
+            "go-motion: \(request.motors.count) motor\(request.motors.count == 1 ? "" : "s"), exposure \(request.exposureMilliseconds) ms, blur \(request.blur)/1000; moving to the start"
+        )
     }
 
     private mutating func startGoMotion(_ observed: Observation, _ r: inout Response) {

@@ -16,7 +16,10 @@ public enum DFMocoParser {
         var current: [UInt8] = []
         for byte in line {
             if byte == 0x20 || byte == 0x09 || byte == 0x0D {
-                if !current.isEmpty { words.append(current[...]); current = [] }
+                if !current.isEmpty {
+                    words.append(current[...])
+                    current = []
+                }
             } else {
                 current.append(byte)
             }
@@ -53,7 +56,10 @@ public enum DFMocoParser {
     static func integer(_ word: ArraySlice<UInt8>) -> Int? {
         var digits = word[...]
         var negative = false
-        if digits.first == 0x2D { negative = true; digits = digits.dropFirst() }
+        if digits.first == 0x2D {
+            negative = true
+            digits = digits.dropFirst()
+        }
         guard !digits.isEmpty else { return nil }
         var value = 0
         for byte in digits {
@@ -77,13 +83,27 @@ public enum DFMocoParser {
 
         func request() throws(DFMocoRejection) -> DFMocoRequest {
             switch command {
-            case "hi": try count(0); return .hello
-            case "ms": try count(0); return .movingStatus
-            case "sa": try count(0); return .stopAll
-            case "go": try count(0); return .go
-            case "mp": try count(1); return .motorPosition(motor: try motor(0))
-            case "sm": try count(1); return .stopMotor(motor: try motor(0))
-            case "zm": try count(1); return .zeroMotor(motor: try motor(0))
+            case "hi":
+                try count(0)
+                return .hello
+            case "ms":
+                try count(0)
+                return .movingStatus
+            case "sa":
+                try count(0)
+                return .stopAll
+            case "go":
+                try count(0)
+                return .go
+            case "mp":
+                try count(1)
+                return .motorPosition(motor: try motor(0))
+            case "sm":
+                try count(1)
+                return .stopMotor(motor: try motor(0))
+            case "zm":
+                try count(1)
+                return .zeroMotor(motor: try motor(0))
             case "mm":
                 try count(2)
                 return .moveMotor(motor: try motor(0), position: try number(1, "position", DFMocoParser.stepRange))
@@ -122,9 +142,10 @@ public enum DFMocoParser {
             while k < words.count {
                 let m = try motor(k)
                 if motors.contains(where: { $0.motor == m }) { throw .duplicateMotor(command: command, motor: m) }
-                motors.append(GoMotionRequest.Motor(
-                    motor: m, previous: try number(k + 1, "p0", DFMocoParser.stepRange),
-                    current: try number(k + 2, "p1", DFMocoParser.stepRange), next: try number(k + 3, "p2", DFMocoParser.stepRange)))
+                motors.append(
+                    GoMotionRequest.Motor(
+                        motor: m, previous: try number(k + 1, "p0", DFMocoParser.stepRange),
+                        current: try number(k + 2, "p1", DFMocoParser.stepRange), next: try number(k + 3, "p2", DFMocoParser.stepRange)))
                 k += 4
             }
             return GoMotionRequest(exposureMilliseconds: exposure, blur: blur, motors: motors)

@@ -34,7 +34,7 @@ public enum DFMocoRequest: Sendable, Equatable {
         switch self {
         case .hello, .movingStatus, .stopAll, .go: []
         case .moveMotor(let m, _), .motorPosition(let m), .stopMotor(let m), .jogMotor(let m, _, _), .inchMotor(let m, _),
-             .pulseRate(let m, _), .zeroMotor(let m), .newPosition(let m, _):
+            .pulseRate(let m, _), .zeroMotor(let m), .newPosition(let m, _):
             [m]
         case .blurSetup(let request): request.motors.map(\.motor)
         }

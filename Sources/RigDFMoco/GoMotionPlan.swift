@@ -55,7 +55,8 @@ public struct GoMotionPlan: Sendable, Equatable {
             let axis = rig.axes[m.axis]
             let opens = m.current - (m.current - m.previous) * b
             let closes = m.current + (m.next - m.current) * b
-            let v0 = (m.current - opens) / half, v1 = (closes - m.current) / half
+            let v0 = (m.current - opens) / half
+            let v1 = (closes - m.current) / half
             // Fritsch–Butland at the middle key: monotone where the path is, still at a turn.
             let vMid = v0 * v1 > 0 ? 2 * v0 * v1 / (v0 + v1) : 0
             let start = opens - v0 * ramp / 2
@@ -63,9 +64,11 @@ public struct GoMotionPlan: Sendable, Equatable {
             // anyway (and is warned about), and the check below samples every tick of it.
             let down = min(max(ramp, abs(v1) / (0.9 * axis.maxAcceleration)), Self.longestSlowDownSeconds)
             let end = closes + v1 * down / 2
-            let keys = [Keyframe(time: 0, value: start), Keyframe(time: ramp, value: opens),
-                        Keyframe(time: ramp + half, value: m.current), Keyframe(time: ramp + exposure, value: closes),
-                        Keyframe(time: ramp + exposure + down, value: end)]
+            let keys = [
+                Keyframe(time: 0, value: start), Keyframe(time: ramp, value: opens),
+                Keyframe(time: ramp + half, value: m.current), Keyframe(time: ramp + exposure, value: closes),
+                Keyframe(time: ramp + exposure + down, value: end),
+            ]
             let track = AxisTrack(keys: keys, tangents: [0, v0, vMid, v1, 0])
             tracks[m.axis] = track
             startPose[m.axis] = start
@@ -80,18 +83,26 @@ public struct GoMotionPlan: Sendable, Equatable {
         let span = (track.endTime / dt).rounded(.up)
         let ticks = span.isFinite ? Int(min(max(span, 0), 1e7)) : 0
         var cursor = 0
-        var x0 = track.value(at: 0, cursor: &cursor), v0 = 0.0
-        var low = x0, high = x0, vMax = 0.0, aMax = 0.0
+        var x0 = track.value(at: 0, cursor: &cursor)
+        var v0 = 0.0
+        var low = x0
+        var high = x0
+        var vMax = 0.0
+        var aMax = 0.0
         for k in 0...ticks {
             let x = track.value(at: Double(k + 1) * dt, cursor: &cursor)
             let v = (x - x0) / dt
-            low = min(low, x); high = max(high, x)
-            vMax = max(vMax, abs(v)); aMax = max(aMax, abs(v - v0) / dt)
-            x0 = x; v0 = v
+            low = min(low, x)
+            high = max(high, x)
+            vMax = max(vMax, abs(v))
+            aMax = max(aMax, abs(v - v0) / dt)
+            x0 = x
+            v0 = v
         }
         let u = axis.unit
         if low < axis.softMin - 1e-9 || high > axis.softMax + 1e-9 {
-            warnings.append("axis \"\(axis.name)\" would travel \(short(low))…\(short(high))\(u), beyond its soft limits \(short(axis.softMin))…\(short(axis.softMax))\(u)")
+            warnings.append(
+                "axis \"\(axis.name)\" would travel \(short(low))…\(short(high))\(u), beyond its soft limits \(short(axis.softMin))…\(short(axis.softMax))\(u)")
         }
         if vMax > axis.maxVelocity * (1 + 1e-6) {
             warnings.append("axis \"\(axis.name)\" would need \(short(vMax))\(u)/s; its maxVelocity is \(short(axis.maxVelocity))\(u)/s")

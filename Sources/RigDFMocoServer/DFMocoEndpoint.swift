@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where Dragonframe reaches the rig.
 public enum DFMocoEndpoint: Sendable, Equatable, CustomStringConvertible {
@@ -40,7 +41,8 @@ struct TCPListener {
     let port: UInt16
 
     init(host: String, port: UInt16) throws(DFMocoEndpointError) {
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         let isV4 = inet_pton(AF_INET, host, &v4) == 1
         let isV6 = !isV4 && inet_pton(AF_INET6, host, &v6) == 1
         guard isV4 || isV6 else {
@@ -82,8 +84,9 @@ struct TCPListener {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(raw, $0, &length) }
         }
         let actual: UInt16 = withUnsafePointer(to: &name) { p in
-            isV4 ? p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-                 : p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            isV4
+                ? p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+                : p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
         }
         self.fd = fd
         self.port = actual
@@ -121,7 +124,8 @@ struct TCPListener {
                 p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
                     var addr = a.pointee.sin6_addr
                     _ = inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
-                    return "[\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))]:\(UInt16(bigEndian: a.pointee.sin6_port))"
+                    return
+                        "[\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))]:\(UInt16(bigEndian: a.pointee.sin6_port))"
                 }
             }
         default:

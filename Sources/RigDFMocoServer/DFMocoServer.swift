@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import RigCore
 import RigDFMoco
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Speaks DFMoco to one Dragonframe at a time over TCP or a serial line, on a thread of
 /// its own with `poll()`. Requests go through `DFMocoDevice`; its motion commands are
@@ -50,8 +51,10 @@ public final class DFMocoServer: @unchecked Sendable {
     ///   - version: the rig's version, sent in the `hi` reply.
     ///   - post: hands a motion command to the rig (any thread; must not block).
     ///   - observe: what the rig is doing now.
-    public init(rig: Rig, version: String, endpoint: DFMocoEndpoint, logger: Logger,
-                post: @escaping @Sendable (MotionCommand) -> Void, observe: @escaping Observe) {
+    public init(
+        rig: Rig, version: String, endpoint: DFMocoEndpoint, logger: Logger,
+        post: @escaping @Sendable (MotionCommand) -> Void, observe: @escaping Observe
+    ) {
         self.endpoint = endpoint
         self.logger = logger
         self.post = post
@@ -250,8 +253,9 @@ public final class DFMocoServer: @unchecked Sendable {
         logger.debug("dfmoco: → \(line)")
         let bytes = Array((line + "\r\n").utf8)
         let written = bytes.withUnsafeBytes { p in
-            client.isSocket ? Glibc.send(client.fd.rawValue, p.baseAddress, p.count, Int32(MSG_NOSIGNAL))
-                            : Glibc.write(client.fd.rawValue, p.baseAddress, p.count)
+            client.isSocket
+                ? Glibc.send(client.fd.rawValue, p.baseAddress, p.count, Int32(MSG_NOSIGNAL))
+                : Glibc.write(client.fd.rawValue, p.baseAddress, p.count)
         }
         if written != bytes.count {
             // The client does not read (or has gone; the read side notices): drop the line

@@ -19,8 +19,10 @@ public final class DFMocoService: @unchecked Sendable {
     /// - Parameters:
     ///   - startPose: where the rig is (`StartPose.resolve`).
     ///   - version: the rig's version for the `hi` reply.
-    public init(rig: Rig, output: Output, startPose: [Double], endpoint: DFMocoEndpoint, options: SessionOptions,
-                version: String, logger: Logger) throws(DFMocoEndpointError) {
+    public init(
+        rig: Rig, output: Output, startPose: [Double], endpoint: DFMocoEndpoint, options: SessionOptions,
+        version: String, logger: Logger
+    ) throws(DFMocoEndpointError) {
         self.rig = rig
         let inbox = CommandInbox()
         self.inbox = inbox
@@ -28,16 +30,18 @@ public final class DFMocoService: @unchecked Sendable {
         var sessionOptions = options
         // The source limits every frame itself; commands that ask too much are clamped, not faults.
         sessionOptions.loop.stopWhenLimited = false
-        let session = RigSession(rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
-                                 options: sessionOptions, logger: logger)
+        let session = RigSession(
+            rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+            options: sessionOptions, logger: logger)
         self.session = session
         let rest = DFMocoDevice.Observation(positions: startPose, velocities: [Double](repeating: 0, count: rig.axes.count), ticks: 0)
-        server = DFMocoServer(rig: rig, version: version, endpoint: endpoint, logger: logger,
-                              post: { inbox.post($0) },
-                              observe: {
-                                  guard let status = session.status else { return rest }
-                                  return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks)
-                              })
+        server = DFMocoServer(
+            rig: rig, version: version, endpoint: endpoint, logger: logger,
+            post: { inbox.post($0) },
+            observe: {
+                guard let status = session.status else { return rest }
+                return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks)
+            })
         try server.open()
     }
 

@@ -81,10 +81,12 @@ public final class PCA9685Output: Output {
     ///     (``StateDirectory/default(environment:isRoot:)``); nil keeps none.
     ///   - clock: sleeps the wake wait and the retry backoff, and times the periodic
     ///     read-back; tests pass one that records instead of sleeping.
-    public init(config: PCA9685OutputConfig, bus: (any I2CBus)? = nil,
-                stateDirectory: String? = StateDirectory.default(), logger: Logger,
-                clock: any LoopClock = MonotonicClock(), retryPolicy: I2CRetryPolicy = .default,
-                healthCheckInterval: Duration = .seconds(1)) {
+    public init(
+        config: PCA9685OutputConfig, bus: (any I2CBus)? = nil,
+        stateDirectory: String? = StateDirectory.default(), logger: Logger,
+        clock: any LoopClock = MonotonicClock(), retryPolicy: I2CRetryPolicy = .default,
+        healthCheckInterval: Duration = .seconds(1)
+    ) {
         self.config = config
         self.bus = bus
         self.logger = logger
@@ -229,12 +231,16 @@ public final class PCA9685Output: Output {
             return (.fullOff, 0)
         case .pulse(let microseconds):
             let counts = PCA9685Math.counts(pulseMicroseconds: microseconds, periodMicroseconds: periodMicroseconds)
-            return (.pulse(counts: counts, phase: phase(channel: channel)),
-                    PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds))
+            return (
+                .pulse(counts: counts, phase: phase(channel: channel)),
+                PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds)
+            )
         case .duty(let percent):
             let counts = PCA9685Math.counts(dutyPercent: percent)
-            return (.pulse(counts: counts, phase: phase(channel: channel)),
-                    PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds))
+            return (
+                .pulse(counts: counts, phase: phase(channel: channel)),
+                PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds)
+            )
         }
     }
 
@@ -244,7 +250,8 @@ public final class PCA9685Output: Output {
     private func flush() throws(OutputFault) {
         let perChannel = PCA9685Register.bytesPerChannel
         for channel in 0..<PCA9685Register.channelCount {
-            let want = desired[channel], have = programmed[channel]
+            let want = desired[channel]
+            let have = programmed[channel]
             for k in 0..<perChannel { changed[channel * perChannel + k] = want.byte(k) != have.byte(k) }
         }
         try writeBursts()
@@ -337,9 +344,10 @@ public final class PCA9685Output: Output {
         let mode1 = PCA9685Mode1(rawValue: try read(PCA9685Register.mode1))
         let readPrescale = try read(PCA9685Register.preScale)
         guard readPrescale == prescale, !mode1.contains(.sleep), mode1.contains(.autoIncrement) else {
-            throw OutputFault("\(label): after initialisation MODE1 reads \(hex(mode1.rawValue)) and PRE_SCALE \(readPrescale) "
-                + "(expected AI set, SLEEP clear, PRE_SCALE \(prescale)). Is the chip at \(hex(UInt8(config.address))) a PCA9685? "
-                + "`rig probe i2c` shows what answers on \(config.bus).")
+            throw OutputFault(
+                "\(label): after initialisation MODE1 reads \(hex(mode1.rawValue)) and PRE_SCALE \(readPrescale) "
+                    + "(expected AI set, SLEEP clear, PRE_SCALE \(prescale)). Is the chip at \(hex(UInt8(config.address))) a PCA9685? "
+                    + "`rig probe i2c` shows what answers on \(config.bus).")
         }
     }
 
@@ -376,7 +384,9 @@ public final class PCA9685Output: Output {
         guard modeLost || prescaleLost else { return }
         recoveries += 1
         let found = [rawMode1.map { "MODE1 \(hex($0))" }, readPrescale.map { "PRE_SCALE \($0)" }].compactMap { $0 }.joined(separator: ", ")
-        logger.warning("\(label): the chip was reset (\(found); power-on values are MODE1 \(hex(PCA9685Mode1.powerOn.rawValue)), PRE_SCALE \(PCA9685Register.preScalePowerOn)): the servo supply probably sagged (brown-out). Re-initialising and restoring the last frame. Power the servos from their own supply with a common ground.")
+        logger.warning(
+            "\(label): the chip was reset (\(found); power-on values are MODE1 \(hex(PCA9685Mode1.powerOn.rawValue)), PRE_SCALE \(PCA9685Register.preScalePowerOn)): the servo supply probably sagged (brown-out). Re-initialising and restoring the last frame. Power the servos from their own supply with a common ground."
+        )
         status.withLock { $0 = "recovered from a chip reset (\(recoveries)×)" }
         prescaleCheckPending = false
         try initialiseFromSleep()
@@ -391,19 +401,22 @@ public final class PCA9685Output: Output {
         let hint: String
         switch error.errno {
         case _ where error.errno.rawValue == remoteIOErrnoValue, .noSuchAddressOrDevice,
-             // ENODEV from a transfer (not from open): some adapters (i2c-stub) say that
-             // for an address nothing answers at.
-             .operationNotSupportedByDevice where error.operation != .open:
-            hint = "Nothing acknowledged address \(address): check that the board's VCC (3.3–5 V logic supply) is powered, "
+            // ENODEV from a transfer (not from open): some adapters (i2c-stub) say that
+            // for an address nothing answers at.
+            .operationNotSupportedByDevice where error.operation != .open:
+            hint =
+                "Nothing acknowledged address \(address): check that the board's VCC (3.3–5 V logic supply) is powered, "
                 + "that SDA, SCL and GND are wired, and that the address jumpers A0–A5 match \"address\" in the rig file "
                 + "(`rig probe i2c` lists the addresses that answer)."
         case .ioError, .timedOut, .resourceTemporarilyUnavailable:
-            hint = "The bus failed mid-transfer: check the wiring (short SDA/SCL leads, pull-ups, one common ground) and the "
+            hint =
+                "The bus failed mid-transfer: check the wiring (short SDA/SCL leads, pull-ups, one common ground) and the "
                 + "power: servos on V+ from their own supply; a sagging supply resets or upsets the chip."
         case .resourceBusy:
             hint = "A kernel driver owns address \(address) (a pwm-pca9685 device-tree overlay?): remove the overlay or unbind the driver."
         case .noSuchFileOrDirectory, .operationNotSupportedByDevice:
-            hint = "No such I2C bus: enable I2C (raspi-config, or dtparam=i2c_arm=on in config.txt), load i2c-dev "
+            hint =
+                "No such I2C bus: enable I2C (raspi-config, or dtparam=i2c_arm=on in config.txt), load i2c-dev "
                 + "(modprobe i2c-dev), and check the bus number (ls /dev/i2c-*)."
         case .permissionDenied, .notPermitted:
             hint = "Permission denied: add the user to the i2c group (sudo adduser $USER i2c) and log in again."

@@ -20,7 +20,7 @@ public final class PCA9685StateStore: Sendable {
     public let filePath: String
 
     private struct Pose {
-        var counts: [Int]        // -1: never driven
+        var counts: [Int]  // -1: never driven
         var periodMicroseconds: Double
         var generation = 0
         var savedGeneration = 0

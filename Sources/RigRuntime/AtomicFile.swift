@@ -15,8 +15,10 @@ public enum AtomicFile {
         public var description: String { "cannot save \(path): \(step) failed: \(errno)" }
     }
 
-    public static func write(_ text: String, to path: String, createDirectory: Bool = false,
-                             permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]) throws(WriteError) {
+    public static func write(
+        _ text: String, to path: String, createDirectory: Bool = false,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws(WriteError) {
         try write(Array(text.utf8), to: path, createDirectory: createDirectory, permissions: permissions)
     }
 
@@ -24,8 +26,10 @@ public enum AtomicFile {
     ///   - createDirectory: create the file's directory (and its parents) first.
     ///   - permissions: of the new file; the temporary file is created with them, so a
     ///     secret (the `rig serve` token) is never readable by others, not even for a moment.
-    public static func write(_ bytes: [UInt8], to path: String, createDirectory: Bool = false,
-                             permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]) throws(WriteError) {
+    public static func write(
+        _ bytes: [UInt8], to path: String, createDirectory: Bool = false,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws(WriteError) {
         let file = FilePath(path)
         let directory = file.removingLastComponent().isEmpty ? FilePath(".") : file.removingLastComponent()
         if createDirectory {
@@ -45,8 +49,9 @@ public enum AtomicFile {
         do {
             // A temporary left by a crash is removed first: `.create` would keep its mode.
             _ = unlink(temporary.string)
-            let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                             permissions: permissions)
+            let fd = try FileDescriptor.open(
+                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                permissions: permissions)
             do {
                 _ = try fd.writeAll(bytes)
                 guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }

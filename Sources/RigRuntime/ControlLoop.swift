@@ -107,8 +107,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     private let resultLock = Mutex<LoopResult?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
-    public init(rig: Rig, source: Source, output: Output, clock: LoopClock = MonotonicClock(),
-                options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double]) {
+    public init(
+        rig: Rig, source: Source, output: Output, clock: LoopClock = MonotonicClock(),
+        options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double]
+    ) {
         self.rig = rig
         self.source = source
         self.output = output
@@ -122,7 +124,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         sent = [Double](repeating: .nan, count: rig.axes.count)
         limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
-        statusLock = Mutex(LoopStatus(positions: startPose.map { $0 }, velocities: [Double](repeating: 0, count: rig.axes.count), progress: source.progress, ticks: 0, latenessMaxMicroseconds: 0))
+        statusLock = Mutex(
+            LoopStatus(
+                positions: startPose.map { $0 }, velocities: [Double](repeating: 0, count: rig.axes.count), progress: source.progress, ticks: 0,
+                latenessMaxMicroseconds: 0))
     }
 
     // MARK: Requests from other threads
@@ -165,8 +170,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     public func wait() -> LoopResult {
         finished.wait()
         finished.signal()
-        return resultLock.withLock { $0 } ?? LoopResult(ticks: 0, lateness: LatencyStats(), cpuNanosecondsPerTick: 0,
-                                                      grant: RealtimeGrant(), finalPose: startPose, fault: .notRun, traceRowsDropped: 0)
+        return resultLock.withLock { $0 }
+            ?? LoopResult(
+                ticks: 0, lateness: LatencyStats(), cpuNanosecondsPerTick: 0,
+                grant: RealtimeGrant(), finalPose: startPose, fault: .notRun, traceRowsDropped: 0)
     }
 
     /// Waits up to `seconds` for a loop started with `start()` to end.
@@ -208,7 +215,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             let jump = goToRequest.exchange(-1, ordering: .relaxed)
             if jump >= 0 { source.goTo(step: jump) }
             var advances = advanceRequests.exchange(0, ordering: .relaxed)
-            while advances > 0 { source.advance(); advances -= 1 }
+            while advances > 0 {
+                source.advance()
+                advances -= 1
+            }
 
             let event = source.tick(into: &positions)
             tick += 1
@@ -261,7 +271,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         let cpu = threadCPUNanoseconds() - cpuStart
         let safe = rig.axes.indices.map { rig.axes[$0].safeCommand(lastPosition: positions[$0]) }
         output.shutdown(safe: safe)
-        return LoopResult(ticks: tick, lateness: stats, cpuNanosecondsPerTick: tick > 0 ? Double(cpu) / Double(tick) : 0,
-                          grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0)
+        return LoopResult(
+            ticks: tick, lateness: stats, cpuNanosecondsPerTick: tick > 0 ? Double(cpu) / Double(tick) : 0,
+            grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0)
     }
 }

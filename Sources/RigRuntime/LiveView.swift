@@ -15,8 +15,10 @@ public final class LiveView: @unchecked Sendable {
     private let plainInterval: Double
     private let out: @Sendable (String) -> Void
 
-    public init(isTTY: Bool, axes: [Axis], header: String, plainIntervalSeconds: Double = 5,
-                out: @escaping @Sendable (String) -> Void = { StandardStreams.out($0) }) {
+    public init(
+        isTTY: Bool, axes: [Axis], header: String, plainIntervalSeconds: Double = 5,
+        out: @escaping @Sendable (String) -> Void = { StandardStreams.out($0) }
+    ) {
         self.isTTY = isTTY
         self.axes = axes
         self.header = header

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one clock of the project: the loop's, the drivers' (wake waits, retry backoff,
 /// health checks) and the triggers' sense of time, so tests run them on a clock they

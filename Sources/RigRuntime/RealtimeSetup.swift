@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the loop thread got of the real-time settings it asked for.
 public struct RealtimeGrant: Sendable, Equatable, CustomStringConvertible {

@@ -41,7 +41,8 @@ public final class RememberedPose: Sendable {
         state = Mutex(State(commands: Array(repeating: .none, count: max(0, channels))))
         var loaded: [Int: ChannelCommand] = [:]
         if let data = FileManager.default.contents(atPath: filePath),
-           let entries = try? JSONDecoder().decode([String: Entry].self, from: data) {
+            let entries = try? JSONDecoder().decode([String: Entry].self, from: data)
+        {
             for (key, entry) in entries {
                 guard let channel = Int(key), (0..<max(0, channels)).contains(channel), entry.value.isFinite else { continue }
                 switch entry.kind {

@@ -138,8 +138,10 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
 
     private let shared = Mutex(Shared())
 
-    public init(rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?,
-                options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock()) {
+    public init(
+        rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?,
+        options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock()
+    ) {
         self.rig = rig
         self.source = source
         self.output = output
@@ -201,7 +203,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             }
         }
 
-        let trap = options.trapSignals
+        let trap =
+            options.trapSignals
             ? SignalTrap(stop: { [self] signo in stop(.signal(signo)) }, abort: { [self] signo in stop(.signal(signo)) })
             : nil
         defer { trap?.cancel() }
@@ -219,8 +222,9 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             throw .outputStart("\(error)")
         }
 
-        let loop = ControlLoop(rig: rig, source: source, output: output, clock: clock, options: options.loop,
-                               trace: trace, startPose: startPose)
+        let loop = ControlLoop(
+            rig: rig, source: source, output: output, clock: clock, options: options.loop,
+            trace: trace, startPose: startPose)
         let (stoppedBefore, abortedBefore) = shared.withLock { s in
             s.loop = loop
             return (s.end != nil, s.abort)
@@ -298,8 +302,9 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             traceError = "writing the trace failed: \(error)"
         }
         let end = shared.withLock { $0.end } ?? .finished
-        return SessionSummary(loop: finalResult, stepsReady: stepsReady, end: end,
-                              limiterInterventions: interventions, traceError: traceError)
+        return SessionSummary(
+            loop: finalResult, stepsReady: stepsReady, end: end,
+            limiterInterventions: interventions, traceError: traceError)
     }
 
     private func logEvent(_ event: PlayerEvent, time: Double, stepCount: Int) {

@@ -5,8 +5,10 @@ import Glibc
 public enum StateDirectory {
     /// `$XDG_STATE_HOME/rig`, else `/var/lib/rig` when running as root (a service), else
     /// `~/.local/state/rig` (the XDG default). Nil when none applies.
-    public static func `default`(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                 isRoot: Bool = geteuid() == 0) -> String? {
+    public static func `default`(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        isRoot: Bool = geteuid() == 0
+    ) -> String? {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/rig" }
         if isRoot { return "/var/lib/rig" }
         if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/rig" }

@@ -125,7 +125,10 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
 
     public func handle(_ event: PlayerEvent, stepCount: Int) {
         guard case .ready(let step) = event else { return }
-        state.withLock { $0.step = step; $0.count = stepCount }
+        state.withLock {
+            $0.step = step
+            $0.count = stepCount
+        }
         guard !gate.ready() else { return }
         let what = step + 1 < stepCount ? "move to step \(step + 2) of \(stepCount)" : "finish"
         prompt("step \(step + 1) of \(stepCount) ready: Enter to \(what) · r redo · b back · g N go to step N · q stop")

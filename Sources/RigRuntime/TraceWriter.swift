@@ -34,8 +34,9 @@ public final class TraceWriter: @unchecked Sendable {
     public init(path: String, axes: [Axis], pwmPeriodMicroseconds: Double, capacity: Int = 1 << 16) throws {
         // Non-blocking first: a FIFO put there after the check fails or is refused below
         // instead of blocking until someone reads it. Truncated only once known regular.
-        let opened = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .closeOnExec, .nonBlocking],
-                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        let opened = try FileDescriptor.open(
+            FilePath(path), .writeOnly, options: [.create, .closeOnExec, .nonBlocking],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
         var st = stat()
         guard fstat(opened.rawValue, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
             try? opened.close()
@@ -105,4 +106,3 @@ public final class TraceWriter: @unchecked Sendable {
         buffer.append(contentsOf: line.utf8)
     }
 }
-

@@ -239,8 +239,10 @@ public struct BUICycle: Sendable {
                 guard continueAvailable, !pressing else { return [] }
                 pressing = true
                 presses += 1
-                return [.log("rig: stay at step \(step + 1): pressing continue without moving"), .notifyContinue(.down),
-                        .schedule(.releaseContinue, afterSeconds: settings.pressSeconds)]
+                return [
+                    .log("rig: stay at step \(step + 1): pressing continue without moving"), .notifyContinue(.down),
+                    .schedule(.releaseContinue, afterSeconds: settings.pressSeconds),
+                ]
             case .step(let target):
                 serving = true
                 readyStep = nil

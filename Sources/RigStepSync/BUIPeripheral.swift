@@ -36,9 +36,11 @@ public final class BUIPeripheral: Sendable {
     /// - Parameters:
     ///   - onInput: Continue/Stop Available changes, on the bus thread.
     ///   - onMessage: a new user message (the default text for a zero-length one).
-    public init(connection: DBusConnection, config: StepSyncConfig, logger: Logger,
-                onInput: @escaping @Sendable (BUICycle.Input) -> Void,
-                onMessage: @escaping @Sendable (String) -> Void) {
+    public init(
+        connection: DBusConnection, config: StepSyncConfig, logger: Logger,
+        onInput: @escaping @Sendable (BUICycle.Input) -> Void,
+        onMessage: @escaping @Sendable (String) -> Void
+    ) {
         self.connection = connection
         self.config = config
         self.logger = logger
@@ -49,10 +51,12 @@ public final class BUIPeripheral: Sendable {
         advertisement = LEAdvertisement(serviceUUID: BUIService.service, localName: advertisedName)
         let (stream, continuation) = AsyncStream.makeStream(of: (Int, UInt8).self, bufferingPolicy: .bufferingNewest(64))
         notifications = continuation
-        app = GattApplication(connection: connection, serviceUUID: BUIService.service,
-                              characteristics: Self.characteristics(config: config, state: state, logger: logger,
-                                                                    onInput: onInput, onMessage: onMessage),
-                              logger: logger)
+        app = GattApplication(
+            connection: connection, serviceUUID: BUIService.service,
+            characteristics: Self.characteristics(
+                config: config, state: state, logger: logger,
+                onInput: onInput, onMessage: onMessage),
+            logger: logger)
         let app = self.app
         // One task sends notifications in order: a press (0x01) never overtakes its release.
         let sender = Task {
@@ -80,8 +84,10 @@ public final class BUIPeripheral: Sendable {
     public func start() async throws {
         try await app.export()
         try await advertisement.export(on: connection)
-        let owners = try await connection.signals(matching: DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
-                                                                          member: "NameOwnerChanged", arg0: "org.bluez"))
+        let owners = try await connection.signals(
+            matching: DBusMatchRule(
+                sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged", arg0: "org.bluez"))
         let added = try await connection.signals(matching: .interfacesAdded(sender: "org.bluez"))
         try await register()
         let watcher = Task { [self] in
@@ -94,7 +100,8 @@ public final class BUIPeripheral: Sendable {
                 group.addTask {
                     for await signal in added {
                         guard let event = try? DBusInterfacesAdded(signal), event.path == self.adapterPath,
-                              event.interfaces["org.bluez.Adapter1"] != nil else { continue }
+                            event.interfaces["org.bluez.Adapter1"] != nil
+                        else { continue }
                         await self.reregister(reason: "adapter \(self.config.adapter) came back")
                     }
                 }
@@ -110,7 +117,9 @@ public final class BUIPeripheral: Sendable {
             registrations.add(1, ordering: .relaxed)
             logger.info("Cascable accessory \"\(advertisedName)\" registered on \(config.adapter)")
         } catch let error as DBusError {
-            throw BUIError("could not register the Cascable accessory on \(config.adapter): \(error) (is bluetoothd running, the adapter powered, and are we allowed on the system bus? see docs/cascable.md)")
+            throw BUIError(
+                "could not register the Cascable accessory on \(config.adapter): \(error) (is bluetoothd running, the adapter powered, and are we allowed on the system bus? see docs/cascable.md)"
+            )
         }
     }
 
@@ -145,9 +154,11 @@ public final class BUIPeripheral: Sendable {
         for task in tasks.withLock({ $0 }) { task.cancel() }
     }
 
-    static func characteristics(config: StepSyncConfig, state: StateBox, logger: Logger,
-                                onInput: @escaping @Sendable (BUICycle.Input) -> Void,
-                                onMessage: @escaping @Sendable (String) -> Void) -> [GattCharacteristicSpec] {
+    static func characteristics(
+        config: StepSyncConfig, state: StateBox, logger: Logger,
+        onInput: @escaping @Sendable (BUICycle.Input) -> Void,
+        onMessage: @escaping @Sendable (String) -> Void
+    ) -> [GattCharacteristicSpec] {
         let writeFlags = config.encryptWrites ? ["encrypt-write"] : ["write", "write-without-response"]
         let allowed = config.allowedCentrals
         @Sendable func admit(_ write: GattWrite) throws(GattWriteRefusal) {
@@ -168,29 +179,37 @@ public final class BUIPeripheral: Sendable {
             return write.value[0] == 1
         }
         return [
-            GattCharacteristicSpec(uuid: BUIService.userMessage, flags: writeFlags, write: { write throws(GattWriteRefusal) in
-                try admit(write)
-                guard let text = String(validating: write.value, as: UTF8.self) else {
-                    throw .failed("the user message is not UTF-8")
-                }
-                let message = text.isEmpty ? BUIService.defaultMessage : text
-                state.lock.withLock { $0.message = message }
-                onMessage(message)
-            }),
-            GattCharacteristicSpec(uuid: BUIService.continueAvailable, flags: writeFlags, write: { write throws(GattWriteRefusal) in
-                let on = try flag(write, "Continue Available")
-                state.lock.withLock { $0.continueAvailable = on }
-                onInput(.continueAvailable(on))
-            }),
-            GattCharacteristicSpec(uuid: BUIService.stopAvailable, flags: writeFlags, write: { write throws(GattWriteRefusal) in
-                let on = try flag(write, "Stop Available")
-                state.lock.withLock { $0.stopAvailable = on }
-                onInput(.stopAvailable(on))
-            }),
-            GattCharacteristicSpec(uuid: BUIService.continueButtonState, flags: ["read", "notify"],
-                                   read: { [state.lock.withLock { $0.continueButton.rawValue }] }),
-            GattCharacteristicSpec(uuid: BUIService.stopButtonState, flags: ["read", "notify"],
-                                   read: { [state.lock.withLock { $0.stopButton.rawValue }] }),
+            GattCharacteristicSpec(
+                uuid: BUIService.userMessage, flags: writeFlags,
+                write: { write throws(GattWriteRefusal) in
+                    try admit(write)
+                    guard let text = String(validating: write.value, as: UTF8.self) else {
+                        throw .failed("the user message is not UTF-8")
+                    }
+                    let message = text.isEmpty ? BUIService.defaultMessage : text
+                    state.lock.withLock { $0.message = message }
+                    onMessage(message)
+                }),
+            GattCharacteristicSpec(
+                uuid: BUIService.continueAvailable, flags: writeFlags,
+                write: { write throws(GattWriteRefusal) in
+                    let on = try flag(write, "Continue Available")
+                    state.lock.withLock { $0.continueAvailable = on }
+                    onInput(.continueAvailable(on))
+                }),
+            GattCharacteristicSpec(
+                uuid: BUIService.stopAvailable, flags: writeFlags,
+                write: { write throws(GattWriteRefusal) in
+                    let on = try flag(write, "Stop Available")
+                    state.lock.withLock { $0.stopAvailable = on }
+                    onInput(.stopAvailable(on))
+                }),
+            GattCharacteristicSpec(
+                uuid: BUIService.continueButtonState, flags: ["read", "notify"],
+                read: { [state.lock.withLock { $0.continueButton.rawValue }] }),
+            GattCharacteristicSpec(
+                uuid: BUIService.stopButtonState, flags: ["read", "notify"],
+                read: { [state.lock.withLock { $0.stopButton.rawValue }] }),
         ]
     }
 

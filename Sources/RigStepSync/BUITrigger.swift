@@ -61,10 +61,12 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     /// - Parameters:
     ///   - display: a line for the live view (the user message, each cycle).
     ///   - textDisplay: the output's LCD, if it has one.
-    public init(connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
-                startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void,
-                textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil,
-                stepLabels: [String] = []) {
+    public init(
+        connection: DBusConnection, config: StepSyncConfig, stepCount: Int, stopRecipeAtEnd: Bool,
+        startsBeforeFirstStep: Bool = false, logger: Logger, display: @escaping @Sendable (String) -> Void,
+        textDisplay: TextDisplay? = nil, buttons: ButtonsConfig? = nil, openLines: (() throws -> GPIOLines)? = nil,
+        stepLabels: [String] = []
+    ) {
         self.stepLabels = stepLabels
         var settings = BUICycle.Settings()
         settings.pressSeconds = config.pressSeconds
@@ -96,7 +98,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     public var recipeWarning: String? {
         let waits = lock.withLock { cycle.waits }
         guard waits > 0, waits != stepCount else { return nil }
-        return "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
+        return
+            "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
     }
 
     /// The GPIO buttons and LEDs it opens, if the rig has them (locked like `GPIOTrigger`'s).
@@ -113,9 +116,10 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
 
     public func start(advance: @escaping @Sendable () -> Void) throws {
         lock.withLock { self.advance = advance }
-        let peripheral = BUIPeripheral(connection: connection, config: config, logger: logger,
-                                       onInput: { [weak self] input in self?.feed(input) },
-                                       onMessage: { [weak self] message in self?.showMessage(message) })
+        let peripheral = BUIPeripheral(
+            connection: connection, config: config, logger: logger,
+            onInput: { [weak self] input in self?.feed(input) },
+            onMessage: { [weak self] message in self?.showMessage(message) })
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<Error?>(nil)
         Task {
@@ -206,7 +210,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     public func summary() -> String {
         let (bins, count, sum, worst) = lock.withLock { (overheadBins, overheadCount, overheadSum, overheadMax) }
         guard count > 0 else { return "" }
-        var seen = 0, median = 0.0
+        var seen = 0
+        var median = 0.0
         for (bin, n) in bins.enumerated() {
             seen += n
             if seen * 2 >= count {

@@ -7,9 +7,9 @@ struct RigCommand: ParsableCommand {
         commandName: "rig",
         abstract: "Motion-rig controller: keyframed pan/tilt/slider moves, panoramas and timelapses on hobby servos.",
         discussion: """
-        With no hardware, rigs use the built-in simulated output. Exit codes: 0 done, \
-        1 infeasible program or runtime fault, 2 malformed file or usage error.
-        """,
+            With no hardware, rigs use the built-in simulated output. Exit codes: 0 done, \
+            1 infeasible program or runtime fault, 2 malformed file or usage error.
+            """,
         version: "0.1.0",
         subcommands: [
             PlayCommand.self,

@@ -6,6 +6,7 @@ import RigRuntime
 import RigTestSupport
 import Synchronization
 import Testing
+
 @testable import RigBLEControl
 
 /// Tier 2: the output against the Python test board through bluezoo on a private bus.
@@ -18,41 +19,50 @@ struct BoardTests {
         var config = BLEControlOutputConfig()
         config.adapter = BoardHarness.centralAdapter
         config.connectTimeoutSeconds = 20
-        return Rig(name: "ble", axes: [
-            Axis(name: "pan", kind: .servo, channel: 0, calibration: calibration, home: 0, park: nil,
-                 softMin: -80, softMax: 80, maxVelocity: 90, maxAcceleration: 360, idle: .release),
-            Axis(name: "tilt", kind: .servo, channel: 1, calibration: calibration, home: 0, park: nil,
-                 softMin: -80, softMax: 80, maxVelocity: 90, maxAcceleration: 360, idle: .hold),
-        ], output: .blecontrol(config), loopRateHz: loopRateHz)
+        return Rig(
+            name: "ble",
+            axes: [
+                Axis(
+                    name: "pan", kind: .servo, channel: 0, calibration: calibration, home: 0, park: nil,
+                    softMin: -80, softMax: 80, maxVelocity: 90, maxAcceleration: 360, idle: .release),
+                Axis(
+                    name: "tilt", kind: .servo, channel: 1, calibration: calibration, home: 0, park: nil,
+                    softMin: -80, softMax: 80, maxVelocity: 90, maxAcceleration: 360, idle: .hold),
+            ], output: .blecontrol(config), loopRateHz: loopRateHz)
     }
 
     static func motion(seconds: Double) -> Motion {
-        .continuous(tracks: [
-            AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: seconds * 0.6, value: 60), Keyframe(time: seconds, value: 30)]),
-            AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: seconds, value: -40)]),
-        ], durationSeconds: seconds)
+        .continuous(
+            tracks: [
+                AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: seconds * 0.6, value: 60), Keyframe(time: seconds, value: 30)]),
+                AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: seconds, value: -40)]),
+            ], durationSeconds: seconds)
     }
 
     func makeOutput(_ harness: BoardHarness, rig: Rig, logs: CapturedLogs) -> BLEControlOutput {
         guard case .blecontrol(let config) = rig.output else { preconditionFailure() }
-        return BLEControlOutput(config: config, logger: logs.logger, bus: .address(harness.bus.address),
-                                stateDirectory: harness.stateDirectory)
+        return BLEControlOutput(
+            config: config, logger: logs.logger, bus: .address(harness.bus.address),
+            stateDirectory: harness.stateDirectory)
     }
 
     /// The example rig's BLEControl output on the harness's board (wrapped by `wrap`),
     /// started — connected, INIT, enables — and a loop ready to play a `seconds` move.
     func started<O: Output & Sendable>(_ harness: BoardHarness, seconds: Double, wrap: (BLEControlOutput) -> O) async throws
-        -> (logs: CapturedLogs, ble: BLEControlOutput, output: O, loop: ControlLoop<Player>) {
+        -> (logs: CapturedLogs, ble: BLEControlOutput, output: O, loop: ControlLoop<Player>)
+    {
         let logs = CapturedLogs()
         let rig = Self.rig()
         let ble = makeOutput(harness, rig: rig, logs: logs)
         let output = wrap(ble)
         let start = rig.homePose
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: Self.motion(seconds: seconds), startPose: start),
-                               output: output, options: LoopOptions(realtime: false), startPose: start)
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: Self.motion(seconds: seconds), startPose: start),
+            output: output, options: LoopOptions(realtime: false), startPose: start)
         try await onThread {
-            try output.start(channels: rig.axes.map(OutputChannel.init),
-                             initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+            try output.start(
+                channels: rig.axes.map(OutputChannel.init),
+                initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
         }
         return (logs, ble, output, loop)
     }
@@ -73,8 +83,9 @@ struct BoardTests {
             next = found + 1
         }
         #expect(matched >= board.count - 1, "the board got values never reported as sent", sourceLocation: sourceLocation)
-        #expect(sent.count - matched <= 4 * dropped, "sent values the board never got: \(sent.count - matched), dropped writes \(dropped)",
-                sourceLocation: sourceLocation)
+        #expect(
+            sent.count - matched <= 4 * dropped, "sent values the board never got: \(sent.count - matched), dropped writes \(dropped)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func playsAProgramInitEnablesThenValuesWithinTheBudget() async throws {
@@ -215,8 +226,9 @@ struct BoardTests {
         config.adapter = BoardHarness.centralAdapter
         config.address = "AA:BB:CC:DD:EE:FF"
         config.connectTimeoutSeconds = 2
-        let output = BLEControlOutput(config: config, logger: Logger(label: "test"), bus: .address(harness.bus.address),
-                                      stateDirectory: nil)
+        let output = BLEControlOutput(
+            config: config, logger: Logger(label: "test"), bus: .address(harness.bus.address),
+            stateDirectory: nil)
         let message = try await onThread { () -> String in
             do {
                 try output.start(channels: [.init(axisName: "pan", channel: 0, kind: .servo)], initial: [.pulse(microseconds: 1500)])
@@ -226,8 +238,13 @@ struct BoardTests {
             }
         }
         #expect(message.contains("hci0") && message.contains("AA:BB:CC:DD:EE:FF") && message.contains("FFE0"))
-        let missing = BLEControlOutput(config: { var c = config; c.adapter = "hci7"; return c }(), logger: Logger(label: "test"),
-                                       bus: .address(harness.bus.address), stateDirectory: nil)
+        let missing = BLEControlOutput(
+            config: {
+                var c = config
+                c.adapter = "hci7"
+                return c
+            }(), logger: Logger(label: "test"),
+            bus: .address(harness.bus.address), stateDirectory: nil)
         let noAdapter = try await onThread { () -> String in
             do {
                 try missing.start(channels: [.init(axisName: "pan", channel: 0, kind: .servo)], initial: [.pulse(microseconds: 1500)])

@@ -1,25 +1,31 @@
 import Foundation
 import RigCore
 import Testing
+
 @testable import RigBLEControl
 
 /// The coalescing scheduler against a model of the stock library, on the simulated link.
 @Suite struct ComparisonTests {
     static func rig(hz: Double) -> Rig {
         let calibration = try! Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get()
-        return Rig(name: "ble", axes: [
-            Axis(name: "pan", kind: .servo, channel: 0, calibration: calibration, home: 0, park: nil,
-                 softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .release),
-            Axis(name: "tilt", kind: .servo, channel: 1, calibration: calibration, home: 0, park: nil,
-                 softMin: -45, softMax: 60, maxVelocity: 60, maxAcceleration: 120, idle: .hold),
-        ], output: .blecontrol(BLEControlOutputConfig()), loopRateHz: hz)
+        return Rig(
+            name: "ble",
+            axes: [
+                Axis(
+                    name: "pan", kind: .servo, channel: 0, calibration: calibration, home: 0, park: nil,
+                    softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .release),
+                Axis(
+                    name: "tilt", kind: .servo, channel: 1, calibration: calibration, home: 0, park: nil,
+                    softMin: -45, softMax: 60, maxVelocity: 60, maxAcceleration: 120, idle: .hold),
+            ], output: .blecontrol(BLEControlOutputConfig()), loopRateHz: hz)
     }
 
     /// rigs/move.json's 20 s reveal: pan −45° → 45°, tilt 0 → 15° → 0.
-    static let reveal: Motion = .continuous(tracks: [
-        AxisTrack(keys: [Keyframe(time: 0, value: -45), Keyframe(time: 8, value: 0), Keyframe(time: 16, value: 45), Keyframe(time: 20, value: 45)]),
-        AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 10, value: 15), Keyframe(time: 20, value: 0)]),
-    ], durationSeconds: 20)
+    static let reveal: Motion = .continuous(
+        tracks: [
+            AxisTrack(keys: [Keyframe(time: 0, value: -45), Keyframe(time: 8, value: 0), Keyframe(time: 16, value: 45), Keyframe(time: 20, value: 45)]),
+            AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 10, value: 15), Keyframe(time: 20, value: 0)]),
+        ], durationSeconds: 20)
 
     @Test func coalescingBeatsTheStockStrategy() {
         for hz in [50.0, 100.0] {
@@ -38,8 +44,9 @@ import Testing
         // 8 servos moving all the time at 50 Hz: 8 × 5 B × 50 = 2,000 B/s for a 960 B/s link.
         let calibration = try #require(try? Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get())
         let axes = (0..<8).map { i in
-            Axis(name: "s\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
-                 softMin: -60, softMax: 60, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
+            Axis(
+                name: "s\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
+                softMin: -60, softMax: 60, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
         }
         let rig = Rig(name: "eight", axes: axes, output: .blecontrol(BLEControlOutputConfig()), loopRateHz: 50)
         func swing(_ i: Int) -> AxisTrack {
@@ -51,8 +58,9 @@ import Testing
             return AxisTrack(keys: keys)
         }
         let tracks: [AxisTrack?] = (0..<8).map { swing($0) }
-        let report = BLEControlComparison.run(rig: rig, motion: .continuous(tracks: tracks, durationSeconds: 20),
-                                              startPose: Array(repeating: 0, count: 8))
+        let report = BLEControlComparison.run(
+            rig: rig, motion: .continuous(tracks: tracks, durationSeconds: 20),
+            startPose: Array(repeating: 0, count: 8))
         let tick = 1 / 50.0
         #expect(report.coalesced.maxBytesInOneSecond <= 960 + 20)
         #expect(report.coalesced.valueAgeP99Seconds <= 3 * tick + 1e-9)

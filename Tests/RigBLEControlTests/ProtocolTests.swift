@@ -1,9 +1,10 @@
-import RigTestSupport
 import Logging
 import RigCore
 import RigRuntime
+import RigTestSupport
 import Synchronization
 import Testing
+
 @testable import RigBLEControl
 
 @Suite struct ProtocolTests {
@@ -58,10 +59,12 @@ import Testing
 
     @Test func anFFReplyBecomesAWarningNamingTheCommand() {
         let logs = CapturedLogs()
-        let link = BLEControlLink(settings: .init(adapter: "hci0", filter: .init(serviceUUID: "FFE0"), preferredAddress: nil,
-                                                  connectTimeout: .seconds(1), maxWriteBytes: 20, linkBytesPerSecond: 960,
-                                                  boardChannels: [0], axisNames: ["pan"], memory: nil),
-                                  bus: .system, logger: logs.logger)
+        let link = BLEControlLink(
+            settings: .init(
+                adapter: "hci0", filter: .init(serviceUUID: "FFE0"), preferredAddress: nil,
+                connectTimeout: .seconds(1), maxWriteBytes: 20, linkBytesPerSecond: 960,
+                boardChannels: [0], axisNames: ["pan"], memory: nil),
+            bus: .system, logger: logs.logger)
         link.handleNotification([0xFF, 0x01, 0x02])
         link.handleNotification([0x17])  // garbage: debug only
         #expect(logs.all.contains { $0.hasPrefix("warning") && $0.contains("SERVO_VAL") })

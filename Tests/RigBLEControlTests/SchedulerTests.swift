@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RigBLEControl
 
 /// The coalescing scheduler on a manual clock: budget, priority, staleness, deadband,
@@ -8,8 +9,9 @@ import Testing
     static let servo = BLEControlCommand.servoValue
 
     func makeScheduler(channels: Int, budget: Double = 960, maxWrite: Int = 20) -> BLEControlScheduler {
-        BLEControlScheduler(boardChannels: Array(0..<channels), commands: Array(repeating: Self.servo, count: channels),
-                            maxWriteBytes: maxWrite, linkBytesPerSecond: budget)
+        BLEControlScheduler(
+            boardChannels: Array(0..<channels), commands: Array(repeating: Self.servo, count: channels),
+            maxWriteBytes: maxWrite, linkBytesPerSecond: budget)
     }
 
     /// Runs one tick and feeds its writes to a firmware decoder; returns the writes.
@@ -148,7 +150,8 @@ import Testing
         var worst = 0
         for n in 0..<500 {
             let t = Double(n) / 50
-            let a = Int((500 + 400 * sin(t)).rounded()), b = Int((500 + 300 * cos(t * 0.7)).rounded())
+            let a = Int((500 + 400 * sin(t)).rounded())
+            let b = Int((500 + 300 * cos(t * 0.7)).rounded())
             scheduler.setTarget(0, value: a)
             scheduler.setTarget(1, value: b)
             tick(&scheduler, at: t, into: &decoder)
@@ -166,8 +169,8 @@ import Testing
         for n in 0..<100 {
             let writes = tick(&scheduler, at: Double(n) / 100, into: &decoder)
             for write in writes where write.first == BLEControlCommand.lcdText {
-                #expect(write.count == 19)      // alone in its write
-                #expect(write[1] == 17)         // line byte + 15 text bytes + NUL
+                #expect(write.count == 19)  // alone in its write
+                #expect(write[1] == 17)  // line byte + 15 text bytes + NUL
                 lcdTimes.append(Double(n) / 100)
             }
         }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `rig serve dfmoco` as Dragonframe sees it, over TCP and over a pty standing in for a
 /// serial port, on the simulated rig: motor 1 pan, motor 2 tilt, 100 steps per degree.
@@ -156,7 +157,8 @@ import Testing
     }
 
     @Test func servesOverASerialLine() throws {
-        var master: Int32 = -1, slave: Int32 = -1
+        var master: Int32 = -1
+        var slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0, let name = ttyname(slave) else {
             Issue.record("openpty failed: errno \(errno)")
             return

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import RigTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A DFMoco client written from the protocol text (REFERENCE §7): sends `\r\n`-terminated
 /// ASCII lines and reads the device's lines, each read bounded by a deadline.
@@ -133,7 +134,12 @@ final class DFMocoProcess: @unchecked Sendable {
             while true {
                 let data = handle.availableData
                 log.lock()
-                if data.isEmpty { stderrText += "\n<eof>"; log.broadcast(); log.unlock(); return }
+                if data.isEmpty {
+                    stderrText += "\n<eof>"
+                    log.broadcast()
+                    log.unlock()
+                    return
+                }
                 stderrText += String(decoding: data, as: UTF8.self)
                 log.broadcast()
                 log.unlock()
@@ -164,7 +170,8 @@ final class DFMocoProcess: @unchecked Sendable {
     func port() throws -> UInt16 {
         let line = try logLine(containing: "dfmoco: serving")
         guard let range = line.range(of: #"tcp [0-9.]+:([0-9]+)"#, options: .regularExpression),
-              let port = UInt16(line[range].split(separator: ":").last ?? "") else { throw HarnessError("no port in \(line)") }
+            let port = UInt16(line[range].split(separator: ":").last ?? "")
+        else { throw HarnessError("no port in \(line)") }
         return port
     }
 

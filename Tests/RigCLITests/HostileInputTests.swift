@@ -37,8 +37,9 @@ import Testing
             watched.process.terminate()
             throw error
         }
-        return RigProcess.Result(status: watched.process.terminationStatus, stdout: String(decoding: watched.out.get(), as: UTF8.self),
-                                 stderr: String(decoding: watched.err.get(), as: UTF8.self))
+        return RigProcess.Result(
+            status: watched.process.terminationStatus, stdout: String(decoding: watched.out.get(), as: UTF8.self),
+            stderr: String(decoding: watched.err.get(), as: UTF8.self))
     }
 
     @Test func nonRegularFilesGetTheirOwnMessage() async throws {
@@ -77,19 +78,24 @@ import Testing
     }
 
     @Test func aProgramNamingItselfAsItsRigIsTold() async throws {
-        let program = try RigProcess.temporaryFile("self.json", contents: #"{"rig": "self.json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}]}}"#)
+        let program = try RigProcess.temporaryFile(
+            "self.json", contents: #"{"rig": "self.json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}]}}"#)
         let result = try await Self.runWithWatchdog(["check", program])
         #expect(result.status == 2)
-        #expect(result.stderr == "\(program):1:9: error: $.rig: \"self.json\" is this program file itself; \"rig\" must name a rig file (with \"axes\") or be a rig object\n")
+        #expect(
+            result.stderr
+                == "\(program):1:9: error: $.rig: \"self.json\" is this program file itself; \"rig\" must name a rig file (with \"axes\") or be a rig object\n")
     }
 
     /// A program longer than the work bound is refused before any simulation, by every
     /// command that would simulate it: exit 2, and "feasible" is never printed.
     @Test func aProgramOverTheWorkBoundIsRefusedUpFront() async throws {
         let steps = (0..<60).map { #"{"pose": {"pan": \#($0 % 2 == 0 ? -90 : 90)}}"# }.joined(separator: ", ")
-        let program = try RigProcess.temporaryFile("long.json", contents: """
-            {"rig": {"axes": [{"name": "pan", "channel": 0, "maxVelocity": 0.1}]}, "kind": "steps", "steps": [\(steps)]}
-            """)
+        let program = try RigProcess.temporaryFile(
+            "long.json",
+            contents: """
+                {"rig": {"axes": [{"name": "pan", "channel": 0, "maxVelocity": 0.1}]}, "kind": "steps", "steps": [\(steps)]}
+                """)
         for arguments in [["check", program], ["plan", program], ["play", "--dry-run", program]] {
             let result = try await Self.runWithWatchdog(arguments)
             #expect(result.status == 2, "\(arguments)")
@@ -104,7 +110,10 @@ import Testing
         for (arguments, message) in [
             (["play", "--dry-run", "--speed", "-1", program], "--speed -1 is out of range; valid: 0.01…1000"),
             (["play", "--dry-run", "--speed", "1e-300", program], "--speed 1e-300 is out of range; valid: 0.01…1000"),
-            (["play", "--dry-run", "--trigger", "interval:1e300", program], "--trigger: interval 1e+300 s is out of range; valid: interval:SECONDS with SECONDS in 0.01…86400"),
+            (
+                ["play", "--dry-run", "--trigger", "interval:1e300", program],
+                "--trigger: interval 1e+300 s is out of range; valid: interval:SECONDS with SECONDS in 0.01…86400"
+            ),
         ] {
             let result = try await Self.runWithWatchdog(arguments)
             #expect(result.status == 2, "\(arguments)")

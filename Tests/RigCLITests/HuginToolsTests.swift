@@ -13,13 +13,19 @@ enum Hugin {
     static let installed = ["checkpto", "pto_var", "pano_trafo"].allSatisfy { path($0) != nil }
     static let missing = "hugin-tools is not installed (checkpto, pto_var, pano_trafo): run scripts/setup --test, or apt-get install hugin-tools"
 
-    struct Output { var status: Int32; var stdout: String; var stderr: String }
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
 
     static func run(_ tool: String, _ arguments: [String], input: String = "") throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path(tool) ?? tool)
         process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -40,7 +46,14 @@ enum Hugin {
     }
 
     /// One image as Hugin wrote it back: size, field of view (linked lenses resolved) and angles.
-    struct Image: Equatable { var w: Double; var h: Double; var v: Double; var y: Double; var p: Double; var r: Double }
+    struct Image: Equatable {
+        var w: Double
+        var h: Double
+        var v: Double
+        var y: Double
+        var p: Double
+        var r: Double
+    }
 
     /// The `i` lines of a project that Hugin's `pto_var` loaded and wrote again.
     static func reloaded(_ pto: String) throws -> (images: [Image], panorama: (w: Double, h: Double, v: Double)) {
@@ -60,8 +73,10 @@ enum Hugin {
         for line in lines where line.hasPrefix("i ") {
             let m = values(line)
             let v = m["v"].flatMap { $0.hasPrefix("=") ? images.first?.v : Double($0) } ?? .nan
-            images.append(Image(w: Double(m["w"] ?? "") ?? .nan, h: Double(m["h"] ?? "") ?? .nan, v: v,
-                                y: Double(m["y"] ?? "") ?? .nan, p: Double(m["p"] ?? "") ?? .nan, r: Double(m["r"] ?? "") ?? .nan))
+            images.append(
+                Image(
+                    w: Double(m["w"] ?? "") ?? .nan, h: Double(m["h"] ?? "") ?? .nan, v: v,
+                    y: Double(m["y"] ?? "") ?? .nan, p: Double(m["p"] ?? "") ?? .nan, r: Double(m["r"] ?? "") ?? .nan))
         }
         let p = try #require(lines.first { $0.hasPrefix("p ") }.map(values))
         return (images, (Double(p["w"] ?? "") ?? .nan, Double(p["h"] ?? "") ?? .nan, Double(p["v"] ?? "") ?? .nan))

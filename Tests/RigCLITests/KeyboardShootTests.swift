@@ -7,16 +7,18 @@ import Testing
 /// Enter, `r` redo, `b` back, `g N` Enter, `q`, each typed once the rig says it is ready.
 @Suite struct KeyboardShootTests {
     static let program = #"""
-    {"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 50, "shutterMs": 50, "afterShotMs": 50}},
-     "kind": "steps", "trigger": "keyboard", "settleSeconds": 0.05,
-     "steps": [{"pose": {"pan": -10}}, {"pose": {"pan": 0}}, {"pose": {"pan": 10}}]}
-    """#
+        {"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 50, "shutterMs": 50, "afterShotMs": 50}},
+         "kind": "steps", "trigger": "keyboard", "settleSeconds": 0.05,
+         "steps": [{"pose": {"pan": -10}}, {"pose": {"pan": 0}}, {"pose": {"pan": 10}}]}
+        """#
 
     @Test func redoBackGoToAndQuitFromTheKeyboard() async throws {
         let programPath = try RigProcess.temporaryFile("keys.json", contents: Self.program)
         let logPath = (programPath as NSString).deletingLastPathComponent + "/run.jsonl"
         let rig = try TerminalProcess(["play", programPath, "--log", logPath, "--no-realtime"])
-        let stdout = rig.stdout, stderr = rig.stderr, process = rig.process
+        let stdout = rig.stdout
+        let stderr = rig.stderr
+        let process = rig.process
 
         // Each key waits for the prompt it answers (the n-th "ready" line).
         var readies = 0
@@ -26,11 +28,11 @@ import Testing
             _ = try await poll { stdout.count(" ready: Enter to ") >= wanted ? true : nil }
             rig.type(keys)
         }
-        try await type("r")     // step 1 shot → shoot it again
-        try await type("\r")    // → step 2
-        try await type("b")     // → back to step 1
+        try await type("r")  // step 1 shot → shoot it again
+        try await type("\r")  // → step 2
+        try await type("b")  // → back to step 1
         try await type("g3\r")  // → step 3
-        try await type("q")     // stop at step 3
+        try await type("q")  // stop at step 3
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stderr.value)")
         let log = try ShotLog(text: String(contentsOfFile: logPath, encoding: .utf8), file: logPath)

@@ -52,7 +52,8 @@ import Testing
 
         // Independently of the core's monitor: limits hold on every traced frame.
         let dt = rig.tickSeconds
-        var previous = rig.homePose, previousVelocity = [Double](repeating: 0, count: rig.axes.count)
+        var previous = rig.homePose
+        var previousVelocity = [Double](repeating: 0, count: rig.axes.count)
         for pose in frames {
             for (i, axis) in rig.axes.enumerated() {
                 let v = (pose[i] - previous[i]) / dt
@@ -103,13 +104,15 @@ import Testing
     }
 
     @Test func infeasibleProgramIsRefusedAndNothingMoves() throws {
-        let program = try RigProcess.temporaryFile("fast.json", contents: """
-        {
-          "rig": { "axes": [ { "name": "pan", "channel": 0, "maxVelocity": 30, "maxAcceleration": 60 } ] },
-          "kind": "keyframes",
-          "keyframes": { "pan": [ { "t": 0, "value": 0 }, { "t": 1, "value": 80 } ] }
-        }
-        """)
+        let program = try RigProcess.temporaryFile(
+            "fast.json",
+            contents: """
+                {
+                  "rig": { "axes": [ { "name": "pan", "channel": 0, "maxVelocity": 30, "maxAcceleration": 60 } ] },
+                  "kind": "keyframes",
+                  "keyframes": { "pan": [ { "t": 0, "value": 0 }, { "t": 1, "value": 80 } ] }
+                }
+                """)
         let trace = try RigProcess.temporaryFile("never.csv")
         let check = try RigProcess.run(["check", program])
         #expect(check.status == 1)
@@ -122,15 +125,18 @@ import Testing
     }
 
     @Test func malformedFileGivesTheCompilerStyleLineAndExit2() throws {
-        let program = try RigProcess.temporaryFile("bad.json", contents: """
-        {
-          "rig": "pantilt.json",
-          "kind": "panorama",
-          "panorama": { "lens": { "focalLengthMm": 35 }, "overlapPercent": 95, "pan": [-80, 80], "tilt": [0, 0] }
-        }
-        """)
-        try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/pantilt.json").path,
-                                         toPath: (program as NSString).deletingLastPathComponent + "/pantilt.json")
+        let program = try RigProcess.temporaryFile(
+            "bad.json",
+            contents: """
+                {
+                  "rig": "pantilt.json",
+                  "kind": "panorama",
+                  "panorama": { "lens": { "focalLengthMm": 35 }, "overlapPercent": 95, "pan": [-80, 80], "tilt": [0, 0] }
+                }
+                """)
+        try FileManager.default.copyItem(
+            atPath: RigProcess.packageRoot.appendingPathComponent("rigs/pantilt.json").path,
+            toPath: (program as NSString).deletingLastPathComponent + "/pantilt.json")
         for command in ["check", "play", "plan"] {
             let result = try RigProcess.run([command, program])
             #expect(result.status == 2)

@@ -14,15 +14,18 @@ import Testing
     }
 
     @Test func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
-        let program = try RigProcess.temporaryFile("slow.json", contents: """
-        {"rig": {"output": {"type": "pca9685", "frequencyHz": 50},
-                 "axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "softLimits": [-90, 90]}]},
-         "kind": "timelapse", "trigger": "auto",
-         "timelapse": {"frames": 41, "keyframes": {"pan": [{"frame": 0, "value": 0, "interp": "linear"}, {"frame": 40, "value": 10}]}}}
-        """)
+        let program = try RigProcess.temporaryFile(
+            "slow.json",
+            contents: """
+                {"rig": {"output": {"type": "pca9685", "frequencyHz": 50},
+                         "axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "softLimits": [-90, 90]}]},
+                 "kind": "timelapse", "trigger": "auto",
+                 "timelapse": {"frames": 41, "keyframes": {"pan": [{"frame": 0, "value": 0, "interp": "linear"}, {"frame": 40, "value": 10}]}}}
+                """)
         let result = try RigProcess.run(["check", program])
         #expect(result.status == 0, "\(result.stderr)")
-        let warning = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("\(program): warning: axis pan moves less than one output count (0.88°)") })
+        let warning = try #require(
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("\(program): warning: axis pan moves less than one output count (0.88°)") })
         #expect(warning.contains("smallest move 0.25° per frame"))
         #expect(warning.contains("a higher \"frequencyHz\""))
         #expect(warning.contains("a wider calibration"))

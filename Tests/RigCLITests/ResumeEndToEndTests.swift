@@ -7,12 +7,12 @@ import Testing
 /// the shot log says where it stopped, and `--resume` shoots the rest into the same log.
 @Suite(.serialized) struct ResumeEndToEndTests {
     static let program = #"""
-    {"rig": {"axes": [{"name": "pan", "channel": 0, "backlashDeg": 1}, {"name": "tilt", "channel": 1}],
-             "camera": {"type": "sim", "focusMs": 100, "shutterMs": 100, "afterShotMs": 200}},
-     "kind": "steps", "trigger": "auto", "settleSeconds": 0.3,
-     "steps": [{"pose": {"pan": -30}, "label": "a"}, {"pose": {"pan": -15}, "label": "b"}, {"pose": {"pan": 0}, "label": "c"},
-               {"pose": {"pan": 15}, "label": "d"}, {"pose": {"pan": 30}, "label": "e"}, {"pose": {"pan": 30, "tilt": 10}, "label": "f"}]}
-    """#
+        {"rig": {"axes": [{"name": "pan", "channel": 0, "backlashDeg": 1}, {"name": "tilt", "channel": 1}],
+                 "camera": {"type": "sim", "focusMs": 100, "shutterMs": 100, "afterShotMs": 200}},
+         "kind": "steps", "trigger": "auto", "settleSeconds": 0.3,
+         "steps": [{"pose": {"pan": -30}, "label": "a"}, {"pose": {"pan": -15}, "label": "b"}, {"pose": {"pan": 0}, "label": "c"},
+                   {"pose": {"pan": 15}, "label": "d"}, {"pose": {"pan": 30}, "label": "e"}, {"pose": {"pan": 30, "tilt": 10}, "label": "f"}]}
+        """#
 
     func readLog(_ path: String) throws -> ShotLog {
         try ShotLog(text: String(contentsOfFile: path, encoding: .utf8), file: path)

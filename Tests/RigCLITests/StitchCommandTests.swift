@@ -69,10 +69,12 @@ import Testing
         #expect(missing.status == 2)
         #expect(missing.stderr == "error: -o \(dir)/no/such/dir/p.pto: the directory \(dir)/no/such/dir does not exist\n")
         // A bad option refuses the run before the (valid) output file is created.
-        for (options, message) in [(["--names", "IMG_%s.JPG"], "error: --names \"IMG_%s.JPG\" has \"%s\", which is not an integer conversion"),
-                                   (["--names", "IMG.JPG"], "error: --names \"IMG.JPG\" has no integer conversion"),
-                                   (["--image-size", "6000"], "error: --image-size \"6000\" is not WIDTHxHEIGHT"),
-                                   (["--hfov", "200"], "error: --hfov 200 is out of range")] {
+        for (options, message) in [
+            (["--names", "IMG_%s.JPG"], "error: --names \"IMG_%s.JPG\" has \"%s\", which is not an integer conversion"),
+            (["--names", "IMG.JPG"], "error: --names \"IMG.JPG\" has no integer conversion"),
+            (["--image-size", "6000"], "error: --image-size \"6000\" is not WIDTHxHEIGHT"),
+            (["--hfov", "200"], "error: --hfov 200 is out of range"),
+        ] {
             let out = dir + "/new.pto"
             let result = try RigProcess.run(["plan", program, "--format", "pto", "-o", out] + options)
             #expect(result.status == 2)
@@ -84,7 +86,10 @@ import Testing
     @Test func aProgramWithoutALensNeedsHfovForStitcherFormats() throws {
         let refused = try RigProcess.run(["plan", "rigs/timelapse.json", "--format", "pto"])
         #expect(refused.status == 2)
-        #expect(refused.stderr == "rigs/timelapse.json: error: --format pto needs the lens's field of view: a timelapse program has no lens (only panorama programs do); give --hfov DEGREES (the horizontal field of view of the image as stored)\n")
+        #expect(
+            refused.stderr
+                == "rigs/timelapse.json: error: --format pto needs the lens's field of view: a timelapse program has no lens (only panorama programs do); give --hfov DEGREES (the horizontal field of view of the image as stored)\n"
+        )
         let given = try RigProcess.run(["plan", "rigs/timelapse.json", "--format", "pto", "--hfov", "40", "--image-size", "4000x3000", "--names", "F%d.jpg"])
         #expect(given.status == 0, "\(given.stderr)")
         let images = given.stdout.split(separator: "\n").filter { $0.hasPrefix("i ") }
@@ -103,11 +108,12 @@ import Testing
         let images = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("i ") }
         // The panorama's lens: 35 mm on 36 × 24, portrait → v = 2·atan(18/35), roll 90.
         let hfov = HuginNumber.text(2 * atan(18.0 / 35) * 180 / .pi)
-        #expect(images == [
-            "i w6000 h4000 f0 v\(hfov) r90 p-20 y-80 n\"IMG_0001.JPG\"",
-            "i w6000 h4000 f0 v=0 r90 p-20 y-56.642857 n\"IMG_0003.JPG\"",
-            "i w6000 h4000 f0 v=0 r90 p-20 y-34.285714 n\"IMG_0004.JPG\"",
-        ])
+        #expect(
+            images == [
+                "i w6000 h4000 f0 v\(hfov) r90 p-20 y-80 n\"IMG_0001.JPG\"",
+                "i w6000 h4000 f0 v=0 r90 p-20 y-56.642857 n\"IMG_0003.JPG\"",
+                "i w6000 h4000 f0 v=0 r90 p-20 y-34.285714 n\"IMG_0004.JPG\"",
+            ])
         // The log's program is the copy, but its hash is not the log's: said, not refused.
         #expect(result.stderr.contains("has changed since the run"), "\(result.stderr)")
         // The log is an input too.
@@ -121,7 +127,9 @@ import Testing
         let log = try Self.writeLog(in: dir, program: nil)
         let refused = try RigProcess.run(["export", log, "--format", "papywizard"])
         #expect(refused.status == 2)
-        #expect(refused.stderr.hasPrefix("\(log): error: --format papywizard needs the lens, and the log's program \"gone.json\" cannot be read ("), "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix("\(log): error: --format papywizard needs the lens, and the log's program \"gone.json\" cannot be read ("),
+            "\(refused.stderr)")
         #expect(refused.stderr.hasSuffix("give --program FILE (the program the log ran) or --hfov DEGREES\n"))
         // CSV needs no lens.
         let csv = try RigProcess.run(["export", log, "--format", "csv"])
@@ -145,11 +153,11 @@ import Testing
 /// its shot log on: the images are the poses the log says were sent, in its order.
 @Suite struct PlayThenExportTests {
     static let program = #"""
-    {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
-             "camera": {"type": "sim", "focusMs": 20, "shutterMs": 20, "afterShotMs": 20}},
-     "kind": "panorama", "trigger": "auto", "settleSeconds": 0.1, "shoot": {"shotsPerStep": 2},
-     "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-20, 20], "tilt": [0, 20]}}
-    """#
+        {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
+                 "camera": {"type": "sim", "focusMs": 20, "shutterMs": 20, "afterShotMs": 20}},
+         "kind": "panorama", "trigger": "auto", "settleSeconds": 0.1, "shoot": {"shotsPerStep": 2},
+         "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-20, 20], "tilt": [0, 20]}}
+        """#
 
     @Test func theExportedProjectHasThePosesOfTheLog() throws {
         let programPath = try RigProcess.temporaryFile("small.json", contents: Self.program)

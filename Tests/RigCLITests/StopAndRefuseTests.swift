@@ -17,7 +17,8 @@ import Testing
         #expect(frames.count > 20, "the rig never moved", sourceLocation: sourceLocation)
         #expect(frames.count < 1500, "it was not stopped: \(frames.count) frames", sourceLocation: sourceLocation)
         let dt = rig.tickSeconds
-        var previous = rig.homePose, previousVelocity = [Double](repeating: 0, count: rig.axes.count)
+        var previous = rig.homePose
+        var previousVelocity = [Double](repeating: 0, count: rig.axes.count)
         var peakSpeed = 0.0
         for pose in frames {
             for (i, axis) in rig.axes.enumerated() {
@@ -74,7 +75,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", "set -o pipefail; " + script, RigProcess.executable.path, "play", Self.program, "--trace", trace, "--no-realtime"]
         process.currentDirectoryURL = RigProcess.packageRoot
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

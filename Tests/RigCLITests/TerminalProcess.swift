@@ -7,8 +7,16 @@ final class TerminalProcess: @unchecked Sendable {
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var text = ""
-        func append(_ data: Data) { lock.lock(); text += String(decoding: data, as: UTF8.self); lock.unlock() }
-        var value: String { lock.lock(); defer { lock.unlock() }; return text }
+        func append(_ data: Data) {
+            lock.lock()
+            text += String(decoding: data, as: UTF8.self)
+            lock.unlock()
+        }
+        var value: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return text
+        }
         func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
     }
 
@@ -20,13 +28,15 @@ final class TerminalProcess: @unchecked Sendable {
     struct NoTerminal: Error {}
 
     init(_ arguments: [String]) throws {
-        var master: Int32 = -1, slave: Int32 = -1
+        var master: Int32 = -1
+        var slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw NoTerminal() }
         terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
         process.executableURL = RigProcess.executable
         process.arguments = arguments
         process.currentDirectoryURL = RigProcess.packageRoot
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         process.standardOutput = out
         process.standardError = err

@@ -1,6 +1,7 @@
 import Foundation
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct AxisResolutionTests {
     /// A PCA9685 at 50 Hz on a 25 MHz oscillator: PRE_SCALE 121, period 122 × 4096 / 25 MHz,
@@ -25,16 +26,18 @@ import Testing
     @Test func aSteeperSegmentInTheSoftRangeSetsTheResolution() throws {
         // 0…45° on 1000…1500 µs (0.09°/µs), 45…90° on 1500…1600 µs (0.45°/µs).
         let calibration = try Calibration.make(points: [(0, 1000), (45, 1500), (90, 1600)], inverted: false).get()
-        let narrow = 0.0...40.0, wide = 0.0...80.0
+        let narrow = 0.0...40.0
+        let wide = 0.0...80.0
         #expect(abs(AxisResolution.maxDegreesPerMicrosecond(calibration, over: narrow) - 0.09) < 1e-12)
         #expect(abs(AxisResolution.maxDegreesPerMicrosecond(calibration, over: wide) - 0.45) < 1e-12)
     }
 
     func timelapse(frames: Int, panTo: Double, output: String) throws -> Program {
-        try parseProgram("""
-        {"rig": \(panTiltRig(output: output)), "kind": "timelapse", "timelapse": {"frames": \(frames),
-          "keyframes": {"pan": [{"frame": 0, "value": 0, "interp": "linear"}, {"frame": \(frames - 1), "value": \(panTo)}]}}}
-        """)
+        try parseProgram(
+            """
+            {"rig": \(panTiltRig(output: output)), "kind": "timelapse", "timelapse": {"frames": \(frames),
+              "keyframes": {"pan": [{"frame": 0, "value": 0, "interp": "linear"}, {"frame": \(frames - 1), "value": \(panTo)}]}}}
+            """)
     }
 
     @Test func aTimelapseMovingLessThanACountPerFrameIsWarnedAbout() throws {

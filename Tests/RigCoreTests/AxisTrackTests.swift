@@ -1,6 +1,7 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// Random all-smooth key lists: uneven spacing, flat stretches, reversals.
 private let smoothKeys = Generator(run: { rng in
@@ -22,8 +23,10 @@ private let smoothKeys = Generator(run: { rng in
         await propertyCheck(count: 300, input: smoothKeys) { keys in
             let track = AxisTrack(keys: keys)
             for i in 0..<(keys.count - 1) {
-                let k0 = keys[i], k1 = keys[i + 1]
-                let low = min(k0.value, k1.value), high = max(k0.value, k1.value)
+                let k0 = keys[i]
+                let k1 = keys[i + 1]
+                let low = min(k0.value, k1.value)
+                let high = max(k0.value, k1.value)
                 let eps = 1e-9 * (abs(low) + abs(high) + 1)
                 for s in 0...400 {
                     let t = k0.time + (k1.time - k0.time) * Double(s) / 400
@@ -41,12 +44,14 @@ private let smoothKeys = Generator(run: { rng in
             // of the shortest neighbouring segment that is far below the secant slopes, while
             // a kink would differ by the order of the secants themselves.
             for i in 1..<max(1, keys.count - 1) {
-                let h0 = keys[i].time - keys[i - 1].time, h1 = keys[i + 1].time - keys[i].time
+                let h0 = keys[i].time - keys[i - 1].time
+                let h1 = keys[i + 1].time - keys[i].time
                 let h = 1e-6 * min(h0, h1)
                 let t = keys[i].time
                 let left = (track.value(at: t) - track.value(at: t - h)) / h
                 let right = (track.value(at: t + h) - track.value(at: t)) / h
-                let s0 = (keys[i].value - keys[i - 1].value) / h0, s1 = (keys[i + 1].value - keys[i].value) / h1
+                let s0 = (keys[i].value - keys[i - 1].value) / h0
+                let s1 = (keys[i + 1].value - keys[i].value) / h1
                 let scale = max(abs(s0), abs(s1), 1)
                 #expect(abs(left - right) <= 1e-3 * scale, "key \(i): left \(left), right \(right)")
             }
@@ -55,8 +60,10 @@ private let smoothKeys = Generator(run: { rng in
 
     @Test func theContinuityProbeDetectsAKink() {
         // Sanity check of the probe above: linear into linear has a corner at t = 1.
-        let keys = [Keyframe(time: 0, value: 0, interpolation: .linear), Keyframe(time: 1, value: 10, interpolation: .linear),
-                    Keyframe(time: 2, value: 0)]
+        let keys = [
+            Keyframe(time: 0, value: 0, interpolation: .linear), Keyframe(time: 1, value: 10, interpolation: .linear),
+            Keyframe(time: 2, value: 0),
+        ]
         let track = AxisTrack(keys: keys)
         let h = 1e-6
         let left = (track.value(at: 1) - track.value(at: 1 - h)) / h
@@ -78,9 +85,11 @@ private let smoothKeys = Generator(run: { rng in
     }
 
     @Test func cursorSamplingMatchesFreshSampling() {
-        let track = AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 1, value: 5, interpolation: .linear),
-                                     Keyframe(time: 2, value: 7, interpolation: .ease(Easing(mode: .easeInOut, curve: .cubic))),
-                                     Keyframe(time: 4, value: -3)])
+        let track = AxisTrack(keys: [
+            Keyframe(time: 0, value: 0), Keyframe(time: 1, value: 5, interpolation: .linear),
+            Keyframe(time: 2, value: 7, interpolation: .ease(Easing(mode: .easeInOut, curve: .cubic))),
+            Keyframe(time: 4, value: -3),
+        ])
         var cursor = 0
         // Forwards, then jumping backwards: the cursor must find the right segment either way.
         for t in Array(stride(from: -0.5, through: 4.5, by: 0.01)) + Array(stride(from: 4.5, through: -0.5, by: -0.37)) {

@@ -1,6 +1,7 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct CalibrationTests {
     func make(_ points: [(Double, Double)], inverted: Bool = false) -> Result<Calibration, CalibrationProblem> {
@@ -33,7 +34,8 @@ import Testing
         let tables = Generator(run: { rng in
             var g = SplitMix64(seed: rng.next())
             let count = Int.random(in: 2...6, using: &g)
-            var angle = Double.random(in: -180 ... -30, using: &g), pulse = Double.random(in: 500...1000, using: &g)
+            var angle = Double.random(in: -180 ... -30, using: &g)
+            var pulse = Double.random(in: 500...1000, using: &g)
             let falling = Bool.random(using: &g)
             var points: [(Double, Double)] = []
             for _ in 0..<count {

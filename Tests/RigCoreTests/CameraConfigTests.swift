@@ -1,5 +1,6 @@
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct CameraConfigTests {
     func rig(_ extra: String) throws(FileError) -> Rig {
@@ -7,7 +8,8 @@ import Testing
     }
 
     @Test func aGPIOCameraReadsItsLinesAndTimings() throws {
-        let camera = try #require(try rig(#""camera": {"type": "gpio", "shutterLine": 5, "focusLine": null, "focusMs": 300, "shutterMs": 100, "afterShotMs": 2000}"#).camera)
+        let camera = try #require(
+            try rig(#""camera": {"type": "gpio", "shutterLine": 5, "focusLine": null, "focusMs": 300, "shutterMs": 100, "afterShotMs": 2000}"#).camera)
         #expect(camera.kind == .gpio)
         #expect(camera.lines == [5])
         #expect(camera.focusSeconds == 0.3)
@@ -22,10 +24,19 @@ import Testing
 
     static let bad: [(String, String)] = [
         (#""camera": {"type": "usb"}"#, #"r.json:1:62: error: $.camera.type: "usb" is not valid; valid: "gpio", "sim""#),
-        (#""camera": {"type": "sim", "shutterLine": 3}"#, #"r.json:1:84: error: $.camera.shutterLine: "shutterLine" is for a "gpio" camera; a "sim" camera has no lines"#),
-        (#""camera": {"type": "gpio", "shutterLine": 22}"#, #"r.json:1:85: error: $.camera.shutterLine: line 22 is the focus line (focusLine's default); set "focusLine" to another line, or null if focus is not wired"#),
+        (
+            #""camera": {"type": "sim", "shutterLine": 3}"#,
+            #"r.json:1:84: error: $.camera.shutterLine: "shutterLine" is for a "gpio" camera; a "sim" camera has no lines"#
+        ),
+        (
+            #""camera": {"type": "gpio", "shutterLine": 22}"#,
+            #"r.json:1:85: error: $.camera.shutterLine: line 22 is the focus line (focusLine's default); set "focusLine" to another line, or null if focus is not wired"#
+        ),
         (#""camera": {"type": "gpio", "shutterMs": 5}"#, "r.json:1:83: error: $.camera.shutterMs: 5 ms is out of range; valid: 10…10000 ms"),
-        (#""camera": {"type": "gpio", "shutterLine": 13}, "buttons": {}"#, #"r.json:1:53: error: $.camera: line 13 of gpiochip0 is already used by "buttons"; the camera needs lines of its own"#),
+        (
+            #""camera": {"type": "gpio", "shutterLine": 13}, "buttons": {}"#,
+            #"r.json:1:53: error: $.camera: line 13 of gpiochip0 is already used by "buttons"; the camera needs lines of its own"#
+        ),
         (#""camera": {}"#, #"r.json:1:53: error: $.camera: missing required key "type" ("gpio" or "sim")"#),
     ]
 
@@ -46,8 +57,11 @@ import Testing
     }
 
     func program(_ shoot: String) throws(FileError) -> Program {
-        try ProgramParser.parse(text: #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 100, "shutterMs": 200, "afterShotMs": 1000}}, "kind": "steps", \#(shoot) "steps": [{"pose": {"pan": 1}}]}"#,
-                                file: "p.json") { path, at throws(FileError) in throw at.error("no rig files here") }
+        try ProgramParser.parse(
+            text:
+                #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 100, "shutterMs": 200, "afterShotMs": 1000}}, "kind": "steps", \#(shoot) "steps": [{"pose": {"pan": 1}}]}"#,
+            file: "p.json"
+        ) { path, at throws(FileError) in throw at.error("no rig files here") }
     }
 
     @Test func theShootKeyAndTheCameraMakeTheShotTiming() throws {

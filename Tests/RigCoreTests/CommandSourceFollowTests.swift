@@ -1,13 +1,17 @@
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// `.follow(tracks:)`: timed paths played through the source's limiter (go-motion).
 @Suite struct CommandSourceFollowTests {
-    let rig = simRig([servoAxis("pan", channel: 0, maxVelocity: 60, maxAcceleration: 120),
-                      servoAxis("tilt", channel: 1, softMin: -30, softMax: 45, maxVelocity: 40, maxAcceleration: 80)])
+    let rig = simRig([
+        servoAxis("pan", channel: 0, maxVelocity: 60, maxAcceleration: 120),
+        servoAxis("tilt", channel: 1, softMin: -30, softMax: 45, maxVelocity: 40, maxAcceleration: 80),
+    ])
     /// 0 → 10° in 1 s at a constant 20°/s², then on to 20° at rest by 2 s.
-    let track = AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 1, value: 10), Keyframe(time: 2, value: 20)],
-                          tangents: [0, 20, 0])
+    let track = AxisTrack(
+        keys: [Keyframe(time: 0, value: 0), Keyframe(time: 1, value: 10), Keyframe(time: 2, value: 20)],
+        tangents: [0, 20, 0])
 
     /// Ticks `source` `count` times; returns the frames and checks each against the limits.
     func run(_ source: inout CommandSource, ticks count: Int, monitor: inout LimitMonitor) -> [[Double]] {

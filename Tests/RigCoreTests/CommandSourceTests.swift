@@ -1,6 +1,7 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// Drives a `CommandSource` tick by tick and watches every frame with `LimitMonitor`.
 private struct CommandRun {
@@ -48,7 +49,8 @@ private let rig = simRig([pan, tilt])
         #expect(r.velocities == [0, 0])
         #expect(r.violations.isEmpty, "\(r.violations)")
         // Rest to rest, both axes arriving on the same tick.
-        let panDone = r.frames.firstIndex { $0[0] == 90 }, tiltDone = r.frames.firstIndex { $0[1] == -10 }
+        let panDone = r.frames.firstIndex { $0[0] == 90 }
+        let tiltDone = r.frames.firstIndex { $0[1] == -10 }
         #expect(panDone != nil && panDone == tiltDone)
         // nil keeps an axis where it is; an in-range target reports nothing clamped.
         let before = r.frames.count
@@ -157,13 +159,17 @@ private let rig = simRig([pan, tilt])
             // Per tick: maybe a command (wild targets, fractions, scales), else nothing.
             let script: [MotionCommand?] = (0..<Int.random(in: 100...800, using: &g)).map { _ in
                 switch Int.random(in: 0..<40, using: &g) {
-                case 0: return .goTo(pose: rig.axes.map { a in
-                    Bool.random(using: &g) ? nil : Double.random(in: (a.softMin - 50)...(a.softMax + 50), using: &g)
-                })
+                case 0:
+                    return .goTo(
+                        pose: rig.axes.map { a in
+                            Bool.random(using: &g) ? nil : Double.random(in: (a.softMin - 50)...(a.softMax + 50), using: &g)
+                        })
                 case 1, 2, 3, 4, 5, 6: return .jog(velocityFractions: rig.axes.map { _ in Double.random(in: -1.5...1.5, using: &g) })
                 case 7: return .halt
-                case 8: return .setSpeedScale(axis: Int.random(in: 0..<rig.axes.count, using: &g),
-                                              fraction: Double.random(in: 0.05...1, using: &g))
+                case 8:
+                    return .setSpeedScale(
+                        axis: Int.random(in: 0..<rig.axes.count, using: &g),
+                        fraction: Double.random(in: 0.05...1, using: &g))
                 default: return nil
                 }
             }

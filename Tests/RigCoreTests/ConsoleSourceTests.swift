@@ -1,5 +1,6 @@
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// Drives a `ConsoleSource` tick by tick and checks every frame against every limit.
 private struct ConsoleRun {

@@ -1,11 +1,15 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// `rig check` must accept exactly the programs whose played frames stay within limits.
 @Suite struct FeasibilityPropertyTests {
     @Test func checkAcceptsExactlyTheProgramsThatStayWithinLimits() async {
-        var total = 0, feasible = 0, stepped = 0, continuous = 0
+        var total = 0
+        var feasible = 0
+        var stepped = 0
+        var continuous = 0
         await propertyCheck(count: 600, input: Scenario.generator) { s in
             let report = FeasibilityChecker.check(rig: s.rig, motion: s.motion, startPose: s.startPose)
             let run = drive(rig: s.rig, motion: s.motion, startPose: s.startPose)

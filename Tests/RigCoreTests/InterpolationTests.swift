@@ -1,9 +1,11 @@
 import Foundation
-@testable import RigCore
 import Testing
 
+@testable import RigCore
+
 @Suite struct InterpolationTests {
-    static let all: [Interpolation] = [.linear, .bezier(x1: 0.25, y1: 0.1, x2: 0.25, y2: 1), .bezier(x1: 0.3, y1: -0.4, x2: 0.7, y2: 1.4)]
+    static let all: [Interpolation] =
+        [.linear, .bezier(x1: 0.25, y1: 0.1, x2: 0.25, y2: 1), .bezier(x1: 0.3, y1: -0.4, x2: 0.7, y2: 1.4)]
         + Easing.names.compactMap { Interpolation(name: $0) }
 
     @Test(arguments: all) func runsFromZeroToOne(_ interpolation: Interpolation) {
@@ -13,14 +15,14 @@ import Testing
 
     @Test func easingsAtHandComputedPoints() {
         func p(_ name: String, _ u: Double) -> Double { Interpolation(name: name)?.progress(u) ?? .nan }
-        #expect(abs(p("easeInQuad", 0.5) - 0.25) < 1e-12)       // u²
-        #expect(abs(p("easeOutQuad", 0.5) - 0.75) < 1e-12)      // 1 − (1−u)²
-        #expect(abs(p("easeInCubic", 0.5) - 0.125) < 1e-12)     // u³
+        #expect(abs(p("easeInQuad", 0.5) - 0.25) < 1e-12)  // u²
+        #expect(abs(p("easeOutQuad", 0.5) - 0.75) < 1e-12)  // 1 − (1−u)²
+        #expect(abs(p("easeInCubic", 0.5) - 0.125) < 1e-12)  // u³
         #expect(abs(p("easeOutCubic", 0.5) - 0.875) < 1e-12)
         #expect(abs(p("easeInSine", 0.5) - (1 - 0.5.squareRoot())) < 1e-12)  // 1 − cos(π/4)
-        #expect(abs(p("easeOutSine", 0.5) - 0.5.squareRoot()) < 1e-12)      // sin(π/4)
-        #expect(abs(p("easeInOutCubic", 0.25) - 0.0625) < 1e-12) // (2u)³/2
-        #expect(abs(p("easeInOutQuad", 0.75) - 0.875) < 1e-12)   // 1 − (2−2u)²/2
+        #expect(abs(p("easeOutSine", 0.5) - 0.5.squareRoot()) < 1e-12)  // sin(π/4)
+        #expect(abs(p("easeInOutCubic", 0.25) - 0.0625) < 1e-12)  // (2u)³/2
+        #expect(abs(p("easeInOutQuad", 0.75) - 0.875) < 1e-12)  // 1 − (2−2u)²/2
         for name in Easing.names where name.hasPrefix("easeInOut") {
             #expect(abs(p(name, 0.5) - 0.5) < 1e-12, "\(name) is symmetric")
         }
@@ -42,7 +44,8 @@ import Testing
         }
         // CSS "ease" = (0.25, 0.1, 0.25, 1): at x = 0.5 the curve parameter is s ≈ 0.4, where
         // x(s) = 3(1−s)²s·0.25 + 3(1−s)s²·0.25 + s³. Recompute y at the solved s independently.
-        var lo = 0.0, hi = 1.0
+        var lo = 0.0
+        var hi = 1.0
         for _ in 0..<200 {
             let s = (lo + hi) / 2
             let x = 3 * (1 - s) * (1 - s) * s * 0.25 + 3 * (1 - s) * s * s * 0.25 + s * s * s

@@ -1,11 +1,17 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// A random JSON tree and a random (valid) way of writing it.
 private struct JSONSample: Sendable {
     indirect enum Tree: Sendable {
-        case null, bool(Bool), number(Double), string(String), array([Tree]), object([(String, Tree)])
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([Tree])
+        case object([(String, Tree)])
     }
     var tree: Tree
     var text: String
@@ -29,7 +35,9 @@ private struct JSONSample: Sendable {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &g))
         case 2:
-            let choices = [0, -0.0, 1, -17, 3.25, 1e-7, 6.02e23, Double.random(in: -1e6...1e6, using: &g), Double(Int.random(in: -1_000_000...1_000_000, using: &g))]
+            let choices = [
+                0, -0.0, 1, -17, 3.25, 1e-7, 6.02e23, Double.random(in: -1e6...1e6, using: &g), Double(Int.random(in: -1_000_000...1_000_000, using: &g)),
+            ]
             return .number(choices.randomElement(using: &g) ?? 0)
         case 3: return .string(randomString(&g))
         case 4: return .array((0..<Int.random(in: 0...4, using: &g)).map { _ in randomTree(depth: depth + 1, &g) })
@@ -59,7 +67,8 @@ private struct JSONSample: Sendable {
         case .array(let items):
             return "[" + space(&g) + items.map { write($0, &g) }.joined(separator: space(&g) + "," + space(&g)) + space(&g) + "]"
         case .object(let members):
-            return "{" + space(&g) + members.map { quote($0.0, &g) + space(&g) + ":" + space(&g) + write($0.1, &g) }
+            return "{" + space(&g)
+                + members.map { quote($0.0, &g) + space(&g) + ":" + space(&g) + write($0.1, &g) }
                 .joined(separator: "," + space(&g)) + space(&g) + "}"
         }
     }
@@ -130,8 +139,10 @@ private struct JSONSample: Sendable {
         #expect(items[2].location == SourceLocation(line: 3, column: 7))
     }
 
-    @Test(arguments: ["", " ", "[1 2]", "{\"a\" 1}", "{1: 2}", "tru", "nul", "-", "1.", "1e", "01", "\"\\u12\"", "\"\\ud800\"",
-                      "\"\\udc00x\"", "[", "{\"a\":}", "\u{FEFF}", "NaN", "Infinity", "1e400", "[-]", "'a'"])
+    @Test(arguments: [
+        "", " ", "[1 2]", "{\"a\" 1}", "{1: 2}", "tru", "nul", "-", "1.", "1e", "01", "\"\\u12\"", "\"\\ud800\"",
+        "\"\\udc00x\"", "[", "{\"a\":}", "\u{FEFF}", "NaN", "Infinity", "1e400", "[-]", "'a'",
+    ])
     func rejectsInvalidDocuments(_ text: String) {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
     }

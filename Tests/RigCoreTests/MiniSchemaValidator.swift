@@ -19,7 +19,9 @@ struct MiniSchemaValidator {
     func validate(_ value: JSONValue, _ schema: JSONValue, document: String, path: String, into errors: inout [String]) {
         switch schema {
         case .bool(true): return
-        case .bool(false): errors.append("\(path): not allowed here"); return
+        case .bool(false):
+            errors.append("\(path): not allowed here")
+            return
         case .object(let keywords):
             var k: [String: JSONValue] = [:]
             for m in keywords { k[m.key] = m.value.value }
@@ -127,9 +129,11 @@ struct MiniSchemaValidator {
         }
     }
 
-    static let known: Set<String> = ["$ref", "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "minLength", "pattern",
-                                     "minItems", "maxItems", "prefixItems", "items", "required", "minProperties", "dependentRequired",
-                                     "properties", "additionalProperties", "propertyNames", "allOf", "oneOf", "if", "then"]
+    static let known: Set<String> = [
+        "$ref", "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "minLength", "pattern",
+        "minItems", "maxItems", "prefixItems", "items", "required", "minProperties", "dependentRequired",
+        "properties", "additionalProperties", "propertyNames", "allOf", "oneOf", "if", "then",
+    ]
 
     private func member(_ value: JSONValue, _ key: String) -> JSONValue? {
         guard case .object(let members) = value else { return nil }

@@ -1,6 +1,7 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct MotionLimiterTests {
     @Test func neverLetsAFrameOutOfLimits() async {
@@ -56,7 +57,8 @@ import Testing
         let dt = 1.0 / 500
         var limiter = MotionLimiter(axes: [axis], tickSeconds: dt, startPose: [0])
         var out: [[Double]] = []
-        var x = 0.0, v = 0.0
+        var x = 0.0
+        var v = 0.0
         for _ in 0..<200 {
             v += 20 * dt + 0.9e-6 * 300
             x += v * dt

@@ -1,12 +1,14 @@
 import Foundation
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct PanoramaPlannerTests {
     func spec(h: Double = 60, v: Double = 40, overlap: Double, pan: ClosedRange<Double>, tilt: ClosedRange<Double>) -> PanoramaSpec {
-        PanoramaSpec(fieldOfView: FieldOfView(horizontalDegrees: h, verticalDegrees: v), overlap: overlap,
-                     pan: pan, tilt: tilt, panAxis: 0, tiltAxis: 1)
+        PanoramaSpec(
+            fieldOfView: FieldOfView(horizontalDegrees: h, verticalDegrees: v), overlap: overlap,
+            pan: pan, tilt: tilt, panAxis: 0, tiltAxis: 1)
     }
 
     @Test func singleRowOnTheHorizon() {
@@ -151,7 +153,8 @@ import Testing
     }
 
     @Test func panoramaProgramBecomesSteps() throws {
-        let program = try parseProgram("""
+        let program = try parseProgram(
+            """
             {"rig": {"axes": [{"name": "tilt", "channel": 3, "home": 10}, {"name": "pan", "channel": 0},
                               {"name": "light", "kind": "pwm", "channel": 5, "home": 40}]},
              "kind": "panorama", "settleSeconds": 1.5,
@@ -161,8 +164,11 @@ import Testing
         // Same plan as singleRowOnTheHorizon (the pan range is given backwards), started from
         // home pan 0: a tie between the ends goes to the low end.
         #expect(program.steps.map(\.pose) == [[10, -60, 40], [10, -20, 40], [10, 20, 40], [10, 60, 40]])
-        #expect(program.steps.map(\.label) == ["shot 1 (row 1, column 1)", "shot 2 (row 1, column 2)",
-                                                "shot 3 (row 1, column 3)", "shot 4 (row 1, column 4)"])
+        #expect(
+            program.steps.map(\.label) == [
+                "shot 1 (row 1, column 1)", "shot 2 (row 1, column 2)",
+                "shot 3 (row 1, column 3)", "shot 4 (row 1, column 4)",
+            ])
         #expect(program.steps.allSatisfy { $0.settleSeconds == 1.5 })
         #expect(program.trigger == .keyboard)
     }
@@ -172,14 +178,19 @@ import Testing
     @Test func everyPlanCoversItsRangesOnceInSerpentineOrder() async {
         let specs = Generator(run: { rng in
             var g = SplitMix64(seed: rng.next())
-            let h = Double.random(in: 5...120, using: &g), v = Double.random(in: 5...100, using: &g)
+            let h = Double.random(in: 5...120, using: &g)
+            let v = Double.random(in: 5...100, using: &g)
             let panStart = Double.random(in: -180...0, using: &g)
             let panSpan = Bool.random(using: &g) ? 360 : Double.random(in: 0...300, using: &g)
-            let t0 = Double.random(in: -90...90, using: &g), t1 = Double.random(in: -90...90, using: &g)
-            return (PanoramaSpec(fieldOfView: FieldOfView(horizontalDegrees: h, verticalDegrees: v),
-                                 overlap: Double.random(in: 0.05...0.9, using: &g), pan: panStart...(panStart + panSpan),
-                                 tilt: min(t0, t1)...max(t0, t1), panAxis: 0, tiltAxis: 1),
-                    Double.random(in: -200...200, using: &g), Double.random(in: -90...90, using: &g))
+            let t0 = Double.random(in: -90...90, using: &g)
+            let t1 = Double.random(in: -90...90, using: &g)
+            return (
+                PanoramaSpec(
+                    fieldOfView: FieldOfView(horizontalDegrees: h, verticalDegrees: v),
+                    overlap: Double.random(in: 0.05...0.9, using: &g), pan: panStart...(panStart + panSpan),
+                    tilt: min(t0, t1)...max(t0, t1), panAxis: 0, tiltAxis: 1),
+                Double.random(in: -200...200, using: &g), Double.random(in: -90...90, using: &g)
+            )
         })
         await propertyCheck(count: 300, input: specs) { spec, pan, tilt in
             let plan = PanoramaPlanner.plan(spec, currentPan: pan, currentTilt: tilt)
@@ -192,7 +203,9 @@ import Testing
                 #expect(seen.insert([shot.row, shot.column]).inserted, "shot \(k) repeats")
                 #expect(shot.panDegrees >= spec.pan.lowerBound - 1e-9 && shot.panDegrees <= spec.pan.upperBound + 1e-9, "pan \(shot.panDegrees)")
                 #expect(shot.tiltDegrees >= spec.tilt.lowerBound - 1e-9 && shot.tiltDegrees <= spec.tilt.upperBound + 1e-9)
-                if rowsVisited.last != shot.row { rowsVisited.append(shot.row) } else {
+                if rowsVisited.last != shot.row {
+                    rowsVisited.append(shot.row)
+                } else {
                     #expect(abs(shot.column - plan.shots[k - 1].column) == 1)
                 }
             }

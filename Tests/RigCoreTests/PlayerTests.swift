@@ -1,16 +1,22 @@
-@testable import RigCore
 import Testing
 
+@testable import RigCore
+
 @Suite struct PlayerTests {
-    let rig = simRig([servoAxis("pan", channel: 0, softMin: -90, softMax: 90, park: -10),
-                      servoAxis("tilt", channel: 1, softMin: -45, softMax: 45, park: 20, maxVelocity: 60, maxAcceleration: 120)])
+    let rig = simRig([
+        servoAxis("pan", channel: 0, softMin: -90, softMax: 90, park: -10),
+        servoAxis("tilt", channel: 1, softMin: -45, softMax: 45, park: 20, maxVelocity: 60, maxAcceleration: 120),
+    ])
 
     /// A feasible sweep: pan −60 → 60 in 4 s (peak 1.5·120/4 = 45°/s, peak accel 6·120/16 = 45°/s²),
     /// tilt 0 → 30 → 0 over 4 s.
     var sweep: Motion {
-        .continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: -60), Keyframe(time: 4, value: 60)]),
-                             AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 2, value: 30), Keyframe(time: 4, value: 0)])],
-                    durationSeconds: 4)
+        .continuous(
+            tracks: [
+                AxisTrack(keys: [Keyframe(time: 0, value: -60), Keyframe(time: 4, value: 60)]),
+                AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 2, value: 30), Keyframe(time: 4, value: 0)]),
+            ],
+            durationSeconds: 4)
     }
 
     @Test func twoRunsOfTheSameProgramGiveIdenticalFrames() {
@@ -68,7 +74,10 @@ import Testing
     func stopBrakesWithinLimitsAndParks(stopTick: Int) throws {
         var stoppedAt: [Double] = []
         let run = drive(rig: rig, motion: sweep, startPose: [-60, 0]) { tick, player in
-            if tick == stopTick { player.stop(); stoppedAt = player.positions }
+            if tick == stopTick {
+                player.stop()
+                stoppedAt = player.positions
+            }
         }
         let excess = LimitExcess(frames: run.frames, rig: rig, startPose: [-60, 0])
         #expect(excess.relative <= 1e-6, "\(excess)")
@@ -110,7 +119,10 @@ import Testing
                 let event = player.tick(into: &frame)
                 ticks += 1
                 if arrived == nil, frame == poses[step] { arrived = ticks }
-                if case .ready(let s) = event { readies.append(s); break }
+                if case .ready(let s) = event {
+                    readies.append(s)
+                    break
+                }
                 #expect(ticks < 10_000)
                 if ticks >= 10_000 { return }
             }

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-@testable import RigCore
 import Testing
+
+@testable import RigCore
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Parses an SVG with Foundation's XMLParser and counts elements by name and by class.
 private final class SVGCensus: NSObject, XMLParserDelegate {
@@ -13,8 +15,10 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     var texts: [String] = []
     private var inText = false
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         elements[name, default: 0] += 1
         for c in (attributes["class"] ?? "").split(separator: " ") { classes[String(c), default: 0] += 1 }
         if name == "polyline" { polylinePointCounts.append((attributes["points"] ?? "").split(separator: " ").count) }
@@ -39,20 +43,26 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
 }
 
 @Suite struct PlotRendererTests {
-    let rig = simRig([servoAxis("pan", channel: 0, softMin: -45, softMax: 45),
-                      servoAxis("tilt", channel: 1, softMin: -30, softMax: 30, maxVelocity: 60, maxAcceleration: 120),
-                      servoAxis("roll", channel: 2)])
+    let rig = simRig([
+        servoAxis("pan", channel: 0, softMin: -45, softMax: 45),
+        servoAxis("tilt", channel: 1, softMin: -30, softMax: 30, maxVelocity: 60, maxAcceleration: 120),
+        servoAxis("roll", channel: 2),
+    ])
 
     func program(_ motion: Motion, file: String = "programs/sweep.json", rig: Rig? = nil) -> Program {
-        Program(file: file, rig: rig ?? self.rig, kind: .keyframes, motion: motion, trigger: .keyboard, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
+        Program(
+            file: file, rig: rig ?? self.rig, kind: .keyframes, motion: motion, trigger: .keyboard, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
     }
 
     /// Feasible: pan −40 → 40 in 4 s (peak 30°/s, 30°/s²), tilt 0 → 20 → 0.
     var feasible: Motion {
-        .continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: -40), Keyframe(time: 4, value: 40)]),
-                             AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 2, value: 20), Keyframe(time: 4, value: 0)]),
-                             nil],
-                    durationSeconds: 4)
+        .continuous(
+            tracks: [
+                AxisTrack(keys: [Keyframe(time: 0, value: -40), Keyframe(time: 4, value: 40)]),
+                AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 2, value: 20), Keyframe(time: 4, value: 0)]),
+                nil,
+            ],
+            durationSeconds: 4)
     }
 
     @Test func feasibleProgramParsesAndHasNoRed() throws {
@@ -82,8 +92,9 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         // pan 0 → 60 → 0 over 40 s at 500 Hz: slow (peak 1.5·60/20 = 4.5°/s) but beyond the
         // 45° soft limit for a long stretch; 20 000 frames, far more than a line keeps.
         let fast = simRig(rig.axes, loopRateHz: 500)
-        let motion: Motion = .continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 20, value: 60), Keyframe(time: 40, value: 0)]), nil, nil],
-                                         durationSeconds: 40)
+        let motion: Motion = .continuous(
+            tracks: [AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 20, value: 60), Keyframe(time: 40, value: 0)]), nil, nil],
+            durationSeconds: 40)
         let run = drive(rig: fast, motion: motion, startPose: [0, 0, 0])
         // Independent count: frames where pan is beyond 45° (with LimitMonitor's 1e-6·span slack).
         let beyond = run.frames.filter { $0[0] > 45 + 90e-6 }.count
@@ -98,8 +109,9 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
 
     @Test func velocityAndAccelerationViolationsAreMarked() throws {
         // 0 → 40° in 0.3 s on tilt (60°/s max): a smooth segment peaks at 1.5·40/0.3 = 200°/s.
-        let motion: Motion = .continuous(tracks: [nil, AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 0.3, value: 25)]), nil],
-                                         durationSeconds: 0.3)
+        let motion: Motion = .continuous(
+            tracks: [nil, AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 0.3, value: 25)]), nil],
+            durationSeconds: 0.3)
         #expect(!FeasibilityChecker.check(rig: rig, motion: motion, startPose: [0, 0, 0]).feasible)
         let svg = PlotRenderer.svg(program: program(motion), startPose: [0, 0, 0])
         let census = try #require(SVGCensus.of(svg))
@@ -109,7 +121,8 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
 
     @Test func steppedProgramMarksEachArrival() throws {
         let steps = [[10.0, 5, 0], [-20, 10, 0], [30, -10, 5]].enumerated().map { Step(pose: $1, settleSeconds: 0.2, label: "step \($0 + 1)") }
-        let p = Program(file: "s.json", rig: rig, kind: .steps, motion: .stepped(steps), trigger: .auto, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
+        let p = Program(
+            file: "s.json", rig: rig, kind: .steps, motion: .stepped(steps), trigger: .auto, stopRecipeAtEnd: false, panorama: nil, settleSeconds: 0.5)
         let census = try #require(SVGCensus.of(PlotRenderer.svg(program: p, startPose: [0, 0, 0])))
         // One dotted line per arrival in each of the 9 panels.
         #expect(census.classes["step-arrival"] == 3 * 9)
@@ -148,7 +161,8 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     @Test func panoramaIsPlottedFromTheStartPose() throws {
         // 4 shots at pan −60, −20, 20, 60 (see PanoramaPlannerTests.singleRowOnTheHorizon).
         // Started at pan 50, the row runs from +60 down: the first arrival is at 60.
-        let p = try parseProgram("""
+        let p = try parseProgram(
+            """
             {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]}, "kind": "panorama",
              "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-60, 60], "tilt": [0, 0]}}
             """)

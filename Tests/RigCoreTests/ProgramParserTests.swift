@@ -1,5 +1,6 @@
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// What valid program files turn into.
 @Suite struct ProgramParserTests {
@@ -7,7 +8,8 @@ import Testing
 
     @Test func timelapseStepsFollowTheKeysFrameByFrame() throws {
         // Linear 0 → 40 over frames 0…4: 10 per frame. Tilt has no keys: home −5 throughout.
-        let p = try parseProgram("""
+        let p = try parseProgram(
+            """
             {"rig": \(Self.rig), "kind": "timelapse", "settleSeconds": 0.2,
              "timelapse": {"frames": 6, "keyframes": {"pan": [{"frame": 0, "value": 0, "interp": "linear"}, {"frame": 4, "value": 40}]}}}
             """)
@@ -17,7 +19,8 @@ import Testing
     }
 
     @Test func stepsKeepAxesTheyDoNotName() throws {
-        let p = try parseProgram("""
+        let p = try parseProgram(
+            """
             {"rig": \(Self.rig), "kind": "steps", "trigger": "interval:1.5",
              "steps": [{"pose": {"tilt": 10}}, {"pose": {"pan": 30}, "settleSeconds": 2, "label": "right"}, {"pose": {"tilt": 0}}]}
             """)
@@ -29,7 +32,8 @@ import Testing
     }
 
     @Test func keyframesDurationIsTheLastKeyOfAnyAxis() throws {
-        let p = try parseProgram("""
+        let p = try parseProgram(
+            """
             {"rig": \(Self.rig), "kind": "keyframes",
              "keyframes": {"tilt": [{"t": 1, "value": 0}, {"t": 7.5, "value": 10}], "pan": [{"t": 0, "value": 5}, {"t": 3, "value": 0}]}}
             """)
@@ -56,7 +60,8 @@ import Testing
     @Test func rigDefaults() throws {
         let rig = try RigParser.parse(text: #"{"axes": [{"name": "pan", "channel": 3}, {"name": "led", "kind": "pwm", "channel": 4}]}"#, file: "r.json")
         #expect(rig.name == "rig" && rig.loopRateHz == 100 && rig.output == .sim(SimOutputConfig()))
-        let pan = rig.axes[0], led = rig.axes[1]
+        let pan = rig.axes[0]
+        let led = rig.axes[1]
         // Servo: 1000…2000 µs over −90…90°, soft limits that whole range, home 0, 90°/s, 180°/s².
         #expect(pan.softRange == -90...90 && pan.home == 0 && pan.maxVelocity == 90 && pan.maxAcceleration == 180)
         #expect(pan.command(forPosition: 45) == .pulse(microseconds: 1750))
@@ -66,13 +71,22 @@ import Testing
     }
 
     @Test func outputsParse() throws {
-        let pca = try RigParser.parse(text: #"{"output": {"type": "pca9685", "address": "0x41", "frequencyHz": 60}, "axes": [{"name": "p", "channel": 15}]}"#, file: "r.json")
+        let pca = try RigParser.parse(
+            text: #"{"output": {"type": "pca9685", "address": "0x41", "frequencyHz": 60}, "axes": [{"name": "p", "channel": 15}]}"#, file: "r.json")
         guard case .pca9685(let config) = pca.output else {
             Issue.record("not pca9685")
             return
         }
         #expect(config.address == 0x41 && config.frequencyHz == 60 && config.bus == "/dev/i2c-1")
-        let ble = try RigParser.parse(text: #"{"output": {"type": "blecontrol", "address": "aa:bb:cc:dd:ee:0f"}, "axes": [{"name": "p", "channel": 7}]}"#, file: "r.json")
-        #expect(ble.output == .blecontrol({ var c = BLEControlOutputConfig(); c.address = "AA:BB:CC:DD:EE:0F"; return c }()))
+        let ble = try RigParser.parse(
+            text: #"{"output": {"type": "blecontrol", "address": "aa:bb:cc:dd:ee:0f"}, "axes": [{"name": "p", "channel": 7}]}"#, file: "r.json")
+        #expect(
+            ble.output
+                == .blecontrol(
+                    {
+                        var c = BLEControlOutputConfig()
+                        c.address = "AA:BB:CC:DD:EE:0F"
+                        return c
+                    }()))
     }
 }

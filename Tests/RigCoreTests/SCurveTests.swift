@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// Jerk-limited moves: by-hand durations, and for random moves every sampled frame within
 /// velocity, acceleration and jerk (finite differences at the tick rate), exact arrival,
@@ -51,15 +52,18 @@ import Testing
     @Test func stretchedMovesArriveOnTimeWithinLimits() async {
         let stretched = Generator(run: { rng in
             var g = SplitMix64(seed: rng.next())
-            return (Double.random(in: -300...300, using: &g), Double.random(in: 5...300, using: &g),
-                    Double.random(in: 10...1000, using: &g), Double.random(in: 1...1000, using: &g),
-                    Double.random(in: 1...5, using: &g))
+            return (
+                Double.random(in: -300...300, using: &g), Double.random(in: 5...300, using: &g),
+                Double.random(in: 10...1000, using: &g), Double.random(in: 1...1000, using: &g),
+                Double.random(in: 1...5, using: &g)
+            )
         })
         await propertyCheck(count: 300, input: stretched) { distance, vmax, amax, rampPer, stretch in
             let jmax = amax * rampPer
             let minimum = SCurveProfile.minimumDuration(distance: distance, maxVelocity: vmax, maxAcceleration: amax, maxJerk: jmax)
-            let p = SCurveProfile(start: 3, distance: distance, duration: minimum * stretch,
-                                  maxVelocity: vmax, maxAcceleration: amax, maxJerk: jmax)
+            let p = SCurveProfile(
+                start: 3, distance: distance, duration: minimum * stretch,
+                maxVelocity: vmax, maxAcceleration: amax, maxJerk: jmax)
             #expect(abs(p.duration - minimum * stretch) <= 1e-12 * p.duration)
             #expect(p.peakVelocity <= vmax * (1 + 1e-12))
             #expect(p.peakAcceleration <= amax * (1 + 1e-12))
@@ -85,12 +89,16 @@ import Testing
         let moves = Generator(run: { rng in
             var g = SplitMix64(seed: rng.next())
             let count = Int.random(in: 1...6, using: &g)
-            var axes: [Axis] = [], from: [Double] = [], to: [Double] = []
+            var axes: [Axis] = []
+            var from: [Double] = []
+            var to: [Double] = []
             for i in 0..<count {
                 let amax = Double.random(in: 10...1000, using: &g)
-                axes.append(Axis(name: "a\(i)", kind: .servo, channel: i, calibration: nil, home: 0, park: nil,
-                                 softMin: -180, softMax: 180, maxVelocity: Double.random(in: 5...300, using: &g),
-                                 maxAcceleration: amax, maxJerk: amax / Double.random(in: 0.001...1, using: &g), idle: .hold))
+                axes.append(
+                    Axis(
+                        name: "a\(i)", kind: .servo, channel: i, calibration: nil, home: 0, park: nil,
+                        softMin: -180, softMax: 180, maxVelocity: Double.random(in: 5...300, using: &g),
+                        maxAcceleration: amax, maxJerk: amax / Double.random(in: 0.001...1, using: &g), idle: .hold))
                 from.append(Double.random(in: -180...180, using: &g))
                 // Some axes stay put, some move a hair, most move far.
                 switch Int.random(in: 0..<6, using: &g) {
@@ -112,22 +120,28 @@ import Testing
                 frames.append(pose)
             }
             #expect(frames.last == to, "arrives exactly")
-            let slowest = axes.indices.map {
-                SCurveProfile.minimumDuration(distance: to[$0] - from[$0], maxVelocity: axes[$0].maxVelocity,
-                                              maxAcceleration: axes[$0].maxAcceleration, maxJerk: axes[$0].maxJerk)
-            }.max() ?? 0
+            let slowest =
+                axes.indices.map {
+                    SCurveProfile.minimumDuration(
+                        distance: to[$0] - from[$0], maxVelocity: axes[$0].maxVelocity,
+                        maxAcceleration: axes[$0].maxAcceleration, maxJerk: axes[$0].maxJerk)
+                }.max() ?? 0
             #expect(Double(move.ticks) * dt >= slowest, "no faster than the slowest axis allows")
             #expect(Double(move.ticks - 1) * dt < slowest * (1 + 1e-9) || move.ticks == 0, "whole ticks, rounded up once")
             for i in axes.indices {
-                var v0 = 0.0, a0 = 0.0
+                var v0 = 0.0
+                var a0 = 0.0
                 for k in 3..<frames.count {
                     let v = (frames[k][i] - frames[k - 1][i]) / dt
                     let a = (v - v0) / dt
                     let j = (a - a0) / dt
-                    v0 = v; a0 = a
+                    v0 = v
+                    a0 = a
                     #expect(abs(v) <= axes[i].maxVelocity * (1 + 1e-6), "axis \(i) tick \(k - 3): v \(v)")
                     #expect(abs(a) <= axes[i].maxAcceleration * (1 + 1e-6), "axis \(i) tick \(k - 3): a \(a)")
-                    #expect(abs(j) <= LimitMonitor.allowedJerk(axes[i], tickSeconds: dt), "axis \(i) tick \(k - 3)/\(move.ticks) at \(rate) Hz: j \(j) vs \(axes[i].maxJerk), from \(from[i]) to \(to[i])")
+                    #expect(
+                        abs(j) <= LimitMonitor.allowedJerk(axes[i], tickSeconds: dt),
+                        "axis \(i) tick \(k - 3)/\(move.ticks) at \(rate) Hz: j \(j) vs \(axes[i].maxJerk), from \(from[i]) to \(to[i])")
                 }
                 // Same tick: an axis that moves is still short of its target one tick early.
                 if move.ticks > 0, abs(to[i] - from[i]) > 1e-9 {
@@ -144,7 +158,8 @@ import Testing
         let trapezoid = TrapezoidProfile(start: 0, distance: 90, duration: 1.5, maxAcceleration: 180)
         var planned = LimitMonitor(axes: [axis], tickSeconds: 0.01, startPose: [0])
         var path = LimitMonitor(axes: [axis], tickSeconds: 0.01, startPose: [0])
-        var jerkViolations = 0, otherViolations = 0
+        var jerkViolations = 0
+        var otherViolations = 0
         for k in 1...160 {
             let x = trapezoid.position(at: Double(k) * 0.01)
             if let v = planned.observe([x], checkingJerk: true) {
@@ -161,8 +176,10 @@ import Testing
 
     @Test func stepMovesOfAPlayerStayWithinJerk() throws {
         let rig = simRig([servoAxis("pan", channel: 0), servoAxis("tilt", channel: 1, maxVelocity: 30, maxAcceleration: 60)])
-        let steps = [Step(pose: [60, -20], settleSeconds: 0.2, label: "shot 1"),
-                     Step(pose: [-45, 30], settleSeconds: 0, label: "shot 2")]
+        let steps = [
+            Step(pose: [60, -20], settleSeconds: 0.2, label: "shot 1"),
+            Step(pose: [-45, 30], settleSeconds: 0, label: "shot 2"),
+        ]
         let report = FeasibilityChecker.check(rig: rig, motion: .stepped(steps), startPose: [0, 0])
         #expect(report.feasible, "\(report.problems)")
         for (i, axis) in rig.axes.enumerated() {
@@ -172,7 +189,9 @@ import Testing
     }
 
     @Test func maxJerkIsARigKeyWithBoundsAndADefault() throws {
-        let rig = try RigParser.parse(text: #"{"axes": [{"name": "pan", "channel": 0, "maxAcceleration": 200}, {"name": "tilt", "channel": 1, "maxAcceleration": 200, "maxJerk": 500}]}"#, file: "r.json")
+        let rig = try RigParser.parse(
+            text: #"{"axes": [{"name": "pan", "channel": 0, "maxAcceleration": 200}, {"name": "tilt", "channel": 1, "maxAcceleration": 200, "maxJerk": 500}]}"#,
+            file: "r.json")
         #expect(rig.axes[0].maxJerk == 2000, "default: maxAcceleration over a 0.1 s ramp")
         #expect(rig.axes[1].maxJerk == 500)
         for (jerk, column) in [("100", 76), ("300000", 76), ("-1", 76)] {
@@ -191,7 +210,9 @@ import Testing
     static let limits = Generator(run: { rng in
         var g = SplitMix64(seed: rng.next())
         let amax = Double.random(in: 10...1000, using: &g)
-        return (Double.random(in: -300...300, using: &g), Double.random(in: 5...300, using: &g),
-                amax, amax / Double.random(in: 0.001...1, using: &g))
+        return (
+            Double.random(in: -300...300, using: &g), Double.random(in: 5...300, using: &g),
+            amax, amax / Double.random(in: 0.001...1, using: &g)
+        )
     })
 }

@@ -1,5 +1,6 @@
-@testable import RigCore
 import PropertyBased
+
+@testable import RigCore
 
 /// A random rig, a random program for it and a random start pose.
 struct Scenario: Sendable, CustomStringConvertible {
@@ -31,11 +32,12 @@ struct Scenario: Sendable, CustomStringConvertible {
         let axes = (0..<count).map { i in
             let softMin = Double.random(in: -120 ... -5, using: &g)
             let softMax = Double.random(in: 5...120, using: &g)
-            return servoAxis("a\(i)", channel: i, softMin: softMin, softMax: softMax,
-                             home: Double.random(in: softMin...softMax, using: &g),
-                             park: Bool.random(using: &g) ? Double.random(in: softMin...softMax, using: &g) : nil,
-                             maxVelocity: Double.random(in: 10...300, using: &g),
-                             maxAcceleration: Double.random(in: 20...1000, using: &g))
+            return servoAxis(
+                "a\(i)", channel: i, softMin: softMin, softMax: softMax,
+                home: Double.random(in: softMin...softMax, using: &g),
+                park: Bool.random(using: &g) ? Double.random(in: softMin...softMax, using: &g) : nil,
+                maxVelocity: Double.random(in: 10...300, using: &g),
+                maxAcceleration: Double.random(in: 20...1000, using: &g))
         }
         let rates: [Double] = [20, 50, 100, 200, Double.random(in: 20...500, using: &g)]
         return simRig(axes, loopRateHz: rates.randomElement(using: &g) ?? 100)
@@ -45,8 +47,9 @@ struct Scenario: Sendable, CustomStringConvertible {
     static func position(_ axis: Axis, _ g: inout SplitMix64) -> Double {
         let span = axis.softMax - axis.softMin
         if Double.random(in: 0..<1, using: &g) < 0.05 {
-            return Bool.random(using: &g) ? axis.softMax + span * Double.random(in: 0.001...0.1, using: &g)
-                                          : axis.softMin - span * Double.random(in: 0.001...0.1, using: &g)
+            return Bool.random(using: &g)
+                ? axis.softMax + span * Double.random(in: 0.001...0.1, using: &g)
+                : axis.softMin - span * Double.random(in: 0.001...0.1, using: &g)
         }
         return Double.random(in: axis.softMin...axis.softMax, using: &g)
     }
@@ -58,8 +61,9 @@ struct Scenario: Sendable, CustomStringConvertible {
         case ..<0.65: return .linear
         case ..<0.72: return .hold
         case ..<0.86:
-            return .bezier(x1: Double.random(in: 0...1, using: &g), y1: Double.random(in: -0.5...1.5, using: &g),
-                           x2: Double.random(in: 0...1, using: &g), y2: Double.random(in: -0.5...1.5, using: &g))
+            return .bezier(
+                x1: Double.random(in: 0...1, using: &g), y1: Double.random(in: -0.5...1.5, using: &g),
+                x2: Double.random(in: 0...1, using: &g), y2: Double.random(in: -0.5...1.5, using: &g))
         default:
             let mode = Easing.Mode.allCases.randomElement(using: &g) ?? .easeInOut
             let curve = Easing.Curve.allCases.randomElement(using: &g) ?? .sine
@@ -104,10 +108,18 @@ struct Scenario: Sendable, CustomStringConvertible {
             var pose = rig.axes.map { position($0, &g) }
             if let last = steps.last?.pose {
                 let r = Double.random(in: 0..<1, using: &g)
-                if r < 0.15 { pose = last } else if r < 0.3 { let keep = pose[0]; pose = last; pose[0] = keep }
+                if r < 0.15 {
+                    pose = last
+                } else if r < 0.3 {
+                    let keep = pose[0]
+                    pose = last
+                    pose[0] = keep
+                }
             }
-            steps.append(Step(pose: pose, settleSeconds: Bool.random(using: &g) ? 0 : Double.random(in: 0...0.5, using: &g),
-                              label: "step \(k + 1)"))
+            steps.append(
+                Step(
+                    pose: pose, settleSeconds: Bool.random(using: &g) ? 0 : Double.random(in: 0...0.5, using: &g),
+                    label: "step \(k + 1)"))
         }
         return .stepped(steps)
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// `schema/rig.schema.json` and `schema/program.schema.json` must describe what the parsers
 /// accept: the same keys in every object, and the same verdict on valid and invalid files.
@@ -28,7 +29,10 @@ import Testing
     @Test func schemasAreDraft2020_12AndParseWithTheCoreParser() throws {
         let v = try Self.validator()
         for (_, root) in v.documents {
-            guard case .object(let members) = root.value else { Issue.record("schema root is not an object"); continue }
+            guard case .object(let members) = root.value else {
+                Issue.record("schema root is not an object")
+                continue
+            }
             let schema = members.first { $0.key == "$schema" }?.value.value
             #expect(schema == .string("https://json-schema.org/draft/2020-12/schema"))
         }
@@ -199,7 +203,8 @@ import Testing
         if case .array(let rules)? = member(schema, "allOf") {
             for rule in rules {
                 guard let condition = member(rule.value, "if"), passes(v, instance, condition, document),
-                      case .object(let forbidden)? = member(member(rule.value, "then") ?? .null, "properties") else { continue }
+                    case .object(let forbidden)? = member(member(rule.value, "then") ?? .null, "properties")
+                else { continue }
                 for f in forbidden where f.value.value == .bool(false) { keys.remove(f.key) }
             }
         }
@@ -233,69 +238,97 @@ import Testing
 
     static let places: [Place] = [
         Place(name: "rig", document: "rig.schema.json", pointer: "", instance: #"{"axes": \#(axes)}"#, probe: #"{"zzzz": 0, "axes": \#(axes)}"#),
-        Place(name: "servo axis", document: "rig.schema.json", pointer: "$defs/axis", instance: #"{"name": "pan", "channel": 0}"#,
-              probe: #"{"axes": [{"name": "pan", "channel": 0, "zzzz": 0}]}"#),
-        Place(name: "servo axis with a calibration table", document: "rig.schema.json", pointer: "$defs/axis",
-              instance: #"{"name": "pan", "channel": 0, "calibration": [[-90, 1000], [90, 2000]]}"#,
-              probe: #"{"axes": [{"name": "pan", "channel": 0, "calibration": [[-90, 1000], [90, 2000]], "zzzz": 0}]}"#),
-        Place(name: "pwm axis", document: "rig.schema.json", pointer: "$defs/axis", instance: #"{"name": "l", "kind": "pwm", "channel": 0}"#,
-              probe: #"{"axes": [{"name": "l", "kind": "pwm", "channel": 0, "zzzz": 0}]}"#),
-        Place(name: "jog", document: "rig.schema.json", pointer: "$defs/jog", instance: "{}",
-              probe: #"{"axes": \#(axes), "jog": {"zzzz": 0}}"#),
-        Place(name: "jog sticks", document: "rig.schema.json", pointer: "$defs/jog/properties/sticks", instance: "{}",
-              probe: #"{"axes": \#(axes), "jog": {"sticks": {"zzzz": 0}}}"#),
-        Place(name: "jog stick as an object", document: "rig.schema.json", pointer: "$defs/jogStick", instance: #"{"axis": "pan"}"#,
-              probe: #"{"axes": \#(axes), "jog": {"sticks": {"leftx": {"axis": "pan", "zzzz": 0}}}}"#),
-        Place(name: "jog buttons", document: "rig.schema.json", pointer: "$defs/jog/properties/buttons", instance: "{}",
-              probe: #"{"axes": \#(axes), "jog": {"buttons": {"zzzz": 0}}}"#),
-        Place(name: "stepSync", document: "rig.schema.json", pointer: "$defs/stepSync", instance: "{}",
-              probe: #"{"axes": \#(axes), "stepSync": {"zzzz": 0}}"#),
-        Place(name: "buttons", document: "rig.schema.json", pointer: "$defs/buttons", instance: "{}",
-              probe: #"{"axes": \#(axes), "buttons": {"zzzz": 0}}"#),
-        Place(name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
-              probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
-        Place(name: "gpio camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "gpio"}"#,
-              probe: #"{"axes": \#(axes), "camera": {"type": "gpio", "zzzz": 0}}"#),
-        Place(name: "sim camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "sim"}"#,
-              probe: #"{"axes": \#(axes), "camera": {"type": "sim", "zzzz": 0}}"#),
-        Place(name: "shoot", document: "program.schema.json", pointer: "properties/shoot", instance: "{}",
-              probe: program(#""kind": "steps", "shoot": {"zzzz": 0}, "steps": [{"pose": {"pan": 0}}]"#)),
-        Place(name: "sim output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "sim"}"#,
-              probe: #"{"output": {"type": "sim", "zzzz": 0}, "axes": \#(axes)}"#),
-        Place(name: "pca9685 output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "pca9685"}"#,
-              probe: #"{"output": {"type": "pca9685", "zzzz": 0}, "axes": \#(axes)}"#),
-        Place(name: "blecontrol output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "blecontrol"}"#,
-              probe: #"{"output": {"type": "blecontrol", "zzzz": 0}, "axes": \#(axes)}"#),
-        Place(name: "keyframes program", document: "program.schema.json", pointer: "",
-              instance: program(#""kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}]}"#),
-              probe: program(#""kind": "keyframes", "zzzz": 0, "keyframes": {"pan": [{"t": 0, "value": 0}]}"#)),
-        Place(name: "steps program", document: "program.schema.json", pointer: "",
-              instance: program(#""kind": "steps", "steps": [{"pose": {"pan": 0}}]"#),
-              probe: program(#""kind": "steps", "zzzz": 0, "steps": [{"pose": {"pan": 0}}]"#)),
-        Place(name: "panorama program", document: "program.schema.json", pointer: "",
-              instance: program(#""kind": "panorama", "panorama": {"lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#),
-              probe: program(#""kind": "panorama", "zzzz": 0, "panorama": {"lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#)),
-        Place(name: "timelapse program", document: "program.schema.json", pointer: "",
-              instance: program(#""kind": "timelapse", "timelapse": {"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#),
-              probe: program(#""kind": "timelapse", "zzzz": 0, "timelapse": {"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#)),
-        Place(name: "keyframe", document: "program.schema.json", pointer: "$defs/keyframe", instance: #"{"t": 0, "value": 0}"#,
-              probe: program(#""kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0, "zzzz": 0}]}"#)),
-        Place(name: "timelapse keyframe", document: "program.schema.json", pointer: "$defs/frameKeyframe", instance: #"{"frame": 0, "value": 0}"#,
-              probe: program(#""kind": "timelapse", "timelapse": {"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0, "zzzz": 0}]}}"#)),
-        Place(name: "timelapse section", document: "program.schema.json", pointer: "$defs/timelapse",
-              instance: #"{"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#,
-              probe: program(#""kind": "timelapse", "timelapse": {"frames": 2, "zzzz": 0, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#)),
-        Place(name: "step", document: "program.schema.json", pointer: "$defs/step", instance: #"{"pose": {"pan": 0}}"#,
-              probe: program(#""kind": "steps", "steps": [{"pose": {"pan": 0}, "zzzz": 0}]"#)),
-        Place(name: "panorama section", document: "program.schema.json", pointer: "$defs/panorama",
-              instance: #"{"lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#,
-              probe: program(#""kind": "panorama", "panorama": {"zzzz": 0, "lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#)),
-        Place(name: "lens by focal length", document: "program.schema.json", pointer: "$defs/panorama/properties/lens",
-              instance: #"{"focalLengthMm": 50}"#,
-              probe: program(#""kind": "panorama", "panorama": {"lens": {"focalLengthMm": 50, "zzzz": 0}, "pan": [0, 10], "tilt": [0, 0]}"#)),
-        Place(name: "lens by field of view", document: "program.schema.json", pointer: "$defs/panorama/properties/lens",
-              instance: #"{"horizontalFovDeg": 50, "verticalFovDeg": 30}"#,
-              probe: program(#""kind": "panorama", "panorama": {"lens": {"horizontalFovDeg": 50, "verticalFovDeg": 30, "zzzz": 0}, "pan": [0, 10], "tilt": [0, 0]}"#)),
+        Place(
+            name: "servo axis", document: "rig.schema.json", pointer: "$defs/axis", instance: #"{"name": "pan", "channel": 0}"#,
+            probe: #"{"axes": [{"name": "pan", "channel": 0, "zzzz": 0}]}"#),
+        Place(
+            name: "servo axis with a calibration table", document: "rig.schema.json", pointer: "$defs/axis",
+            instance: #"{"name": "pan", "channel": 0, "calibration": [[-90, 1000], [90, 2000]]}"#,
+            probe: #"{"axes": [{"name": "pan", "channel": 0, "calibration": [[-90, 1000], [90, 2000]], "zzzz": 0}]}"#),
+        Place(
+            name: "pwm axis", document: "rig.schema.json", pointer: "$defs/axis", instance: #"{"name": "l", "kind": "pwm", "channel": 0}"#,
+            probe: #"{"axes": [{"name": "l", "kind": "pwm", "channel": 0, "zzzz": 0}]}"#),
+        Place(
+            name: "jog", document: "rig.schema.json", pointer: "$defs/jog", instance: "{}",
+            probe: #"{"axes": \#(axes), "jog": {"zzzz": 0}}"#),
+        Place(
+            name: "jog sticks", document: "rig.schema.json", pointer: "$defs/jog/properties/sticks", instance: "{}",
+            probe: #"{"axes": \#(axes), "jog": {"sticks": {"zzzz": 0}}}"#),
+        Place(
+            name: "jog stick as an object", document: "rig.schema.json", pointer: "$defs/jogStick", instance: #"{"axis": "pan"}"#,
+            probe: #"{"axes": \#(axes), "jog": {"sticks": {"leftx": {"axis": "pan", "zzzz": 0}}}}"#),
+        Place(
+            name: "jog buttons", document: "rig.schema.json", pointer: "$defs/jog/properties/buttons", instance: "{}",
+            probe: #"{"axes": \#(axes), "jog": {"buttons": {"zzzz": 0}}}"#),
+        Place(
+            name: "stepSync", document: "rig.schema.json", pointer: "$defs/stepSync", instance: "{}",
+            probe: #"{"axes": \#(axes), "stepSync": {"zzzz": 0}}"#),
+        Place(
+            name: "buttons", document: "rig.schema.json", pointer: "$defs/buttons", instance: "{}",
+            probe: #"{"axes": \#(axes), "buttons": {"zzzz": 0}}"#),
+        Place(
+            name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
+            probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
+        Place(
+            name: "gpio camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "gpio"}"#,
+            probe: #"{"axes": \#(axes), "camera": {"type": "gpio", "zzzz": 0}}"#),
+        Place(
+            name: "sim camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "sim"}"#,
+            probe: #"{"axes": \#(axes), "camera": {"type": "sim", "zzzz": 0}}"#),
+        Place(
+            name: "shoot", document: "program.schema.json", pointer: "properties/shoot", instance: "{}",
+            probe: program(#""kind": "steps", "shoot": {"zzzz": 0}, "steps": [{"pose": {"pan": 0}}]"#)),
+        Place(
+            name: "sim output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "sim"}"#,
+            probe: #"{"output": {"type": "sim", "zzzz": 0}, "axes": \#(axes)}"#),
+        Place(
+            name: "pca9685 output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "pca9685"}"#,
+            probe: #"{"output": {"type": "pca9685", "zzzz": 0}, "axes": \#(axes)}"#),
+        Place(
+            name: "blecontrol output", document: "rig.schema.json", pointer: "$defs/output", instance: #"{"type": "blecontrol"}"#,
+            probe: #"{"output": {"type": "blecontrol", "zzzz": 0}, "axes": \#(axes)}"#),
+        Place(
+            name: "keyframes program", document: "program.schema.json", pointer: "",
+            instance: program(#""kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}]}"#),
+            probe: program(#""kind": "keyframes", "zzzz": 0, "keyframes": {"pan": [{"t": 0, "value": 0}]}"#)),
+        Place(
+            name: "steps program", document: "program.schema.json", pointer: "",
+            instance: program(#""kind": "steps", "steps": [{"pose": {"pan": 0}}]"#),
+            probe: program(#""kind": "steps", "zzzz": 0, "steps": [{"pose": {"pan": 0}}]"#)),
+        Place(
+            name: "panorama program", document: "program.schema.json", pointer: "",
+            instance: program(#""kind": "panorama", "panorama": {"lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#),
+            probe: program(#""kind": "panorama", "zzzz": 0, "panorama": {"lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#)),
+        Place(
+            name: "timelapse program", document: "program.schema.json", pointer: "",
+            instance: program(#""kind": "timelapse", "timelapse": {"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#),
+            probe: program(#""kind": "timelapse", "zzzz": 0, "timelapse": {"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#)),
+        Place(
+            name: "keyframe", document: "program.schema.json", pointer: "$defs/keyframe", instance: #"{"t": 0, "value": 0}"#,
+            probe: program(#""kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0, "zzzz": 0}]}"#)),
+        Place(
+            name: "timelapse keyframe", document: "program.schema.json", pointer: "$defs/frameKeyframe", instance: #"{"frame": 0, "value": 0}"#,
+            probe: program(#""kind": "timelapse", "timelapse": {"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0, "zzzz": 0}]}}"#)),
+        Place(
+            name: "timelapse section", document: "program.schema.json", pointer: "$defs/timelapse",
+            instance: #"{"frames": 2, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#,
+            probe: program(#""kind": "timelapse", "timelapse": {"frames": 2, "zzzz": 0, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}"#)),
+        Place(
+            name: "step", document: "program.schema.json", pointer: "$defs/step", instance: #"{"pose": {"pan": 0}}"#,
+            probe: program(#""kind": "steps", "steps": [{"pose": {"pan": 0}, "zzzz": 0}]"#)),
+        Place(
+            name: "panorama section", document: "program.schema.json", pointer: "$defs/panorama",
+            instance: #"{"lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#,
+            probe: program(#""kind": "panorama", "panorama": {"zzzz": 0, "lens": {"focalLengthMm": 50}, "pan": [0, 10], "tilt": [0, 0]}"#)),
+        Place(
+            name: "lens by focal length", document: "program.schema.json", pointer: "$defs/panorama/properties/lens",
+            instance: #"{"focalLengthMm": 50}"#,
+            probe: program(#""kind": "panorama", "panorama": {"lens": {"focalLengthMm": 50, "zzzz": 0}, "pan": [0, 10], "tilt": [0, 0]}"#)),
+        Place(
+            name: "lens by field of view", document: "program.schema.json", pointer: "$defs/panorama/properties/lens",
+            instance: #"{"horizontalFovDeg": 50, "verticalFovDeg": 30}"#,
+            probe: program(
+                #""kind": "panorama", "panorama": {"lens": {"horizontalFovDeg": 50, "verticalFovDeg": 30, "zzzz": 0}, "pan": [0, 10], "tilt": [0, 0]}"#)),
     ]
 
     @Test(arguments: places) func schemaAndParserAllowTheSameKeys(_ place: Place) throws {

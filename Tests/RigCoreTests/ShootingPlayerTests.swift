@@ -1,11 +1,14 @@
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 /// Shots, interval timing and backlash in the pure player: the simulated camera is the
 /// player's own planned shot time (self-timed), or a test that answers `shotDone()`.
 @Suite struct ShootingPlayerTests {
-    let rig = simRig([servoAxis("pan", channel: 0, softMin: -90, softMax: 90),
-                      servoAxis("tilt", channel: 1, softMin: -45, softMax: 45)])
+    let rig = simRig([
+        servoAxis("pan", channel: 0, softMin: -90, softMax: 90),
+        servoAxis("tilt", channel: 1, softMin: -45, softMax: 45),
+    ])
     /// 0.2 s focus + 0.3 s exposure window, 0.5 s card write: 50 + 50 ticks at 100 Hz.
     let timing = ShotTiming(focusSeconds: 0.2, shutterHoldSeconds: 0.15, exposureWindowSeconds: 0.3, afterShotSeconds: 0.5, shotsPerStep: 1)
 
@@ -40,13 +43,17 @@ import Testing
     }
 
     @Test func everyStepIsShotAfterItSettlesAndNothingMovesWhileTheShutterIsOpen() throws {
-        var player = Player(rig: rig, motion: steps([[-40, 0], [0, 10], [40, -10]]), startPose: [0, 0],
-                            shooting: ShootingPlan(timing: timing))
+        var player = Player(
+            rig: rig, motion: steps([[-40, 0], [0, 10], [40, -10]]), startPose: [0, 0],
+            shooting: ShootingPlan(timing: timing))
         let run = play(&player)
         let shots = run.events.compactMap { if case .shot(let s) = $0.event { s } else { nil } }
-        #expect(shots == [.started(step: 0, bracket: 1), .ended(step: 0, bracket: 1),
-                          .started(step: 1, bracket: 1), .ended(step: 1, bracket: 1),
-                          .started(step: 2, bracket: 1), .ended(step: 2, bracket: 1)])
+        #expect(
+            shots == [
+                .started(step: 0, bracket: 1), .ended(step: 0, bracket: 1),
+                .started(step: 1, bracket: 1), .ended(step: 1, bracket: 1),
+                .started(step: 2, bracket: 1), .ended(step: 2, bracket: 1),
+            ])
         for (start, end) in zip(run.shotStarts, run.shotEnds) {
             #expect(end - start == 50, "the shot holds for its planned 0.5 s")
             let held = Set(run.frames[start...end].map { $0.map { $0.bitPattern } })
@@ -75,14 +82,18 @@ import Testing
     }
 
     @Test func aRealCameraHoldsThePlayerUntilItReportsTheShotDone() {
-        var player = Player(rig: rig, motion: steps([[10, 0], [20, 0]]), startPose: [0, 0],
-                            shooting: ShootingPlan(timing: timing, selfTimed: false))
+        var player = Player(
+            rig: rig, motion: steps([[10, 0], [20, 0]]), startPose: [0, 0],
+            shooting: ShootingPlan(timing: timing, selfTimed: false))
         var reported: [Int] = []
         // The camera takes 3 s (bulb) for the first shot, at once for the second.
         let run = play(&player) { tick, player, played in
             guard let start = played.shotStarts.last, played.shotEnds.count < played.shotStarts.count else { return }
             let wait = played.shotStarts.count == 1 ? 300 : 1
-            if tick - start == wait { player.shotDone(); reported.append(tick) }
+            if tick - start == wait {
+                player.shotDone()
+                reported.append(tick)
+            }
         }
         #expect(run.shotEnds == reported)
         #expect(run.shotEnds[0] - run.shotStarts[0] == 300)
@@ -99,15 +110,17 @@ import Testing
         let moves = run.ticks { if case .moveStarted = $0 { true } else { false } }
         #expect(moves.count == 3)
         #expect(moves[0] > run.shotEnds[0] + 50)
-        let report = FeasibilityChecker.check(rig: rig, motion: motion, startPose: [-20, 0],
-                                              shooting: ShootingPlan(timing: timing, intervalSeconds: 3))
+        let report = FeasibilityChecker.check(
+            rig: rig, motion: motion, startPose: [-20, 0],
+            shooting: ShootingPlan(timing: timing, intervalSeconds: 3))
         #expect(report.intervalMisses.isEmpty)
         #expect(report.shotStartSeconds.count == 4)
     }
 
     @Test func anIntervalWithoutACameraPacesTheReadyEvents() {
-        var player = Player(rig: rig, motion: steps([[-20, 0], [-10, 0], [0, 0]]), startPose: [-20, 0],
-                            shooting: ShootingPlan(intervalSeconds: 2))
+        var player = Player(
+            rig: rig, motion: steps([[-20, 0], [-10, 0], [0, 0]]), startPose: [-20, 0],
+            shooting: ShootingPlan(intervalSeconds: 2))
         let run = play(&player)
         let ready = run.ticks { if case .ready = $0 { true } else { false } }
         #expect(zip(ready, ready.dropFirst()).map { $1 - $0 } == [200, 200])
@@ -167,13 +180,20 @@ import Testing
         var player = Player(rig: rig, motion: motion, startPose: [-20, 0], shooting: ShootingPlan(timing: timing))
         var frame = player.positions
         var started: [Int] = []
-        var pokedRedo = false, pokedBack = false
+        var pokedRedo = false
+        var pokedBack = false
         for _ in 0..<20_000 where !player.isFinished {
             guard let event = player.tick(into: &frame) else { continue }
             switch event {
             case .shot(.started(let step, _)): started.append(step)
-            case .ready(1) where !pokedRedo: pokedRedo = true; player.redo(); player.advance()
-            case .ready(1) where !pokedBack: pokedBack = true; player.goTo(step: 0); player.advance()
+            case .ready(1) where !pokedRedo:
+                pokedRedo = true
+                player.redo()
+                player.advance()
+            case .ready(1) where !pokedBack:
+                pokedBack = true
+                player.goTo(step: 0)
+                player.advance()
             case .ready: player.advance()
             default: break
             }
@@ -183,16 +203,18 @@ import Testing
     }
 
     @Test func aResumedRunStartsAtItsStep() {
-        var player = Player(rig: rig, motion: steps([[-20, 0], [0, 0], [20, 0], [30, 0]]), startPose: [0, 0],
-                            firstStep: 2, shooting: ShootingPlan(timing: timing))
+        var player = Player(
+            rig: rig, motion: steps([[-20, 0], [0, 0], [20, 0], [30, 0]]), startPose: [0, 0],
+            firstStep: 2, shooting: ShootingPlan(timing: timing))
         let run = play(&player)
         let shot = run.events.compactMap { if case .shot(.started(let s, _)) = $0.event { s } else { nil } }
         #expect(shot == [2, 3])
     }
 
     @Test func aContinuousProgramShootsEveryIntervalOnTheMove() {
-        let path = Motion.continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: -20), Keyframe(time: 6, value: 20)]), nil],
-                                     durationSeconds: 6)
+        let path = Motion.continuous(
+            tracks: [AxisTrack(keys: [Keyframe(time: 0, value: -20), Keyframe(time: 6, value: 20)]), nil],
+            durationSeconds: 6)
         var player = Player(rig: rig, motion: path, startPose: [-20, 0], shooting: ShootingPlan(timing: timing, intervalSeconds: 2))
         let run = play(&player)
         // At the path's first frame and every 2 s of path time after it: 0, 2, 4 (6 is the end).

@@ -1,16 +1,25 @@
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct ShotLogTests {
     static let hash = String(repeating: "0123456789abcdef", count: 4)
 
     static let events: [ShotLogEvent] = [
-        .start(ShotLogStart(program: "programs/pano \"wide\".json", programSha256: hash, steps: 24, startedAt: "2026-11-23T20:31:54Z",
-                              startAxisNames: ["pan", "tilt"], startPose: [0, -12.5])),
+        .start(
+            ShotLogStart(
+                program: "programs/pano \"wide\".json", programSha256: hash, steps: 24, startedAt: "2026-11-23T20:31:54Z",
+                startAxisNames: ["pan", "tilt"], startPose: [0, -12.5])),
         .shot(ShotLogShot(step: 1, label: "row 1, column 1", axisNames: ["pan", "tilt"], pose: [-80, -20.25], startSeconds: 1.46, endSeconds: 1.81)),
-        .shot(ShotLogShot(step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 4.01, endSeconds: 4.36, bracket: 2)),
+        .shot(
+            ShotLogShot(
+                step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 4.01, endSeconds: 4.36,
+                bracket: 2)),
         .missed(ShotLogMissed(step: 3, slotSeconds: 6.5, startSeconds: 6.75)),
-        .shot(ShotLogShot(step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 9, endSeconds: 9.35, redo: true)),
+        .shot(
+            ShotLogShot(
+                step: 2, label: "row 1, column 2", axisNames: ["pan", "tilt"], pose: [-57.142857142857146, -20.25], startSeconds: 9, endSeconds: 9.35,
+                redo: true)),
         .warning(ShotLogWarning(message: "the recipe waits 23 times\nthe program has 24 steps")),
         .end(ShotLogEnd(reason: .stopped, lastStep: 2)),
         .start(ShotLogStart(program: "p.json", programSha256: hash, steps: 24, fromStep: 3)),
@@ -25,7 +34,9 @@ import Testing
     }
 
     @Test func theLinesAreTheIssuesFormat() {
-        #expect(Self.events[1].jsonLine() == #"{"event":"shot","step":1,"label":"row 1, column 1","pose":{"pan":-80,"tilt":-20.25},"startSeconds":1.46,"endSeconds":1.81}"#)
+        #expect(
+            Self.events[1].jsonLine()
+                == #"{"event":"shot","step":1,"label":"row 1, column 1","pose":{"pan":-80,"tilt":-20.25},"startSeconds":1.46,"endSeconds":1.81}"#)
         #expect(Self.events[6].jsonLine() == #"{"event":"end","reason":"stopped","lastStep":2}"#)
         #expect(Self.events[0].jsonLine().hasPrefix(#"{"event":"start","program":"programs/pano \"wide\".json","programSha256":"0123"#))
         #expect(Self.events[0].jsonLine().hasSuffix(#""steps":24,"startedAt":"2026-11-23T20:31:54Z","startPose":{"pan":0,"tilt":-12.5}}"#))
@@ -64,22 +75,38 @@ import Testing
 
     static let bad: [(String, String)] = [
         // A malformed line that is not the last one: the crash excuse does not apply.
-        (#"{"event":"shot","step":0,"label":"a","pose":{},"startSeconds":1,"endSeconds":2}"#,
-         "run.jsonl:2:24: error: $.step: 0 is out of range; valid: 1…2147483647"),
-        (#"{"event":"shot","step":1,"label":"a","pose":{"pan":"x"},"startSeconds":1,"endSeconds":2}"#,
-         "run.jsonl:2:52: error: $.pose.pan: expected a number, found a string"),
-        (#"{"event":"shot","step":1,"label":"a","pose":{},"startSeconds":2,"endSeconds":1}"#,
-         "run.jsonl:2:78: error: $.endSeconds: 1 s is before startSeconds 2 s; valid: endSeconds ≥ startSeconds"),
-        (#"{"event":"shoot"}"#,
-         #"run.jsonl:2:10: error: $.event: "shoot" is not valid; valid: "start", "shot", "missed", "warning", "end""#),
-        (#"{"event":"end","reason":"crash","lastStep":1}"#,
-         #"run.jsonl:2:25: error: $.reason: "crash" is not valid; valid: "done", "stopped", "fault""#),
-        (#"{"event":"end","reason":"done","lastStep":1,"extra":1}"#,
-         #"run.jsonl:2:45: error: $.extra: unknown key "extra"; valid keys here: "event", "lastStep", "message", "reason""#),
-        (#"{"event":"end","reason":"done"}"#,
-         #"run.jsonl:2:1: error: $: missing required key "lastStep" (the step of the last shot, or null)"#),
-        (#"{"event":"end","reason":"done",}"#,
-         "run.jsonl:2:32: error: $: trailing comma before '}'; JSON allows no comma after the last member"),
+        (
+            #"{"event":"shot","step":0,"label":"a","pose":{},"startSeconds":1,"endSeconds":2}"#,
+            "run.jsonl:2:24: error: $.step: 0 is out of range; valid: 1…2147483647"
+        ),
+        (
+            #"{"event":"shot","step":1,"label":"a","pose":{"pan":"x"},"startSeconds":1,"endSeconds":2}"#,
+            "run.jsonl:2:52: error: $.pose.pan: expected a number, found a string"
+        ),
+        (
+            #"{"event":"shot","step":1,"label":"a","pose":{},"startSeconds":2,"endSeconds":1}"#,
+            "run.jsonl:2:78: error: $.endSeconds: 1 s is before startSeconds 2 s; valid: endSeconds ≥ startSeconds"
+        ),
+        (
+            #"{"event":"shoot"}"#,
+            #"run.jsonl:2:10: error: $.event: "shoot" is not valid; valid: "start", "shot", "missed", "warning", "end""#
+        ),
+        (
+            #"{"event":"end","reason":"crash","lastStep":1}"#,
+            #"run.jsonl:2:25: error: $.reason: "crash" is not valid; valid: "done", "stopped", "fault""#
+        ),
+        (
+            #"{"event":"end","reason":"done","lastStep":1,"extra":1}"#,
+            #"run.jsonl:2:45: error: $.extra: unknown key "extra"; valid keys here: "event", "lastStep", "message", "reason""#
+        ),
+        (
+            #"{"event":"end","reason":"done"}"#,
+            #"run.jsonl:2:1: error: $: missing required key "lastStep" (the step of the last shot, or null)"#
+        ),
+        (
+            #"{"event":"end","reason":"done",}"#,
+            "run.jsonl:2:32: error: $: trailing comma before '}'; JSON allows no comma after the last member"
+        ),
     ]
 
     @Test(arguments: bad)
@@ -121,7 +148,9 @@ import Testing
     @Test func knownDigests() {
         #expect(SHA256.hex([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         #expect(SHA256.hex([UInt8](repeating: 0x61, count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-@testable import RigCore
 import Testing
+
+@testable import RigCore
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// A pan/tilt rig object for inline programs: pan −90…90° and tilt −45…45° on
 /// 1000–2000 µs, on `output`.
@@ -22,10 +24,11 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
 
     /// Two shots at pan −20 and 20 with a 60×40° lens (30 % overlap allows 42° steps).
     func twoShotPanorama(orientation: String = "landscape") throws -> Program {
-        try parseProgram("""
-        {"rig": \(panTiltRig()), "kind": "panorama", "settleSeconds": 0.5,
-         "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40, "orientation": "\(orientation)"}, "overlapPercent": 30, "pan": [-20, 20], "tilt": [0, 0]}}
-        """, file: "two.json")
+        try parseProgram(
+            """
+            {"rig": \(panTiltRig()), "kind": "panorama", "settleSeconds": 0.5,
+             "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40, "orientation": "\(orientation)"}, "overlapPercent": 30, "pan": [-20, 20], "tilt": [0, 0]}}
+            """, file: "two.json")
     }
 
     // MARK: names
@@ -47,13 +50,13 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
     // MARK: signs
 
     @Test func panAndTiltBecomeYawAndPitchWithTheSameSigns() {
-        #expect(StitchAngles.yaw(panDegrees: 30) == 30)      // right is right
+        #expect(StitchAngles.yaw(panDegrees: 30) == 30)  // right is right
         #expect(StitchAngles.yaw(panDegrees: -30) == -30)
-        #expect(StitchAngles.yaw(panDegrees: 190) == -170)   // wrapped into −180…180
+        #expect(StitchAngles.yaw(panDegrees: 190) == -170)  // wrapped into −180…180
         #expect(StitchAngles.yaw(panDegrees: -190) == 170)
         #expect(StitchAngles.yaw(panDegrees: 360) == 0)
         #expect(StitchAngles.yaw(panDegrees: -180) == 180)
-        #expect(StitchAngles.pitch(tiltDegrees: 20) == 20)   // up is up
+        #expect(StitchAngles.pitch(tiltDegrees: 20) == 20)  // up is up
         #expect(StitchAngles.pitch(tiltDegrees: -0.0).sign == .plus)
     }
 
@@ -64,16 +67,17 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         let project = StitchProject.plan(program, lens: nil, imageSize: PixelSize(width: 6000, height: 4000), names: names, firstNumber: 1)
         let lens = try #require(project.lens)
         // 6000 px over 60° = 100 px/°; the panorama spans ±(20 + 30)° by ±20°.
-        #expect(HuginProjectWriter.text(project, lens: lens) == """
-        # hugin project file
-        # written by rig from two.json: 2 images at the positions planned
-        p f2 w10000 h4000 v100 n"TIFF_m"
-        m i0
+        #expect(
+            HuginProjectWriter.text(project, lens: lens) == """
+                # hugin project file
+                # written by rig from two.json: 2 images at the positions planned
+                p f2 w10000 h4000 v100 n"TIFF_m"
+                m i0
 
-        i w6000 h4000 f0 v60 r0 p0 y-20 n"IMG_0001.JPG"
-        i w6000 h4000 f0 v=0 r0 p0 y20 n"IMG_0002.JPG"
+                i w6000 h4000 f0 v60 r0 p0 y-20 n"IMG_0001.JPG"
+                i w6000 h4000 f0 v=0 r0 p0 y20 n"IMG_0002.JPG"
 
-        """)
+                """)
     }
 
     @Test func portraitCameraIsRoll90WithTheSensorsFieldOfView() throws {
@@ -85,11 +89,12 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         // Portrait: the head sees 40° across, so the pan step shrinks to ≤ 28° → 3 shots.
         let lines = HuginProjectWriter.text(project, lens: lens).split(separator: "\n").filter { $0.hasPrefix("i ") }
         // Default size: 6000 wide, 6000·tan 20°/tan 30° = 3782.49 → 3782 high.
-        #expect(lines == [
-            "i w6000 h3782 f0 v60 r90 p0 y-20 n\"IMG_0100.JPG\"",
-            "i w6000 h3782 f0 v=0 r90 p0 y0 n\"IMG_0101.JPG\"",
-            "i w6000 h3782 f0 v=0 r90 p0 y20 n\"IMG_0102.JPG\"",
-        ])
+        #expect(
+            lines == [
+                "i w6000 h3782 f0 v60 r90 p0 y-20 n\"IMG_0100.JPG\"",
+                "i w6000 h3782 f0 v=0 r90 p0 y0 n\"IMG_0101.JPG\"",
+                "i w6000 h3782 f0 v=0 r90 p0 y20 n\"IMG_0102.JPG\"",
+            ])
     }
 
     @Test func hfovReplacesTheFieldOfViewButNotTheMounting() throws {
@@ -103,41 +108,42 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
     // MARK: Papywizard
 
     @Test func papywizardXMLHasTheStructureImportersRead() throws {
-        let program = try parseProgram("""
-        {"rig": \(panTiltRig()), "kind": "panorama", "settleSeconds": 1.5,
-         "panorama": {"lens": {"focalLengthMm": 24, "sensorWidthMm": 23.5, "sensorHeightMm": 15.6, "orientation": "portrait"}, "overlapPercent": 25, "pan": [-40, 40], "tilt": [-10, 30]}}
-        """, file: "dir/crop.json")
+        let program = try parseProgram(
+            """
+            {"rig": \(panTiltRig()), "kind": "panorama", "settleSeconds": 1.5,
+             "panorama": {"lens": {"focalLengthMm": 24, "sensorWidthMm": 23.5, "sensorHeightMm": 15.6, "orientation": "portrait"}, "overlapPercent": 25, "pan": [-40, 40], "tilt": [-10, 30]}}
+            """, file: "dir/crop.json")
         let project = StitchProject.plan(program, lens: nil, imageSize: nil, names: names, firstNumber: 1)
         let xml = PapywizardWriter.text(project, lens: try #require(project.lens))
         #if canImport(FoundationXML) || os(macOS)
-        let document = try XMLDocument(xmlString: xml)
-        let root = try #require(document.rootElement())
-        #expect(root.name == "papywizard")
-        #expect(root.attribute(forName: "version")?.stringValue == "c")
-        func value(_ path: String) throws -> String? { try document.nodes(forXPath: path).first?.stringValue }
-        #expect(try value("/papywizard/header/general/title") == "crop.json")
-        #expect(try value("/papywizard/header/shooting/@mode") == "mosaic")
-        #expect(try value("/papywizard/header/shooting/cameraOrientation") == "portrait")
-        #expect(try value("/papywizard/header/shooting/stabilizationDelay") == "1.5")
-        #expect(try value("/papywizard/header/lens/@type") == "rectilinear")
-        #expect(try value("/papywizard/header/lens/focal") == "24.0")
-        // Crop factor: 43.27 mm (full-frame diagonal) / 28.2 mm (23.5 × 15.6) = 1.53.
-        #expect(try value("/papywizard/header/camera/sensor/@coef") == "1.53")
-        #expect(try value("/papywizard/header/camera/sensor/@ratio") == "3:2")
-        let plan = try #require(program.panorama)
-        #expect(try value("/papywizard/header/mosaic/nbPicts/@pitch") == String(plan.rows))
-        #expect(try value("/papywizard/header/mosaic/nbPicts/@yaw") == String(plan.shotsPerRow.max() ?? 0))
-        let picts = try document.nodes(forXPath: "/papywizard/shoot/pict").compactMap { $0 as? XMLElement }
-        #expect(picts.count == program.steps.count)
-        for (index, pict) in picts.enumerated() {
-            #expect(pict.attribute(forName: "id")?.stringValue == String(index + 1))
-            #expect(pict.attribute(forName: "bracket")?.stringValue == "1")
-            let position = try #require(pict.elements(forName: "position").first)
-            let pose = program.steps[index].pose
-            #expect(position.attribute(forName: "yaw")?.stringValue == String(format: "%.1f", pose[0]))
-            #expect(position.attribute(forName: "pitch")?.stringValue == String(format: "%.1f", pose[1]))
-            #expect(position.attribute(forName: "roll")?.stringValue == "90.0")
-        }
+            let document = try XMLDocument(xmlString: xml)
+            let root = try #require(document.rootElement())
+            #expect(root.name == "papywizard")
+            #expect(root.attribute(forName: "version")?.stringValue == "c")
+            func value(_ path: String) throws -> String? { try document.nodes(forXPath: path).first?.stringValue }
+            #expect(try value("/papywizard/header/general/title") == "crop.json")
+            #expect(try value("/papywizard/header/shooting/@mode") == "mosaic")
+            #expect(try value("/papywizard/header/shooting/cameraOrientation") == "portrait")
+            #expect(try value("/papywizard/header/shooting/stabilizationDelay") == "1.5")
+            #expect(try value("/papywizard/header/lens/@type") == "rectilinear")
+            #expect(try value("/papywizard/header/lens/focal") == "24.0")
+            // Crop factor: 43.27 mm (full-frame diagonal) / 28.2 mm (23.5 × 15.6) = 1.53.
+            #expect(try value("/papywizard/header/camera/sensor/@coef") == "1.53")
+            #expect(try value("/papywizard/header/camera/sensor/@ratio") == "3:2")
+            let plan = try #require(program.panorama)
+            #expect(try value("/papywizard/header/mosaic/nbPicts/@pitch") == String(plan.rows))
+            #expect(try value("/papywizard/header/mosaic/nbPicts/@yaw") == String(plan.shotsPerRow.max() ?? 0))
+            let picts = try document.nodes(forXPath: "/papywizard/shoot/pict").compactMap { $0 as? XMLElement }
+            #expect(picts.count == program.steps.count)
+            for (index, pict) in picts.enumerated() {
+                #expect(pict.attribute(forName: "id")?.stringValue == String(index + 1))
+                #expect(pict.attribute(forName: "bracket")?.stringValue == "1")
+                let position = try #require(pict.elements(forName: "position").first)
+                let pose = program.steps[index].pose
+                #expect(position.attribute(forName: "yaw")?.stringValue == String(format: "%.1f", pose[0]))
+                #expect(position.attribute(forName: "pitch")?.stringValue == String(format: "%.1f", pose[1]))
+                #expect(position.attribute(forName: "roll")?.stringValue == "90.0")
+            }
         #endif
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<papywizard version=\"c\">\n  <header>\n"))
     }
@@ -148,7 +154,8 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         for (hfov, size) in [(54.0, PixelSize(width: 6000, height: 4000)), (70.0, PixelSize(width: 4000, height: 3000))] {
             let lens = CameraLens(horizontalDegrees: hfov, imageSize: size)
             let (focal, crop) = lens.focalAndCropFactor(imageSize: size)
-            let w = Double(size.width), h = Double(size.height)
+            let w = Double(size.width)
+            let h = Double(size.height)
             let sensorWidth = CameraLens.fullFrameDiagonalMillimetres / crop * w / (w * w + h * h).squareRoot()
             #expect(abs(2 * atan(sensorWidth / (2 * focal)) * 180 / .pi - hfov) < 1e-9)
         }
@@ -158,17 +165,17 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
 
     /// Steps 1, 2, 2 again (a redo), 3; then a resumed run shoots step 4.
     let log = """
-    {"event":"start","program":"p.json","programSha256":"\(String(repeating: "ab", count: 32))","steps":4,"startedAt":"2026-11-23T20:00:00Z"}
-    {"event":"shot","step":1,"label":"a","pose":{"pan":-30,"tilt":10.5},"startSeconds":2,"endSeconds":2.25}
-    {"event":"shot","step":2,"label":"b","pose":{"pan":0,"tilt":10.5},"startSeconds":5,"endSeconds":5.25}
-    {"event":"shot","step":2,"label":"b","pose":{"pan":0.1,"tilt":10.5},"startSeconds":9,"endSeconds":9.25,"redo":true}
-    {"event":"shot","step":3,"label":"c, the last","pose":{"pan":30,"tilt":10.5},"startSeconds":12,"endSeconds":12.25}
-    {"event":"end","reason":"stopped","lastStep":3}
-    {"event":"start","program":"p.json","programSha256":"\(String(repeating: "ab", count: 32))","steps":4,"startedAt":"2026-11-23T21:00:00Z","fromStep":4}
-    {"event":"shot","step":4,"label":"d","pose":{"pan":200,"tilt":-5},"startSeconds":3,"endSeconds":3.5}
-    {"event":"end","reason":"done","lastStep":4}
+        {"event":"start","program":"p.json","programSha256":"\(String(repeating: "ab", count: 32))","steps":4,"startedAt":"2026-11-23T20:00:00Z"}
+        {"event":"shot","step":1,"label":"a","pose":{"pan":-30,"tilt":10.5},"startSeconds":2,"endSeconds":2.25}
+        {"event":"shot","step":2,"label":"b","pose":{"pan":0,"tilt":10.5},"startSeconds":5,"endSeconds":5.25}
+        {"event":"shot","step":2,"label":"b","pose":{"pan":0.1,"tilt":10.5},"startSeconds":9,"endSeconds":9.25,"redo":true}
+        {"event":"shot","step":3,"label":"c, the last","pose":{"pan":30,"tilt":10.5},"startSeconds":12,"endSeconds":12.25}
+        {"event":"end","reason":"stopped","lastStep":3}
+        {"event":"start","program":"p.json","programSha256":"\(String(repeating: "ab", count: 32))","steps":4,"startedAt":"2026-11-23T21:00:00Z","fromStep":4}
+        {"event":"shot","step":4,"label":"d","pose":{"pan":200,"tilt":-5},"startSeconds":3,"endSeconds":3.5}
+        {"event":"end","reason":"done","lastStep":4}
 
-    """
+        """
 
     @Test func exportTakesTheLastTakeOfEachStepAndNumbersEveryTake() throws {
         let shotLog = try ShotLog(text: log, file: "run.jsonl")
@@ -182,14 +189,15 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         // Times count from each run's own start.
         #expect(project.shots[0].time == Date(timeIntervalSince1970: 1_795_464_000 + 2))
         #expect(project.shots[3].time == Date(timeIntervalSince1970: 1_795_464_000 + 3600 + 3))
-        #expect(ShotListWriter.csv(project) == """
-        index,step,bracket,label,pan,tilt,startSeconds,endSeconds,image
-        1,1,1,"a",-30,10.5,2,2.25,IMG_0001.JPG
-        2,2,1,"b",0.1,10.5,9,9.25,IMG_0003.JPG
-        3,3,1,"c, the last",30,10.5,12,12.25,IMG_0004.JPG
-        4,4,1,"d",200,-5,3,3.5,IMG_0005.JPG
+        #expect(
+            ShotListWriter.csv(project) == """
+                index,step,bracket,label,pan,tilt,startSeconds,endSeconds,image
+                1,1,1,"a",-30,10.5,2,2.25,IMG_0001.JPG
+                2,2,1,"b",0.1,10.5,9,9.25,IMG_0003.JPG
+                3,3,1,"c, the last",30,10.5,12,12.25,IMG_0004.JPG
+                4,4,1,"d",200,-5,3,3.5,IMG_0005.JPG
 
-        """)
+                """)
     }
 
     @Test func exportedPapywizardCarriesTheShotTimes() throws {
@@ -199,23 +207,26 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         let xml = PapywizardWriter.text(project, lens: lens)
         #expect(xml.contains("    <shooting mode=\"preset\">\n"))
         #expect(xml.contains("      <startTime>2026-11-23_20h00m02s</startTime>\n"))
-        #expect(xml.contains("""
-            <pict id="2" bracket="1">
-              <time>2026-11-23_20h00m09s</time>
-              <position yaw="0.1" pitch="10.5" roll="0.0"/>
-            </pict>
-        """))
+        #expect(
+            xml.contains(
+                """
+                    <pict id="2" bracket="1">
+                      <time>2026-11-23_20h00m09s</time>
+                      <position yaw="0.1" pitch="10.5" roll="0.0"/>
+                    </pict>
+                """))
         #expect(xml.contains("<position yaw=\"-160.0\" pitch=\"-5.0\" roll=\"0.0\"/>"))
     }
 
     @Test func planCSVIsTheOldPlanCSV() throws {
         let project = StitchProject.plan(try twoShotPanorama(), lens: nil, imageSize: nil, names: names, firstNumber: 1)
-        #expect(ShotListWriter.csv(project) == """
-        index,label,pan,tilt
-        1,"shot 1 (row 1, column 1)",-20.00,0.00
-        2,"shot 2 (row 1, column 2)",20.00,0.00
+        #expect(
+            ShotListWriter.csv(project) == """
+                index,label,pan,tilt
+                1,"shot 1 (row 1, column 1)",-20.00,0.00
+                2,"shot 2 (row 1, column 2)",20.00,0.00
 
-        """)
+                """)
     }
 
     @Test func bracketsAreOneImageEachAndOneStackPerStep() throws {
@@ -223,12 +234,14 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         var text = "{\"event\":\"start\",\"program\":\"p.json\",\"programSha256\":\"\(hash)\",\"steps\":2}\n"
         for (step, pan) in [(1, -10.0), (2, 10.0)] {
             for bracket in 1...3 {
-                text += "{\"event\":\"shot\",\"step\":\(step),\"label\":\"s\(step)\",\"pose\":{\"pan\":\(pan),\"tilt\":0},\"startSeconds\":\(step * 10 + bracket),\"endSeconds\":\(step * 10 + bracket),\"bracket\":\(bracket)}\n"
+                text +=
+                    "{\"event\":\"shot\",\"step\":\(step),\"label\":\"s\(step)\",\"pose\":{\"pan\":\(pan),\"tilt\":0},\"startSeconds\":\(step * 10 + bracket),\"endSeconds\":\(step * 10 + bracket),\"bracket\":\(bracket)}\n"
             }
         }
         let lens = CameraLens(horizontalDegrees: 40, imageSize: PixelSize(width: 6000, height: 4000))
-        let project = StitchProject.export(try ShotLog(text: text, file: "b.jsonl"), file: "b.jsonl", program: nil, lens: lens,
-                                           imageSize: nil, names: names, firstNumber: 1)
+        let project = StitchProject.export(
+            try ShotLog(text: text, file: "b.jsonl"), file: "b.jsonl", program: nil, lens: lens,
+            imageSize: nil, names: names, firstNumber: 1)
         #expect(project.bracketCount == 3)
         let images = HuginProjectWriter.text(project, lens: lens).split(separator: "\n").filter { $0.hasPrefix("i ") }
         #expect(images.map { $0.split(separator: " ").first { $0.hasPrefix("j") } } == ["j0", "j0", "j0", "j1", "j1", "j1"])
@@ -243,12 +256,16 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         let project = StitchProject.plan(program, lens: nil, imageSize: nil, names: names, firstNumber: 1)
         let root = try JSONParser.parse(ShotListWriter.json(project))
         guard case .object(let members) = root.value, let shots = members.first(where: { $0.key == "shots" }),
-              case .array(let items) = shots.value.value else {
+            case .array(let items) = shots.value.value
+        else {
             Issue.record("no shots array")
             return
         }
         #expect(items.count == 2)
-        guard case .object(let first) = items[0].value else { Issue.record("a shot is not an object"); return }
+        guard case .object(let first) = items[0].value else {
+            Issue.record("a shot is not an object")
+            return
+        }
         #expect(first.map(\.key) == ["index", "step", "label", "pose", "image", "yaw", "pitch"])
         if case .string(let image) = first[4].value.value { #expect(image == "IMG_0001.JPG") } else { Issue.record("image is not a string") }
         if case .number(let yaw, _) = first[5].value.value { #expect(yaw == -20) } else { Issue.record("yaw is not a number") }

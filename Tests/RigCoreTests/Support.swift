@@ -13,10 +13,13 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 }
 
-func servoAxis(_ name: String, channel: Int, softMin: Double = -90, softMax: Double = 90, home: Double = 0,
-               park: Double? = nil, maxVelocity: Double = 90, maxAcceleration: Double = 180) -> Axis {
-    Axis(name: name, kind: .servo, channel: channel, calibration: nil, home: home, park: park,
-         softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, idle: .hold)
+func servoAxis(
+    _ name: String, channel: Int, softMin: Double = -90, softMax: Double = 90, home: Double = 0,
+    park: Double? = nil, maxVelocity: Double = 90, maxAcceleration: Double = 180
+) -> Axis {
+    Axis(
+        name: name, kind: .servo, channel: channel, calibration: nil, home: home, park: park,
+        softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, idle: .hold)
 }
 
 func simRig(_ axes: [Axis], loopRateHz: Double = 100) -> Rig {
@@ -31,8 +34,10 @@ struct Run {
 
 /// Drives a player tick by tick, calling `advance()` on every `.ready` (as `rig check`
 /// does), until it finishes. `onTick` may poke the player (stop it) before each tick.
-func drive(rig: Rig, motion: Motion, startPose: [Double], maxTicks: Int = 200_000,
-           advanceOnReady: Bool = true, onTick: (Int, inout Player) -> Void = { _, _ in }) -> Run {
+func drive(
+    rig: Rig, motion: Motion, startPose: [Double], maxTicks: Int = 200_000,
+    advanceOnReady: Bool = true, onTick: (Int, inout Player) -> Void = { _, _ in }
+) -> Run {
     var player = Player(rig: rig, motion: motion, startPose: startPose)
     var frame = startPose
     var run = Run()
@@ -80,7 +85,10 @@ struct LimitExcess: CustomStringConvertible {
     }
 
     private mutating func note(_ excess: Double, _ text: @autoclosure () -> String) {
-        if excess > relative { relative = excess; what = text() }
+        if excess > relative {
+            relative = excess
+            what = text()
+        }
     }
 
     var description: String { "worst excess \(relative): \(what)" }

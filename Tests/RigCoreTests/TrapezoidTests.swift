@@ -1,6 +1,7 @@
 import PropertyBased
-@testable import RigCore
 import Testing
+
+@testable import RigCore
 
 @Suite struct TrapezoidTests {
     @Test func minimumDurationByHand() {
@@ -26,8 +27,10 @@ import Testing
     @Test func stretchNeverExceedsTheLimits() async {
         let moves = Generator(run: { rng in
             var g = SplitMix64(seed: rng.next())
-            return (Double.random(in: -300...300, using: &g), Double.random(in: 5...300, using: &g),
-                    Double.random(in: 10...1000, using: &g), Double.random(in: 1...4, using: &g))
+            return (
+                Double.random(in: -300...300, using: &g), Double.random(in: 5...300, using: &g),
+                Double.random(in: 10...1000, using: &g), Double.random(in: 1...4, using: &g)
+            )
         })
         await propertyCheck(count: 300, input: moves) { distance, vmax, amax, stretch in
             let minimum = TrapezoidProfile.minimumDuration(distance: distance, maxVelocity: vmax, maxAcceleration: amax)

@@ -1,7 +1,8 @@
-import RigTestSupport
 import Foundation
+import RigTestSupport
 import Synchronization
 import Testing
+
 @testable import RigDBus
 
 /// Tier 2 with the bluezoo BlueZ emulator on a private bus (TESTING.md).
@@ -29,8 +30,9 @@ import Testing
         #expect(hci0["Powered"] == .boolean(true))
         // An error reply from the emulator comes back as a typed DBusError.
         do {
-            _ = try await connection.call(destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.Adapter1",
-                                          method: "NoSuchMethod")
+            _ = try await connection.call(
+                destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.Adapter1",
+                method: "NoSuchMethod")
             Issue.record("an unknown method must fail")
         } catch let error as DBusError {
             #expect(error.name.hasPrefix("org.freedesktop.DBus.Error."))
@@ -55,34 +57,53 @@ import Testing
         let reads = Mutex(0)
         let characteristic = service + "/char0"
         try await connection.export(DBusObject(path: "/org/rig/app", interfaces: [], isObjectManager: true))
-        try await connection.export(DBusObject(path: service, interfaces: [DBusInterface("org.bluez.GattService1", properties: [
-            "UUID": .constant(.string("9a43142a-f619-41ff-945d-527023ef5b9d")),
-            "Primary": .constant(.boolean(true)),
-        ])]))
-        try await connection.export(DBusObject(path: characteristic, interfaces: [DBusInterface("org.bluez.GattCharacteristic1", methods: [
-            "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { _ in [.bytes([0])] },
-            "WriteValue": DBusMethod(in: "aya{sv}") { _ in [] },
-            "StartNotify": DBusMethod { _ in [] },
-            "StopNotify": DBusMethod { _ in [] },
-            "Confirm": DBusMethod { _ in [] },
-        ], properties: [
-            "UUID": DBusProperty(signature: "s", get: {
-                reads.withLock { $0 += 1 }
-                return .string("eb366ce4-1952-4a55-a319-7e27a865554a")
-            }),
-            "Service": .constant(.objectPath(service)),
-            "Flags": .constant(.strings(["read", "notify"])),
-            "Notifying": .constant(.boolean(false)),
-        ])]))
+        try await connection.export(
+            DBusObject(
+                path: service,
+                interfaces: [
+                    DBusInterface(
+                        "org.bluez.GattService1",
+                        properties: [
+                            "UUID": .constant(.string("9a43142a-f619-41ff-945d-527023ef5b9d")),
+                            "Primary": .constant(.boolean(true)),
+                        ])
+                ]))
+        try await connection.export(
+            DBusObject(
+                path: characteristic,
+                interfaces: [
+                    DBusInterface(
+                        "org.bluez.GattCharacteristic1",
+                        methods: [
+                            "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { _ in [.bytes([0])] },
+                            "WriteValue": DBusMethod(in: "aya{sv}") { _ in [] },
+                            "StartNotify": DBusMethod { _ in [] },
+                            "StopNotify": DBusMethod { _ in [] },
+                            "Confirm": DBusMethod { _ in [] },
+                        ],
+                        properties: [
+                            "UUID": DBusProperty(
+                                signature: "s",
+                                get: {
+                                    reads.withLock { $0 += 1 }
+                                    return .string("eb366ce4-1952-4a55-a319-7e27a865554a")
+                                }),
+                            "Service": .constant(.objectPath(service)),
+                            "Flags": .constant(.strings(["read", "notify"])),
+                            "Notifying": .constant(.boolean(false)),
+                        ])
+                ]))
 
         let readsBefore = reads.withLock { $0 }
-        let reply = try await connection.call(destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.GattManager1",
-                                              method: "RegisterApplication", args: [.objectPath("/org/rig/app"), .vardict([:])],
-                                              expecting: "", timeout: .seconds(10))
+        let reply = try await connection.call(
+            destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.GattManager1",
+            method: "RegisterApplication", args: [.objectPath("/org/rig/app"), .vardict([:])],
+            expecting: "", timeout: .seconds(10))
         #expect(reply.isEmpty)
         // bluezoo read the characteristic (GetManagedObjects / GetAll) while the call was pending.
         #expect(reads.withLock { $0 } > readsBefore)
-        _ = try await connection.call(destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.GattManager1",
-                                      method: "UnregisterApplication", args: [.objectPath("/org/rig/app")], expecting: "")
+        _ = try await connection.call(
+            destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.bluez.GattManager1",
+            method: "UnregisterApplication", args: [.objectPath("/org/rig/app")], expecting: "")
     }
 }

@@ -1,6 +1,7 @@
-import RigTestSupport
 import Foundation
+import RigTestSupport
 import Testing
+
 @testable import RigDBus
 
 /// Tier 2: calls that fail, time out, or outlive their connection.
@@ -21,15 +22,17 @@ import Testing
         let state = TestState()
         try await pair.server.export(TestObject.make(state))
         do {
-            _ = try await pair.client.call(destination: pair.server.uniqueName, path: TestObject.path,
-                                           interface: TestObject.interface, method: "Never", timeout: .milliseconds(200))
+            _ = try await pair.client.call(
+                destination: pair.server.uniqueName, path: TestObject.path,
+                interface: TestObject.interface, method: "Never", timeout: .milliseconds(200))
             Issue.record("an unanswered call must time out")
         } catch let error as DBusError {
             #expect(error.isTimeout)
         }
         // The server's bus thread was never blocked: it still answers.
-        let echo = try await pair.client.call(destination: pair.server.uniqueName, path: TestObject.path,
-                                              interface: TestObject.interface, method: "Echo", args: [.string("alive")])
+        let echo = try await pair.client.call(
+            destination: pair.server.uniqueName, path: TestObject.path,
+            interface: TestObject.interface, method: "Echo", args: [.string("alive")])
         #expect(echo == [.string("alive")])
         #expect(state.parked.withLock { $0.count } == 1)
     }
@@ -41,13 +44,15 @@ import Testing
         let client = pair.client
         let server = pair.server.uniqueName
         let pending = Task {
-            try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
-                                  method: "Never", timeout: .seconds(60))
+            try await client.call(
+                destination: server, path: TestObject.path, interface: TestObject.interface,
+                method: "Never", timeout: .seconds(60))
         }
         try await withDeadline {
             while state.parked.withLock({ $0.isEmpty }) {
-                _ = try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
-                                          method: "Echo", args: [.string("x")])
+                _ = try await client.call(
+                    destination: server, path: TestObject.path, interface: TestObject.interface,
+                    method: "Echo", args: [.string("x")])
             }
         }
         pending.cancel()
@@ -56,12 +61,15 @@ import Testing
         // A task cancelled before its call starts never sends it.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
-                                         method: "Never")
+            return try await client.call(
+                destination: server, path: TestObject.path, interface: TestObject.interface,
+                method: "Never")
         }
         await #expect(throws: CancellationError.self) { try await early.value }
-        #expect(try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
-                                      method: "Echo", args: [.string("y")]) == [.string("y")])
+        #expect(
+            try await client.call(
+                destination: server, path: TestObject.path, interface: TestObject.interface,
+                method: "Echo", args: [.string("y")]) == [.string("y")])
         #expect(state.parked.withLock { $0.count } == 1)
     }
 
@@ -72,14 +80,16 @@ import Testing
         let client = pair.client
         let server = pair.server.uniqueName
         let pending = Task {
-            try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
-                                  method: "Never", timeout: .seconds(60))
+            try await client.call(
+                destination: server, path: TestObject.path, interface: TestObject.interface,
+                method: "Never", timeout: .seconds(60))
         }
         // Wait until the server holds the call, so the close really races a pending call.
         try await withDeadline {
             while state.parked.withLock({ $0.isEmpty }) {
-                _ = try await client.call(destination: server, path: TestObject.path, interface: TestObject.interface,
-                                          method: "Echo", args: [.string("x")])
+                _ = try await client.call(
+                    destination: server, path: TestObject.path, interface: TestObject.interface,
+                    method: "Echo", args: [.string("x")])
             }
         }
         client.close()
@@ -100,8 +110,9 @@ import Testing
             for await _ in stream {}
         }
         do {
-            _ = try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                          interface: "org.freedesktop.DBus.Peer", method: "Ping")
+            _ = try await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer", method: "Ping")
             Issue.record("a call on a lost connection must fail")
         } catch is DBusConnectionError {
         } catch let error as DBusError {

@@ -1,6 +1,7 @@
-import RigTestSupport
 import Foundation
+import RigTestSupport
 import Testing
+
 @testable import RigDBus
 
 /// Tier 2: two connections on a private dbus-daemon, one exporting, one calling.
@@ -13,10 +14,13 @@ import Testing
         try await pair.server.export(TestObject.make(state))
     }
 
-    func call(_ method: String, _ args: [DBusValue] = [], interface: String? = TestObject.interface,
-              timeout: Duration = .seconds(10)) async throws -> [DBusValue] {
-        try await pair.client.call(destination: pair.server.uniqueName, path: TestObject.path, interface: interface,
-                                   method: method, args: args, timeout: timeout)
+    func call(
+        _ method: String, _ args: [DBusValue] = [], interface: String? = TestObject.interface,
+        timeout: Duration = .seconds(10)
+    ) async throws -> [DBusValue] {
+        try await pair.client.call(
+            destination: pair.server.uniqueName, path: TestObject.path, interface: interface,
+            method: method, args: args, timeout: timeout)
     }
 
     @Test func methodsReplyThroughAWellKnownName() async throws {
@@ -24,8 +28,9 @@ import Testing
         #expect(try await pair.server.requestName("org.rig.TestServer") == .alreadyOwner)
         #expect(try await pair.client.requestName("org.rig.TestServer") == .exists)
         #expect(try await pair.client.nameHasOwner("org.rig.TestServer"))
-        let echoed = try await pair.client.call(destination: "org.rig.TestServer", path: TestObject.path,
-                                                interface: TestObject.interface, method: "Echo", args: [.string("héllo")])
+        let echoed = try await pair.client.call(
+            destination: "org.rig.TestServer", path: TestObject.path,
+            interface: TestObject.interface, method: "Echo", args: [.string("héllo")])
         #expect(echoed == [.string("héllo")])
         #expect(try await call("Add", [.int32(40), .int32(2)]) == [.int32(42)])
         #expect(try await call("Add", [.int32(1), .int32(2)], interface: nil) == [.int32(3)])
@@ -57,8 +62,9 @@ import Testing
 
     @Test func replySignatureIsCheckedByTheCaller() async throws {
         await #expect(throws: DBusMarshalError.signatureMismatch(expected: "u", actual: "s")) {
-            try await pair.client.call(destination: pair.server.uniqueName, path: TestObject.path,
-                                       interface: TestObject.interface, method: "Echo", args: [.string("x")], expecting: "u")
+            try await pair.client.call(
+                destination: pair.server.uniqueName, path: TestObject.path,
+                interface: TestObject.interface, method: "Echo", args: [.string("x")], expecting: "u")
         }
     }
 
@@ -94,22 +100,39 @@ import Testing
         let reply = try await call("Introspect", interface: "org.freedesktop.DBus.Introspectable")
         let xml = reply.first?.string ?? ""
         #expect(xml.contains("<interface name=\"org.rig.Test\">"))
-        #expect(xml.contains("<method name=\"Add\"><arg type=\"i\" direction=\"in\"/><arg type=\"i\" direction=\"in\"/><arg type=\"i\" direction=\"out\"/></method>"))
+        #expect(
+            xml.contains(
+                "<method name=\"Add\"><arg type=\"i\" direction=\"in\"/><arg type=\"i\" direction=\"in\"/><arg type=\"i\" direction=\"out\"/></method>"))
         #expect(xml.contains("<property name=\"Level\" type=\"u\" access=\"readwrite\"/>"))
         // libdbus answers for the parent path, listing the child.
-        let parent = try await pair.client.call(destination: pair.server.uniqueName, path: "/org/rig", interface: "org.freedesktop.DBus.Introspectable", method: "Introspect")
+        let parent = try await pair.client.call(
+            destination: pair.server.uniqueName, path: "/org/rig", interface: "org.freedesktop.DBus.Introspectable", method: "Introspect")
         #expect(parent.first?.string?.contains("<node name=\"test\"") == true)
     }
 
     @Test func getManagedObjectsListsOnlyObjectsBelowTheRoot() async throws {
         let root = DBusObject(path: "/org/rig/app", interfaces: [], isObjectManager: true)
         try await pair.server.export(root)
-        try await pair.server.export(DBusObject(path: "/org/rig/app/service0", interfaces: [DBusInterface("org.bluez.GattService1", properties: [
-            "UUID": .constant(.string("9a43142a-f619-41ff-945d-527023ef5b9d")), "Primary": .constant(.boolean(true)),
-        ])]))
-        try await pair.server.export(DBusObject(path: "/org/rig/app/service0/char0", interfaces: [DBusInterface("org.bluez.GattCharacteristic1", properties: [
-            "Service": .constant(.objectPath("/org/rig/app/service0")), "Flags": .constant(.strings(["read", "notify"])),
-        ])]))
+        try await pair.server.export(
+            DBusObject(
+                path: "/org/rig/app/service0",
+                interfaces: [
+                    DBusInterface(
+                        "org.bluez.GattService1",
+                        properties: [
+                            "UUID": .constant(.string("9a43142a-f619-41ff-945d-527023ef5b9d")), "Primary": .constant(.boolean(true)),
+                        ])
+                ]))
+        try await pair.server.export(
+            DBusObject(
+                path: "/org/rig/app/service0/char0",
+                interfaces: [
+                    DBusInterface(
+                        "org.bluez.GattCharacteristic1",
+                        properties: [
+                            "Service": .constant(.objectPath("/org/rig/app/service0")), "Flags": .constant(.strings(["read", "notify"])),
+                        ])
+                ]))
         try await pair.server.export(DBusObject(path: "/org/rig/application", interfaces: [DBusInterface("org.rig.Outside")]))
         let managed = try await pair.client.managedObjects(destination: pair.server.uniqueName, path: "/org/rig/app")
         #expect(Set(managed.objects.keys) == ["/org/rig/app/service0", "/org/rig/app/service0/char0"])
@@ -136,8 +159,9 @@ import Testing
     }
 
     @Test func noReplyCallsGetNoReply() async throws {
-        try await pair.client.send(destination: pair.server.uniqueName, path: TestObject.path,
-                                   interface: TestObject.interface, method: "Record", args: [.boolean(true)])
+        try await pair.client.send(
+            destination: pair.server.uniqueName, path: TestObject.path,
+            interface: TestObject.interface, method: "Record", args: [.boolean(true)])
         // Messages between two connections stay in order: once Echo is answered, Record was
         // handled, and an (erroneous) reply to it would have arrived before Echo's.
         #expect(try await call("Echo", [.string("sync")]) == [.string("sync")])
@@ -150,7 +174,10 @@ import Testing
     @Test func unixFDsPassThroughTheBus() async throws {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         let bytes: [UInt8] = [1, 2, 3]
         #expect(write(fds[1], bytes, bytes.count) == 3)
         #expect(try await call("ReadFD", [.unixFD(DBusUnixFD(fds[0]))]) == [.bytes(bytes)])

@@ -1,13 +1,15 @@
-import RigTestSupport
 import Foundation
+import RigTestSupport
 import Testing
+
 @testable import RigDBus
 
 /// Round trips through real libdbus messages: append to a fresh method call, read back.
 @Suite struct MarshallingTests {
     func roundTrip(_ values: [DBusValue]) throws -> [DBusValue] {
-        let message = try DBusMessageHandle.methodCall(destination: "org.rig.Test", path: "/org/rig/test",
-                                                       interface: "org.rig.Test", method: "Echo")
+        let message = try DBusMessageHandle.methodCall(
+            destination: "org.rig.Test", path: "/org/rig/test",
+            interface: "org.rig.Test", method: "Echo")
         try message.append(values)
         #expect(message.signature == values.dbusSignature)
         return try message.read(expecting: values.dbusSignature)
@@ -45,13 +47,21 @@ import Testing
     @Test func nestedDictionariesAndVariants() throws {
         let inner = DBusValue.vardict(["Flags": .strings(["read", "notify"]), "Value": .bytes([1]), "MTU": .uint16(23)])
         let options = DBusValue.vardict(["nested": inner, "empty": .vardict([:]), "deep": .variant(.variant(.int32(3)))])
-        let managed = DBusValue.dictionary(key: "o", value: "a{sa{sv}}", [
-            DBusDictEntry(.objectPath("/org/bluez/hci0"), .dictionary(key: "s", value: "a{sv}", [
-                DBusDictEntry(.string("org.bluez.Adapter1"), .vardict(["Address": .string("00:00:00:11:11:11"), "Powered": .boolean(true)])),
-            ])),
-        ])
-        let values: [DBusValue] = [options, managed, .dictionary(key: "u", value: "as", []),
-                                   .dictionary(key: "y", value: "(bd)", [DBusDictEntry(.byte(1), .structure([.boolean(true), .double(2)]))])]
+        let managed = DBusValue.dictionary(
+            key: "o", value: "a{sa{sv}}",
+            [
+                DBusDictEntry(
+                    .objectPath("/org/bluez/hci0"),
+                    .dictionary(
+                        key: "s", value: "a{sv}",
+                        [
+                            DBusDictEntry(.string("org.bluez.Adapter1"), .vardict(["Address": .string("00:00:00:11:11:11"), "Powered": .boolean(true)]))
+                        ]))
+            ])
+        let values: [DBusValue] = [
+            options, managed, .dictionary(key: "u", value: "as", []),
+            .dictionary(key: "y", value: "(bd)", [DBusDictEntry(.byte(1), .structure([.boolean(true), .double(2)]))]),
+        ]
         let back = try roundTrip(values)
         #expect(back == values)
         #expect(back[0].vardict?["nested"]?.vardict?["Flags"]?.strings == ["read", "notify"])
@@ -71,7 +81,10 @@ import Testing
     @Test func unixFileDescriptorsAreDuplicated() throws {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         let back = try roundTrip([.unixFD(DBusUnixFD(fds[1])), .string("after")])
         guard let received = back.first?.unixFD else {
             Issue.record("no fd in \(back)")
@@ -114,7 +127,7 @@ import Testing
         #expect(DBusSyntax.isValidUTF8(Array("héllo".utf8)))
         #expect(!DBusSyntax.isValidUTF8([0x68, 0xFF, 0xFE]))
         #expect(!DBusSyntax.isValidUTF8([0xC3]))
-        #expect(!DBusSyntax.isValidUTF8([0xED, 0xA0, 0x80])) // a UTF-16 surrogate
+        #expect(!DBusSyntax.isValidUTF8([0xED, 0xA0, 0x80]))  // a UTF-16 surrogate
     }
 
     @Test func invalidNamesAreRejected() {
@@ -164,10 +177,12 @@ import Testing
     }
 
     @Test func matchRuleStrings() {
-        let rule = DBusMatchRule.propertiesChanged(sender: "org.bluez", pathNamespace: "/org/bluez",
-                                                   interface: "org.bluez.Device1")
-        #expect(rule.matchString == "type='signal',sender='org.bluez',path_namespace='/org/bluez',"
-            + "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'")
+        let rule = DBusMatchRule.propertiesChanged(
+            sender: "org.bluez", pathNamespace: "/org/bluez",
+            interface: "org.bluez.Device1")
+        #expect(
+            rule.matchString == "type='signal',sender='org.bluez',path_namespace='/org/bluez',"
+                + "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'")
         #expect(DBusMatchRule(arg0: "it's").matchString == "type='signal',arg0='it'\\''s'")
     }
 }

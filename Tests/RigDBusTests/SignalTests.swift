@@ -1,5 +1,6 @@
 import RigTestSupport
 import Testing
+
 @testable import RigDBus
 
 /// Tier 2: signal subscriptions between two connections.
@@ -7,13 +8,16 @@ import Testing
     @Test func propertiesChangedReachesASubscriberByWellKnownName() async throws {
         let pair = try TwoConnections()
         #expect(try await pair.server.requestName("org.rig.Signals") == .primaryOwner)
-        let stream = try await pair.client.signals(matching: .propertiesChanged(sender: "org.rig.Signals", path: "/org/rig/char",
-                                                                                 interface: "org.bluez.GattCharacteristic1"))
+        let stream = try await pair.client.signals(
+            matching: .propertiesChanged(
+                sender: "org.rig.Signals", path: "/org/rig/char",
+                interface: "org.bluez.GattCharacteristic1"))
         // Neither of these matches: another interface, another path.
         try await pair.server.emitPropertiesChanged(path: "/org/rig/char", interface: "org.rig.Other", changed: ["Value": .bytes([0])])
         try await pair.server.emitPropertiesChanged(path: "/org/rig/other", interface: "org.bluez.GattCharacteristic1", changed: ["Value": .bytes([0])])
-        try await pair.server.emitPropertiesChanged(path: "/org/rig/char", interface: "org.bluez.GattCharacteristic1",
-                                                    changed: ["Value": .bytes([1])], invalidated: ["Notifying"])
+        try await pair.server.emitPropertiesChanged(
+            path: "/org/rig/char", interface: "org.bluez.GattCharacteristic1",
+            changed: ["Value": .bytes([1])], invalidated: ["Notifying"])
         let signal = try await next(stream)
         let changed = try DBusPropertiesChanged(signal)
         #expect(signal.sender == pair.server.uniqueName)
@@ -50,12 +54,13 @@ import Testing
         // Dropping a stream removes its subscription.
         ticks = AsyncStream { $0.finish() }
         _ = ticks
-        #expect(try await withDeadline {
-            while try await pair.client.perform({ $0.subscriptions.count }) != 1 {
-                try await pair.client.emitSignal(path: "/", interface: "org.rig.Wait", member: "Loop")
-            }
-            return true
-        })
+        #expect(
+            try await withDeadline {
+                while try await pair.client.perform({ $0.subscriptions.count }) != 1 {
+                    try await pair.client.emitSignal(path: "/", interface: "org.rig.Wait", member: "Loop")
+                }
+                return true
+            })
     }
 
     @Test func objectManagerAnnouncesExportsBelowItsRoot() async throws {
@@ -63,9 +68,12 @@ import Testing
         try await pair.server.export(DBusObject(path: "/org/rig/app", interfaces: [], isObjectManager: true))
         let added = try await pair.client.signals(matching: .interfacesAdded(sender: pair.server.uniqueName, root: "/org/rig/app"))
         let removed = try await pair.client.signals(matching: .interfacesRemoved(sender: pair.server.uniqueName))
-        try await pair.server.export(DBusObject(path: "/org/rig/app/service0", interfaces: [
-            DBusInterface("org.bluez.GattService1", properties: ["UUID": .constant(.string("ffe0")), "Primary": .constant(.boolean(true))]),
-        ]))
+        try await pair.server.export(
+            DBusObject(
+                path: "/org/rig/app/service0",
+                interfaces: [
+                    DBusInterface("org.bluez.GattService1", properties: ["UUID": .constant(.string("ffe0")), "Primary": .constant(.boolean(true))])
+                ]))
         let announcement = try DBusInterfacesAdded(try await next(added))
         #expect(announcement.path == "/org/rig/app/service0")
         #expect(announcement.interfaces["org.bluez.GattService1"] == ["UUID": .string("ffe0"), "Primary": .boolean(true)])

@@ -4,13 +4,17 @@ import Testing
 
 @Suite struct ConfigTests {
     func rig(_ dfmoco: String) throws(FileError) -> Rig {
-        try RigParser.parse(text: """
-            {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "dfmoco": \(dfmoco)}
-            """, file: "r.json")
+        try RigParser.parse(
+            text: """
+                {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "dfmoco": \(dfmoco)}
+                """, file: "r.json")
     }
 
     func error(_ dfmoco: String) -> String {
-        do { _ = try rig(dfmoco); return "no error" } catch { return error.description }
+        do {
+            _ = try rig(dfmoco)
+            return "no error"
+        } catch { return error.description }
     }
 
     @Test func readsMotorsAndSteps() throws {

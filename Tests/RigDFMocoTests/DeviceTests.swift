@@ -137,8 +137,11 @@ import Testing
     @Test mutating func goMotionApproachesTheStartThenFollowsThePlan() throws {
         // Tilt: p0 0°, p1 10°, p2 20°, 200 ms at blur 500: the shutter opens at 5°, closes at
         // 15°, so 50°/s through the exposure; the 1 s ramp starts 25° before 5°.
-        let bf = device.handle(.blurSetup(GoMotionRequest(exposureMilliseconds: 200, blur: 500,
-                                                          motors: [.init(motor: 1, previous: 0, current: 1000, next: 2000)])), still(ticks: 10))
+        let bf = device.handle(
+            .blurSetup(
+                GoMotionRequest(
+                    exposureMilliseconds: 200, blur: 500,
+                    motors: [.init(motor: 1, previous: 0, current: 1000, next: 2000)])), still(ticks: 10))
         #expect(bf.replies == ["bf 1"])
         #expect(bf.commands == [.goTo(pose: [nil, -20, nil])])
         #expect(device.handle(.movingStatus, still(ticks: 11)).replies == ["ms 10"])

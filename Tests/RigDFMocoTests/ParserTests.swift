@@ -22,9 +22,15 @@ import Testing
         ("jm 1 -9000 2500", .jogMotor(motor: 1, destination: -9000, velocity: 2500)),
         ("mm  1\t300 ", .moveMotor(motor: 1, position: 300)),
         ("bf 250 500", .blurSetup(GoMotionRequest(exposureMilliseconds: 250, blur: 500, motors: []))),
-        ("bf 100 1000 2 0 10 30 1 5 5 5", .blurSetup(GoMotionRequest(exposureMilliseconds: 100, blur: 1000, motors: [
-            .init(motor: 2, previous: 0, current: 10, next: 30), .init(motor: 1, previous: 5, current: 5, next: 5),
-        ]))),
+        (
+            "bf 100 1000 2 0 10 30 1 5 5 5",
+            .blurSetup(
+                GoMotionRequest(
+                    exposureMilliseconds: 100, blur: 1000,
+                    motors: [
+                        .init(motor: 2, previous: 0, current: 10, next: 30), .init(motor: 1, previous: 5, current: 5, next: 5),
+                    ]))
+        ),
     ])
     func readsEveryRequest(_ line: String, _ expected: DFMocoRequest) {
         #expect(parse(line) == .success(expected))

@@ -69,7 +69,7 @@ struct DeviceAndKeyboardTests {
         h.keepAlive = false
         h.input.update { s in
             s.keyboardActive = true
-            s.pulses[1] &+= 1      // right arrow
+            s.pulses[1] &+= 1  // right arrow
             s.signsOfLife &+= 1
         }
         h.run(ticks: 30)
@@ -77,7 +77,10 @@ struct DeviceAndKeyboardTests {
         h.run(ticks: 200)
         #expect(h.velocities[0] == 0, "a single press moves for a moment, then stops")
         #expect(h.frame[0] > 0)
-        h.input.update { s in s.press(.record); s.signsOfLife &+= 1 }
+        h.input.update { s in
+            s.press(.record)
+            s.signsOfLife &+= 1
+        }
         h.run(ticks: 1)
         #expect(h.drainNotices().contains { if case .record = $0 { true } else { false } })
         #expect(h.violations.isEmpty)

@@ -23,12 +23,13 @@ struct JogConfigTests {
     }
 
     @Test func jogKeysAreReadAndMergedOverTheStandardLayout() throws {
-        let rig = try Self.rig(jog: """
-        {"deadzone": 0.2, "expo": 0.3, "axisSnapDeg": 10, "fineSpeed": 0.05, "nudgeStep": 0.25, "watchdogMs": 300,
-         "sticks": {"rightx": {"axis": "pan", "inverted": true}, "leftx": null},
-         "buttons": {"a": "home", "x": "record"},
-         "sdlMapping": "030000005e0400008e02000010010000,Xbox 360,a:b0,b:b1,x:b2,y:b3,leftx:a0,lefty:a1,rightx:a3,righty:a4,dpup:h0.1,platform:Linux,"}
-        """)
+        let rig = try Self.rig(
+            jog: """
+                {"deadzone": 0.2, "expo": 0.3, "axisSnapDeg": 10, "fineSpeed": 0.05, "nudgeStep": 0.25, "watchdogMs": 300,
+                 "sticks": {"rightx": {"axis": "pan", "inverted": true}, "leftx": null},
+                 "buttons": {"a": "home", "x": "record"},
+                 "sdlMapping": "030000005e0400008e02000010010000,Xbox 360,a:b0,b:b1,x:b2,y:b3,leftx:a0,lefty:a1,rightx:a3,righty:a4,dpup:h0.1,platform:Linux,"}
+                """)
         let jog = try #require(rig.jog)
         #expect(jog.deadzone == 0.2 && jog.expo == 0.3 && jog.axisSnapDegrees == 10 && jog.fineSpeed == 0.05)
         #expect(jog.nudgeStep == 0.25 && jog.watchdogMilliseconds == 300)
@@ -73,16 +74,18 @@ struct JogConfigTests {
 
     @Test func sdlIndicesResolveTheWaySDLNumbersLinuxDevices() throws {
         let mapping = try SDLMapping.parse("0300,Pad,a:b1,b:b0,x:b3,y:b2,start:b7,leftx:a0,lefty:a1~,rightx:a2,righty:a3,dpleft:h0.8,dpdown:h0.4,").get()
-        let keys = EvdevBitmap(byteCount: EvdevCode.keyBitmapBytes,
-                               codes: [BTN_SOUTH, BTN_EAST, BTN_NORTH, BTN_WEST, BTN_TL, BTN_TR, BTN_SELECT, BTN_START].map(Int.init))
-        let abs = EvdevBitmap(byteCount: EvdevCode.absBitmapBytes,
-                              codes: [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_HAT0X, ABS_HAT0Y].map(Int.init))
+        let keys = EvdevBitmap(
+            byteCount: EvdevCode.keyBitmapBytes,
+            codes: [BTN_SOUTH, BTN_EAST, BTN_NORTH, BTN_WEST, BTN_TL, BTN_TR, BTN_SELECT, BTN_START].map(Int.init))
+        let abs = EvdevBitmap(
+            byteCount: EvdevCode.absBitmapBytes,
+            codes: [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_HAT0X, ABS_HAT0Y].map(Int.init))
         let layout = GamepadLayout.sdl(mapping, keys: keys, abs: abs)
-        #expect(layout.buttons[0] == .key(UInt16(BTN_EAST)))          // a: b1
-        #expect(layout.buttons[1] == .key(UInt16(BTN_SOUTH)))         // b: b0
-        #expect(layout.buttons[5] == .key(UInt16(BTN_START)))         // start: b7
+        #expect(layout.buttons[0] == .key(UInt16(BTN_EAST)))  // a: b1
+        #expect(layout.buttons[1] == .key(UInt16(BTN_SOUTH)))  // b: b0
+        #expect(layout.buttons[5] == .key(UInt16(BTN_START)))  // start: b7
         #expect(layout.sticks[1] == .axis(UInt16(ABS_Y), inverted: true, half: .full))
-        #expect(layout.sticks[2] == .axis(UInt16(ABS_Z), inverted: false, half: .full))   // a2: hats are skipped, Z counts
+        #expect(layout.sticks[2] == .axis(UInt16(ABS_Z), inverted: false, half: .full))  // a2: hats are skipped, Z counts
         #expect(layout.dpad[2] == .hat(UInt16(ABS_HAT0X), direction: -1))
         #expect(layout.dpad[1] == .hat(UInt16(ABS_HAT0Y), direction: 1))
         #expect(layout.dpad[0] == nil)
@@ -91,10 +94,13 @@ struct JogConfigTests {
     @Test func anSDLMappedPadDrivesTheRig() throws {
         let rig = try Self.rig(jog: "{\"sdlMapping\": \"g,Odd pad,a:b1,leftx:a1,lefty:a0,\"}")
         let h = try JogHarness(rig: rig)
-        try h.send { s in s.abs(ABS_Y, 32767); s.report() }   // a1 is leftx on this pad
+        try h.send { s in
+            s.abs(ABS_Y, 32767)
+            s.report()
+        }  // a1 is leftx on this pad
         h.run(ticks: 50)
         #expect(h.velocities[0] > 0 && h.velocities[1] == 0, "\(h.velocities) \(h.input.snapshot.sticks)")
-        try h.send { $0.tap(BTN_EAST) }                        // b1 is "a": record
+        try h.send { $0.tap(BTN_EAST) }  // b1 is "a": record
         h.run(ticks: 1)
         #expect(h.drainNotices().contains { if case .record = $0 { true } else { false } })
     }

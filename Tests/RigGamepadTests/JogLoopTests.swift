@@ -1,8 +1,8 @@
 import CLinux
 import RigCore
-import RigTestSupport
 import RigGamepad
 import RigRuntime
+import RigTestSupport
 import Testing
 
 /// The jog source inside the real control loop (manual clock, simulated output). The
@@ -51,27 +51,39 @@ struct JogLoopTests {
         return s.take()
     }
 
-    static func make(script: [Int: [UInt8]], unplugAt: Int? = nil, stopAt: Int? = nil, log: ScriptLog = ScriptLog()) throws -> (ControlLoop<ScriptedJog>, SimOutput) {
+    static func make(script: [Int: [UInt8]], unplugAt: Int? = nil, stopAt: Int? = nil, log: ScriptLog = ScriptLog()) throws -> (
+        ControlLoop<ScriptedJog>, SimOutput
+    ) {
         let rig = try TestRig.rig()
         let config = JogConfig.standard(for: rig.axes)
         let pipe = try TestPipe()
         let input = GamepadInput()
         let reader = try GamepadReader(path: "pipe", fd: pipe.readEnd, control: FakeEvdevControl(), config: config, input: input)
-        let source = JogSource(rig: rig, config: config, input: input, preview: PreviewSlot(), startPose: rig.homePose,
-                               notices: SPSCRing(capacity: 256))
-        let scripted = ScriptedJog(inner: source, reader: reader, pipe: pipe, script: script, unplugAt: unplugAt, stopAt: stopAt,
-                                   monitor: LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: rig.homePose), log: log)
+        let source = JogSource(
+            rig: rig, config: config, input: input, preview: PreviewSlot(), startPose: rig.homePose,
+            notices: SPSCRing(capacity: 256))
+        let scripted = ScriptedJog(
+            inner: source, reader: reader, pipe: pipe, script: script, unplugAt: unplugAt, stopAt: stopAt,
+            monitor: LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: rig.homePose), log: log)
         let output = SimOutput(config: SimOutputConfig(), rig: rig)
         try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.map { $0.command(forPosition: $0.home) })
-        let loop = ControlLoop(rig: rig, source: scripted, output: output, clock: ManualClock(),
-                               options: LoopOptions(realtime: false, stopWhenLimited: false), startPose: rig.homePose)
+        let loop = ControlLoop(
+            rig: rig, source: scripted, output: output, clock: ManualClock(),
+            options: LoopOptions(realtime: false, stopWhenLimited: false), startPose: rig.homePose)
         return (loop, output)
     }
 
     @Test func startSavesAndTheLoopEndsInTheSafeState() throws {
         let (loop, output) = try Self.make(script: [
-            1: Self.bytes { s in s.abs(ABS_X, 32767); s.abs(ABS_Y, -32768); s.report() },
-            30: Self.bytes { s in s.abs(ABS_X, 32760); s.report() },
+            1: Self.bytes { s in
+                s.abs(ABS_X, 32767)
+                s.abs(ABS_Y, -32768)
+                s.report()
+            },
+            30: Self.bytes { s in
+                s.abs(ABS_X, 32760)
+                s.report()
+            },
             60: Self.bytes { $0.tap(BTN_START) },
         ])
         let result = loop.run()
@@ -83,7 +95,12 @@ struct JogLoopTests {
     }
 
     @Test func ctrlCStopsAJogWithinTheLimits() throws {
-        let (loop, output) = try Self.make(script: [1: Self.bytes { s in s.abs(ABS_X, 32767); s.report() }])
+        let (loop, output) = try Self.make(script: [
+            1: Self.bytes { s in
+                s.abs(ABS_X, 32767)
+                s.report()
+            }
+        ])
         loop.requestStop()
         let result = loop.run()
         #expect(result.fault == nil)
@@ -92,8 +109,14 @@ struct JogLoopTests {
 
     @Test func unplugMidMoveDeceleratesToRestThenCtrlCEnds() throws {
         let log = ScriptLog()
-        let (loop, output) = try Self.make(script: [1: Self.bytes { s in s.abs(ABS_X, 32767); s.report() }],
-                                           unplugAt: 40, stopAt: 250, log: log)
+        let (loop, output) = try Self.make(
+            script: [
+                1: Self.bytes { s in
+                    s.abs(ABS_X, 32767)
+                    s.report()
+                }
+            ],
+            unplugAt: 40, stopAt: 250, log: log)
         let result = loop.run()
         #expect(result.fault == nil)
         #expect(output.isShutDown)

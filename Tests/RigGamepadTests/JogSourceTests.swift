@@ -29,7 +29,10 @@ struct JogSourceTests {
         let h = try JogHarness()
         // Coarse speed: right shoulder once (normal → coarse).
         try h.send { $0.tap(BTN_TR) }
-        try h.send { s in s.abs(ABS_X, 32767); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 32767)
+            s.report()
+        }
         h.run(ticks: 120)
         let pan = h.rig.axes[0]
         #expect(abs(h.velocities[0] - pan.maxVelocity) < 1e-6)
@@ -39,7 +42,10 @@ struct JogSourceTests {
         #expect(h.drainNotices().contains(.speed(level: 2, fraction: 1)))
         // Normal speed is a fraction of it.
         let g = try JogHarness()
-        try g.send { s in s.abs(ABS_X, -32768); s.report() }
+        try g.send { s in
+            s.abs(ABS_X, -32768)
+            s.report()
+        }
         g.run(ticks: 120)
         #expect(abs(g.velocities[0] + pan.maxVelocity * 0.4) < 1e-6)
     }
@@ -48,7 +54,10 @@ struct JogSourceTests {
         let h = try JogHarness()
         try h.send { $0.tap(BTN_TR) }
         // Tilt up (stick up is negative on the device): soft max 45°.
-        try h.send { s in s.abs(ABS_Y, -32768); s.report() }
+        try h.send { s in
+            s.abs(ABS_Y, -32768)
+            s.report()
+        }
         h.run(ticks: 600)
         let tilt = h.rig.axes[1]
         #expect(h.violations.isEmpty, "\(h.violations)")
@@ -69,7 +78,10 @@ struct JogSourceTests {
     @Test func synDroppedResyncsFromTheDevice() throws {
         let fake = FakeEvdevControl()
         let h = try JogHarness(fake: fake)
-        try h.send { s in s.abs(ABS_X, 32767); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 32767)
+            s.report()
+        }
         h.run(ticks: 5)
         #expect(h.input.snapshot.sticks[0] > 0.99)
         // Events were lost: the stick went back to the centre meanwhile.
@@ -86,7 +98,10 @@ struct JogSourceTests {
         #expect(abs(h.velocities[0]) < 1e-9)
         #expect(h.violations.isEmpty)
         // Later packets apply normally again.
-        try h.send { s in s.abs(ABS_X, -32768); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, -32768)
+            s.report()
+        }
         h.run(ticks: 1)
         #expect(h.input.snapshot.sticks[0] < -0.99)
     }
@@ -94,7 +109,11 @@ struct JogSourceTests {
     @Test func unplugMidMoveStopsDeceleratingWithinLimits() throws {
         let h = try JogHarness()
         try h.send { $0.tap(BTN_TR) }
-        try h.send { s in s.abs(ABS_X, 32767); s.abs(ABS_RY, 32767); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 32767)
+            s.abs(ABS_RY, 32767)
+            s.report()
+        }
         h.run(ticks: 40)
         #expect(h.velocities[0] > 40)
         h.pipe.closeWriteEnd()
@@ -110,7 +129,10 @@ struct JogSourceTests {
     @Test func theWatchdogStopsAHeldStickWhenInputFallsSilentAndResumesWithInput() throws {
         let h = try JogHarness()
         h.keepAlive = false
-        try h.send { s in s.abs(ABS_X, 32767); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 32767)
+            s.report()
+        }
         h.run(ticks: 40)
         #expect(h.velocities[0] > 20)
         // 500 ms at 100 Hz: 50 ticks without any sign of life.
@@ -119,7 +141,10 @@ struct JogSourceTests {
         #expect(h.velocities[0] == 0)
         #expect(h.violations.isEmpty)
         #expect(h.drainNotices().contains(.watchdogStopped))
-        try h.send { s in s.abs(ABS_X, 32766); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 32766)
+            s.report()
+        }
         h.run(ticks: 20)
         #expect(!h.source.watchdogHolding)
         #expect(h.velocities[0] > 0)
@@ -127,7 +152,10 @@ struct JogSourceTests {
 
     @Test func stopBrakesToRestThenFinishes() throws {
         let h = try JogHarness()
-        try h.send { s in s.abs(ABS_X, 32767); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 32767)
+            s.report()
+        }
         h.run(ticks: 60)
         h.source.stop()
         h.run(ticks: 300) { $0.source.isFinished }
@@ -137,15 +165,31 @@ struct JogSourceTests {
 
     @Test func dpadNudgesOneFineStepAndHomeGoesHome() throws {
         let h = try JogHarness()
-        try h.send { s in s.abs(ABS_HAT0X, 1); s.report(); s.abs(ABS_HAT0X, 0); s.report() }
+        try h.send { s in
+            s.abs(ABS_HAT0X, 1)
+            s.report()
+            s.abs(ABS_HAT0X, 0)
+            s.report()
+        }
         h.run(ticks: 100)
         #expect(abs(h.frame[0] - 0.5) < 1e-9)
-        try h.send { s in s.abs(ABS_HAT0Y, -1); s.report(); s.abs(ABS_HAT0Y, 0); s.report() }
+        try h.send { s in
+            s.abs(ABS_HAT0Y, -1)
+            s.report()
+            s.abs(ABS_HAT0Y, 0)
+            s.report()
+        }
         h.run(ticks: 100)
         #expect(abs(h.frame[1] - 0.5) < 1e-9, "d-pad up moves tilt up")
-        try h.send { s in s.abs(ABS_RX, 32767); s.report() }
+        try h.send { s in
+            s.abs(ABS_RX, 32767)
+            s.report()
+        }
         h.run(ticks: 100)
-        try h.send { s in s.abs(ABS_RX, 0); s.report() }
+        try h.send { s in
+            s.abs(ABS_RX, 0)
+            s.report()
+        }
         h.run(ticks: 100)
         #expect(h.frame[2] > 5)
         try h.send { $0.tap(BTN_WEST) }

@@ -28,9 +28,19 @@ struct RecordingTests {
 
     /// Moves by stick for `ticks`, then lets go and waits for rest.
     static func jog(_ h: JogHarness, x: Int32 = 0, y: Int32 = 0, rx: Int32 = 0, ticks: Int) throws {
-        try h.send { s in s.abs(ABS_X, x); s.abs(ABS_Y, y); s.abs(ABS_RX, rx); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, x)
+            s.abs(ABS_Y, y)
+            s.abs(ABS_RX, rx)
+            s.report()
+        }
         h.run(ticks: ticks)
-        try h.send { s in s.abs(ABS_X, 0); s.abs(ABS_Y, 0); s.abs(ABS_RX, 0); s.report() }
+        try h.send { s in
+            s.abs(ABS_X, 0)
+            s.abs(ABS_Y, 0)
+            s.abs(ABS_RX, 0)
+            s.report()
+        }
         h.run(ticks: 200)
     }
 
@@ -40,34 +50,43 @@ struct RecordingTests {
         let programPath = dir + "/programs/shot.json"
         try FileManager.default.createDirectory(atPath: dir + "/programs", withIntermediateDirectories: true)
         let h = try JogHarness()
-        let recorder = JogRecorder(rig: h.rig, kind: .keyframes(spacingSeconds: 2), programPath: programPath,
-                                   rigPath: rigPath, preview: h.preview)
+        let recorder = JogRecorder(
+            rig: h.rig, kind: .keyframes(spacingSeconds: 2), programPath: programPath,
+            rigPath: rigPath, preview: h.preview)
         #expect(recorder.rigReference == "../rigs/test.json")
         func drain() throws {
             for notice in h.drainNotices() { _ = try recorder.handle(notice) }
         }
 
-        try h.send { $0.tap(BTN_SOUTH) }                      // key 1 at home
-        h.run(ticks: 1); try drain()
-        try h.send { $0.tap(BTN_TR) }                         // coarse
-        try Self.jog(h, x: 32767, ticks: 150)                 // pan far right: needs > 2 s
+        try h.send { $0.tap(BTN_SOUTH) }  // key 1 at home
+        h.run(ticks: 1)
+        try drain()
+        try h.send { $0.tap(BTN_TR) }  // coarse
+        try Self.jog(h, x: 32767, ticks: 150)  // pan far right: needs > 2 s
         try h.send { $0.tap(BTN_SOUTH) }
-        h.run(ticks: 1); try drain()
+        h.run(ticks: 1)
+        try drain()
         try Self.jog(h, y: -32768, rx: -20000, ticks: 60)
         try h.send { $0.tap(BTN_SOUTH) }
-        h.run(ticks: 1); try drain()
+        h.run(ticks: 1)
+        try drain()
         try Self.jog(h, x: -32768, ticks: 30)
         try h.send { $0.tap(BTN_SOUTH) }
-        h.run(ticks: 1); try drain()
+        h.run(ticks: 1)
+        try drain()
         #expect(recorder.recording.count == 4)
-        try h.send { $0.tap(BTN_EAST) }                        // delete the last
-        h.run(ticks: 1); try drain()
+        try h.send { $0.tap(BTN_EAST) }  // delete the last
+        h.run(ticks: 1)
+        try drain()
         #expect(recorder.recording.count == 3)
 
         // Saved after every change: the file on disk already has three keys.
         let program = try Self.load(programPath)
         #expect(program.kind == .keyframes)
-        guard case .continuous(let tracks, let duration) = program.motion else { Issue.record("not keyframes"); return }
+        guard case .continuous(let tracks, let duration) = program.motion else {
+            Issue.record("not keyframes")
+            return
+        }
         #expect(tracks[0]?.keys.count == 3)
         #expect(tracks[0]?.keys[0].time == 0)
         #expect(duration > 4, "the far pan move stretched its gap beyond 2 s")
@@ -93,9 +112,13 @@ struct RecordingTests {
         try h.send { $0.tap(BTN_NORTH) }
         h.run(ticks: 2)
         #expect(h.drainNotices().contains(.nothingToPreview))
-        try h.send { $0.tap(BTN_SOUTH) }; h.run(ticks: 1); try drain()
+        try h.send { $0.tap(BTN_SOUTH) }
+        h.run(ticks: 1)
+        try drain()
         try Self.jog(h, x: 32767, ticks: 60)
-        try h.send { $0.tap(BTN_SOUTH) }; h.run(ticks: 1); try drain()
+        try h.send { $0.tap(BTN_SOUTH) }
+        h.run(ticks: 1)
+        try drain()
         let end = recorder.recording.poses[1]
         try Self.jog(h, x: -32767, ticks: 100)
         try h.send { $0.tap(BTN_NORTH) }
@@ -108,7 +131,10 @@ struct RecordingTests {
         try h.send { $0.tap(BTN_NORTH) }
         h.run(ticks: 2000) { $0.source.mode == .previewing }
         h.run(ticks: 30)
-        try h.send { s in s.abs(ABS_RX, 30000); s.report() }
+        try h.send { s in
+            s.abs(ABS_RX, 30000)
+            s.report()
+        }
         h.run(ticks: 200) { $0.source.mode == .jogging }
         #expect(h.source.mode == .jogging)
         #expect(h.violations.isEmpty)

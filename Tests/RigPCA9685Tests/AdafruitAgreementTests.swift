@@ -2,6 +2,7 @@ import Foundation
 import RigCore
 import RigTestSupport
 import Testing
+
 @testable import RigPCA9685
 
 /// rig's driver against Adafruit's (adafruit-circuitpython-pca9685 with
@@ -9,7 +10,8 @@ import Testing
 /// Needs python3 and those packages; without them this suite fails and says how to
 /// install them.
 @Suite("Agreement with Adafruit's PCA9685 driver") struct AdafruitAgreementTests {
-    static let installHint = "Install the test dependencies: \(TestTools.setupHint); they include adafruit-circuitpython-pca9685 "
+    static let installHint =
+        "Install the test dependencies: \(TestTools.setupHint); they include adafruit-circuitpython-pca9685 "
         + "and adafruit-circuitpython-motor (see docs/pca9685.md, \"Tests\")."
 
     struct Reference: Decodable {
@@ -36,7 +38,8 @@ import Testing
     static func runScript(_ arguments: [String] = []) throws -> Data {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("adafruit_reference.py")
         let process = TestTools.process("python3", [script.path] + arguments)
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         do { try process.run() } catch {
@@ -59,9 +62,11 @@ import Testing
     @Test func prescaleAndCountsAreEqualOrCloserToExact() throws {
         let references = try JSONDecoder().decode([Reference].self, from: Self.runScript())
         #expect(references.count == 8)
-        var equal = 0, closer = 0
+        var equal = 0
+        var closer = 0
         for reference in references {
-            let osc = reference.oscillatorHz, f = reference.frequencyHz
+            let osc = reference.oscillatorHz
+            let f = reference.frequencyHz
             let ours = PCA9685Math.prescale(frequencyHz: f, oscillatorHz: osc)
             let oursError = abs(PCA9685Math.frequencyHz(prescale: ours, oscillatorHz: osc) - f)
             let theirsError = abs(PCA9685Math.frequencyHz(prescale: UInt8(reference.prescale), oscillatorHz: osc) - f)
@@ -79,16 +84,23 @@ import Testing
                 #expect(abs(sent - PCA9685Math.pulseMicroseconds(counts: ourCounts, periodMicroseconds: ourPeriod)) < 1e-9)
                 let ourError = abs(Double(ourCounts) * ourPeriod / 4096 - pulse)
                 let theirError = abs(Double(theirs.counts) * theirPeriod / 4096 - pulse)
-                if ourCounts == theirs.counts { equal += 1 } else if ourError < theirError { closer += 1 } else {
-                    Issue.record("\(pulse) µs at \(f) Hz, \(osc) Hz: ours \(ourCounts) counts (error \(ourError) µs), Adafruit \(theirs.counts) (error \(theirError) µs)")
+                if ourCounts == theirs.counts {
+                    equal += 1
+                } else if ourError < theirError {
+                    closer += 1
+                } else {
+                    Issue.record(
+                        "\(pulse) µs at \(f) Hz, \(osc) Hz: ours \(ourCounts) counts (error \(ourError) µs), Adafruit \(theirs.counts) (error \(theirError) µs)"
+                    )
                 }
             }
             for theirs in reference.duties {
                 let percent = try #require(theirs.percent)
                 let ourCounts = PCA9685Math.counts(dutyPercent: percent)
                 let exact = percent / 100 * 4096
-                #expect(ourCounts == theirs.counts || abs(Double(ourCounts) - exact) < abs(Double(theirs.counts) - exact),
-                        "\(percent) %: ours \(ourCounts), Adafruit \(theirs.counts)")
+                #expect(
+                    ourCounts == theirs.counts || abs(Double(ourCounts) - exact) < abs(Double(theirs.counts) - exact),
+                    "\(percent) %: ours \(ourCounts), Adafruit \(theirs.counts)")
             }
         }
         #expect(equal + closer > 0)

@@ -1,6 +1,7 @@
 import Foundation
 import SystemPackage
 import Testing
+
 @testable import RigPCA9685
 
 /// A bus with a few devices for the probe: records which method probed each address.
@@ -30,7 +31,10 @@ final class ProbeBus: I2CBus {
 
     func writeByte(address: Int, register: UInt8, value: UInt8) throws(I2CError) { try target(address) }
     func writeBlock(address: Int, register: UInt8, data: UnsafeRawBufferPointer) throws(I2CError) { try target(address) }
-    func readByte(address: Int, register: UInt8) throws(I2CError) -> UInt8 { try target(address); return 0 }
+    func readByte(address: Int, register: UInt8) throws(I2CError) -> UInt8 {
+        try target(address)
+        return 0
+    }
 }
 
 @Suite struct I2CProbeTests {
@@ -39,12 +43,13 @@ final class ProbeBus: I2CBus {
         bus.responding = [0x40, 0x50, 0x70]
         bus.busy = [0x1A]
         let findings = try I2CProbe.scan(bus: bus)
-        #expect(findings == [
-            .init(address: 0x1A, state: .inUseByDriver),
-            .init(address: 0x40, state: .responding),
-            .init(address: 0x50, state: .responding),
-            .init(address: 0x70, state: .responding),
-        ])
+        #expect(
+            findings == [
+                .init(address: 0x1A, state: .inUseByDriver),
+                .init(address: 0x40, state: .responding),
+                .init(address: 0x50, state: .responding),
+                .init(address: 0x70, state: .responding),
+            ])
         #expect(bus.probes.count == 0x77 - 0x03 + 1)
     }
 
@@ -69,11 +74,12 @@ final class ProbeBus: I2CBus {
         let bus = try LinuxI2CBus(path: "/dev/i2c-7", syscalls: device.syscalls)
         device.state.withLock { $0.present = [0x40, 0x57] }
         device.fail("ioctl", with: [0, 0, 0, -EBUSY])  // the 4th address (0x06) is a kernel driver's
-        #expect(try I2CProbe.scan(bus: bus) == [
-            .init(address: 0x06, state: .inUseByDriver),
-            .init(address: 0x40, state: .responding),
-            .init(address: 0x57, state: .responding),
-        ])
+        #expect(
+            try I2CProbe.scan(bus: bus) == [
+                .init(address: 0x06, state: .inUseByDriver),
+                .init(address: 0x40, state: .responding),
+                .init(address: 0x57, state: .responding),
+            ])
         #expect(device.calls.contains("ioctl 7 0x703 0x57"))
     }
 

@@ -5,6 +5,7 @@ import RigCore
 import RigRuntime
 import SystemPackage
 import Testing
+
 @testable import RigPCA9685
 
 /// The Linux path's syscalls, through the funnel, without hardware.
@@ -99,8 +100,9 @@ import Testing
         config.bus = "/dev/i2c-7"
         let log = EventLog()
         let bus = try LinuxI2CBus(path: config.bus, syscalls: device.syscalls)
-        let output = PCA9685Output(config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "test"),
-                                   clock: RecordingClock(log: log), retryPolicy: retryPolicy)
+        let output = PCA9685Output(
+            config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "test"),
+            clock: RecordingClock(log: log), retryPolicy: retryPolicy)
         try output.start(channels: [OutputChannel(axisName: "pan", channel: 0, kind: .servo)], initial: [.pulse(microseconds: 1500)])
         return (output, log)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RigPCA9685
 
 @Suite struct PCA9685BurstPlannerTests {
@@ -8,7 +9,10 @@ import Testing
         var changed = [Bool](repeating: false, count: 64)
         for register in registers { changed[register] = true }
         let count = planner.plan(changed: changed)
-        return (0..<count).map { let b = planner.burst($0); return [b.firstRegister, b.byteCount] }
+        return (0..<count).map {
+            let b = planner.burst($0)
+            return [b.firstRegister, b.byteCount]
+        }
     }
 
     @Test func nothingChangedMeansNoTransaction() {

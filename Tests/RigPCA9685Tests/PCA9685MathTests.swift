@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RigPCA9685
 
 @Suite struct PCA9685MathTests {
@@ -51,7 +52,8 @@ import Testing
         for phase in stride(from: 0, to: 4096, by: 256) {
             for counts in [0, 1, 2, 100, 2048, 4000, 4095, 4096, 5000] {
                 let r = PCA9685ChannelRegisters.pulse(counts: counts, phase: phase)
-                let fullOn = r.on & pca9685FullOnOffBit != 0, fullOff = r.off & pca9685FullOnOffBit != 0
+                let fullOn = r.on & pca9685FullOnOffBit != 0
+                let fullOff = r.off & pca9685FullOnOffBit != 0
                 if !fullOn, !fullOff { #expect(r.on != r.off) }
                 #expect(r.highCounts == min(max(counts, 0), 4096))
             }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RigPCA9685
 
 /// The chip model itself follows the datasheet (so the driver tests mean something).

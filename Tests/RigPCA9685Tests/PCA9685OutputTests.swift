@@ -2,6 +2,7 @@ import Foundation
 import RigCore
 import RigRuntime
 import Testing
+
 @testable import RigPCA9685
 
 /// The driver against the register-level chip model.
@@ -24,15 +25,16 @@ import Testing
             default: break
             }
         }
-        #expect(steps == [
-            "MODE1=\(0x30)",          // SLEEP | AI; ALLCALL, SUBx cleared
-            "MODE2=\(0x04)",          // OUTDRV: totem pole
-            "PRE_SCALE=121",
-            "block LED0_ON_L×32", "block LED8_ON_L×32",
-            "MODE1=\(0x20)", "woke",  // SLEEP cleared
-            "sleep 0.0005 seconds",
-            "MODE1=\(0xA0)",         // RESTART | AI (a no-op on a chip that never ran: nothing to restart)
-        ])
+        #expect(
+            steps == [
+                "MODE1=\(0x30)",  // SLEEP | AI; ALLCALL, SUBx cleared
+                "MODE2=\(0x04)",  // OUTDRV: totem pole
+                "PRE_SCALE=121",
+                "block LED0_ON_L×32", "block LED8_ON_L×32",
+                "MODE1=\(0x20)", "woke",  // SLEEP cleared
+                "sleep 0.0005 seconds",
+                "MODE1=\(0xA0)",  // RESTART | AI (a no-op on a chip that never ran: nothing to restart)
+            ])
         #expect(!events.contains(.prescaleWriteIgnored))
         #expect(rig.model.prescale == 121)
         #expect(rig.model.mode1 == 0x20)
@@ -136,14 +138,16 @@ import Testing
 
     @Test(arguments: [false, true])
     func onNeverEqualsOff(phaseStagger: Bool) throws {
-        let rig = TestRig(phaseStagger: phaseStagger, channels: Array(0..<16),
-                          kinds: (0..<16).map { $0 % 2 == 0 ? .servo : .pwm })
+        let rig = TestRig(
+            phaseStagger: phaseStagger, channels: Array(0..<16),
+            kinds: (0..<16).map { $0 % 2 == 0 ? .servo : .pwm })
         try rig.start()
         let pulses: [Double] = [0, 0.1, 2.5, 4.9, 5, 500, 1500, 10_000, 19_980, 19_990, 25_000]
         let duties: [Double] = [0, 0.001, 0.0122, 0.02, 1, 50, 99.9, 99.98, 99.99, 100]
         for step in 0..<40 {
             let frame: [ChannelCommand] = (0..<16).map { channel in
-                channel % 2 == 0 ? .pulse(microseconds: pulses[(step + channel) % pulses.count])
+                channel % 2 == 0
+                    ? .pulse(microseconds: pulses[(step + channel) % pulses.count])
                     : .duty(percent: duties[(step + channel) % duties.count])
             }
             try rig.write(frame)

@@ -1,14 +1,16 @@
 import RigCore
 import RigTestSupport
-@testable import RigRuntime
 import Testing
+
+@testable import RigRuntime
 
 @Suite struct ControlLoopTests {
     @Test func loopSendsExactlyWhatThePlayerComputes() {
         let rig = testRig()
         let output = RecordingOutput()
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
-                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
         let result = loop.run()
 
         var reference = Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose)
@@ -33,8 +35,9 @@ import Testing
     @Test func everyWayOutEndsInExactlyOneShutdownWithTheSafeState() {
         let rig = testRig()
         let output = RecordingOutput()
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
-                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
         let result = loop.run()
         let shutdowns = output.log.withLock { $0.shutdowns }
         #expect(shutdowns.count == 1)
@@ -49,8 +52,9 @@ import Testing
         let rig = testRig()
         let output = RecordingOutput()
         output.failAtWrite = 50
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
-                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
         let result = loop.run()
         #expect(result.fault == .output("bus gone", timeSeconds: 0.5))
         #expect(result.ticks == 50)
@@ -63,8 +67,9 @@ import Testing
     @Test func stopRequestBrakesWithinLimitsThenParks() {
         let rig = testRig()
         let output = RecordingOutput()
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
-                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
+            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
         loop.requestStop()
         let result = loop.run()
         let writes = output.log.withLock { $0.writes }
@@ -81,12 +86,15 @@ import Testing
 
     @Test func autoAdvanceWalksEveryStepInOrder() {
         let rig = testRig()
-        let steps = [Step(pose: [20, 10], settleSeconds: 0.1, label: "a"),
-                     Step(pose: [-20, 30], settleSeconds: 0, label: "b"),
-                     Step(pose: [0, 0], settleSeconds: 0.2, label: "c")]
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: .stepped(steps), startPose: rig.homePose),
-                               output: RecordingOutput(), clock: ManualClock(),
-                               options: LoopOptions(realtime: false, advanceWhenReady: true), startPose: rig.homePose)
+        let steps = [
+            Step(pose: [20, 10], settleSeconds: 0.1, label: "a"),
+            Step(pose: [-20, 30], settleSeconds: 0, label: "b"),
+            Step(pose: [0, 0], settleSeconds: 0.2, label: "c"),
+        ]
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: .stepped(steps), startPose: rig.homePose),
+            output: RecordingOutput(), clock: ManualClock(),
+            options: LoopOptions(realtime: false, advanceWhenReady: true), startPose: rig.homePose)
         _ = loop.run()
         var ready: [Int] = []
         var ended = 0
@@ -101,14 +109,19 @@ import Testing
     @Test func aProgramThatBreaksALimitIsStoppedByTheLimiter() {
         let rig = testRig()
         // 160° in 0.5 s: far beyond maxVelocity; the limiter bends it and the loop stops.
-        let motion = Motion.continuous(tracks: [
-            AxisTrack(keys: [Keyframe(time: 0, value: -80, interpolation: .linear), Keyframe(time: 0.5, value: 80)]), nil,
-        ], durationSeconds: 0.5)
+        let motion = Motion.continuous(
+            tracks: [
+                AxisTrack(keys: [Keyframe(time: 0, value: -80, interpolation: .linear), Keyframe(time: 0.5, value: 80)]), nil,
+            ], durationSeconds: 0.5)
         let output = RecordingOutput()
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: motion, startPose: [-80, 0]),
-                               output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: motion, startPose: [-80, 0]),
+            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
         let result = loop.run()
-        guard case .limited(let axis, _) = result.fault else { Issue.record("fault: \(String(describing: result.fault))"); return }
+        guard case .limited(let axis, _) = result.fault else {
+            Issue.record("fault: \(String(describing: result.fault))")
+            return
+        }
         #expect(axis == "pan")
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [-80, 0])
         for commands in output.log.withLock({ $0.writes }) {

@@ -1,7 +1,8 @@
 import Foundation
 import RigCore
-@testable import RigRuntime
 import Testing
+
+@testable import RigRuntime
 
 @Suite struct RuntimePartsTests {
     @Test func latencyPercentilesAndMissedTicks() {
@@ -34,9 +35,12 @@ import Testing
         writer.push(TraceRow(timeSeconds: 0.01, axis: 1, pulseMicroseconds: 5000))
         try writer.close()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        #expect(lines == ["time_s,axis,channel,pulse_us,position_deg",
-                          "0.0100,pan,0,2000.000,45.0000",
-                          "0.0100,light,3,5000.000,25.0000"])
+        #expect(
+            lines == [
+                "time_s,axis,channel,pulse_us,position_deg",
+                "0.0100,pan,0,2000.000,45.0000",
+                "0.0100,light,3,5000.000,25.0000",
+            ])
     }
 
     @Test func simulatedServoSlewsAtItsSpeed() throws {
@@ -58,8 +62,9 @@ import Testing
 
     @Test func liveViewShowsStepProgressAndETA() {
         let rig = testRig()
-        let status = LoopStatus(positions: [12.345, 40], velocities: [0, 0], progress: PlaybackProgress(elapsedSeconds: 20, step: 3, stepCount: 5, phase: "moving"),
-                                ticks: 2000, latenessMaxMicroseconds: 10)
+        let status = LoopStatus(
+            positions: [12.345, 40], velocities: [0, 0], progress: PlaybackProgress(elapsedSeconds: 20, step: 3, stepCount: 5, phase: "moving"),
+            ticks: 2000, latenessMaxMicroseconds: 10)
         let lines = LiveView.lines(status, axes: rig.axes, outputStatus: "ready")
         #expect(lines[0] == "step 3/5  moving  [##########--------------] 40%  ETA 0:30  ·  ready")
         #expect(lines[1] == "pan 12.3°   light 40.0%")

@@ -2,9 +2,10 @@ import Foundation
 import Glibc
 import Logging
 import RigCore
-@testable import RigRuntime
 import RigTestSupport
 import Testing
+
+@testable import RigRuntime
 
 private func temporaryDirectory() throws -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-session-\(UUID().uuidString)").path
@@ -125,9 +126,10 @@ private func temporaryDirectory() throws -> String {
         let output = RecordingOutput()
         let inbox = CommandInbox()
         let start = [-40.0, 20]
-        let session = RigSession(rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: inbox), output: output,
-                                 startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
-                                 clock: ManualClock())
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: inbox), output: output,
+            startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
+            clock: ManualClock())
         #expect(session.status == nil)
         let running = Background(session)
         _ = try await poll { session.status.map { _ in true } }
@@ -157,9 +159,10 @@ private func temporaryDirectory() throws -> String {
         let rig = testRig()
         let output = RecordingOutput()
         let start = [0.0, 0]
-        let session = RigSession(rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: CommandInbox()), output: output,
-                                 startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
-                                 clock: ManualClock())
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: CommandInbox()), output: output,
+            startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
+            clock: ManualClock())
         session.requestStop()
         let summary = try session.run()
         #expect(summary.end == .stopRequested)
@@ -176,13 +179,17 @@ private func temporaryDirectory() throws -> String {
         let output = RecordingOutput()
         var options = Self.options()
         options.tracePath = dir + "/missing/trace.csv"
-        let session = RigSession(rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()),
-                                 output: output, startPose: rig.homePose, trigger: nil, options: options, logger: Logger(label: "test"))
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()),
+            output: output, startPose: rig.homePose, trigger: nil, options: options, logger: Logger(label: "test"))
         do throws(SessionError) {
             _ = try session.run()
             Issue.record("the run started")
         } catch {
-            guard case .outputPath(let problem) = error else { Issue.record("\(error)"); return }
+            guard case .outputPath(let problem) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(problem.option == "--trace")
             #expect(error.exitCode == 2)
         }
@@ -192,9 +199,11 @@ private func temporaryDirectory() throws -> String {
 
     @Test func exitCodes() {
         func summary(_ end: SessionEnd, _ fault: LoopFault?) -> SessionSummary {
-            SessionSummary(loop: LoopResult(ticks: 1, lateness: LatencyStats(), cpuNanosecondsPerTick: 0, grant: RealtimeGrant(),
-                                            finalPose: [], fault: fault, traceRowsDropped: 0),
-                           stepsReady: 0, end: end, limiterInterventions: 0)
+            SessionSummary(
+                loop: LoopResult(
+                    ticks: 1, lateness: LatencyStats(), cpuNanosecondsPerTick: 0, grant: RealtimeGrant(),
+                    finalPose: [], fault: fault, traceRowsDropped: 0),
+                stepsReady: 0, end: end, limiterInterventions: 0)
         }
         #expect(summary(.finished, nil).exitCode == 0)
         #expect(summary(.signal(SIGHUP), nil).exitCode == 0)

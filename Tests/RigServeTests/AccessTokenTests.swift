@@ -1,7 +1,8 @@
 import Foundation
-@testable import RigServe
 import RigTestSupport
 import Testing
+
+@testable import RigServe
 
 @Suite struct AccessTokenTests {
     @Test func theFirstStartMakesA0600TokenAndLaterStartsReadIt() throws {

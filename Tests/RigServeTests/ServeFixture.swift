@@ -5,22 +5,23 @@ import HummingbirdTesting
 import Logging
 import RigCore
 import RigRuntime
-@testable import RigServe
 import RigTestSupport
 import Synchronization
+
+@testable import RigServe
 
 /// A server's parts around a real `RigConsole` running the simulated rig on the real
 /// loop (real time, no real-time scheduling), with its programs and state in a fresh
 /// folder. The lease's clock is the test's: `quietFor(seconds:)` moves it.
 final class ServeFixture: Sendable {
     static let rigText = """
-    {"name": "test head", "loopRateHz": 100, "output": {"type": "sim"},
-     "axes": [
-      {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "home": 0, "park": 0,
-       "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 120, "idle": "hold"},
-      {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "home": 0, "park": 0,
-       "softLimits": [-40, 45], "maxVelocity": 40, "maxAcceleration": 80, "idle": "hold"}]}
-    """
+        {"name": "test head", "loopRateHz": 100, "output": {"type": "sim"},
+         "axes": [
+          {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "home": 0, "park": 0,
+           "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 120, "idle": "hold"},
+          {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "home": 0, "park": 0,
+           "softLimits": [-40, 45], "maxVelocity": 40, "maxAcceleration": 80, "idle": "hold"}]}
+        """
 
     let directory: URL
     let rig: Rig
@@ -36,8 +37,9 @@ final class ServeFixture: Sendable {
             try text.write(to: programDirectory.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         rig = try RigParser.parse(text: Self.rigText, file: "test-rig.json")
-        console = RigConsole(rig: rig, output: SimOutput(config: SimOutputConfig(), rig: rig), startPose: rig.homePose,
-                             options: SessionOptions(loop: LoopOptions(realtime: false)), logger: Logger(label: "test"))
+        console = RigConsole(
+            rig: rig, output: SimOutput(config: SimOutputConfig(), rig: rig), startPose: rig.homePose,
+            options: SessionOptions(loop: LoopOptions(realtime: false)), logger: Logger(label: "test"))
         try console.start()
         let now = leaseNow
         parts = ServeApp.Parts(

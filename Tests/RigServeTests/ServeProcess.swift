@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RigTestSupport
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The real `rig serve` binary on a free loopback port, with its state in a fresh folder.
 final class ServeProcess: Sendable {
@@ -25,8 +26,11 @@ final class ServeProcess: Sendable {
         try rig.write(toFile: rigPath, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = TestTools.rigExecutable
-        process.arguments = ["serve", "--rig", rigPath, "--programs", programDirectory.path, "--listen", "127.0.0.1:0",
-                             "--no-realtime"] + arguments
+        process.arguments =
+            [
+                "serve", "--rig", rigPath, "--programs", programDirectory.path, "--listen", "127.0.0.1:0",
+                "--no-realtime",
+            ] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         process.environment = environment
@@ -52,7 +56,8 @@ final class ServeProcess: Sendable {
             }
             let rest = text[range.upperBound...]
             guard let end = rest.firstIndex(where: { $0 == "/" || $0 == " " || $0 == "\n" }),
-                  let colon = rest[..<end].lastIndex(of: ":") else { return nil }
+                let colon = rest[..<end].lastIndex(of: ":")
+            else { return nil }
             // Whatever address it listens on, the test reaches it on loopback.
             return "http://127.0.0.1" + rest[colon..<end]
         }
@@ -110,8 +115,8 @@ enum ServeSamples {
 
     /// Six quick shots, advanced as soon as each settles.
     static let autoSteps = #"""
-    {"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.6,
-     "steps": [{"pose": {"pan": -40, "tilt": 10}}, {"pose": {"pan": -20}}, {"pose": {"pan": 0}},
-               {"pose": {"pan": 20}}, {"pose": {"pan": 40}}, {"pose": {"pan": 60, "tilt": -10}}]}
-    """#
+        {"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.6,
+         "steps": [{"pose": {"pan": -40, "tilt": 10}}, {"pose": {"pan": -20}}, {"pose": {"pan": 0}},
+                   {"pose": {"pan": 20}}, {"pose": {"pan": 40}}, {"pose": {"pan": 60, "tilt": -10}}]}
+        """#
 }

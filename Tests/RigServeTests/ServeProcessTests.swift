@@ -17,13 +17,15 @@ import Testing
         // The trace: the rig was at (30, -20) and moved back to park (0, 0) within its limits.
         let rows = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst()
             .map { $0.split(separator: ",") }.filter { $0.count == 5 }
-        var pan: [Double] = [], tilt: [Double] = []
+        var pan: [Double] = []
+        var tilt: [Double] = []
         for row in rows {
             guard let x = Double(row[4]) else { continue }
             if row[1] == "pan" { pan.append(x) } else if row[1] == "tilt" { tilt.append(x) }
         }
         #expect(pan.contains { abs($0 - 30) < 1e-6 })
-        let lastPan = try #require(pan.last), lastTilt = try #require(tilt.last)
+        let lastPan = try #require(pan.last)
+        let lastTilt = try #require(tilt.last)
         #expect(abs(lastPan) < 1e-6 && abs(lastTilt) < 1e-6, "the last frame is (\(lastPan), \(lastTilt)), not the park pose")
         // 90°/s at 100 Hz: no frame jumps more than 0.9° (plus rounding in the CSV).
         for (a, b) in zip(pan, pan.dropFirst()) { #expect(abs(b - a) <= 0.9 + 1e-3) }
@@ -47,15 +49,21 @@ import Testing
     /// Schemathesis generates requests from the served document and checks every response
     /// against it (status codes, content types, schemas, 405 for undeclared methods).
     /// Bounded: 10 examples per operation and 30 s in all; the event stream (endless) is left out.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: TestTools.venv.appendingPathComponent("bin/schemathesis").path),
-                   "run scripts/setup --test (schemathesis in .build-venv)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: TestTools.venv.appendingPathComponent("bin/schemathesis").path),
+            "run scripts/setup --test (schemathesis in .build-venv)"))
     func theOpenAPIDocumentMatchesTheRunningServer() async throws {
         let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["steps.json": ServeSamples.autoSteps])
         defer { server.stop() }
-        let result = try await runTool("schemathesis", ["run", server.baseURL + "/api/openapi.json", "--exclude-path", "/api/events",
-                                                        "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "5",
-                                                        "--no-color", "--suppress-health-check", "all"],
-                                    in: server.directory, limit: .seconds(90))
+        let result = try await runTool(
+            "schemathesis",
+            [
+                "run", server.baseURL + "/api/openapi.json", "--exclude-path", "/api/events",
+                "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "5",
+                "--no-color", "--suppress-health-check", "all",
+            ],
+            in: server.directory, limit: .seconds(90))
         #expect(result.status == 0, "\(result.output.suffix(6000))")
     }
 

@@ -3,9 +3,10 @@ import Hummingbird
 import HummingbirdTesting
 import RigCore
 import RigRuntime
-@testable import RigServe
 import RigTestSupport
 import Testing
+
+@testable import RigServe
 
 /// The API through Hummingbird's router, on the simulated rig running the real loop.
 @Suite(.serialized) struct ServeRouteTests {
@@ -15,13 +16,15 @@ import Testing
         let fixture = try ServeFixture(listen: "0.0.0.0:8080", token: Self.token)
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            let refused = try await client.execute(uri: "/api/jog", method: .post, headers: .client("a"),
-                                                   body: jsonBody(#"{"velocity": {"pan": 1}}"#))
+            let refused = try await client.execute(
+                uri: "/api/jog", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"velocity": {"pan": 1}}"#))
             #expect(refused.status == .unauthorized)
             #expect((refused.json["error"] as? String)?.contains("token") == true)
-            let wrong = try await client.execute(uri: "/api/goto", method: .post,
-                                                 headers: .client("a", token: String(repeating: "ab12", count: 15) + "ab13"),
-                                                 body: jsonBody(#"{"pose": {"pan": 30}}"#))
+            let wrong = try await client.execute(
+                uri: "/api/goto", method: .post,
+                headers: .client("a", token: String(repeating: "ab12", count: 15) + "ab13"),
+                body: jsonBody(#"{"pose": {"pan": 30}}"#))
             #expect(wrong.status == .unauthorized)
             #expect(try await client.execute(uri: "/api/status", method: .get).status == .unauthorized)
             // Nothing moved: 50 ticks later the rig is still at home and idle.
@@ -61,11 +64,13 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            let first = try await client.execute(uri: "/api/goto", method: .post, headers: .client("phone-a"),
-                                                 body: jsonBody(#"{"pose": {"pan": 5}}"#))
+            let first = try await client.execute(
+                uri: "/api/goto", method: .post, headers: .client("phone-a"),
+                body: jsonBody(#"{"pose": {"pan": 5}}"#))
             #expect(first.status == .accepted)
-            let second = try await client.execute(uri: "/api/jog", method: .post, headers: .client("phone-b"),
-                                                  body: jsonBody(#"{"velocity": {"pan": -1}}"#))
+            let second = try await client.execute(
+                uri: "/api/jog", method: .post, headers: .client("phone-b"),
+                body: jsonBody(#"{"velocity": {"pan": -1}}"#))
             #expect(second.status == .conflict)
             #expect(second.json["holder"] as? String == "phone-a")
             // Watching is fine.
@@ -75,11 +80,17 @@ import Testing
             try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 5 }
 
             fixture.quietFor(seconds: 9)
-            #expect(try await client.execute(uri: "/api/goto", method: .post, headers: .client("phone-b"),
-                                             body: jsonBody(#"{"pose": {"pan": 0}}"#)).status == .conflict)
+            #expect(
+                try await client.execute(
+                    uri: "/api/goto", method: .post, headers: .client("phone-b"),
+                    body: jsonBody(#"{"pose": {"pan": 0}}"#)
+                ).status == .conflict)
             fixture.quietFor(seconds: 1.5)
-            #expect(try await client.execute(uri: "/api/goto", method: .post, headers: .client("phone-b"),
-                                             body: jsonBody(#"{"pose": {"pan": -5}}"#)).status == .accepted)
+            #expect(
+                try await client.execute(
+                    uri: "/api/goto", method: .post, headers: .client("phone-b"),
+                    body: jsonBody(#"{"pose": {"pan": -5}}"#)
+                ).status == .accepted)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == -5 }
         }
     }
@@ -95,17 +106,20 @@ import Testing
             #expect(programs.map { $0["file"] as? String } == ["broken.json", "fast.json"])
             #expect(programs.allSatisfy { $0["feasible"] as? Bool == false })
 
-            let fast = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"),
-                                                body: jsonBody(#"{"program": "fast.json"}"#))
+            let fast = try await client.execute(
+                uri: "/api/play", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"program": "fast.json"}"#))
             #expect(fast.status == .unprocessableContent)
             let message = try #require(fast.json["error"] as? String)
             #expect(message.contains("refusing to play") && message.contains("axis \"pan\"") && message.contains("exceeds max"), "\(message)")
-            let broken = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"),
-                                                  body: jsonBody(#"{"program": "broken.json"}"#))
+            let broken = try await client.execute(
+                uri: "/api/play", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"program": "broken.json"}"#))
             #expect(broken.status == .unprocessableContent)
             #expect((broken.json["error"] as? String)?.contains("broken.json:1:") == true)
-            let missing = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"),
-                                                   body: jsonBody(#"{"program": "../etc/passwd"}"#))
+            let missing = try await client.execute(
+                uri: "/api/play", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"program": "../etc/passwd"}"#))
             #expect(missing.status == .badRequest)
 
             try await fixture.waitTicks(50)
@@ -115,18 +129,23 @@ import Testing
     }
 
     @Test func aProgramPlaysItsStepsOnNextAndStopParks() async throws {
-        let steps = #"{"rig": "r.json", "kind": "steps", "trigger": "keyboard", "steps": [{"pose": {"pan": 10}, "settleSeconds": 0}, {"pose": {"pan": 20}, "settleSeconds": 0}, {"pose": {"pan": 30}, "settleSeconds": 0}]}"#
+        let steps =
+            #"{"rig": "r.json", "kind": "steps", "trigger": "keyboard", "steps": [{"pose": {"pan": 10}, "settleSeconds": 0}, {"pose": {"pan": 20}, "settleSeconds": 0}, {"pose": {"pan": 30}, "settleSeconds": 0}]}"#
         let fixture = try ServeFixture(programs: ["three.json": steps])
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"),
-                                                body: jsonBody(#"{"program": "three.json", "fromStep": 2}"#))
+            let play = try await client.execute(
+                uri: "/api/play", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"program": "three.json", "fromStep": 2}"#))
             #expect(play.status == .accepted, "\(play.text)")
             try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 }
             #expect(fixture.console.status(controller: nil).pose["pan"] == 20)
             // Something runs: a second play is refused.
-            #expect(try await client.execute(uri: "/api/play", method: .post, headers: .client("a"),
-                                             body: jsonBody(#"{"program": "three.json"}"#)).status == .conflict)
+            #expect(
+                try await client.execute(
+                    uri: "/api/play", method: .post, headers: .client("a"),
+                    body: jsonBody(#"{"program": "three.json"}"#)
+                ).status == .conflict)
             #expect(try await client.execute(uri: "/api/next", method: .post, headers: .client("a")).status == .accepted)
             try await fixture.waitStatus { $0.state == "waiting" && $0.step == 3 && $0.pose["pan"] == 30 }
             #expect(try await client.execute(uri: "/api/back", method: .post, headers: .client("a")).status == .accepted)
@@ -153,8 +172,9 @@ import Testing
         #expect(expectedPan > 1)
 
         try await fixture.application.test(.router) { client in
-            let jog = try await client.execute(uri: "/api/jog", method: .post, headers: .client("a"),
-                                               body: jsonBody(#"{"velocity": {"pan": 1}}"#))
+            let jog = try await client.execute(
+                uri: "/api/jog", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"velocity": {"pan": 1}}"#))
             #expect(jog.status == .accepted)
             try await fixture.waitStatus { $0.state == "jogging" }
             let stopped = try await fixture.waitStatus { $0.state == "idle" }
@@ -172,12 +192,14 @@ import Testing
             let tooLarge = try await client.execute(uri: "/api/goto", method: .post, headers: .client("a"), body: jsonBody(big))
             #expect(tooLarge.status == .contentTooLarge)
             #expect(tooLarge.json["error"] != nil)
-            let unknownAxis = try await client.execute(uri: "/api/goto", method: .post, headers: .client("a"),
-                                                       body: jsonBody(#"{"pose": {"roll": 3}}"#))
+            let unknownAxis = try await client.execute(
+                uri: "/api/goto", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"pose": {"roll": 3}}"#))
             #expect(unknownAxis.status == .badRequest)
             #expect((unknownAxis.json["error"] as? String)?.contains("pan, tilt") == true)
-            let outOfRange = try await client.execute(uri: "/api/jog", method: .post, headers: .client("a"),
-                                                      body: jsonBody(#"{"velocity": {"pan": 2}}"#))
+            let outOfRange = try await client.execute(
+                uri: "/api/jog", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"velocity": {"pan": 2}}"#))
             #expect(outOfRange.status == .badRequest)
             let notFound = try await client.execute(uri: "/api/nothing", method: .get)
             #expect(notFound.status == .notFound)
@@ -189,16 +211,22 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            #expect(try await client.execute(uri: "/api/goto", method: .post, headers: .client("a"),
-                                             body: jsonBody(#"{"pose": {"pan": 12, "tilt": 99}}"#)).json["clamped"] as? [String] == ["tilt"])
+            #expect(
+                try await client.execute(
+                    uri: "/api/goto", method: .post, headers: .client("a"),
+                    body: jsonBody(#"{"pose": {"pan": 12, "tilt": 99}}"#)
+                ).json["clamped"] as? [String] == ["tilt"])
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
             let saved = try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("a"))
             #expect(saved.status == .ok)
             #expect(try await client.execute(uri: "/api/poses/bad%20name", method: .put, headers: .client("a")).status == .badRequest)
             let reread = try PoseBook(directory: fixture.directory.path)
             #expect(reread.pose(named: "sunset") == ["pan": 12, "tilt": 45])
-            #expect(try await client.execute(uri: "/api/goto", method: .post, headers: .client("a"),
-                                             body: jsonBody(#"{"pose": {"pan": 0, "tilt": 0}}"#)).status == .accepted)
+            #expect(
+                try await client.execute(
+                    uri: "/api/goto", method: .post, headers: .client("a"),
+                    body: jsonBody(#"{"pose": {"pan": 0, "tilt": 0}}"#)
+                ).status == .accepted)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 0, "tilt": 0] }
             #expect(try await client.execute(uri: "/api/poses/sunset/goto", method: .post, headers: .client("a")).status == .accepted)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }

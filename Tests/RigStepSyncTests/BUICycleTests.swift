@@ -1,5 +1,6 @@
-@testable import RigStepSync
 import Testing
+
+@testable import RigStepSync
 
 /// Every rule of the Wait-For-Input cycle, fed input by input.
 @Suite struct BUICycleTests {
@@ -78,9 +79,10 @@ import Testing
         _ = act(&m, .ready(step: 0))
         _ = act(&m, .stopAvailable(true))
         _ = act(&m, .continueAvailable(true))
-        #expect(act(&m, .programEnded(stopped: true)) == [
-            .notifyContinue(.cancelled), .notifyStop(.down), .schedule(.releaseStop, afterSeconds: 0.1),
-        ])
+        #expect(
+            act(&m, .programEnded(stopped: true)) == [
+                .notifyContinue(.cancelled), .notifyStop(.down), .schedule(.releaseStop, afterSeconds: 0.1),
+            ])
         #expect(m.presses == 0)
     }
 

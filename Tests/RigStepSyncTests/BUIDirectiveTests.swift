@@ -1,5 +1,6 @@
-@testable import RigStepSync
 import Testing
+
+@testable import RigStepSync
 
 /// `rig:` User Messages: what the next Wait For Input does instead of one step.
 @Suite struct BUIDirectiveTests {

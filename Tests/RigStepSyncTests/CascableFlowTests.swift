@@ -1,35 +1,36 @@
 import Foundation
 import Logging
-import RigDBus
-@testable import RigStepSync
 import RigCore
+import RigDBus
 import RigTestSupport
 import Testing
+
+@testable import RigStepSync
 
 /// Tier 2: the real `rig` binary as the Cascable accessory on bluezoo, and a
 /// Cascable-simulating central (bleak) on the other adapter.
 @Suite(.serialized) struct CascableFlowTests {
     static let program = """
-    {
-      "rig": {
-        "name": "bui test",
-        "output": { "type": "sim" },
-        "stepSync": { "name": "rigtest", "pressMs": 100 },
-        "axes": [
-          { "name": "pan", "channel": 0, "maxVelocity": 200, "maxAcceleration": 800 },
-          { "name": "tilt", "channel": 1, "maxVelocity": 200, "maxAcceleration": 800 }
-        ]
-      },
-      "kind": "steps",
-      "trigger": "bui",
-      "settleSeconds": 0.1,
-      "steps": [
-        { "pose": { "pan": -20, "tilt": 0 } },
-        { "pose": { "pan": 0, "tilt": 10 } },
-        { "pose": { "pan": 20, "tilt": 0 } }
-      ]
-    }
-    """
+        {
+          "rig": {
+            "name": "bui test",
+            "output": { "type": "sim" },
+            "stepSync": { "name": "rigtest", "pressMs": 100 },
+            "axes": [
+              { "name": "pan", "channel": 0, "maxVelocity": 200, "maxAcceleration": 800 },
+              { "name": "tilt", "channel": 1, "maxVelocity": 200, "maxAcceleration": 800 }
+            ]
+          },
+          "kind": "steps",
+          "trigger": "bui",
+          "settleSeconds": 0.1,
+          "steps": [
+            { "pose": { "pan": -20, "tilt": 0 } },
+            { "pose": { "pan": 0, "tilt": 10 } },
+            { "pose": { "pan": 20, "tilt": 0 } }
+          ]
+        }
+        """
 
     struct Entry: Decodable {
         var event: String
@@ -42,7 +43,8 @@ import Testing
     }
 
     enum AnyValue: Decodable, Equatable {
-        case int(Int), string(String)
+        case int(Int)
+        case string(String)
         init(from decoder: Decoder) throws {
             let c = try decoder.singleValueContainer()
             if let i = try? c.decode(Int.self) { self = .int(i) } else { self = .string(try c.decode(String.self)) }
@@ -76,12 +78,14 @@ import Testing
         rig.executableURL = TestTools.rigExecutable
         rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
         rig.environment = bus.environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         rig.standardOutput = out
         rig.standardError = err
         rig.standardInput = FileHandle.nullDevice
         try rig.run()
-        let outText = LockedText(), errText = LockedText()
+        let outText = LockedText()
+        let errText = LockedText()
         outText.collect(out)
         errText.collect(err)
 
@@ -117,7 +121,9 @@ import Testing
         }
         // The zero-length message shows the default text, and only while continue is
         // available: in between, the recipe is running.
-        let shown = outText.text.split(separator: "\n").filter { $0.hasPrefix("Cascable: \(BUIService.defaultMessage)") || $0.hasPrefix("Cascable: \(BUIService.recipeRunningMessage)") }
+        let shown = outText.text.split(separator: "\n").filter {
+            $0.hasPrefix("Cascable: \(BUIService.defaultMessage)") || $0.hasPrefix("Cascable: \(BUIService.recipeRunningMessage)")
+        }
         #expect(shown.contains { $0.hasSuffix(BUIService.defaultMessage) })
         #expect(shown.contains { $0.hasSuffix(BUIService.recipeRunningMessage) })
         // Three waits: the message each time continue became available, the recipe running in between.
@@ -138,8 +144,9 @@ import Testing
         defer { control.close() }
         let connection = try DBusConnection(bus: .address(bus.address))
         defer { connection.close() }
-        let peripheral = BUIPeripheral(connection: connection, config: StepSyncConfig(), logger: Logger(label: "test"),
-                                       onInput: { _ in }, onMessage: { _ in })
+        let peripheral = BUIPeripheral(
+            connection: connection, config: StepSyncConfig(), logger: Logger(label: "test"),
+            onInput: { _ in }, onMessage: { _ in })
         try await peripheral.start()
         #expect(peripheral.registrationCount == 1)
         // Kill the emulator and start a new one on the same bus.

@@ -1,15 +1,20 @@
 import Foundation
 import RigCore
 import RigRuntime
-@testable import RigStepSync
 import RigTestSupport
 import Synchronization
 import Testing
 
+@testable import RigStepSync
+
 /// The camera's contacts as a fake line source: the real shot sequence on lines a test
 /// reads back (the real kernel's lines are the HIL tier's).
 final class FakeCameraLines: CameraLines, @unchecked Sendable {
-    enum Change: Equatable { case focus(Bool), shutter(Bool), closed }
+    enum Change: Equatable {
+        case focus(Bool)
+        case shutter(Bool)
+        case closed
+    }
     let changes = Mutex<[Change]>([])
     let failShutter = Atomic<Bool>(false)
     func setFocus(_ closed: Bool) throws { changes.withLock { $0.append(.focus(closed)) } }

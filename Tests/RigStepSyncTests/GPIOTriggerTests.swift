@@ -1,8 +1,9 @@
 import Logging
 import RigCore
-@testable import RigStepSync
 import Synchronization
 import Testing
+
+@testable import RigStepSync
 
 /// Buttons and LEDs from a fake line source: the real trigger and debouncer on edges a
 /// test writes, contact bounce included.
@@ -22,12 +23,14 @@ final class Counter: Sendable {
 @Suite struct GPIOTriggerTests {
     /// A press with bounce: down, up, down within a few ms, then released later.
     func bouncyPress(at t: Double) -> [GPIOEdge] {
-        [GPIOEdge(button: .continue, pressed: true, timeSeconds: t),
-         GPIOEdge(button: .continue, pressed: false, timeSeconds: t + 0.002),
-         GPIOEdge(button: .continue, pressed: true, timeSeconds: t + 0.004),
-         GPIOEdge(button: .continue, pressed: false, timeSeconds: t + 0.2),
-         GPIOEdge(button: .continue, pressed: true, timeSeconds: t + 0.203),
-         GPIOEdge(button: .continue, pressed: false, timeSeconds: t + 0.206)]
+        [
+            GPIOEdge(button: .continue, pressed: true, timeSeconds: t),
+            GPIOEdge(button: .continue, pressed: false, timeSeconds: t + 0.002),
+            GPIOEdge(button: .continue, pressed: true, timeSeconds: t + 0.004),
+            GPIOEdge(button: .continue, pressed: false, timeSeconds: t + 0.2),
+            GPIOEdge(button: .continue, pressed: true, timeSeconds: t + 0.203),
+            GPIOEdge(button: .continue, pressed: false, timeSeconds: t + 0.206),
+        ]
     }
 
     @Test func debouncerCountsOneBouncyPressOnce() {

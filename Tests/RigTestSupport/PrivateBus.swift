@@ -29,7 +29,7 @@ public final class PrivateBus: @unchecked Sendable {
         var data = Data()
         while !data.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break } // EOF: the daemon exited
+            if chunk.isEmpty { break }  // EOF: the daemon exited
             data.append(chunk)
         }
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""

@@ -1,6 +1,7 @@
 import Logging
-@testable import RigBluetooth
 import RigCore
+
+@testable import RigBluetooth
 @testable import RigStepSync
 
 /// Cascable's writes to the BUI characteristics (any value, any length, from any central)
@@ -11,8 +12,9 @@ enum BUIWriteTarget {
     static let characteristics: [GattCharacteristicSpec] = {
         var config = StepSyncConfig()
         config.allowedCentrals = ["AA:BB:CC:DD:EE:FF"]
-        return BUIPeripheral.characteristics(config: config, state: StateBox(), logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
-                                             onInput: { _ in }, onMessage: { _ in })
+        return BUIPeripheral.characteristics(
+            config: config, state: StateBox(), logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
+            onInput: { _ in }, onMessage: { _ in })
     }()
 
     static func run(_ data: [UInt8]) {
@@ -42,7 +44,8 @@ enum BUIWriteTarget {
                     // Admitted: the flags must have been one byte of 0 or 1.
                     if spec.uuid == BUIService.continueAvailable.lowercased() || spec.uuid == BUIService.stopAvailable.lowercased() {
                         guard value.count == 1, value[0] <= 1 else { fuzzFail("a flag write of \(value) was admitted") }
-                        inputs.append(spec.uuid == BUIService.continueAvailable.lowercased() ? .continueAvailable(value[0] == 1) : .stopAvailable(value[0] == 1))
+                        inputs.append(
+                            spec.uuid == BUIService.continueAvailable.lowercased() ? .continueAvailable(value[0] == 1) : .stopAvailable(value[0] == 1))
                     }
                 } catch {
                     _ = error

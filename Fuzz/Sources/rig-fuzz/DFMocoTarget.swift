@@ -8,10 +8,15 @@ import RigDFMoco
 /// soft limits or asks for more than maxVelocity; every reply is one printable ASCII line.
 enum DFMocoTarget {
     static let rig: Rig = {
-        var pan = Axis(name: "pan", kind: .servo, channel: 0, calibration: nil, home: 0, park: 0,
-                       softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
+        var pan = Axis(
+            name: "pan", kind: .servo, channel: 0, calibration: nil, home: 0, park: 0,
+            softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
         var tilt = pan
-        tilt.name = "tilt"; tilt.channel = 1; tilt.softMin = -40; tilt.softMax = 45; tilt.maxVelocity = 60
+        tilt.name = "tilt"
+        tilt.channel = 1
+        tilt.softMin = -40
+        tilt.softMax = 45
+        tilt.maxVelocity = 60
         pan.park = nil
         var rig = Rig(name: "fuzz", axes: [pan, tilt], output: .sim(SimOutputConfig()))
         rig.dfmoco = DFMocoConfig(motorAxes: [1, 0], stepsPerDegree: 100)

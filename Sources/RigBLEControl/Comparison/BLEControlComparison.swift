@@ -64,8 +64,10 @@ public enum BLEControlComparison {
 
     /// Plays `motion` on `rig` (servo axes; pwm axes count as servos of their duty) through
     /// both strategies.
-    public static func run(rig: Rig, motion: Motion, startPose: [Double], linkBytesPerSecond: Double = 960,
-                           maxWriteBytes: Int = 20) -> Report {
+    public static func run(
+        rig: Rig, motion: Motion, startPose: [Double], linkBytesPerSecond: Double = 960,
+        maxWriteBytes: Int = 20
+    ) -> Report {
         // The targets, tick by tick, as SERVO_VAL wire values.
         var player = Player(rig: rig, motion: motion, startPose: startPose)
         var positions = startPose
@@ -73,13 +75,14 @@ public enum BLEControlComparison {
         while !player.isFinished, targets.count < 1_000_000 {
             // Stepped programs advance as soon as each step is ready (trigger auto).
             if case .ready = player.tick(into: &positions) { player.advance() }
-            targets.append(rig.axes.indices.map { index in
-                switch rig.axes[index].command(forPosition: positions[index]) {
-                case .pulse(let us): BLEControlCommand.servoValue(pulseMicroseconds: us).value
-                case .duty(let percent): BLEControlCommand.pwmValue(dutyPercent: percent)
-                case .off: 0
-                }
-            })
+            targets.append(
+                rig.axes.indices.map { index in
+                    switch rig.axes[index].command(forPosition: positions[index]) {
+                    case .pulse(let us): BLEControlCommand.servoValue(pulseMicroseconds: us).value
+                    case .duty(let percent): BLEControlCommand.pwmValue(dutyPercent: percent)
+                    case .off: 0
+                    }
+                })
         }
         let dt = rig.tickSeconds
         let duration = Double(targets.count) * dt
@@ -87,9 +90,10 @@ public enum BLEControlComparison {
         let size = Double(BLEControlCommand.valueCommandBytes)
 
         // Coalesced.
-        var scheduler = BLEControlScheduler(boardChannels: Array(0..<channels),
-                                            commands: Array(repeating: BLEControlCommand.servoValue, count: channels),
-                                            maxWriteBytes: maxWriteBytes, linkBytesPerSecond: linkBytesPerSecond)
+        var scheduler = BLEControlScheduler(
+            boardChannels: Array(0..<channels),
+            commands: Array(repeating: BLEControlCommand.servoValue, count: channels),
+            maxWriteBytes: maxWriteBytes, linkBytesPerSecond: linkBytesPerSecond)
         var link = Link(rate: linkBytesPerSecond, channels: channels)
         for (tick, frame) in targets.enumerated() {
             let now = Double(tick) * dt
@@ -101,8 +105,11 @@ public enum BLEControlComparison {
                 var commands: [(Int, Int)] = []
                 var offset = start
                 while offset < start + length {
-                    commands.append((Int(scheduler.writeBuffer[offset + 2]),
-                                     Int(scheduler.writeBuffer[offset + 3]) << 8 | Int(scheduler.writeBuffer[offset + 4])))
+                    commands.append(
+                        (
+                            Int(scheduler.writeBuffer[offset + 2]),
+                            Int(scheduler.writeBuffer[offset + 3]) << 8 | Int(scheduler.writeBuffer[offset + 4])
+                        ))
                     offset += BLEControlCommand.valueCommandBytes
                 }
                 link.deliver(commands, bytes: length, handedAt: now, takenAt: now)
@@ -142,8 +149,9 @@ public enum BLEControlComparison {
             nextSend = send + sendInterval
         }
         let stockFigures = stock.figures(duration: duration)
-        return Report(durationSeconds: duration, tickHz: rig.loopRateHz, linkBytesPerSecond: linkBytesPerSecond,
-                      coalesced: coalesced, stock: stockFigures)
+        return Report(
+            durationSeconds: duration, tickHz: rig.loopRateHz, linkBytesPerSecond: linkBytesPerSecond,
+            coalesced: coalesced, stock: stockFigures)
     }
 
     /// The simulated UART and board.
@@ -204,7 +212,9 @@ public enum BLEControlComparison {
 
         func figures(duration: Double) -> Figures {
             let end = max(duration, deliveries.last?.time ?? 0)
-            var best = 0, sum = 0, start = 0
+            var best = 0
+            var sum = 0
+            var start = 0
             for index in deliveries.indices {
                 sum += deliveries[index].bytes
                 while deliveries[index].time - deliveries[start].time >= 1 {
@@ -236,4 +246,3 @@ public enum BLEControlComparison {
         }
     }
 }
-

@@ -19,7 +19,8 @@ public struct BLEControlBoardMemory: Sendable {
     /// The remembered board's address, if the file is there and readable.
     public func load() -> (address: String, name: String?)? {
         guard let data = FileManager.default.contents(atPath: filePath),
-              let contents = try? JSONDecoder().decode(Contents.self, from: data) else { return nil }
+            let contents = try? JSONDecoder().decode(Contents.self, from: data)
+        else { return nil }
         return (contents.address, contents.name)
     }
 
@@ -27,7 +28,10 @@ public struct BLEControlBoardMemory: Sendable {
     public func save(address: String, name: String?) throws {
         let contents = Contents(address: address, name: name)
         if let data = FileManager.default.contents(atPath: filePath),
-           (try? JSONDecoder().decode(Contents.self, from: data)) == contents { return }
+            (try? JSONDecoder().decode(Contents.self, from: data)) == contents
+        {
+            return
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try AtomicFile.write(Array(try encoder.encode(contents)), to: filePath, createDirectory: true)

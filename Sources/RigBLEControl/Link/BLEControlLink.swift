@@ -232,8 +232,9 @@ final class BLEControlLink: Sendable {
         setState(.scanning)
         let central = BlueZCentral(bus: bus)
         let adapter = try await BlueZAdapter.named(settings.adapter, on: bus)
-        let found = try await central.discover(on: adapter, filter: settings.filter, timeout: settings.connectTimeout,
-                                               preferred: settings.preferredAddress)
+        let found = try await central.discover(
+            on: adapter, filter: settings.filter, timeout: settings.connectTimeout,
+            preferred: settings.preferredAddress)
         let label = found.label
         setState(.connecting(label))
         let device = BlueZDevice(bus: bus, path: found.path)
@@ -268,9 +269,12 @@ final class BLEControlLink: Sendable {
 
         var fd: Int32 = -1
         if characteristic.flags.isEmpty || characteristic.flags.contains("write-without-response"),
-           let acquired = await characteristic.acquireWrite() {
+            let acquired = await characteristic.acquireWrite()
+        {
             if acquired.mtu - 3 < settings.maxWriteBytes {
-                logger.warning("blecontrol: the link's MTU \(acquired.mtu) carries \(acquired.mtu - 3) bytes per write, less than maxWriteBytes \(settings.maxWriteBytes); using WriteValue")
+                logger.warning(
+                    "blecontrol: the link's MTU \(acquired.mtu) carries \(acquired.mtu - 3) bytes per write, less than maxWriteBytes \(settings.maxWriteBytes); using WriteValue"
+                )
                 close(acquired.fd)
             } else {
                 let flags = fcntl(acquired.fd, F_GETFL)
@@ -330,7 +334,9 @@ final class BLEControlLink: Sendable {
         let new = bits & ~warned
         guard new != 0 else { return warned }
         for index in settings.axisNames.indices where new & (1 << UInt32(index)) != 0 {
-            logger.warning("blecontrol: axis \"\(settings.axisNames[index])\" asked for a pulse outside the board's servo range 1000–2000 µs; clamped. Map its calibration (pulseUs) into 1000–2000 µs")
+            logger.warning(
+                "blecontrol: axis \"\(settings.axisNames[index])\" asked for a pulse outside the board's servo range 1000–2000 µs; clamped. Map its calibration (pulseUs) into 1000–2000 µs"
+            )
         }
         return warned | new
     }
@@ -359,10 +365,11 @@ final class BLEControlLink: Sendable {
         var writes: [[UInt8]] = []
         var current: [UInt8] = []
         for command in safe {
-            let bytes: [UInt8] = switch command {
-            case .value(let cmd, let channel, let value): BLEControlCommand.encodeValue(command: cmd, channel: channel, value: value)
-            case .disable(let channel): BLEControlCommand.encodeEnable(channel: channel, enabled: false)
-            }
+            let bytes: [UInt8] =
+                switch command {
+                case .value(let cmd, let channel, let value): BLEControlCommand.encodeValue(command: cmd, channel: channel, value: value)
+                case .disable(let channel): BLEControlCommand.encodeEnable(channel: channel, enabled: false)
+                }
             if current.count + bytes.count > settings.maxWriteBytes {
                 writes.append(current)
                 current = []
@@ -377,7 +384,10 @@ final class BLEControlLink: Sendable {
             if writer.fd >= 0 {
                 for _ in 0..<20 {
                     let result = write.withUnsafeBytes { Foundation.write(writer.fd, $0.baseAddress, $0.count) }
-                    if result == write.count { sent = true; break }
+                    if result == write.count {
+                        sent = true
+                        break
+                    }
                     guard result < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS else { break }
                     try? await Task.sleep(for: .milliseconds(5))
                 }

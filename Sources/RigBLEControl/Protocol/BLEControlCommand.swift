@@ -97,7 +97,8 @@ public enum BLEControlCommand {
     /// high time per 20 ms period).
     @inline(__always)
     public static func pulseMicroseconds(command: UInt8, value: Int) -> Double {
-        command == pwmValue ? Double(value) / Double(maxValue) * pwmPeriodMicroseconds
+        command == pwmValue
+            ? Double(value) / Double(maxValue) * pwmPeriodMicroseconds
             : servoBaseMicroseconds + Double(value)
     }
 }

@@ -30,7 +30,8 @@ public struct BLEControlLCDLine: Sendable, Equatable {
     }
 
     init(ascii bytes: [UInt8]) {
-        var low: UInt64 = 0, high: UInt64 = 0
+        var low: UInt64 = 0
+        var high: UInt64 = 0
         for index in 0..<BLEControlCommand.lcdLineLength {
             let byte = UInt64(index < bytes.count ? bytes[index] : 0x20)
             if index < 8 { low |= byte << (8 * UInt64(index)) } else { high |= byte << (8 * UInt64(index - 8)) }

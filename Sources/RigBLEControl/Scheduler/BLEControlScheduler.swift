@@ -32,9 +32,9 @@ public struct BLEControlScheduler: Sendable {
     public let lcdSpacingSeconds: Double
 
     // Per channel.
-    private var targets: [Int]        // wire value, -1: none
-    private var board: [Int]          // what the board last got, -1: unknown
-    private var waited: [Int]         // ticks a candidate was passed over
+    private var targets: [Int]  // wire value, -1: none
+    private var board: [Int]  // what the board last got, -1: unknown
+    private var waited: [Int]  // ticks a candidate was passed over
     // Scratch, sized at init.
     private var order: [Int]
     private var priority: [Double]
@@ -63,8 +63,10 @@ public struct BLEControlScheduler: Sendable {
     /// - Parameters:
     ///   - boardChannels: each channel's index on the board (must be < 8).
     ///   - commands: ``BLEControlCommand/servoValue`` or ``BLEControlCommand/pwmValue`` per channel.
-    public init(boardChannels: [Int], commands: [UInt8], maxWriteBytes: Int, linkBytesPerSecond: Double,
-                maxWritesPerTick: Int = 8, lcdSpacingSeconds: Double = 0.3) {
+    public init(
+        boardChannels: [Int], commands: [UInt8], maxWriteBytes: Int, linkBytesPerSecond: Double,
+        maxWritesPerTick: Int = 8, lcdSpacingSeconds: Double = 0.3
+    ) {
         self.boardChannels = boardChannels.map { UInt8(truncatingIfNeeded: $0) }
         self.commands = commands
         self.maxWriteBytes = max(maxWriteBytes, BLEControlLCDLine.commandBytes)
@@ -214,8 +216,9 @@ public struct BLEControlScheduler: Sendable {
                 writeLength = 0
             }
             let index = order[rank]
-            BLEControlCommand.storeValue(command: commands[index], channel: boardChannels[index], value: targets[index],
-                                         into: &writeBuffer, at: writeStart + writeLength)
+            BLEControlCommand.storeValue(
+                command: commands[index], channel: boardChannels[index], value: targets[index],
+                into: &writeBuffer, at: writeStart + writeLength)
             writeLength += size
             tokens -= Double(size)
             bytesThisTick += size

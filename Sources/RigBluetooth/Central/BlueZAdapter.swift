@@ -30,10 +30,14 @@ public struct BlueZAdapter: Sendable {
     /// `Adapter1.SetDiscoveryFilter({Transport: "le", UUIDs: [uuid]})`: a hint to the
     /// controller; callers still filter what they see (``BlueZDeviceFilter``).
     public func setDiscoveryFilter(serviceUUID: String) async throws {
-        try await call("SetDiscoveryFilter", [.vardict([
-            "Transport": .string("le"),
-            "UUIDs": .strings([BlueZUUID.normalized(serviceUUID)]),
-        ])])
+        try await call(
+            "SetDiscoveryFilter",
+            [
+                .vardict([
+                    "Transport": .string("le"),
+                    "UUIDs": .strings([BlueZUUID.normalized(serviceUUID)]),
+                ])
+            ])
     }
 
     /// `Adapter1.StartDiscovery`. BlueZ keeps discovering while any client asked for it.
@@ -52,8 +56,9 @@ public struct BlueZAdapter: Sendable {
 
     private func call(_ method: String, _ args: [DBusValue] = []) async throws {
         do {
-            _ = try await bus.call(destination: BlueZ.service, path: path, interface: Self.interface, method: method,
-                                   args: args, timeout: .seconds(10))
+            _ = try await bus.call(
+                destination: BlueZ.service, path: path, interface: Self.interface, method: method,
+                args: args, timeout: .seconds(10))
         } catch let error as DBusError {
             throw BlueZCentralError.bluez(operation: "\(method) on \(name)", message: error.description)
         }

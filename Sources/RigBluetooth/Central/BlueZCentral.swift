@@ -25,8 +25,10 @@ public struct BlueZCentral: Sendable {
     /// Scans until a device passing `filter` is seen, and returns it. With `preferred`
     /// (an address), a matching device with that address wins when it shows up within
     /// `preferWindow` of the first match. Discovery is stopped before returning.
-    public func discover(on adapter: BlueZAdapter, filter: BlueZDeviceFilter, timeout: Duration,
-                         preferred: String? = nil, preferWindow: Duration = .seconds(2)) async throws -> BlueZDeviceInfo {
+    public func discover(
+        on adapter: BlueZAdapter, filter: BlueZDeviceFilter, timeout: Duration,
+        preferred: String? = nil, preferWindow: Duration = .seconds(2)
+    ) async throws -> BlueZDeviceInfo {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var firstMatch: (device: BlueZDeviceInfo, at: ContinuousClock.Instant)?
@@ -51,7 +53,9 @@ public struct BlueZCentral: Sendable {
         _ = try await scanEvents(on: adapter, filter: filter, until: ContinuousClock().now + duration) { device in
             found[device.address] = device
             return .continue
-        } tick: { nil }
+        } tick: {
+            nil
+        }
         return found.values.sorted { $0.address < $1.address }
     }
 
@@ -68,18 +72,23 @@ public struct BlueZCentral: Sendable {
 
     /// Runs discovery until `onMatch` stops it, `tick` (called every 100 ms) returns a
     /// device, or the deadline passes (nil).
-    private func scanEvents(on adapter: BlueZAdapter, filter: BlueZDeviceFilter, until deadline: ContinuousClock.Instant,
-                            onMatch: (BlueZDeviceInfo) -> Verdict, tick: () -> BlueZDeviceInfo?) async throws -> BlueZDeviceInfo? {
+    private func scanEvents(
+        on adapter: BlueZAdapter, filter: BlueZDeviceFilter, until deadline: ContinuousClock.Instant,
+        onMatch: (BlueZDeviceInfo) -> Verdict, tick: () -> BlueZDeviceInfo?
+    ) async throws -> BlueZDeviceInfo? {
         let added = try await bus.signals(matching: .interfacesAdded(sender: BlueZ.service))
-        let changed = try await bus.signals(matching: .propertiesChanged(sender: BlueZ.service, pathNamespace: adapter.path,
-                                                                         interface: BlueZ.device))
+        let changed = try await bus.signals(
+            matching: .propertiesChanged(
+                sender: BlueZ.service, pathNamespace: adapter.path,
+                interface: BlueZ.device))
         let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         let devicePrefix = adapter.path + "/dev_"
         let feeders = [
             Task {
                 for await signal in added {
                     guard let info = try? DBusInterfacesAdded(signal), info.path.hasPrefix(devicePrefix),
-                          let properties = info.interfaces[BlueZ.device] else { continue }
+                        let properties = info.interfaces[BlueZ.device]
+                    else { continue }
                     continuation.yield(.added(path: info.path, properties: properties))
                 }
             },

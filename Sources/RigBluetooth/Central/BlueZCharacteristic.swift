@@ -27,9 +27,10 @@ public struct BlueZCharacteristic: Sendable {
     /// `WriteValue(value, {"type": …})`.
     public func write(_ bytes: [UInt8], type: WriteType, timeout: Duration = .seconds(5)) async throws {
         do {
-            _ = try await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
-                                   method: "WriteValue", args: [.bytes(bytes), .vardict(["type": .string(type.rawValue)])],
-                                   timeout: timeout)
+            _ = try await bus.call(
+                destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
+                method: "WriteValue", args: [.bytes(bytes), .vardict(["type": .string(type.rawValue)])],
+                timeout: timeout)
         } catch let error as DBusError {
             throw BlueZCentralError.bluez(operation: "WriteValue on \(path)", message: error.description)
         }
@@ -40,10 +41,13 @@ public struct BlueZCharacteristic: Sendable {
     /// and closes it to release the write lock. Nil when BlueZ refuses (not supported, or
     /// the characteristic lacks `write-without-response`).
     public func acquireWrite() async -> (fd: Int32, mtu: Int)? {
-        guard let reply = try? await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
-                                              method: "AcquireWrite", args: [.vardict([:])], expecting: "hq",
-                                              timeout: .seconds(5)),
-              let fd = reply[0].unixFD?.rawValue, let mtu = reply[1].uint16 else { return nil }
+        guard
+            let reply = try? await bus.call(
+                destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
+                method: "AcquireWrite", args: [.vardict([:])], expecting: "hq",
+                timeout: .seconds(5)),
+            let fd = reply[0].unixFD?.rawValue, let mtu = reply[1].uint16
+        else { return nil }
         return (fd, Int(mtu))
     }
 
@@ -51,8 +55,9 @@ public struct BlueZCharacteristic: Sendable {
     /// (``notifications()``; subscribe to that first).
     public func startNotify() async throws {
         do {
-            _ = try await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
-                                   method: "StartNotify", timeout: .seconds(5))
+            _ = try await bus.call(
+                destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
+                method: "StartNotify", timeout: .seconds(5))
         } catch let error as DBusError {
             throw BlueZCentralError.bluez(operation: "StartNotify on \(path)", message: error.description)
         }
@@ -60,14 +65,17 @@ public struct BlueZCharacteristic: Sendable {
 
     /// `StopNotify`; errors are ignored.
     public func stopNotify() async {
-        _ = try? await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
-                                method: "StopNotify", timeout: .seconds(5))
+        _ = try? await bus.call(
+            destination: BlueZ.service, path: path, interface: BlueZ.characteristic,
+            method: "StopNotify", timeout: .seconds(5))
     }
 
     /// Every new `Value` the peer notifies, in order. A malformed signal is skipped.
     public func notifications() async throws -> AsyncStream<[UInt8]> {
-        let signals = try await bus.signals(matching: .propertiesChanged(sender: BlueZ.service, path: path,
-                                                                         interface: BlueZ.characteristic))
+        let signals = try await bus.signals(
+            matching: .propertiesChanged(
+                sender: BlueZ.service, path: path,
+                interface: BlueZ.characteristic))
         return AsyncStream { continuation in
             let task = Task {
                 for await signal in signals {

@@ -14,9 +14,10 @@ public struct BlueZDevice: Sendable {
     /// The device's `Device1` properties (`Properties.GetAll`).
     public func properties() async throws -> [String: DBusValue] {
         do {
-            let reply = try await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.properties,
-                                           method: "GetAll", args: [.string(BlueZ.device)], expecting: "a{sv}",
-                                           timeout: .seconds(10))
+            let reply = try await bus.call(
+                destination: BlueZ.service, path: path, interface: BlueZ.properties,
+                method: "GetAll", args: [.string(BlueZ.device)], expecting: "a{sv}",
+                timeout: .seconds(10))
             return reply[0].vardict ?? [:]
         } catch let error as DBusError {
             throw BlueZCentralError.bluez(operation: "reading \(path)", message: error.description)
@@ -26,8 +27,10 @@ public struct BlueZDevice: Sendable {
     /// `PropertiesChanged` of this device's `Device1` interface, as changed-property maps.
     /// Subscribe before acting (connecting) so no change is missed.
     public func propertyChanges() async throws -> AsyncStream<[String: DBusValue]> {
-        let signals = try await bus.signals(matching: .propertiesChanged(sender: BlueZ.service, path: path,
-                                                                         interface: BlueZ.device))
+        let signals = try await bus.signals(
+            matching: .propertiesChanged(
+                sender: BlueZ.service, path: path,
+                interface: BlueZ.device))
         return AsyncStream { continuation in
             let task = Task {
                 for await signal in signals {
@@ -49,8 +52,9 @@ public struct BlueZDevice: Sendable {
         do {
             try await withTimeout(timeout, error: BlueZCentralError.connectTimedOut(device: path, seconds: seconds)) {
                 do {
-                    _ = try await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.device,
-                                           method: "Connect", timeout: timeout)
+                    _ = try await bus.call(
+                        destination: BlueZ.service, path: path, interface: BlueZ.device,
+                        method: "Connect", timeout: timeout)
                 } catch let error as DBusError where error.isTimeout {
                     throw BlueZCentralError.connectTimedOut(device: path, seconds: seconds)
                 } catch let error as DBusError {
@@ -76,8 +80,9 @@ public struct BlueZDevice: Sendable {
 
     /// `Device1.Disconnect`; errors (already gone) are ignored.
     public func disconnect() async {
-        _ = try? await bus.call(destination: BlueZ.service, path: path, interface: BlueZ.device, method: "Disconnect",
-                                timeout: .seconds(5))
+        _ = try? await bus.call(
+            destination: BlueZ.service, path: path, interface: BlueZ.device, method: "Disconnect",
+            timeout: .seconds(5))
     }
 
     /// The characteristic with `uuid` below this device (from `GetManagedObjects`), if any.
@@ -92,7 +97,8 @@ public struct BlueZDevice: Sendable {
         for (objectPath, interfaces) in objects.objects.sorted(by: { $0.key < $1.key })
         where objectPath.hasPrefix(path + "/") {
             guard let properties = interfaces[BlueZ.characteristic],
-                  let found = properties["UUID"]?.string, BlueZUUID.normalized(found) == wanted else { continue }
+                let found = properties["UUID"]?.string, BlueZUUID.normalized(found) == wanted
+            else { continue }
             return BlueZCharacteristic(bus: bus, path: objectPath, uuid: wanted, flags: properties["Flags"]?.strings ?? [])
         }
         return nil
@@ -112,8 +118,10 @@ public struct BlueZDevice: Sendable {
 }
 
 /// Runs `body`, throwing `error` if it has not finished within `timeout`.
-func withTimeout<T: Sendable>(_ timeout: Duration, error: any Error & Sendable,
-                              _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func withTimeout<T: Sendable>(
+    _ timeout: Duration, error: any Error & Sendable,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {

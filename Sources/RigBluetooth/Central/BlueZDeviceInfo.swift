@@ -13,8 +13,10 @@ public struct BlueZDeviceInfo: Sendable, Equatable {
     public var connected: Bool
     public var servicesResolved: Bool
 
-    public init(path: String, address: String, name: String? = nil, uuids: [String] = [], rssi: Int? = nil,
-                connected: Bool = false, servicesResolved: Bool = false) {
+    public init(
+        path: String, address: String, name: String? = nil, uuids: [String] = [], rssi: Int? = nil,
+        connected: Bool = false, servicesResolved: Bool = false
+    ) {
         self.path = path
         self.address = address
         self.name = name

@@ -34,7 +34,8 @@ public final class CommandInbox: Sendable {
     public func post(_ command: MotionCommand) {
         state.withLock { s in
             if s.pending.count >= capacity {
-                let victim = s.pending.firstIndex { if case .jog = $0 { true } else { false } }
+                let victim =
+                    s.pending.firstIndex { if case .jog = $0 { true } else { false } }
                     ?? s.pending.firstIndex { $0 != .halt }
                     ?? 0
                 s.pending.remove(at: victim)

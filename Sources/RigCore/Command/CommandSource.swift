@@ -129,17 +129,18 @@ public struct CommandSource: MotionSource {
 
     public var progress: PlaybackProgress {
         // Literals only: short strings live inline, so the per-tick status never allocates.
-        let phase: String = switch mode {
-        case .idle: "idle"
-        case .jogging: "jogging"
-        case .braking: "braking"
-        case .settling: "settling"
-        case .moving: "moving"
-        case .following: "following"
-        case .stopping: "braking"
-        case .parking: "parking"
-        case .finished: "finished"
-        }
+        let phase: String =
+            switch mode {
+            case .idle: "idle"
+            case .jogging: "jogging"
+            case .braking: "braking"
+            case .settling: "settling"
+            case .moving: "moving"
+            case .following: "following"
+            case .stopping: "braking"
+            case .parking: "parking"
+            case .finished: "finished"
+            }
         return PlaybackProgress(elapsedSeconds: Double(tickIndex) * rig.tickSeconds, phase: phase)
     }
 
@@ -150,10 +151,16 @@ public struct CommandSource: MotionSource {
         let n = rig.axes.count
         switch command {
         case .goTo(let pose):
-            guard pose.count == n, pose.allSatisfy({ $0?.isFinite ?? true }) else { rejectedCommands += 1; return }
+            guard pose.count == n, pose.allSatisfy({ $0?.isFinite ?? true }) else {
+                rejectedCommands += 1
+                return
+            }
             clampedAxes.removeAll(keepingCapacity: true)
             for i in 0..<n {
-                guard let wanted = pose[i] else { moveTarget[i] = .nan; continue }
+                guard let wanted = pose[i] else {
+                    moveTarget[i] = .nan
+                    continue
+                }
                 let axis = rig.axes[i]
                 let target = min(max(wanted, axis.softMin), axis.softMax)
                 if target != wanted { clampedAxes.append(i) }
@@ -163,7 +170,10 @@ public struct CommandSource: MotionSource {
             followTracks = []
             mode = .settling
         case .jog(let fractions):
-            guard fractions.count == n, fractions.allSatisfy(\.isFinite) else { rejectedCommands += 1; return }
+            guard fractions.count == n, fractions.allSatisfy(\.isFinite) else {
+                rejectedCommands += 1
+                return
+            }
             for i in 0..<n {
                 let f = min(max(fractions[i], -1), 1)
                 jogTargets[i] = f * scaledAxes[i].maxVelocity
@@ -171,7 +181,10 @@ public struct CommandSource: MotionSource {
             lastJogTick = tickIndex
             mode = .jogging
         case .follow(let tracks):
-            guard tracks.count == n else { rejectedCommands += 1; return }
+            guard tracks.count == n else {
+                rejectedCommands += 1
+                return
+            }
             followTracks = tracks
             followCursors = [Int](repeating: 0, count: n)
             followEndSeconds = tracks.reduce(0) { max($0, $1?.endTime ?? 0) }
@@ -179,7 +192,10 @@ public struct CommandSource: MotionSource {
         case .halt:
             if mode != .idle { mode = .braking }
         case .setSpeedScale(let axis, let fraction):
-            guard rig.axes.indices.contains(axis), fraction > 0, fraction <= 1 else { rejectedCommands += 1; return }
+            guard rig.axes.indices.contains(axis), fraction > 0, fraction <= 1 else {
+                rejectedCommands += 1
+                return
+            }
             speedScales[axis] = fraction
             scaledAxes[axis].maxVelocity = rig.axes[axis].maxVelocity * fraction
         }

@@ -20,13 +20,15 @@ public struct JogController: Sendable {
     public mutating func step(targetVelocities: [Double], positions: inout [Double]) {
         let dt = tickSeconds
         for i in axes.indices {
-            let vmax = axes[i].maxVelocity, dv = axes[i].maxAcceleration * dt
+            let vmax = axes[i].maxVelocity
+            let dv = axes[i].maxAcceleration * dt
             // Ask for no more than the braking curve before each soft limit allows (the
             // limiter's own envelope, floored at zero): the axis glides to rest at a limit
             // instead of buzzing against it.
             let a = axes[i].maxAcceleration
             let margin = Self.limitMargin(a: a, dt: dt)
-            let toMax = max(0, axes[i].softMax - margin - positions[i]), toMin = max(0, positions[i] - axes[i].softMin - margin)
+            let toMax = max(0, axes[i].softMax - margin - positions[i])
+            let toMin = max(0, positions[i] - axes[i].softMin - margin)
             let high = min(vmax, max(0, (2 * a * toMax).squareRoot() - a * dt / 2))
             let low = max(-vmax, -max(0, (2 * a * toMin).squareRoot() - a * dt / 2))
             let target = min(max(targetVelocities[i], low), high)

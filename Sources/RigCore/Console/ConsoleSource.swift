@@ -36,8 +36,10 @@ public struct ConsoleSource: MotionSource {
     /// - Parameters:
     ///   - startPose: where the rig is (one value per axis).
     ///   - jogTimeoutSeconds: the jog deadman (see `CommandSource`).
-    public init(rig: Rig, startPose: [Double], inbox: CommandInbox, requests: ConsoleInbox,
-                jogTimeoutSeconds: Double = 0.25) {
+    public init(
+        rig: Rig, startPose: [Double], inbox: CommandInbox, requests: ConsoleInbox,
+        jogTimeoutSeconds: Double = 0.25
+    ) {
         self.rig = rig
         self.inbox = inbox
         self.requests = requests
@@ -82,20 +84,22 @@ public struct ConsoleSource: MotionSource {
     public var progress: PlaybackProgress {
         guard let player else {
             var p = commands.progress
-            p.phase = switch commands.mode {
-            case .idle: "idle"
-            case .jogging: "jogging"
-            case .braking, .settling, .moving, .following, .stopping, .parking: "moving"
-            case .finished: "finished"
-            }
+            p.phase =
+                switch commands.mode {
+                case .idle: "idle"
+                case .jogging: "jogging"
+                case .braking, .settling, .moving, .following, .stopping, .parking: "moving"
+                case .finished: "finished"
+                }
             return p
         }
         var p = player.progress
-        p.phase = switch player.phase {
-        case .leadIn, .path, .moving, .settling, .shooting: isPaused ? "paused" : "playing"
-        case .waiting: isPaused ? "paused" : "waiting"
-        case .braking, .parking, .finished: "stopping"
-        }
+        p.phase =
+            switch player.phase {
+            case .leadIn, .path, .moving, .settling, .shooting: isPaused ? "paused" : "playing"
+            case .waiting: isPaused ? "paused" : "waiting"
+            case .braking, .parking, .finished: "stopping"
+            }
         return p
     }
 
@@ -161,35 +165,59 @@ public struct ConsoleSource: MotionSource {
     }
 
     private mutating func apply(_ request: ConsoleRequest) {
-        guard !stopRequested else { refusedRequests += 1; return }
+        guard !stopRequested else {
+            refusedRequests += 1
+            return
+        }
         switch request {
         case .play(let new):
-            guard player == nil, commands.isAtRest else { refusedRequests += 1; return }
+            guard player == nil, commands.isAtRest else {
+                refusedRequests += 1
+                return
+            }
             program = new
             programsStarted += 1
             isPaused = false
             intervalTicksLeft = nil
             player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep)
         case .next:
-            guard player != nil else { refusedRequests += 1; return }
+            guard player != nil else {
+                refusedRequests += 1
+                return
+            }
             player?.advance()
         case .back:
-            guard isWaiting, let step = currentStep, step >= 1 else { refusedRequests += 1; return }
+            guard isWaiting, let step = currentStep, step >= 1 else {
+                refusedRequests += 1
+                return
+            }
             intervalTicksLeft = nil
             player?.goTo(step: step - 1)
         case .redo:
-            guard isWaiting else { refusedRequests += 1; return }
+            guard isWaiting else {
+                refusedRequests += 1
+                return
+            }
             intervalTicksLeft = nil
             player?.redo()
         case .pause:
-            guard program?.stepCount ?? 0 > 0 else { refusedRequests += 1; return }
+            guard program?.stepCount ?? 0 > 0 else {
+                refusedRequests += 1
+                return
+            }
             isPaused = true
         case .resume:
-            guard isPaused else { refusedRequests += 1; return }
+            guard isPaused else {
+                refusedRequests += 1
+                return
+            }
             isPaused = false
             if isWaiting, program?.trigger == .auto { player?.advance() }
         case .stop:
-            guard player != nil else { refusedRequests += 1; return }
+            guard player != nil else {
+                refusedRequests += 1
+                return
+            }
             player?.stop()
         }
     }

@@ -20,8 +20,10 @@ public struct CameraLens: Sendable, Equatable {
     public var sensorWidthMillimetres: Double?
     public var sensorHeightMillimetres: Double?
 
-    public init(sensorFieldOfView: FieldOfView, orientation: Orientation = .landscape, focalLengthMillimetres: Double? = nil,
-                sensorWidthMillimetres: Double? = nil, sensorHeightMillimetres: Double? = nil) {
+    public init(
+        sensorFieldOfView: FieldOfView, orientation: Orientation = .landscape, focalLengthMillimetres: Double? = nil,
+        sensorWidthMillimetres: Double? = nil, sensorHeightMillimetres: Double? = nil
+    ) {
         self.sensorFieldOfView = sensorFieldOfView
         self.orientation = orientation
         self.focalLengthMillimetres = focalLengthMillimetres
@@ -60,7 +62,8 @@ public struct CameraLens: Sendable, Equatable {
         if let f = focalLengthMillimetres, let w = sensorWidthMillimetres, let h = sensorHeightMillimetres {
             return (f, Self.fullFrameDiagonalMillimetres / (w * w + h * h).squareRoot())
         }
-        let width = Double(imageSize.width), height = Double(imageSize.height)
+        let width = Double(imageSize.width)
+        let height = Double(imageSize.height)
         let sensorWidth = Self.fullFrameDiagonalMillimetres * width / (width * width + height * height).squareRoot()
         return (sensorWidth / (2 * tan(sensorFieldOfView.horizontalDegrees / 2 * .pi / 180)), 1)
     }
@@ -94,7 +97,8 @@ public struct PixelSize: Sendable, Equatable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.lowercased().split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "×" }
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let w = Int(parts[0]), let h = Int(parts[1]), Self.validRange.contains(w), Self.validRange.contains(h) else { return nil }
+            let w = Int(parts[0]), let h = Int(parts[1]), Self.validRange.contains(w), Self.validRange.contains(h)
+        else { return nil }
         self.init(width: w, height: h)
     }
 

@@ -18,15 +18,21 @@ public struct ImageNamePattern: Sendable, Equatable {
 
     public init(_ text: String) throws(Problem) {
         self.text = text
-        var prefix = "", suffix = ""
-        var width = 0, zeroPad = false, leftAlign = false
+        var prefix = ""
+        var suffix = ""
+        var width = 0
+        var zeroPad = false
+        var leftAlign = false
         var conversions = 0
         let chars = Array(text)
         var i = 0
         while i < chars.count {
             let c = chars[i]
             if c == "\"" || c == "/" || c.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw Problem(description: "\"\(text)\" has \(c == "/" ? "a /" : c == "\"" ? "a double quote" : "a control character"); a name pattern is a file name (Hugin quotes names in \"…\")")
+                throw Problem(
+                    description:
+                        "\"\(text)\" has \(c == "/" ? "a /" : c == "\"" ? "a double quote" : "a control character"); a name pattern is a file name (Hugin quotes names in \"…\")"
+                )
             }
             guard c == "%" else {
                 if conversions == 0 { prefix.append(c) } else { suffix.append(c) }
@@ -41,9 +47,15 @@ public struct ImageNamePattern: Sendable, Equatable {
                 continue
             }
             var flags = ""
-            while i < chars.count, "0-".contains(chars[i]) { flags.append(chars[i]); i += 1 }
+            while i < chars.count, "0-".contains(chars[i]) {
+                flags.append(chars[i])
+                i += 1
+            }
             var digits = ""
-            while i < chars.count, chars[i].isASCII, chars[i].isNumber { digits.append(chars[i]); i += 1 }
+            while i < chars.count, chars[i].isASCII, chars[i].isNumber {
+                digits.append(chars[i])
+                i += 1
+            }
             guard i < chars.count, "diu".contains(chars[i]) else {
                 let found = i < chars.count ? "%\(flags)\(digits)\(chars[i])" : "%\(flags)\(digits)"
                 throw Problem(description: "\"\(text)\" has \"\(found)\", which is not an integer conversion; valid: \(Self.syntax)")
@@ -71,9 +83,13 @@ public struct ImageNamePattern: Sendable, Equatable {
         let digits = String(number)
         let pad = max(0, width - digits.count)
         let padded: String
-        if leftAlign { padded = digits + String(repeating: " ", count: pad) }
-        else if zeroPad { padded = String(repeating: "0", count: pad) + digits }
-        else { padded = String(repeating: " ", count: pad) + digits }
+        if leftAlign {
+            padded = digits + String(repeating: " ", count: pad)
+        } else if zeroPad {
+            padded = String(repeating: "0", count: pad) + digits
+        } else {
+            padded = String(repeating: " ", count: pad) + digits
+        }
         return prefix + padded + suffix
     }
 }

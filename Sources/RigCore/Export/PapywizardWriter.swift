@@ -77,7 +77,8 @@ public enum PapywizardWriter {
 
     /// The nearest of the aspect ratios Papywizard offers.
     static func ratio(_ size: PixelSize) -> String {
-        let long = Double(max(size.width, size.height)), short = Double(max(1, min(size.width, size.height)))
+        let long = Double(max(size.width, size.height))
+        let short = Double(max(1, min(size.width, size.height)))
         let choices: [(String, Double)] = [("3:2", 1.5), ("4:3", 4.0 / 3), ("5:4", 1.25), ("16:9", 16.0 / 9), ("1:1", 1)]
         return choices.min { abs($0.1 - long / short) < abs($1.1 - long / short) }?.0 ?? "3:2"
     }

@@ -32,7 +32,8 @@ public enum ShotListWriter {
     public static func json(_ project: StitchProject) -> String {
         var out = "{\"source\":\(JSONText.string(project.source)),\"axes\":[\(project.axisNames.map(JSONText.string).joined(separator: ","))]"
         if let m = project.mosaic {
-            out += ",\"panorama\":{\"rows\":\(m.rows),\"columns\":\(m.columns),\"horizontalOverlap\":\(JSONText.number(m.horizontalOverlap)),\"verticalOverlap\":\(JSONText.number(m.verticalOverlap))}"
+            out +=
+                ",\"panorama\":{\"rows\":\(m.rows),\"columns\":\(m.columns),\"horizontalOverlap\":\(JSONText.number(m.horizontalOverlap)),\"verticalOverlap\":\(JSONText.number(m.verticalOverlap))}"
         }
         out += ",\"shots\":["
         for (index, shot) in project.shots.enumerated() {

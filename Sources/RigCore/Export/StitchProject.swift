@@ -22,9 +22,11 @@ public struct StitchShot: Sendable, Equatable {
     public var redo: Bool
     public var time: Date?
 
-    public init(imageNumber: Int, imageName: String, step: Int, label: String, bracket: Int = 1, pose: [Double],
-                yawDegrees: Double, pitchDegrees: Double, startSeconds: Double? = nil, endSeconds: Double? = nil,
-                redo: Bool = false, time: Date? = nil) {
+    public init(
+        imageNumber: Int, imageName: String, step: Int, label: String, bracket: Int = 1, pose: [Double],
+        yawDegrees: Double, pitchDegrees: Double, startSeconds: Double? = nil, endSeconds: Double? = nil,
+        redo: Bool = false, time: Date? = nil
+    ) {
         self.imageNumber = imageNumber
         self.imageName = imageName
         self.step = step
@@ -105,21 +107,25 @@ public struct StitchProject: Sendable, Equatable {
         for (index, step) in program.steps.enumerated() {
             for bracket in 1...brackets {
                 let number = firstNumber + shots.count
-                shots.append(StitchShot(imageNumber: number, imageName: names.name(number), step: index + 1, label: step.label,
-                                        bracket: bracket, pose: step.pose,
-                                        yawDegrees: panIndex.map { StitchAngles.yaw(panDegrees: step.pose[$0]) } ?? 0,
-                                        pitchDegrees: tiltIndex.map { StitchAngles.pitch(tiltDegrees: step.pose[$0]) } ?? 0))
+                shots.append(
+                    StitchShot(
+                        imageNumber: number, imageName: names.name(number), step: index + 1, label: step.label,
+                        bracket: bracket, pose: step.pose,
+                        yawDegrees: panIndex.map { StitchAngles.yaw(panDegrees: step.pose[$0]) } ?? 0,
+                        pitchDegrees: tiltIndex.map { StitchAngles.pitch(tiltDegrees: step.pose[$0]) } ?? 0))
             }
         }
         var mosaic: StitchMosaic?
         if let plan = program.panorama, let spec = program.panoramaSpec {
-            mosaic = StitchMosaic(rows: plan.rows, columns: plan.shotsPerRow.max() ?? 1, wantedOverlap: spec.overlap,
-                                  horizontalOverlap: plan.horizontalOverlap, verticalOverlap: plan.verticalOverlap)
+            mosaic = StitchMosaic(
+                rows: plan.rows, columns: plan.shotsPerRow.max() ?? 1, wantedOverlap: spec.overlap,
+                horizontalOverlap: plan.horizontalOverlap, verticalOverlap: plan.verticalOverlap)
         }
-        return StitchProject(source: program.file, axisNames: axisNames, panAxisName: pan, tiltAxisName: tilt, lens: lens,
-                             imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
-                             shots: shots, mosaic: mosaic, settleSeconds: program.settleSeconds,
-                             exposureSeconds: program.shoot.exposureSeconds > 0 ? program.shoot.exposureSeconds : nil, fromLog: false)
+        return StitchProject(
+            source: program.file, axisNames: axisNames, panAxisName: pan, tiltAxisName: tilt, lens: lens,
+            imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
+            shots: shots, mosaic: mosaic, settleSeconds: program.settleSeconds,
+            exposureSeconds: program.shoot.exposureSeconds > 0 ? program.shoot.exposureSeconds : nil, fromLog: false)
     }
 
     /// The shots a run really took, from its shot log: the poses as sent, one image per
@@ -127,10 +133,16 @@ public struct StitchProject: Sendable, Equatable {
     /// first shot. The camera numbers every take, redos included, so take k of the log
     /// (counting from 0) is image `firstNumber + k`.
     /// - Parameter program: the program the log ran, for the pan/tilt axes, settle time and lens.
-    public static func export(_ log: ShotLog, file: String, program: Program?, lens: CameraLens?, imageSize: PixelSize?,
-                              names: ImageNamePattern, firstNumber: Int) -> StitchProject {
+    public static func export(
+        _ log: ShotLog, file: String, program: Program?, lens: CameraLens?, imageSize: PixelSize?,
+        names: ImageNamePattern, firstNumber: Int
+    ) -> StitchProject {
         // Every take with its number and wall-clock time: times count from their run's start.
-        struct Take { var shot: ShotLogShot; var number: Int; var time: Date? }
+        struct Take {
+            var shot: ShotLogShot
+            var number: Int
+            var time: Date?
+        }
         var takes: [Take] = []
         var runStart: Date?
         for event in log.events {
@@ -150,19 +162,21 @@ public struct StitchProject: Sendable, Equatable {
         let lens = chooseLens(lens, program: program)
         let shots = finals.map { take in
             let s = take.shot
-            return StitchShot(imageNumber: take.number, imageName: names.name(take.number), step: s.step, label: s.label,
-                              bracket: s.bracket ?? 1, pose: axisNames.map { s.value(of: $0) ?? .nan },
-                              yawDegrees: pan.flatMap { s.value(of: $0) }.map { StitchAngles.yaw(panDegrees: $0) } ?? 0,
-                              pitchDegrees: tilt.flatMap { s.value(of: $0) }.map { StitchAngles.pitch(tiltDegrees: $0) } ?? 0,
-                              startSeconds: s.startSeconds, endSeconds: s.endSeconds, redo: s.redo, time: take.time)
+            return StitchShot(
+                imageNumber: take.number, imageName: names.name(take.number), step: s.step, label: s.label,
+                bracket: s.bracket ?? 1, pose: axisNames.map { s.value(of: $0) ?? .nan },
+                yawDegrees: pan.flatMap { s.value(of: $0) }.map { StitchAngles.yaw(panDegrees: $0) } ?? 0,
+                pitchDegrees: tilt.flatMap { s.value(of: $0) }.map { StitchAngles.pitch(tiltDegrees: $0) } ?? 0,
+                startSeconds: s.startSeconds, endSeconds: s.endSeconds, redo: s.redo, time: take.time)
         }
         let panInShots = pan.map { name in finals.allSatisfy { $0.shot.value(of: name) != nil } } ?? false
-        return StitchProject(source: file, axisNames: axisNames, panAxisName: panInShots ? pan : nil, tiltAxisName: tilt, lens: lens,
-                             imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
-                             shots: shots, mosaic: nil, settleSeconds: program?.settleSeconds,
-                             exposureSeconds: program.flatMap { $0.shoot.exposureSeconds > 0 ? $0.shoot.exposureSeconds : nil }, fromLog: true,
-                             startTime: shots.compactMap(\.time).min(),
-                             endTime: shots.compactMap { s in s.time.map { $0.addingTimeInterval((s.endSeconds ?? 0) - (s.startSeconds ?? 0)) } }.max())
+        return StitchProject(
+            source: file, axisNames: axisNames, panAxisName: panInShots ? pan : nil, tiltAxisName: tilt, lens: lens,
+            imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
+            shots: shots, mosaic: nil, settleSeconds: program?.settleSeconds,
+            exposureSeconds: program.flatMap { $0.shoot.exposureSeconds > 0 ? $0.shoot.exposureSeconds : nil }, fromLog: true,
+            startTime: shots.compactMap(\.time).min(),
+            endTime: shots.compactMap { s in s.time.map { $0.addingTimeInterval((s.endSeconds ?? 0) - (s.startSeconds ?? 0)) } }.max())
     }
 
     /// The lens given on the command line (`--hfov`), mounted as the program's camera is

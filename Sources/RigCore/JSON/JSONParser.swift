@@ -28,7 +28,10 @@ public struct JSONParser {
     }
 
     public mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
         skipWhitespace()
         let node = try parseValue()
         skipWhitespace()
@@ -108,9 +111,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return JSONNode(try parseObject(), at: start)
         case UInt8(ascii: "["): return JSONNode(try parseArray(), at: start)
         case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), at: start)
-        case UInt8(ascii: "t"): try expectWord("true"); return JSONNode(.bool(true), at: start)
-        case UInt8(ascii: "f"): try expectWord("false"); return JSONNode(.bool(false), at: start)
-        case UInt8(ascii: "n"): try expectWord("null"); return JSONNode(.null, at: start)
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return JSONNode(.bool(true), at: start)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return JSONNode(.bool(false), at: start)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return JSONNode(.null, at: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return JSONNode(try parseNumber(), at: start)
         case let byte:
@@ -167,8 +176,14 @@ public struct JSONParser {
             members.append(JSONMember(key: key, keyLocation: keyLocation, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an object, expected ',' or '}'") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
             throw error("expected ',' or '}' in object, found \(describe(bytes[index]))")
         }
     }
@@ -191,8 +206,14 @@ public struct JSONParser {
             elements.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an array, expected ',' or ']'") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
             throw error("expected ',' or ']' in array, found \(describe(bytes[index]))")
         }
     }
@@ -207,7 +228,8 @@ public struct JSONParser {
             guard from < to else { return }
             guard let text = String(validating: bytes[from..<to], as: UTF8.self) else {
                 let bad = UTF8Text.firstInvalidByte(in: bytes, from: from, to: to) ?? from
-                throw JSONSyntaxError(message: "invalid UTF-8 in string (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)))", location: location(at: bad))
+                throw JSONSyntaxError(
+                    message: "invalid UTF-8 in string (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)))", location: location(at: bad))
             }
             s.append(contentsOf: text.unicodeScalars)
         }
@@ -257,7 +279,9 @@ public struct JSONParser {
                 }
                 runStart = index
             case 0x0A, 0x0D:
-                throw JSONSyntaxError(message: "unterminated string: no closing '\"' before the end of the line (write a line break in a string as \\n)", location: location(at: startIndex))
+                throw JSONSyntaxError(
+                    message: "unterminated string: no closing '\"' before the end of the line (write a line break in a string as \\n)",
+                    location: location(at: startIndex))
             case 0x00..<0x20:
                 throw error("control character \(describe(byte)) in string (escape it)")
             default:
@@ -311,12 +335,15 @@ public struct JSONParser {
         let literal = String(decoding: bytes[start..<index], as: UTF8.self)
         // Located only on error: locating every number would make a long line quadratic.
         guard let value = Double(literal), value.isFinite else {
-            throw JSONSyntaxError(message: "number \(elided(literal)) is too large for a double; valid: magnitudes up to 1.8e308", location: location(at: start))
+            throw JSONSyntaxError(
+                message: "number \(elided(literal)) is too large for a double; valid: magnitudes up to 1.8e308", location: location(at: start))
         }
         // A non-zero literal that reads as 0 (1e-400) is not what the file meant.
         let mantissaEnd = bytes[start..<index].firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") } ?? index
         if value == 0, bytes[start..<mantissaEnd].contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
-            throw JSONSyntaxError(message: "number \(elided(literal)) is too small for a double and would read as 0; write 0 or a magnitude of at least 1e-300", location: location(at: start))
+            throw JSONSyntaxError(
+                message: "number \(elided(literal)) is too small for a double and would read as 0; write 0 or a magnitude of at least 1e-300",
+                location: location(at: start))
         }
         return .number(value, literal: literal)
     }

@@ -8,17 +8,29 @@ public enum UTF8Text {
         var i = max(0, start)
         while i < end {
             let b = bytes[i]
-            if b < 0x80 { i += 1; continue }
+            if b < 0x80 {
+                i += 1
+                continue
+            }
             let length: Int
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF  // allowed range of the second byte
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF  // allowed range of the second byte
             switch b {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
+            case 0xE0:
+                length = 3
+                low = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
+            case 0xED:
+                length = 3
+                high = 0x9F
+            case 0xF0:
+                length = 4
+                low = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
+            case 0xF4:
+                length = 4
+                high = 0x8F
             default: return i
             }
             for k in 1..<length {
@@ -36,7 +48,8 @@ public enum UTF8Text {
     /// Line and column (in characters) of byte `offset`; LF, CR LF and a lone CR each end
     /// a line, as they do for the JSON parser.
     public static func location(of offset: Int, in bytes: [UInt8]) -> SourceLocation {
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let end = min(offset, bytes.count)
         while i < end {
@@ -56,8 +69,9 @@ public enum UTF8Text {
     public static func decode(_ bytes: [UInt8], file: String) throws(FileError) -> String {
         if let bad = firstInvalidByte(in: bytes) {
             let byte = String(bytes[bad], radix: 16, uppercase: true)
-            throw FileError(file: file, location: location(of: bad, in: bytes), path: "$",
-                            message: "invalid UTF-8 (byte 0x\(byte)); rig and program files must be UTF-8 text")
+            throw FileError(
+                file: file, location: location(of: bad, in: bytes), path: "$",
+                message: "invalid UTF-8 (byte 0x\(byte)); rig and program files must be UTF-8 text")
         }
         return String(decoding: bytes, as: UTF8.self)
     }

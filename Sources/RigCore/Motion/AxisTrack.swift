@@ -47,12 +47,18 @@ public struct AxisTrack: Sendable, Equatable {
         }
         var m = [Double](repeating: 0, count: n)
         for i in 1..<(n - 1) {
-            let a = secants[i - 1], b = secants[i]
-            if a * b <= 0 { m[i] = 0; continue }
+            let a = secants[i - 1]
+            let b = secants[i]
+            if a * b <= 0 {
+                m[i] = 0
+                continue
+            }
             // Weighted harmonic mean (Fritsch–Butland): stays within 3× either secant, so
             // the segment is monotone.
-            let h0 = keys[i].time - keys[i - 1].time, h1 = keys[i + 1].time - keys[i].time
-            let w1 = 2 * h1 + h0, w2 = h1 + 2 * h0
+            let h0 = keys[i].time - keys[i - 1].time
+            let h1 = keys[i + 1].time - keys[i].time
+            let w1 = 2 * h1 + h0
+            let w2 = h1 + 2 * h0
             m[i] = (w1 + w2) / (w1 / a + w2 / b)
         }
         return m
@@ -63,21 +69,31 @@ public struct AxisTrack: Sendable, Equatable {
     @inline(__always)
     public func value(at time: Double, cursor: inout Int) -> Double {
         let n = keys.count
-        if time <= keys[0].time { cursor = 0; return keys[0].value }
-        if time >= keys[n - 1].time { cursor = n - 1; return keys[n - 1].value }
+        if time <= keys[0].time {
+            cursor = 0
+            return keys[0].value
+        }
+        if time >= keys[n - 1].time {
+            cursor = n - 1
+            return keys[n - 1].value
+        }
         var i = min(max(cursor, 0), n - 2)
         while i > 0, time < keys[i].time { i -= 1 }
         while i < n - 2, time >= keys[i + 1].time { i += 1 }
         cursor = i
-        let k0 = keys[i], k1 = keys[i + 1]
+        let k0 = keys[i]
+        let k1 = keys[i + 1]
         let h = k1.time - k0.time
         let u = (time - k0.time) / h
         switch k0.interpolation {
         case .smooth:
             // Cubic Hermite with the shared tangents.
-            let u2 = u * u, u3 = u2 * u
-            let h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u
-            let h01 = -2 * u3 + 3 * u2, h11 = u3 - u2
+            let u2 = u * u
+            let u3 = u2 * u
+            let h00 = 2 * u3 - 3 * u2 + 1
+            let h10 = u3 - 2 * u2 + u
+            let h01 = -2 * u3 + 3 * u2
+            let h11 = u3 - u2
             return h00 * k0.value + h10 * h * tangents[i] + h01 * k1.value + h11 * h * tangents[i + 1]
         case .hold:
             return k0.value

@@ -43,7 +43,11 @@ public enum Interpolation: Sendable, Equatable {
 
 /// The standard easings (easings.net names): in, out, inOut of sine, quad and cubic.
 public struct Easing: Sendable, Equatable {
-    public enum Curve: String, Sendable, CaseIterable { case sine = "Sine", quad = "Quad", cubic = "Cubic" }
+    public enum Curve: String, Sendable, CaseIterable {
+        case sine = "Sine"
+        case quad = "Quad"
+        case cubic = "Cubic"
+    }
     public enum Mode: String, Sendable, CaseIterable { case easeIn, easeOut, easeInOut }
     public var mode: Mode
     public var curve: Curve
@@ -93,9 +97,17 @@ func cubicBezier(_ u: Double, _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Do
     if u <= 0 { return 0 }
     if u >= 1 { return 1 }
     // x(s) is monotone for x1, x2 in 0…1: bisection is robust, Newton speeds it up.
-    func x(_ s: Double) -> Double { let r = 1 - s; return 3 * r * r * s * x1 + 3 * r * s * s * x2 + s * s * s }
-    func dx(_ s: Double) -> Double { let r = 1 - s; return 3 * r * r * x1 + 6 * r * s * (x2 - x1) + 3 * s * s * (1 - x2) }
-    var lo = 0.0, hi = 1.0, s = u
+    func x(_ s: Double) -> Double {
+        let r = 1 - s
+        return 3 * r * r * s * x1 + 3 * r * s * s * x2 + s * s * s
+    }
+    func dx(_ s: Double) -> Double {
+        let r = 1 - s
+        return 3 * r * r * x1 + 6 * r * s * (x2 - x1) + 3 * s * s * (1 - x2)
+    }
+    var lo = 0.0
+    var hi = 1.0
+    var s = u
     for _ in 0..<24 {
         let err = x(s) - u
         if abs(err) < 1e-12 { break }

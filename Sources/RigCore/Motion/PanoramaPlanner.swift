@@ -31,8 +31,10 @@ public struct PanoramaSpec: Sendable, Equatable {
     /// the mounted view the plan uses; this keeps the stored image's view and orientation).
     public var lens: CameraLens?
 
-    public init(fieldOfView: FieldOfView, overlap: Double, pan: ClosedRange<Double>, tilt: ClosedRange<Double>, panAxis: Int, tiltAxis: Int,
-                lens: CameraLens? = nil) {
+    public init(
+        fieldOfView: FieldOfView, overlap: Double, pan: ClosedRange<Double>, tilt: ClosedRange<Double>, panAxis: Int, tiltAxis: Int,
+        lens: CameraLens? = nil
+    ) {
         self.fieldOfView = fieldOfView
         self.overlap = overlap
         self.pan = pan
@@ -165,7 +167,8 @@ public enum PanoramaPlanner {
 
         // Serpentine from the corner nearest the current pose: each row starts at its end
         // nearest the previous shot, and a pole shot keeps the pan where it is.
-        let rowOrder: [Int] = abs(currentTilt - rowTilts[rows - 1]) < abs(currentTilt - rowTilts[0])
+        let rowOrder: [Int] =
+            abs(currentTilt - rowTilts[rows - 1]) < abs(currentTilt - rowTilts[0])
             ? Array((0..<rows).reversed()) : Array(0..<rows)
         var shots: [PanoramaShot] = []
         var pan = currentPan
@@ -181,7 +184,8 @@ public enum PanoramaPlanner {
             }
             pan = shots[shots.count - 1].panDegrees
         }
-        return PanoramaPlan(shots: shots, rows: rows, shotsPerRow: rowPans.map(\.count),
-                            horizontalOverlap: worstOverlap, verticalOverlap: verticalOverlap)
+        return PanoramaPlan(
+            shots: shots, rows: rows, shotsPerRow: rowPans.map(\.count),
+            horizontalOverlap: worstOverlap, verticalOverlap: verticalOverlap)
     }
 }

@@ -30,8 +30,9 @@ public struct PoseMove: Sendable, Equatable {
     public mutating func plan(from: [Double], to: [Double], axes: [Axis], tickSeconds: Double) {
         var longest = 0.0
         for i in axes.indices {
-            let t = SCurveProfile.minimumDuration(distance: to[i] - from[i], maxVelocity: axes[i].maxVelocity,
-                                                  maxAcceleration: axes[i].maxAcceleration, maxJerk: axes[i].maxJerk)
+            let t = SCurveProfile.minimumDuration(
+                distance: to[i] - from[i], maxVelocity: axes[i].maxVelocity,
+                maxAcceleration: axes[i].maxAcceleration, maxJerk: axes[i].maxJerk)
             longest = max(longest, t)
         }
         // A hair of slack absorbs rounding so the stretched profile stays within limits.
@@ -47,9 +48,10 @@ public struct PoseMove: Sendable, Equatable {
         if targets.count != axes.count { targets = [Double](repeating: 0, count: axes.count) }
         for i in axes.indices {
             targets[i] = to[i]
-            profiles[i] = SCurveProfile(start: from[i], distance: to[i] - from[i], duration: duration,
-                                        maxVelocity: axes[i].maxVelocity, maxAcceleration: axes[i].maxAcceleration,
-                                        maxJerk: axes[i].maxJerk)
+            profiles[i] = SCurveProfile(
+                start: from[i], distance: to[i] - from[i], duration: duration,
+                maxVelocity: axes[i].maxVelocity, maxAcceleration: axes[i].maxAcceleration,
+                maxJerk: axes[i].maxJerk)
         }
     }
 

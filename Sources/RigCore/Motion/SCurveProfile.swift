@@ -31,21 +31,29 @@ public struct SCurveProfile: Sendable, Equatable {
     /// The rest-to-rest move of `distance` that takes exactly `duration` seconds (at least
     /// `minimumDuration(...)` with the same limits; a shorter duration is raised to it).
     /// Slower moves keep the full acceleration and jerk and cruise slower.
-    public init(start: Double, distance: Double, duration: Double,
-                maxVelocity: Double, maxAcceleration: Double, maxJerk: Double) {
+    public init(
+        start: Double, distance: Double, duration: Double,
+        maxVelocity: Double, maxAcceleration: Double, maxJerk: Double
+    ) {
         self.start = start
         self.distance = distance
         let d = abs(distance)
         let fastest = Self.fastest(distance: d, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk)
         guard d > 0, fastest.peakVelocity > 0, duration.isFinite else {
             self.duration = duration.isFinite ? max(duration, 0) : 0
-            peakVelocity = 0; peakAcceleration = 0; jerk = maxJerk; rampSeconds = 0; accelerationSeconds = 0
+            peakVelocity = 0
+            peakAcceleration = 0
+            jerk = maxJerk
+            rampSeconds = 0
+            accelerationSeconds = 0
             return
         }
         let total = max(duration, fastest.duration)
         var vp = fastest.peakVelocity
-        if total > fastest.duration, let v = Self.stretchedReachingMaxAcceleration(
-            distance: d, duration: total, maxAcceleration: maxAcceleration, maxJerk: maxJerk), v <= vp {
+        if total > fastest.duration,
+            let v = Self.stretchedReachingMaxAcceleration(
+                distance: d, duration: total, maxAcceleration: maxAcceleration, maxJerk: maxJerk), v <= vp
+        {
             // Closed form when the stretched move still reaches maxAcceleration (the usual
             // case): T = v/a + a/j + d/v.
             vp = v
@@ -53,7 +61,8 @@ public struct SCurveProfile: Sendable, Equatable {
             // T(v) = tₐ(v) + d/v falls monotonically for 0 < v ≤ the fastest move's speed
             // (as long as the move cruises, d ≥ v·tₐ(v)), so bisection finds the one v that
             // takes `total` seconds. 200 halvings reach the last bit of a Double.
-            var lo = 0.0, hi = vp
+            var lo = 0.0
+            var hi = vp
             for _ in 0..<200 {
                 let mid = 0.5 * (lo + hi)
                 guard mid > lo, mid < hi else { break }
@@ -80,16 +89,20 @@ public struct SCurveProfile: Sendable, Equatable {
     }
 
     /// The shortest duration of a rest-to-rest move of `distance` within the limits.
-    public static func minimumDuration(distance: Double, maxVelocity: Double, maxAcceleration: Double,
-                                       maxJerk: Double) -> Double {
+    public static func minimumDuration(
+        distance: Double, maxVelocity: Double, maxAcceleration: Double,
+        maxJerk: Double
+    ) -> Double {
         fastest(distance: abs(distance), maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk).duration
     }
 
     /// The cruise speed of the move of `d` taking `T` seconds if it reaches maxAcceleration:
     /// v²/a − (T − a/j)·v + d = 0, the smaller root (the move cruises), in the stable form
     /// 2d / (B + √(B² − 4d/a)). Nil if that move would not reach maxAcceleration.
-    static func stretchedReachingMaxAcceleration(distance d: Double, duration T: Double,
-                                                 maxAcceleration a: Double, maxJerk j: Double) -> Double? {
+    static func stretchedReachingMaxAcceleration(
+        distance d: Double, duration T: Double,
+        maxAcceleration a: Double, maxJerk j: Double
+    ) -> Double? {
         let b = T - a / j
         let discriminant = b * b - 4 * d / a
         guard b > 0, discriminant >= 0 else { return nil }
@@ -105,8 +118,10 @@ public struct SCurveProfile: Sendable, Equatable {
     }
 
     /// The time-optimal move's peak speed and duration for a distance `d` ≥ 0.
-    static func fastest(distance d: Double, maxVelocity vmax: Double, maxAcceleration a: Double,
-                        maxJerk j: Double) -> (peakVelocity: Double, duration: Double) {
+    static func fastest(
+        distance d: Double, maxVelocity vmax: Double, maxAcceleration a: Double,
+        maxJerk j: Double
+    ) -> (peakVelocity: Double, duration: Double) {
         guard d > 0, vmax > 0, a > 0, j > 0 else { return (0, 0) }
         let taMax = accelerationSeconds(velocity: vmax, maxAcceleration: a, maxJerk: j)
         if vmax * taMax <= d { return (vmax, taMax + d / vmax) }
@@ -126,7 +141,8 @@ public struct SCurveProfile: Sendable, Equatable {
     /// Distance covered `t` seconds after leaving rest (0 ≤ t ≤ accelerationSeconds).
     @inline(__always)
     func speedingUp(_ t: Double) -> Double {
-        let tj = rampSeconds, j = jerk
+        let tj = rampSeconds
+        let j = jerk
         if t <= tj { return j * t * t * t / 6 }
         let ta = accelerationSeconds
         if t <= ta - tj {

@@ -43,7 +43,8 @@ public struct TrapezoidProfile: Sendable, Equatable {
     public func position(at t: Double) -> Double {
         if peakVelocity == 0 { return start + (t >= duration ? distance : 0) }
         let sign: Double = distance < 0 ? -1 : 1
-        let v = peakVelocity, a = acceleration
+        let v = peakVelocity
+        let a = acceleration
         let ramp = v / a
         let travelled: Double
         if t <= 0 {

@@ -104,12 +104,15 @@ public enum FeasibilityChecker {
     ///   - maxTicks: the work budget. A program whose `MotionBudget` exceeds it is refused
     ///     without simulating; a simulation that reaches it stops. Either way the report
     ///     says `unchecked` and is not feasible.
-    public static func check(rig: Rig, motion: Motion, startPose: [Double], shooting: ShootingPlan = .none,
-                             firstStep: Int = 0, maxTicks: Int = Bounds.maxTicks) -> FeasibilityReport {
+    public static func check(
+        rig: Rig, motion: Motion, startPose: [Double], shooting: ShootingPlan = .none,
+        firstStep: Int = 0, maxTicks: Int = Bounds.maxTicks
+    ) -> FeasibilityReport {
         let estimate = MotionBudget.ticks(rig: rig, motion: motion, startPose: startPose, shooting: shooting)
         guard estimate <= Double(maxTicks) else {
-            return FeasibilityReport(problems: [], problemCount: 0, margins: rig.axes.map { _ in AxisMargins() }, ticks: 0,
-                                     durationSeconds: 0, unchecked: .tooLong(estimatedTicks: estimate, maxTicks: maxTicks, loopRateHz: rig.loopRateHz))
+            return FeasibilityReport(
+                problems: [], problemCount: 0, margins: rig.axes.map { _ in AxisMargins() }, ticks: 0,
+                durationSeconds: 0, unchecked: .tooLong(estimatedTicks: estimate, maxTicks: maxTicks, loopRateHz: rig.loopRateHz))
         }
         var plan = shooting
         plan.selfTimed = true
@@ -153,11 +156,14 @@ public enum FeasibilityChecker {
         monitor.observeEach(frame, checkingJerk: true) { intervals.record($0, tick: ticks + 1, time: time) { "end" } }
         intervals.endTick(ticks + 1)
         intervals.closeAll()
-        return FeasibilityReport(problems: intervals.stored.sorted { ($0.timeSeconds, ViolationIntervals.key($0.violation)) < ($1.timeSeconds, ViolationIntervals.key($1.violation)) },
-                                 problemCount: intervals.count, margins: monitor.margins, ticks: ticks,
-                                 durationSeconds: Double(ticks) * rig.tickSeconds,
-                                 unchecked: finished ? nil : .budgetReached(maxTicks: maxTicks, loopRateHz: rig.loopRateHz),
-                                 intervalMisses: misses, shotStartSeconds: starts)
+        return FeasibilityReport(
+            problems: intervals.stored.sorted {
+                ($0.timeSeconds, ViolationIntervals.key($0.violation)) < ($1.timeSeconds, ViolationIntervals.key($1.violation))
+            },
+            problemCount: intervals.count, margins: monitor.margins, ticks: ticks,
+            durationSeconds: Double(ticks) * rig.tickSeconds,
+            unchecked: finished ? nil : .budgetReached(maxTicks: maxTicks, loopRateHz: rig.loopRateHz),
+            intervalMisses: misses, shotStartSeconds: starts)
     }
 
     static func describe(_ phase: Player.Phase, motion: Motion) -> String {
@@ -220,8 +226,10 @@ struct ViolationIntervals {
         }
         if let current = open[key] { close(current) }
         let axis = rig.axes[v.axis]
-        open[key] = Open(problem: FeasibilityProblem(violation: v, axisName: axis.name, unit: axis.unit, timeSeconds: time,
-                                                     endSeconds: time, frames: 1, during: during()), lastTick: tick)
+        open[key] = Open(
+            problem: FeasibilityProblem(
+                violation: v, axisName: axis.name, unit: axis.unit, timeSeconds: time,
+                endSeconds: time, frames: 1, during: during()), lastTick: tick)
     }
 
     /// Closes the intervals that had no violating frame at `tick`.

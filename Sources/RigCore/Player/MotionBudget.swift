@@ -18,8 +18,9 @@ public enum MotionBudget {
                 let lash = backlash ? rig.axes[i].backlashDeg : 0
                 let distance = abs(target[i] - pose[i]) + lash
                 // The same planner PoseMove uses, so the bound holds for its moves.
-                let t = SCurveProfile.minimumDuration(distance: distance, maxVelocity: rig.axes[i].maxVelocity,
-                                                      maxAcceleration: rig.axes[i].maxAcceleration, maxJerk: rig.axes[i].maxJerk)
+                let t = SCurveProfile.minimumDuration(
+                    distance: distance, maxVelocity: rig.axes[i].maxVelocity,
+                    maxAcceleration: rig.axes[i].maxAcceleration, maxJerk: rig.axes[i].maxJerk)
                 longest = max(longest, backlash && lash > 0 ? 2 * t : t)
             }
             // PoseMove rounds up to whole ticks; one more for the tick that reports arrival.

@@ -24,7 +24,8 @@ public struct MotionLimiter: Sendable {
         for i in axes.indices {
             let axis = axes[i]
             let a = axis.maxAcceleration
-            let x0 = positions[i], v0 = velocities[i]
+            let x0 = positions[i]
+            let v0 = velocities[i]
             let wanted = (frame[i] - x0) / dt
             // Slack for rounding, small against both the velocity limit and one tick's
             // change of velocity, so it cannot let either limit through.
@@ -32,7 +33,8 @@ public struct MotionLimiter: Sendable {
             var low = max(-axis.maxVelocity, v0 - a * dt)
             var high = min(axis.maxVelocity, v0 + a * dt)
             // Keep the braking distance inside the soft limits.
-            let toMax = max(0, axis.softMax - x0), toMin = max(0, x0 - axis.softMin)
+            let toMax = max(0, axis.softMax - x0)
+            let toMin = max(0, x0 - axis.softMin)
             high = max(min(high, Self.safeSpeed(distance: toMax, acceleration: a, tickSeconds: dt)), low)
             low = min(max(low, -Self.safeSpeed(distance: toMin, acceleration: a, tickSeconds: dt)), high)
             var v = wanted
@@ -43,8 +45,14 @@ public struct MotionLimiter: Sendable {
             var x = x0 + v * dt
             let span = (axis.softMax - axis.softMin) * Self.relativeTolerance
             if x > axis.softMax + span || x < axis.softMin - span { changed = true }
-            if x > axis.softMax { x = axis.softMax; v = (x - x0) / dt }
-            if x < axis.softMin { x = axis.softMin; v = (x - x0) / dt }
+            if x > axis.softMax {
+                x = axis.softMax
+                v = (x - x0) / dt
+            }
+            if x < axis.softMin {
+                x = axis.softMin
+                v = (x - x0) / dt
+            }
             frame[i] = x
             positions[i] = x
             velocities[i] = v

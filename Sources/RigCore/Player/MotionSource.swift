@@ -54,10 +54,18 @@ extension Player: MotionSource {
         switch phase {
         case .leadIn: p.phase = "lead-in"
         case .path: p.phase = "playing"
-        case .moving(let s): p.phase = "moving"; p.step = s + 1
-        case .settling(let s): p.phase = "settling"; p.step = s + 1
-        case .shooting(let s): p.phase = "shooting"; p.step = s + 1
-        case .waiting(let s): p.phase = "waiting"; p.step = s + 1
+        case .moving(let s):
+            p.phase = "moving"
+            p.step = s + 1
+        case .settling(let s):
+            p.phase = "settling"
+            p.step = s + 1
+        case .shooting(let s):
+            p.phase = "shooting"
+            p.step = s + 1
+        case .waiting(let s):
+            p.phase = "waiting"
+            p.step = s + 1
         case .braking: p.phase = "braking"
         case .parking: p.phase = "parking"
         case .finished: p.phase = "finished"

@@ -102,8 +102,10 @@ public struct Player: Sendable {
     ///   - firstStep: the step to start at, 0-based (`--resume`, `--from-step`); clamped
     ///     to the program's steps.
     ///   - shooting: the camera's shot timing, the interval, and who ends a shot.
-    public init(rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true,
-                firstStep: Int = 0, shooting: ShootingPlan = .none) {
+    public init(
+        rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true,
+        firstStep: Int = 0, shooting: ShootingPlan = .none
+    ) {
         self.rig = rig
         self.motion = motion
         self.dt = rig.tickSeconds

@@ -45,7 +45,9 @@ private struct PlotLayout {
         let height = titleHeight + Double(rig.axes.count) * axisBlock
         var w = SVGWriter()
         w.line(##"<?xml version="1.0" encoding="UTF-8"?>"##)
-        w.line(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" viewBox="0 0 \##(SVGWriter.px(width)) \##(SVGWriter.px(height))" font-family="sans-serif" font-size="11">"##)
+        w.line(
+            ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" viewBox="0 0 \##(SVGWriter.px(width)) \##(SVGWriter.px(height))" font-family="sans-serif" font-size="11">"##
+        )
         let title = "\(program.file) — rig \"\(rig.name)\""
         w.line("<title>\(SVGWriter.escape(title))</title>")
         w.line(##"<rect x="0" y="0" width="100%" height="100%" fill="white"/>"##)
@@ -71,20 +73,30 @@ private struct PlotLayout {
         let axis = program.rig.axes[i]
         let data = samples.axes[i]
         w.line(##"<g class="axis" data-axis="\##(SVGWriter.escape(axis.name))">"##)
-        let limits = "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s², maxJerk \(format(axis.maxJerk))\(axis.unit)/s³ (moves)"
-        w.line(##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555">&#160;— \##(SVGWriter.escape(limits))</tspan></text>"##)
+        let limits =
+            "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s², maxJerk \(format(axis.maxJerk))\(axis.unit)/s³ (moves)"
+        w.line(
+            ##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555">&#160;— \##(SVGWriter.escape(limits))</tspan></text>"##
+        )
 
         // Position panel: the band outside the soft limits shaded.
-        let lowData = data.positions.min() ?? axis.softMin, highData = data.positions.max() ?? axis.softMax
-        var low = min(axis.softMin, lowData), high = max(axis.softMax, highData)
+        let lowData = data.positions.min() ?? axis.softMin
+        let highData = data.positions.max() ?? axis.softMax
+        var low = min(axis.softMin, lowData)
+        var high = max(axis.softMax, highData)
         let pad = max(high - low, 1) * 0.06
         low -= pad
         high += pad
-        let position = Panel(x: left, y: top + axisHeader, width: plotWidth, height: positionHeight,
-                             t1: endSeconds, low: low, high: high)
+        let position = Panel(
+            x: left, y: top + axisHeader, width: plotWidth, height: positionHeight,
+            t1: endSeconds, low: low, high: high)
         w.line(##"<g class="panel position" data-axis="\##(SVGWriter.escape(axis.name))">"##)
-        w.line(##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.y))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.mapY(axis.softMax) - position.y))" fill="#888" fill-opacity="0.2"/>"##)
-        w.line(##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.mapY(axis.softMin)))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.y + position.height - position.mapY(axis.softMin)))" fill="#888" fill-opacity="0.2"/>"##)
+        w.line(
+            ##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.y))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.mapY(axis.softMax) - position.y))" fill="#888" fill-opacity="0.2"/>"##
+        )
+        w.line(
+            ##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.mapY(axis.softMin)))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.y + position.height - position.mapY(axis.softMin)))" fill="#888" fill-opacity="0.2"/>"##
+        )
         position.frame(yLabel: "position (\(axis.unit))", into: &w)
         drawStepArrivals(position, labelled: true, into: &w)
         position.polyline(times: samples.times, values: data.positions, color: "#1f77b4", into: &w)
@@ -96,13 +108,16 @@ private struct PlotLayout {
 
         // Velocity panel: ±maxVelocity dashed.
         let peak = max(axis.maxVelocity, data.velocities.map(abs).max() ?? 0) * 1.12
-        let velocity = Panel(x: left, y: position.y + positionHeight + gapAfterPanel, width: plotWidth, height: velocityHeight,
-                             t1: endSeconds, low: -peak, high: peak)
+        let velocity = Panel(
+            x: left, y: position.y + positionHeight + gapAfterPanel, width: plotWidth, height: velocityHeight,
+            t1: endSeconds, low: -peak, high: peak)
         w.line(##"<g class="panel velocity" data-axis="\##(SVGWriter.escape(axis.name))">"##)
         velocity.frame(yLabel: "velocity (\(axis.unit)/s)", into: &w)
         for limit in [axis.maxVelocity, -axis.maxVelocity] {
             let y = SVGWriter.px(velocity.mapY(limit))
-            w.line(##"<line class="velocity-limit" x1="\##(SVGWriter.px(velocity.x))" y1="\##(y)" x2="\##(SVGWriter.px(velocity.x + velocity.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##)
+            w.line(
+                ##"<line class="velocity-limit" x1="\##(SVGWriter.px(velocity.x))" y1="\##(y)" x2="\##(SVGWriter.px(velocity.x + velocity.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##
+            )
         }
         drawStepArrivals(velocity, labelled: false, into: &w)
         velocity.polyline(times: samples.times, values: data.velocities, color: "#2ca02c", into: &w)
@@ -114,13 +129,16 @@ private struct PlotLayout {
         // Acceleration panel: ±maxAcceleration dashed; acceleration and jerk violations here
         // (a jerk violation is where the acceleration jumps).
         let peakAcceleration = max(axis.maxAcceleration, data.accelerations.map(abs).max() ?? 0) * 1.12
-        let acceleration = Panel(x: left, y: velocity.y + velocityHeight + gapAfterPanel, width: plotWidth, height: accelerationHeight,
-                                 t1: endSeconds, low: -peakAcceleration, high: peakAcceleration)
+        let acceleration = Panel(
+            x: left, y: velocity.y + velocityHeight + gapAfterPanel, width: plotWidth, height: accelerationHeight,
+            t1: endSeconds, low: -peakAcceleration, high: peakAcceleration)
         w.line(##"<g class="panel acceleration" data-axis="\##(SVGWriter.escape(axis.name))">"##)
         acceleration.frame(yLabel: "acceleration (\(axis.unit)/s²)", into: &w)
         for limit in [axis.maxAcceleration, -axis.maxAcceleration] {
             let y = SVGWriter.px(acceleration.mapY(limit))
-            w.line(##"<line class="acceleration-limit" x1="\##(SVGWriter.px(acceleration.x))" y1="\##(y)" x2="\##(SVGWriter.px(acceleration.x + acceleration.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##)
+            w.line(
+                ##"<line class="acceleration-limit" x1="\##(SVGWriter.px(acceleration.x))" y1="\##(y)" x2="\##(SVGWriter.px(acceleration.x + acceleration.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##
+            )
         }
         drawStepArrivals(acceleration, labelled: false, into: &w)
         acceleration.polyline(times: samples.times, values: data.accelerations, color: "#9467bd", into: &w)
@@ -134,7 +152,9 @@ private struct PlotLayout {
     func drawStepArrivals(_ panel: Panel, labelled: Bool, into w: inout SVGWriter) {
         for arrival in samples.stepArrivals {
             let x = SVGWriter.px(panel.mapX(arrival.time))
-            w.line(##"<line class="step-arrival" x1="\##(x)" y1="\##(SVGWriter.px(panel.y))" x2="\##(x)" y2="\##(SVGWriter.px(panel.y + panel.height))" stroke="#777" stroke-width="1" stroke-dasharray="2 3"/>"##)
+            w.line(
+                ##"<line class="step-arrival" x1="\##(x)" y1="\##(SVGWriter.px(panel.y))" x2="\##(x)" y2="\##(SVGWriter.px(panel.y + panel.height))" stroke="#777" stroke-width="1" stroke-dasharray="2 3"/>"##
+            )
             if labelled {
                 w.line(##"<text x="\##(x)" y="\##(SVGWriter.px(panel.y - 3))" text-anchor="middle" fill="#555" font-size="10">\##(arrival.step + 1)</text>"##)
             }
@@ -146,7 +166,9 @@ private struct PlotLayout {
         for key in track.keys {
             let t = start + key.time
             guard t <= endSeconds else { continue }
-            w.line(##"<circle class="keyframe" cx="\##(SVGWriter.px(panel.mapX(t)))" cy="\##(SVGWriter.px(panel.mapY(key.value)))" r="3.5" fill="#222"><title>key at \##(rounded(key.time)) s: \##(rounded(key.value))</title></circle>"##)
+            w.line(
+                ##"<circle class="keyframe" cx="\##(SVGWriter.px(panel.mapX(t)))" cy="\##(SVGWriter.px(panel.mapY(key.value)))" r="3.5" fill="#222"><title>key at \##(rounded(key.time)) s: \##(rounded(key.value))</title></circle>"##
+            )
         }
     }
 }
@@ -161,22 +183,30 @@ private struct Panel {
     func mapY(_ v: Double) -> Double { y + height * (high - v) / (high - low) }
 
     func frame(yLabel: String, into w: inout SVGWriter) {
-        w.line(##"<rect x="\##(SVGWriter.px(x))" y="\##(SVGWriter.px(y))" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" fill="none" stroke="#bbb"/>"##)
+        w.line(
+            ##"<rect x="\##(SVGWriter.px(x))" y="\##(SVGWriter.px(y))" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" fill="none" stroke="#bbb"/>"##
+        )
         let yTicks = niceTicks(low, high, count: 5)
         for v in yTicks.values {
             let py = SVGWriter.px(mapY(v))
             w.line(##"<line x1="\##(SVGWriter.px(x))" y1="\##(py)" x2="\##(SVGWriter.px(x + width))" y2="\##(py)" stroke="#eee"/>"##)
-            w.line(##"<text x="\##(SVGWriter.px(x - 6))" y="\##(SVGWriter.px(mapY(v) + 4))" text-anchor="end" fill="#333">\##(SVGWriter.label(v, step: yTicks.step))</text>"##)
+            w.line(
+                ##"<text x="\##(SVGWriter.px(x - 6))" y="\##(SVGWriter.px(mapY(v) + 4))" text-anchor="end" fill="#333">\##(SVGWriter.label(v, step: yTicks.step))</text>"##
+            )
         }
         let tTicks = niceTicks(0, t1, count: 10)
         for t in tTicks.values {
             let px = SVGWriter.px(mapX(t))
             w.line(##"<line x1="\##(px)" y1="\##(SVGWriter.px(y + height))" x2="\##(px)" y2="\##(SVGWriter.px(y + height + 4))" stroke="#333"/>"##)
-            w.line(##"<text x="\##(px)" y="\##(SVGWriter.px(y + height + 16))" text-anchor="middle" fill="#333">\##(SVGWriter.label(t, step: tTicks.step))</text>"##)
+            w.line(
+                ##"<text x="\##(px)" y="\##(SVGWriter.px(y + height + 16))" text-anchor="middle" fill="#333">\##(SVGWriter.label(t, step: tTicks.step))</text>"##
+            )
         }
         w.line(##"<text x="\##(SVGWriter.px(x + width))" y="\##(SVGWriter.px(y + height + 30))" text-anchor="end" fill="#333">time (s)</text>"##)
         let cy = SVGWriter.px(y + height / 2)
-        w.line(##"<text x="\##(SVGWriter.px(x - 56))" y="\##(cy)" text-anchor="middle" fill="#333" transform="rotate(-90 \##(SVGWriter.px(x - 56)) \##(cy))">\##(SVGWriter.escape(yLabel))</text>"##)
+        w.line(
+            ##"<text x="\##(SVGWriter.px(x - 56))" y="\##(cy)" text-anchor="middle" fill="#333" transform="rotate(-90 \##(SVGWriter.px(x - 56)) \##(cy))">\##(SVGWriter.escape(yLabel))</text>"##
+        )
     }
 
     func polyline(times: [Double], values: [Double], color: String, into w: inout SVGWriter) {
@@ -190,6 +220,8 @@ private struct Panel {
     }
 
     func violation(time: Double, value: Double, limit: Limit, into w: inout SVGWriter) {
-        w.line(##"<circle class="violation" cx="\##(SVGWriter.px(mapX(time)))" cy="\##(SVGWriter.px(mapY(value)))" r="3" fill="\##(red)"><title>t=\##(rounded(time)) s: \##(SVGWriter.escape(limit.rawValue))</title></circle>"##)
+        w.line(
+            ##"<circle class="violation" cx="\##(SVGWriter.px(mapX(time)))" cy="\##(SVGWriter.px(mapY(value)))" r="3" fill="\##(red)"><title>t=\##(rounded(time)) s: \##(SVGWriter.escape(limit.rawValue))</title></circle>"##
+        )
     }
 }

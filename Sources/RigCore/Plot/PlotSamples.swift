@@ -49,7 +49,10 @@ struct PlotSamples {
         record(startPose, at: 0, checkingJerk: true)
         var ticks = 0
         while !player.isFinished {
-            guard ticks < maxTicks else { truncated = true; break }
+            guard ticks < maxTicks else {
+                truncated = true
+                break
+            }
             let wasLeadIn = player.phase == .leadIn
             let onPath = player.phase == .path
             let event = player.tick(into: &frame)
@@ -78,12 +81,18 @@ func decimatedIndices(values: [Double], limit: Int) -> [Int] {
         let lower = 1 + (n - 2) * b / buckets
         let upper = 1 + (n - 2) * (b + 1) / buckets
         guard lower < upper else { continue }
-        var low = lower, high = lower
+        var low = lower
+        var high = lower
         for i in lower..<upper {
             if values[i] < values[low] { low = i }
             if values[i] > values[high] { high = i }
         }
-        if low == high { result.append(low) } else { result.append(min(low, high)); result.append(max(low, high)) }
+        if low == high {
+            result.append(low)
+        } else {
+            result.append(min(low, high))
+            result.append(max(low, high))
+        }
     }
     result.append(n - 1)
     return result

@@ -36,7 +36,11 @@ public enum Trigger: Sendable, Equatable, CustomStringConvertible {
             let bounds = Bounds.intervalSeconds
             if text.hasPrefix("interval:"), let s = Double(text.dropFirst("interval:".count)), !s.isNaN {
                 guard bounds.contains(s) else {
-                    return .failure(Problem(message: "interval \(format(s)) s is out of range; valid: interval:SECONDS with SECONDS in \(format(bounds.lowerBound))…\(format(bounds.upperBound))"))
+                    return .failure(
+                        Problem(
+                            message:
+                                "interval \(format(s)) s is out of range; valid: interval:SECONDS with SECONDS in \(format(bounds.lowerBound))…\(format(bounds.upperBound))"
+                        ))
                 }
                 return .success(.interval(seconds: s))
             }

@@ -49,7 +49,9 @@ public enum ProgramParser {
         }
         var trigger = Trigger.keyboard
         if let t = steppedOnly("trigger") {
-            guard kind != .keyframes else { throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs") }
+            guard kind != .keyframes else {
+                throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs")
+            }
             switch Trigger.parse(try t.string()) {
             case .success(let parsed): trigger = parsed
             case .failure(let problem): throw t.error(problem.message)
@@ -88,7 +90,9 @@ public enum ProgramParser {
             let shots = PanoramaPlanner.shotCount(spec)
             guard shots <= Double(Bounds.maxShots) else {
                 // The count stops early once past the bound: "more than", not a figure.
-                throw section.error("the panorama needs more than \(Bounds.maxShots) shots; valid: at most \(Bounds.maxShots) (use a wider lens, less overlap or a smaller pan/tilt range)")
+                throw section.error(
+                    "the panorama needs more than \(Bounds.maxShots) shots; valid: at most \(Bounds.maxShots) (use a wider lens, less overlap or a smaller pan/tilt range)"
+                )
             }
             let plan = PanoramaPlanner.plan(spec, currentPan: rig.axes[spec.panAxis].home, currentTilt: rig.axes[spec.tiltAxis].home)
             panorama = plan
@@ -99,8 +103,9 @@ public enum ProgramParser {
             motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle))
         }
         try object.finish()
-        var program = Program(file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
-                              stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
+        var program = Program(
+            file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
+            stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
         program.shoot = shoot
         return program
     }
@@ -109,11 +114,15 @@ public enum ProgramParser {
     static func parseTracks(_ section: ValueReader, rig: Rig, timeKey: String, timeUnit: String) throws(FileError) -> [AxisTrack?] {
         let object = try section.object()
         var tracks = [AxisTrack?](repeating: nil, count: rig.axes.count)
-        guard !object.members.isEmpty else { throw section.error("no axis has keys; give at least one axis, e.g. \"\(rig.axes[0].name)\": [{\"\(timeKey)\": 0, \"value\": 0}]") }
+        guard !object.members.isEmpty else {
+            throw section.error("no axis has keys; give at least one axis, e.g. \"\(rig.axes[0].name)\": [{\"\(timeKey)\": 0, \"value\": 0}]")
+        }
         for member in object.members {
             guard let axis = rig.axisIndex(named: member.key) else {
                 let ctx = object.context.appending(key: member.key)
-                throw ctx.error("the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
+                throw ctx.error(
+                    "the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))",
+                    at: member.keyLocation)
             }
             tracks[axis] = try parseKeys(object.required(member.key), timeKey: timeKey, timeUnit: timeUnit)
         }
@@ -126,9 +135,12 @@ public enum ProgramParser {
         for keyValue in try value.nonEmptyArray() {
             let key = try keyValue.object()
             let timeValue = try key.required(timeKey, timeUnit == "s" ? "the key's time in seconds" : "the key's frame number")
-            let time = timeUnit == "s" ? try timeValue.number(in: Bounds.keyTimeSeconds, unit: "s") : Double(try timeValue.integer(in: 0...(Bounds.maxSteps - 1)))
+            let time =
+                timeUnit == "s" ? try timeValue.number(in: Bounds.keyTimeSeconds, unit: "s") : Double(try timeValue.integer(in: 0...(Bounds.maxSteps - 1)))
             if let last = keys.last, time <= last.time {
-                throw timeValue.error("\(timeKey) \(format(time)) does not come after the previous key's \(format(last.time)); keys must be in increasing \(timeKey == "t" ? "time" : "frame") order")
+                throw timeValue.error(
+                    "\(timeKey) \(format(time)) does not come after the previous key's \(format(last.time)); keys must be in increasing \(timeKey == "t" ? "time" : "frame") order"
+                )
             }
             let position = try key.required("value", "the axis position at this key").number(in: Bounds.programPosition)
             var interpolation = Interpolation.smooth
@@ -141,14 +153,17 @@ public enum ProgramParser {
                         throw handles.error("bezier x handles must lie in 0…1 (time cannot run backwards); found x1 = \(format(h[0])), x2 = \(format(h[2]))")
                     }
                     guard Bounds.bezierY.contains(h[1]), Bounds.bezierY.contains(h[3]) else {
-                        throw handles.error("bezier y handles must lie in \(format(Bounds.bezierY.lowerBound))…\(format(Bounds.bezierY.upperBound)) (times the segment's change); found y1 = \(format(h[1])), y2 = \(format(h[3]))")
+                        throw handles.error(
+                            "bezier y handles must lie in \(format(Bounds.bezierY.lowerBound))…\(format(Bounds.bezierY.upperBound)) (times the segment's change); found y1 = \(format(h[1])), y2 = \(format(h[3]))"
+                        )
                     }
                     interpolation = .bezier(x1: h[0], y1: h[1], x2: h[2], y2: h[3])
                 } else {
                     interpolation = Interpolation(name: name) ?? .smooth
                 }
             }
-            if key.has("bezier"), case .bezier = interpolation {} else if let b = key.optional("bezier") {
+            if key.has("bezier"), case .bezier = interpolation {
+            } else if let b = key.optional("bezier") {
                 throw b.error("\"bezier\" handles need \"interp\": \"bezier\"")
             }
             try key.finish()
@@ -171,7 +186,8 @@ public enum ProgramParser {
             for member in poseObject.members {
                 guard let axis = rig.axisIndex(named: member.key) else {
                     throw poseObject.context.appending(key: member.key).error(
-                        "the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))", at: member.keyLocation)
+                        "the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))",
+                        at: member.keyLocation)
                 }
                 pose[axis] = try poseObject.required(member.key).number(in: Bounds.programPosition)
             }
@@ -193,7 +209,9 @@ public enum ProgramParser {
                 let message = "the rig has no axis \"\(elided(name))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))"
                 throw value?.error(message) ?? object.error(message + (value == nil ? " (set \"\(key)\")" : ""))
             }
-            guard rig.axes[index].kind == .servo else { throw value?.error("axis \"\(name)\" is a pwm axis; a panorama needs servo axes") ?? object.error("axis \"\(name)\" is a pwm axis") }
+            guard rig.axes[index].kind == .servo else {
+                throw value?.error("axis \"\(name)\" is a pwm axis; a panorama needs servo axes") ?? object.error("axis \"\(name)\" is a pwm axis")
+            }
             return index
         }
         let panAxis = try axis("panAxis", "pan")
@@ -216,7 +234,8 @@ public enum ProgramParser {
             fov = FieldOfView(horizontalDegrees: h, verticalDegrees: v)
             camera = CameraLens(sensorFieldOfView: fov)
         } else {
-            throw lensValue.error("give \"focalLengthMm\" (with \"sensorWidthMm\"/\"sensorHeightMm\", default full frame 36×24) or \"horizontalFovDeg\" and \"verticalFovDeg\"")
+            throw lensValue.error(
+                "give \"focalLengthMm\" (with \"sensorWidthMm\"/\"sensorHeightMm\", default full frame 36×24) or \"horizontalFovDeg\" and \"verticalFovDeg\"")
         }
         if let o = lens.optional("orientation"), try o.oneOf(["landscape", "portrait"]) == "portrait" {
             fov = FieldOfView(horizontalDegrees: fov.verticalDegrees, verticalDegrees: fov.horizontalDegrees)
@@ -230,7 +249,9 @@ public enum ProgramParser {
             let pair = try value.numbers(count: 2, in: bounds, unit: "°")
             let range = min(pair[0], pair[1])...max(pair[0], pair[1])
             guard range.upperBound - range.lowerBound <= 360 else {
-                throw value.error("[\(format(pair[0])), \(format(pair[1]))] spans \(format(range.upperBound - range.lowerBound))°, more than a full turn; valid: a span of at most 360°")
+                throw value.error(
+                    "[\(format(pair[0])), \(format(pair[1]))] spans \(format(range.upperBound - range.lowerBound))°, more than a full turn; valid: a span of at most 360°"
+                )
             }
             return range
         }
@@ -254,11 +275,13 @@ public enum ProgramParser {
         let object = try section.object()
         let framesValue = try object.required("frames", "how many frames to shoot")
         let frames = try framesValue.integer(in: 1...Bounds.maxSteps)
-        let tracks = try parseTracks(object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
+        let tracks = try parseTracks(
+            object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
         for (axis, track) in tracks.enumerated() {
             guard let track, let last = track.keys.last, Int(last.time) > frames - 1 else { continue }
             let keyFrame = try? object.optional("keyframes")?.member(rig.axes[axis].name)?.array().last?.member("frame")
-            throw (keyFrame ?? framesValue).error("frame \(Int(last.time)) is past the last frame \(frames - 1) (\"frames\": \(frames) counts from 0); raise \"frames\" or move the key")
+            throw (keyFrame ?? framesValue).error(
+                "frame \(Int(last.time)) is past the last frame \(frames - 1) (\"frames\": \(frames) counts from 0); raise \"frames\" or move the key")
         }
         try object.finish()
         var cursors = [Int](repeating: 0, count: tracks.count)

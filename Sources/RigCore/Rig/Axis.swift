@@ -44,9 +44,11 @@ public struct Axis: Sendable, Equatable {
     /// Bounds of `maxJerk` as ramp times (`maxAcceleration / maxJerk`): 1 ms … 1 s.
     public static let jerkRampSecondsRange = 0.001...1.0
 
-    public init(name: String, kind: AxisKind, channel: Int, calibration: Calibration?, home: Double, park: Double?,
-                softMin: Double, softMax: Double, maxVelocity: Double, maxAcceleration: Double, maxJerk: Double? = nil,
-                idle: IdlePolicy) {
+    public init(
+        name: String, kind: AxisKind, channel: Int, calibration: Calibration?, home: Double, park: Double?,
+        softMin: Double, softMax: Double, maxVelocity: Double, maxAcceleration: Double, maxJerk: Double? = nil,
+        idle: IdlePolicy
+    ) {
         self.name = name
         self.kind = kind
         self.channel = channel

@@ -34,8 +34,9 @@ public struct AxisResolution: Sendable, Equatable {
                 return AxisResolution(axis: axis.name, countSize: quantum.dutyPercent, unitsPerCount: quantum.dutyPercent)
             case .servo:
                 guard let step = quantum.pulseMicroseconds else { return AxisResolution(axis: axis.name, countSize: nil, unitsPerCount: nil) }
-                return AxisResolution(axis: axis.name, countSize: step,
-                                      unitsPerCount: axis.calibration.map { step * maxDegreesPerMicrosecond($0, over: axis.softRange) })
+                return AxisResolution(
+                    axis: axis.name, countSize: step,
+                    unitsPerCount: axis.calibration.map { step * maxDegreesPerMicrosecond($0, over: axis.softRange) })
             }
         }
     }
@@ -43,7 +44,8 @@ public struct AxisResolution: Sendable, Equatable {
     /// The steepest |Δangle / Δpulse| of the calibration's segments that the range touches
     /// (the end segments extend past the table, as `pulseMicroseconds(forAngle:)` does).
     static func maxDegreesPerMicrosecond(_ calibration: Calibration, over range: ClosedRange<Double>) -> Double {
-        let a = calibration.angles, p = calibration.pulses
+        let a = calibration.angles
+        let p = calibration.pulses
         var steepest = 0.0
         for i in 1..<a.count {
             let low = i == 1 ? -Double.infinity : a[i - 1]
@@ -74,8 +76,11 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
     public var description: String {
         let ranges = stalledRanges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
         // Moving frames per count change: how often the picture jumps while the axis moves.
-        let every = stalledFrames >= movingFrames ? "" : "; while it moves, the output steps once every \(fixedText(Double(movingFrames) / Double(movingFrames - stalledFrames))) frames on average"
-        return "axis \(axis) moves less than one output count (\(fixedText(unitsPerCount))\(unit)) on \(stalledFrames) of its \(movingFrames) moving frames (smallest move \(fixedText(smallestMove, places: 3))\(unit) per frame; frames \(ranges)): the output holds still and then jumps a count, so the picture stutters\(every). What helps: \(advice)"
+        let every =
+            stalledFrames >= movingFrames
+            ? "" : "; while it moves, the output steps once every \(fixedText(Double(movingFrames) / Double(movingFrames - stalledFrames))) frames on average"
+        return
+            "axis \(axis) moves less than one output count (\(fixedText(unitsPerCount))\(unit)) on \(stalledFrames) of its \(movingFrames) moving frames (smallest move \(fixedText(smallestMove, places: 3))\(unit) per frame; frames \(ranges)): the output holds still and then jumps a count, so the picture stutters\(every). What helps: \(advice)"
     }
 
     /// Checks a stepped program frame by frame (each step is a frame) against `quantum`:
@@ -94,11 +99,13 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
                 case .pwm: (position / count).rounded()
                 }
             }
-            var moving = 0, stalled = 0
+            var moving = 0
+            var stalled = 0
             var smallest = Double.infinity
             var ranges: [ClosedRange<Int>] = []
             for frame in 1..<steps.count {
-                let before = steps[frame - 1].pose[index], after = steps[frame].pose[index]
+                let before = steps[frame - 1].pose[index]
+                let after = steps[frame].pose[index]
                 let move = abs(after - before)
                 guard move > 1e-9 else { continue }
                 moving += 1
@@ -113,9 +120,11 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
                 }
             }
             guard stalled > 0 else { continue }
-            warnings.append(TimelapseResolutionWarning(axis: axis.name, unit: axis.unit, unitsPerCount: perCount, movingFrames: moving,
-                                                       stalledFrames: stalled, smallestMove: smallest, stalledRanges: Array(ranges.prefix(4)),
-                                                       advice: advice(rig: rig, axis: axis)))
+            warnings.append(
+                TimelapseResolutionWarning(
+                    axis: axis.name, unit: axis.unit, unitsPerCount: perCount, movingFrames: moving,
+                    stalledFrames: stalled, smallestMove: smallest, stalledRanges: Array(ranges.prefix(4)),
+                    advice: advice(rig: rig, axis: axis)))
         }
         return warnings
     }
@@ -125,7 +134,9 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
         if case .pca9685(let config) = rig.output, axis.kind == .servo {
             let target = max(200, config.frequencyHz * 2)
             if target <= PCA9685OutputConfig.frequencyRangeHz.upperBound, config.frequencyHz < 330 {
-                options.append("a higher \"frequencyHz\" on the PCA9685 for digital servos (they take 200–330 Hz; counts shrink in proportion: \(Int(target)) Hz gives \(fixedText(target / config.frequencyHz))× finer steps; analog servos need 50 Hz)")
+                options.append(
+                    "a higher \"frequencyHz\" on the PCA9685 for digital servos (they take 200–330 Hz; counts shrink in proportion: \(Int(target)) Hz gives \(fixedText(target / config.frequencyHz))× finer steps; analog servos need 50 Hz)"
+                )
             }
         }
         if axis.kind == .servo {

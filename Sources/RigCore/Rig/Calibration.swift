@@ -20,7 +20,8 @@ public struct Calibration: Sendable, Equatable {
         }
         var pulses = sorted.map(\.pulseMicroseconds)
         if inverted {
-            let low = pulses.min() ?? 0, high = pulses.max() ?? 0
+            let low = pulses.min() ?? 0
+            let high = pulses.max() ?? 0
             pulses = pulses.map { low + high - $0 }
         }
         let rising = pulses[1] > pulses[0]
@@ -38,8 +39,10 @@ public struct Calibration: Sendable, Equatable {
         var i = 1
         let last = angles.count - 1
         while i < last, angle > angles[i] { i += 1 }
-        let a0 = angles[i - 1], a1 = angles[i]
-        let p0 = pulses[i - 1], p1 = pulses[i]
+        let a0 = angles[i - 1]
+        let a1 = angles[i]
+        let p0 = pulses[i - 1]
+        let p1 = pulses[i]
         return p0 + (angle - a0) * (p1 - p0) / (a1 - a0)
     }
 
@@ -49,8 +52,10 @@ public struct Calibration: Sendable, Equatable {
         var i = 1
         let last = pulses.count - 1
         while i < last, rising ? pulse > pulses[i] : pulse < pulses[i] { i += 1 }
-        let a0 = angles[i - 1], a1 = angles[i]
-        let p0 = pulses[i - 1], p1 = pulses[i]
+        let a0 = angles[i - 1]
+        let a1 = angles[i]
+        let p0 = pulses[i - 1]
+        let p1 = pulses[i]
         return a0 + (pulse - p0) * (a1 - a0) / (p1 - p0)
     }
 }

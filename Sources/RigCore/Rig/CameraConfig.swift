@@ -49,7 +49,8 @@ public struct CameraConfig: Sendable, Equatable {
                 if let given = object.optional("focusLine") {
                     throw given.error("focusLine \(focus) is the shutter line too; the two contacts need their own lines")
                 }
-                throw (object.optional("shutterLine") ?? value).error("line \(focus) is the focus line (focusLine's default); set \"focusLine\" to another line, or null if focus is not wired")
+                throw (object.optional("shutterLine") ?? value).error(
+                    "line \(focus) is the focus line (focusLine's default); set \"focusLine\" to another line, or null if focus is not wired")
             }
         } else if let key = gpioKeys.first(where: object.has), let v = object.optional(key) {
             throw v.error("\"\(key)\" is for a \"gpio\" camera; a \"sim\" camera has no lines")

@@ -89,8 +89,10 @@ public struct JogConfig: Sendable, Equatable {
         for (stick, axis) in zip([Stick.leftx, .lefty, .rightx, .righty], order) {
             sticks[stick] = StickAssignment(axis: axis, inverted: stick == .lefty || stick == .righty)
         }
-        let buttons: [Button: Action] = [.a: .record, .b: .delete, .x: .home, .y: .preview, .start: .save,
-                                         .leftshoulder: .slower, .rightshoulder: .faster, .back: .quit]
+        let buttons: [Button: Action] = [
+            .a: .record, .b: .delete, .x: .home, .y: .preview, .start: .save,
+            .leftshoulder: .slower, .rightshoulder: .faster, .back: .quit,
+        ]
         return JogConfig(sticks: sticks, buttons: buttons)
     }
 
@@ -109,7 +111,9 @@ public struct JogConfig: Sendable, Equatable {
         if let v = object.optional("normalSpeed") { config.normalSpeed = try v.number(in: 0.001...1) }
         if let v = object.optional("coarseSpeed") { config.coarseSpeed = try v.number(in: 0.001...1) }
         guard config.fineSpeed <= config.normalSpeed, config.normalSpeed <= config.coarseSpeed else {
-            throw object.error("speeds must satisfy fineSpeed ≤ normalSpeed ≤ coarseSpeed; found \(format(config.fineSpeed)), \(format(config.normalSpeed)), \(format(config.coarseSpeed))")
+            throw object.error(
+                "speeds must satisfy fineSpeed ≤ normalSpeed ≤ coarseSpeed; found \(format(config.fineSpeed)), \(format(config.normalSpeed)), \(format(config.coarseSpeed))"
+            )
         }
         if let v = object.optional("nudgeStep") { config.nudgeStep = try v.number(in: 0.001...360) }
         if let v = object.optional("watchdogMs") { config.watchdogMilliseconds = try v.number(in: 50...5000, unit: "ms") }
@@ -118,7 +122,10 @@ public struct JogConfig: Sendable, Equatable {
             let sticks = try v.object()
             for stick in Stick.allCases {
                 guard let s = sticks.optional(stick.rawValue) else { continue }
-                if s.isNull() { config.sticks[stick] = nil; continue }
+                if s.isNull() {
+                    config.sticks[stick] = nil
+                    continue
+                }
                 config.sticks[stick] = try parseStick(s, stick: stick, axes: axes)
             }
             try sticks.finish()
@@ -127,7 +134,10 @@ public struct JogConfig: Sendable, Equatable {
             let buttons = try v.object()
             for button in Button.allCases {
                 guard let b = buttons.optional(button.rawValue) else { continue }
-                if b.isNull() { config.buttons[button] = nil; continue }
+                if b.isNull() {
+                    config.buttons[button] = nil
+                    continue
+                }
                 config.buttons[button] = Action(rawValue: try b.oneOf(Action.allCases.map(\.rawValue))) ?? JogConfig.Action.none
             }
             try buttons.finish()

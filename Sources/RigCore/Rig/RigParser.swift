@@ -24,7 +24,8 @@ public enum RigParser {
                 throw (axisValue.member("name") ?? axisValue).error("axis name \"\(elided(axis.name))\" is used twice; axis names must be unique")
             }
             if let other = axes.first(where: { $0.channel == axis.channel }) {
-                throw (axisValue.member("channel") ?? axisValue).error("channel \(axis.channel) is already used by axis \"\(elided(other.name))\"; each axis needs its own channel")
+                throw (axisValue.member("channel") ?? axisValue).error(
+                    "channel \(axis.channel) is already used by axis \"\(elided(other.name))\"; each axis needs its own channel")
             }
             axes.append(axis)
         }
@@ -86,7 +87,8 @@ public enum RigParser {
         }
         let unit = kind == .servo ? "°" : "%"
 
-        var softMin = fullRange.lowerBound, softMax = fullRange.upperBound
+        var softMin = fullRange.lowerBound
+        var softMax = fullRange.upperBound
         if let limits = object.optional("softLimits") {
             // Bounded by the calibrated range below (itself within Bounds.calibrationAngleDegrees).
             let pair = try limits.numbers(count: 2)
@@ -95,7 +97,8 @@ public enum RigParser {
             }
             guard fullRange.contains(pair[0]), fullRange.contains(pair[1]) else {
                 let what = kind == .servo ? "the calibrated angle range" : "the duty-cycle range"
-                throw limits.error("soft limits [\(format(pair[0])), \(format(pair[1]))] leave \(what) \(format(fullRange.lowerBound))…\(format(fullRange.upperBound))\(unit)")
+                throw limits.error(
+                    "soft limits [\(format(pair[0])), \(format(pair[1]))] leave \(what) \(format(fullRange.lowerBound))…\(format(fullRange.upperBound))\(unit)")
             }
             softMin = pair[0]
             softMax = pair[1]
@@ -119,17 +122,21 @@ public enum RigParser {
         if let value = object.optional("maxJerk") {
             let jerk = try value.positiveNumber(unit: "\(unit)/s³")
             let ramps = Axis.jerkRampSecondsRange
-            let lowest = maxAcceleration / ramps.upperBound, highest = maxAcceleration / ramps.lowerBound
+            let lowest = maxAcceleration / ramps.upperBound
+            let highest = maxAcceleration / ramps.lowerBound
             guard jerk >= lowest, jerk <= highest else {
-                throw value.error("maxJerk \(format(jerk))\(unit)/s³ would ramp to maxAcceleration in \(format(maxAcceleration / jerk)) s; valid: \(format(lowest))…\(format(highest))\(unit)/s³ (a ramp of 1 ms…1 s)")
+                throw value.error(
+                    "maxJerk \(format(jerk))\(unit)/s³ would ramp to maxAcceleration in \(format(maxAcceleration / jerk)) s; valid: \(format(lowest))…\(format(highest))\(unit)/s³ (a ramp of 1 ms…1 s)"
+                )
             }
             maxJerk = jerk
         }
         let idle = IdlePolicy(rawValue: try object.optional("idle")?.oneOf(["hold", "release"]) ?? "hold") ?? .hold
         let backlash = try object.optional("backlashDeg")?.number(in: 0...(softMax - softMin) / 2, unit: unit) ?? 0
         try object.finish()
-        var axis = Axis(name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
-                        softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
+        var axis = Axis(
+            name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
+            softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
         axis.backlashDeg = backlash
         return axis
     }
@@ -144,7 +151,9 @@ public enum RigParser {
             for point in try table.nonEmptyArray() {
                 let pair = try point.numbers(count: 2)
                 guard Bounds.calibrationAngleDegrees.contains(pair[0]) else {
-                    throw point.error("angle \(format(pair[0]))° is out of range; valid: \(format(Bounds.calibrationAngleDegrees.lowerBound))…\(format(Bounds.calibrationAngleDegrees.upperBound))° ([angle, pulse] pairs)")
+                    throw point.error(
+                        "angle \(format(pair[0]))° is out of range; valid: \(format(Bounds.calibrationAngleDegrees.lowerBound))…\(format(Bounds.calibrationAngleDegrees.upperBound))° ([angle, pulse] pairs)"
+                    )
                 }
                 guard (200...3000).contains(pair[1]) else {
                     throw point.error("pulse \(format(pair[1])) µs is out of range; valid: 200…3000 µs ([angle, pulse] pairs)")
@@ -153,7 +162,8 @@ public enum RigParser {
             }
             where_ = table
         } else {
-            var pulses = [1000.0, 2000.0], angles = [-90.0, 90.0]
+            var pulses = [1000.0, 2000.0]
+            var angles = [-90.0, 90.0]
             if let p = object.optional("pulseUs") {
                 pulses = try p.numbers(count: 2)
                 for x in pulses where !(200...3000).contains(x) {

@@ -59,9 +59,18 @@ public struct SDLMapping: Sendable, Equatable {
     static func parseBinding(_ text: String) -> Binding? {
         var s = Substring(text)
         var half = Half.full
-        if s.hasPrefix("+") { half = .positive; s = s.dropFirst() } else if s.hasPrefix("-") { half = .negative; s = s.dropFirst() }
+        if s.hasPrefix("+") {
+            half = .positive
+            s = s.dropFirst()
+        } else if s.hasPrefix("-") {
+            half = .negative
+            s = s.dropFirst()
+        }
         var inverted = false
-        if s.hasSuffix("~") { inverted = true; s = s.dropLast() }
+        if s.hasSuffix("~") {
+            inverted = true
+            s = s.dropLast()
+        }
         guard let kind = s.first else { return nil }
         let rest = s.dropFirst()
         switch kind {
@@ -74,7 +83,8 @@ public struct SDLMapping: Sendable, Equatable {
         case "h":
             let parts = rest.split(separator: ".")
             guard half == .full, !inverted, parts.count == 2, let n = Int(parts[0]), let m = Int(parts[1]),
-                  n >= 0, [1, 2, 4, 8].contains(m) else { return nil }
+                n >= 0, [1, 2, 4, 8].contains(m)
+            else { return nil }
             return .hat(n, mask: m)
         default:
             return nil

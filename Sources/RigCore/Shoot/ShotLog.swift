@@ -36,8 +36,9 @@ public struct ShotLog: Sendable, Equatable {
         }
         guard let first = events.first else { return }
         if case .start = first { return }
-        throw FileError(file: file, location: SourceLocation(line: firstEventLine(in: lines), column: 1), path: "$.event",
-                        message: "a shot log starts with a \"start\" event; valid: {\"event\":\"start\",\"program\":…,\"programSha256\":…,\"steps\":N}")
+        throw FileError(
+            file: file, location: SourceLocation(line: firstEventLine(in: lines), column: 1), path: "$.event",
+            message: "a shot log starts with a \"start\" event; valid: {\"event\":\"start\",\"program\":…,\"programSha256\":…,\"steps\":N}")
     }
 
     /// The text of the log, one line per event, each ending in a line break.
@@ -86,7 +87,10 @@ public struct ShotLog: Sendable, Equatable {
     /// The shots to hand to a stitcher: the last shot of each (step, bracket), in the
     /// order of the step's first shot, so a redo replaces the frame it redid.
     public var finalShots: [ShotLogShot] {
-        struct Key: Hashable { var step: Int; var bracket: Int }
+        struct Key: Hashable {
+            var step: Int
+            var bracket: Int
+        }
         var order: [Key] = []
         var latest: [Key: ShotLogShot] = [:]
         for shot in shots {

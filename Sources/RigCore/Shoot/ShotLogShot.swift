@@ -17,7 +17,9 @@ public struct ShotLogShot: Sendable, Equatable {
     /// The shot's place in a bracket, 1-based, when the program takes several shots per step.
     public var bracket: Int?
 
-    public init(step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil) {
+    public init(
+        step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil
+    ) {
         self.step = step
         self.label = label
         self.axisNames = axisNames

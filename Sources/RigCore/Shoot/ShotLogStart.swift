@@ -20,8 +20,10 @@ public struct ShotLogStart: Sendable, Equatable {
     public var startAxisNames: [String]
     public var startPose: [Double]
 
-    public init(program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
-                startAxisNames: [String] = [], startPose: [Double] = []) {
+    public init(
+        program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
+        startAxisNames: [String] = [], startPose: [Double] = []
+    ) {
         self.program = program
         self.programSha256 = programSha256
         self.steps = steps

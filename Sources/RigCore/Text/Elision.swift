@@ -5,7 +5,8 @@ public func elided(_ text: String, maxCharacters: Int = 80) -> String {
     // utf8.count is O(1) for native strings; most values are short and return here.
     guard text.utf8.count > maxCharacters else { return text }
     let keep = max(8, maxCharacters / 2 - 10)
-    var head = "", tail = ""
+    var head = ""
+    var tail = ""
     var count = 0
     for scalar in text.unicodeScalars {
         if count < keep { head.unicodeScalars.append(scalar) }

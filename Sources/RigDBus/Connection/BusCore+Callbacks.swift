@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CDBus
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // libdbus's main-loop integration: C callbacks that find their BusCore through `user_data`.
 // Each registration holds its own retain of the core, released by libdbus through the free
@@ -84,12 +85,14 @@ extension BusCore {
     func startThread() throws(DBusConnectionError) {
         var thread = pthread_t()
         let box = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { arg in
-            guard let arg else { return nil }
-            let core = Unmanaged<BusCore>.fromOpaque(arg).takeRetainedValue()
-            core.run()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread, nil,
+            { arg in
+                guard let arg else { return nil }
+                let core = Unmanaged<BusCore>.fromOpaque(arg).takeRetainedValue()
+                core.run()
+                return nil
+            }, box)
         guard result == 0 else {
             Unmanaged<BusCore>.fromOpaque(box).release()
             throw .threadStartFailed(result)

@@ -74,7 +74,8 @@ extension BusCore {
     /// libdbus as if disconnected (`dbus_connection_can_send_type`).
     private func cannotSend(_ message: DBusMessageHandle, on connection: OpaquePointer) -> (any Error)? {
         if dbus_message_contains_unix_fds(message.raw) != 0,
-           dbus_connection_can_send_type(connection, cdbus_type_unix_fd()) == 0 {
+            dbus_connection_can_send_type(connection, cdbus_type_unix_fd()) == 0
+        {
             return DBusMarshalError.unixFDsUnsupported
         }
         return nil

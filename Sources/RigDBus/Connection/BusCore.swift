@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CDBus
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The state behind one ``DBusConnection``, owned by its bus thread.
 ///
@@ -101,7 +102,7 @@ final class BusCore: @unchecked Sendable {
     /// Must be called with `inbox` locked, so the pipe is never written after it is closed.
     private func wakeLocked() {
         var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1) // EAGAIN means a wakeup is already pending
+        _ = write(wakeWrite, &byte, 1)  // EAGAIN means a wakeup is already pending
     }
 
     private func drainWakePipe() {

@@ -17,11 +17,13 @@ extension DBusConnection {
         return try await withTaskCancellationHandler {
             try await startCall { core, continuation in
                 do {
-                    let message = try DBusMessageHandle.methodCall(destination: destination, path: path,
-                                                                   interface: interface, method: method)
+                    let message = try DBusMessageHandle.methodCall(
+                        destination: destination, path: path,
+                        interface: interface, method: method)
                     try message.append(args)
-                    core.startCall(message, timeoutMilliseconds: milliseconds, expecting: signature,
-                                   continuation: continuation, cancellation: cancellation)
+                    core.startCall(
+                        message, timeoutMilliseconds: milliseconds, expecting: signature,
+                        continuation: continuation, cancellation: cancellation)
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -35,11 +37,14 @@ extension DBusConnection {
 
     /// Sends a method call flagged no-reply (`dbus_message_set_no_reply` + `dbus_connection_send`):
     /// the callee sends nothing back. Returns once the message is queued.
-    public func send(destination: String?, path: String, interface: String?, method: String,
-                     args: [DBusValue] = []) async throws {
+    public func send(
+        destination: String?, path: String, interface: String?, method: String,
+        args: [DBusValue] = []
+    ) async throws {
         try await perform { core in
-            let message = try DBusMessageHandle.methodCall(destination: destination, path: path,
-                                                           interface: interface, method: method)
+            let message = try DBusMessageHandle.methodCall(
+                destination: destination, path: path,
+                interface: interface, method: method)
             try message.append(args)
             message.setNoReply()
             try core.sendNoReply(message)
@@ -58,9 +63,12 @@ extension DBusConnection {
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged(interface, changed, invalidated)`
     /// from `path`: how a BlueZ GATT server notifies (`{"Value": ay}` on a characteristic).
-    public func emitPropertiesChanged(path: String, interface: String, changed: [String: DBusValue],
-                                      invalidated: [String] = []) async throws {
-        try await emitSignal(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                             args: [.string(interface), .vardict(changed), .strings(invalidated)])
+    public func emitPropertiesChanged(
+        path: String, interface: String, changed: [String: DBusValue],
+        invalidated: [String] = []
+    ) async throws {
+        try await emitSignal(
+            path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            args: [.string(interface), .vardict(changed), .strings(invalidated)])
     }
 }

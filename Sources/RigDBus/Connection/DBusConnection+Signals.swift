@@ -30,7 +30,8 @@ extension DBusConnection {
 
     /// `org.freedesktop.DBus.AddMatch`, awaited (never `dbus_bus_add_match`, which blocks).
     func addMatch(_ rule: DBusMatchRule) async throws {
-        _ = try await call(destination: BusCore.busName, path: Self.busPath, interface: BusCore.busName,
-                           method: "AddMatch", args: [.string(rule.matchString)], expecting: "")
+        _ = try await call(
+            destination: BusCore.busName, path: Self.busPath, interface: BusCore.busName,
+            method: "AddMatch", args: [.string(rule.matchString)], expecting: "")
     }
 }

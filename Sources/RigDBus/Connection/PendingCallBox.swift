@@ -12,8 +12,10 @@ final class PendingCallBox {
     /// with the signals around it).
     let onReply: ((BusCore, Result<[DBusValue], any Error>) -> Void)?
 
-    init(id: UInt64, expecting: String?, continuation: CheckedContinuation<[DBusValue], any Error>,
-         onReply: ((BusCore, Result<[DBusValue], any Error>) -> Void)?) {
+    init(
+        id: UInt64, expecting: String?, continuation: CheckedContinuation<[DBusValue], any Error>,
+        onReply: ((BusCore, Result<[DBusValue], any Error>) -> Void)?
+    ) {
         self.id = id
         self.expecting = expecting
         self.continuation = continuation

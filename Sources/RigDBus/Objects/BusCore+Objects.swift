@@ -48,11 +48,14 @@ extension BusCore {
         }
         objects[object.path] = object
         if let manager = manager(above: object.path) {
-            let interfaces = DBusValue.dictionary(key: "s", value: "a{sv}", object.interfaces.map {
-                DBusDictEntry(.string($0.name), .vardict($0.propertyValues()))
-            })
-            emit(path: manager, interface: DBusMatchRule.objectManager, member: "InterfacesAdded",
-                 args: [.objectPath(object.path), interfaces])
+            let interfaces = DBusValue.dictionary(
+                key: "s", value: "a{sv}",
+                object.interfaces.map {
+                    DBusDictEntry(.string($0.name), .vardict($0.propertyValues()))
+                })
+            emit(
+                path: manager, interface: DBusMatchRule.objectManager, member: "InterfacesAdded",
+                args: [.objectPath(object.path), interfaces])
         }
     }
 
@@ -62,8 +65,9 @@ extension BusCore {
         guard let object = objects.removeValue(forKey: path) else { return }
         guard dbus_connection_unregister_object_path(connection, path) != 0 else { throw DBusConnectionError.outOfMemory }
         if !disconnected, let manager = manager(above: path) {
-            emit(path: manager, interface: DBusMatchRule.objectManager, member: "InterfacesRemoved",
-                 args: [.objectPath(path), .strings(object.interfaces.map(\.name))])
+            emit(
+                path: manager, interface: DBusMatchRule.objectManager, member: "InterfacesRemoved",
+                args: [.objectPath(path), .strings(object.interfaces.map(\.name))])
         }
     }
 
@@ -105,8 +109,9 @@ extension BusCore {
             reply(to: message, .failure(DBusError(DBusError.invalidArgs, "\(error)")), outSignature: nil)
             return DBUS_HANDLER_RESULT_HANDLED
         }
-        let call = DBusMethodCall(sender: message.sender, path: path, interface: interface, member: member,
-                                  args: args, noReplyExpected: message.noReply)
+        let call = DBusMethodCall(
+            sender: message.sender, path: path, interface: interface, member: member,
+            args: args, noReplyExpected: message.noReply)
         switch interface {
         case Self.propertiesInterface?:
             reply(to: message, Result { () throws(DBusError) in try handleProperties(call, object) }, outSignature: nil)
@@ -137,8 +142,12 @@ extension BusCore {
             return false
         }
         guard message.signature == method.inSignature else {
-            reply(to: message, .failure(DBusError(DBusError.invalidArgs,
-                "\(call.member) takes \"\(method.inSignature)\", got \"\(message.signature)\"")), outSignature: nil)
+            reply(
+                to: message,
+                .failure(
+                    DBusError(
+                        DBusError.invalidArgs,
+                        "\(call.member) takes \"\(method.inSignature)\", got \"\(message.signature)\"")), outSignature: nil)
             return false
         }
         switch method.body {

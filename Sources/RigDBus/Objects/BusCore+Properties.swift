@@ -64,11 +64,17 @@ extension BusCore {
     /// `GetManagedObjects`: every exported object strictly below `root`, as `a{oa{sa{sv}}}`.
     func managedObjects(below root: String) -> DBusValue {
         let below = objects.values.filter { Self.isStrictlyBelow($0.path, root) }.sorted { $0.path < $1.path }
-        return .dictionary(key: "o", value: "a{sa{sv}}", below.map { object in
-            DBusDictEntry(.objectPath(object.path), .dictionary(key: "s", value: "a{sv}", object.interfaces.map {
-                DBusDictEntry(.string($0.name), .vardict($0.propertyValues()))
-            }))
-        })
+        return .dictionary(
+            key: "o", value: "a{sa{sv}}",
+            below.map { object in
+                DBusDictEntry(
+                    .objectPath(object.path),
+                    .dictionary(
+                        key: "s", value: "a{sv}",
+                        object.interfaces.map {
+                            DBusDictEntry(.string($0.name), .vardict($0.propertyValues()))
+                        }))
+            })
     }
 }
 

@@ -7,8 +7,10 @@ public struct DBusInterface: Sendable {
     /// Signal member → argument signature; used only for `Introspect`.
     public var signals: [String: String]
 
-    public init(_ name: String, methods: [String: DBusMethod] = [:], properties: [String: DBusProperty] = [:],
-                signals: [String: String] = [:]) {
+    public init(
+        _ name: String, methods: [String: DBusMethod] = [:], properties: [String: DBusProperty] = [:],
+        signals: [String: String] = [:]
+    ) {
         self.name = name
         self.methods = methods
         self.properties = properties

@@ -16,16 +16,20 @@ public struct DBusMethod: Sendable {
     }
 
     /// A method that replies with the handler's return values.
-    public init(in inSignature: String = "", out outSignature: String = "",
-                _ handler: @escaping @Sendable (DBusMethodCall) throws -> [DBusValue]) {
+    public init(
+        in inSignature: String = "", out outSignature: String = "",
+        _ handler: @escaping @Sendable (DBusMethodCall) throws -> [DBusValue]
+    ) {
         self.inSignature = inSignature
         self.outSignature = outSignature
         self.body = .immediate(handler)
     }
 
     /// A method that replies later, from any thread, through the ``DBusReply`` it is given.
-    public static func deferred(in inSignature: String = "", out outSignature: String = "",
-                                _ handler: @escaping @Sendable (DBusMethodCall, DBusReply) -> Void) -> DBusMethod {
+    public static func deferred(
+        in inSignature: String = "", out outSignature: String = "",
+        _ handler: @escaping @Sendable (DBusMethodCall, DBusReply) -> Void
+    ) -> DBusMethod {
         DBusMethod(inSignature: inSignature, outSignature: outSignature, body: .deferred(handler))
     }
 

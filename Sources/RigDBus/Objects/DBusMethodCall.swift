@@ -11,8 +11,10 @@ public struct DBusMethodCall: Sendable {
     public var noReplyExpected: Bool
 
     /// Builds a call by hand, so a handler can be tested without a bus.
-    public init(sender: String? = nil, path: String, interface: String?, member: String, args: [DBusValue] = [],
-                noReplyExpected: Bool = false) {
+    public init(
+        sender: String? = nil, path: String, interface: String?, member: String, args: [DBusValue] = [],
+        noReplyExpected: Bool = false
+    ) {
         self.sender = sender
         self.path = path
         self.interface = interface

@@ -11,8 +11,10 @@ public struct DBusProperty: Sendable {
     public var get: @Sendable () -> DBusValue
     public var set: (@Sendable (DBusValue) throws -> Void)?
 
-    public init(signature: String, get: @escaping @Sendable () -> DBusValue,
-                set: (@Sendable (DBusValue) throws -> Void)? = nil) {
+    public init(
+        signature: String, get: @escaping @Sendable () -> DBusValue,
+        set: (@Sendable (DBusValue) throws -> Void)? = nil
+    ) {
         self.signature = signature
         self.get = get
         self.set = set

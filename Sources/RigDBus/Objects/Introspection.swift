@@ -2,29 +2,29 @@
 extension BusCore {
     func introspectionXML(for object: DBusObject) -> String {
         var xml = """
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-        <node>
-         <interface name="org.freedesktop.DBus.Introspectable">
-          <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
-         </interface>
-         <interface name="org.freedesktop.DBus.Properties">
-          <method name="Get"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>
-          <method name="GetAll"><arg type="s" direction="in"/><arg type="a{sv}" direction="out"/></method>
-          <method name="Set"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="in"/></method>
-          <signal name="PropertiesChanged"><arg type="s"/><arg type="a{sv}"/><arg type="as"/></signal>
-         </interface>
-
-        """
-        if object.isObjectManager {
-            xml += """
-             <interface name="org.freedesktop.DBus.ObjectManager">
-              <method name="GetManagedObjects"><arg type="a{oa{sa{sv}}}" direction="out"/></method>
-              <signal name="InterfacesAdded"><arg type="o"/><arg type="a{sa{sv}}"/></signal>
-              <signal name="InterfacesRemoved"><arg type="o"/><arg type="as"/></signal>
+            <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+            <node>
+             <interface name="org.freedesktop.DBus.Introspectable">
+              <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
+             </interface>
+             <interface name="org.freedesktop.DBus.Properties">
+              <method name="Get"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>
+              <method name="GetAll"><arg type="s" direction="in"/><arg type="a{sv}" direction="out"/></method>
+              <method name="Set"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="in"/></method>
+              <signal name="PropertiesChanged"><arg type="s"/><arg type="a{sv}"/><arg type="as"/></signal>
              </interface>
 
             """
+        if object.isObjectManager {
+            xml += """
+                 <interface name="org.freedesktop.DBus.ObjectManager">
+                  <method name="GetManagedObjects"><arg type="a{oa{sa{sv}}}" direction="out"/></method>
+                  <signal name="InterfacesAdded"><arg type="o"/><arg type="a{sa{sv}}"/></signal>
+                  <signal name="InterfacesRemoved"><arg type="o"/><arg type="as"/></signal>
+                 </interface>
+
+                """
         }
         for interface in object.interfaces {
             xml += " <interface name=\"\(interface.name)\">\n"

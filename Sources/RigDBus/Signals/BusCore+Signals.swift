@@ -43,7 +43,8 @@ extension BusCore {
 
     private func noteOwnerChange(_ message: DBusMessageHandle) {
         guard let args = try? message.read(expecting: "sss"),
-              let name = args[0].string, let newOwner = args[2].string, watchedNames[name] != nil else { return }
+            let name = args[0].string, let newOwner = args[2].string, watchedNames[name] != nil
+        else { return }
         nameOwners[name] = newOwner.isEmpty ? nil : newOwner
     }
 
@@ -93,15 +94,17 @@ extension BusCore {
     }
 
     static func ownerRule(_ name: String) -> DBusMatchRule {
-        DBusMatchRule(sender: busName, path: busPath, interface: busName,
-                      member: "NameOwnerChanged", arg0: name)
+        DBusMatchRule(
+            sender: busName, path: busPath, interface: busName,
+            member: "NameOwnerChanged", arg0: name)
     }
 
     /// Fire-and-forget call to the bus daemon with one string argument.
     private func sendBusCall(_ method: String, _ argument: String) {
         do {
-            let message = try DBusMessageHandle.methodCall(destination: Self.busName, path: Self.busPath,
-                                                           interface: Self.busName, method: method)
+            let message = try DBusMessageHandle.methodCall(
+                destination: Self.busName, path: Self.busPath,
+                interface: Self.busName, method: method)
             try message.append([.string(argument)])
             message.setNoReply()
             try sendNoReply(message)
@@ -114,8 +117,9 @@ extension BusCore {
     /// `NameOwnerChanged` signals around the reply.
     func resolveOwner(_ name: String, continuation: CheckedContinuation<[DBusValue], any Error>) {
         do {
-            let message = try DBusMessageHandle.methodCall(destination: Self.busName, path: Self.busPath,
-                                                           interface: Self.busName, method: "GetNameOwner")
+            let message = try DBusMessageHandle.methodCall(
+                destination: Self.busName, path: Self.busPath,
+                interface: Self.busName, method: "GetNameOwner")
             try message.append([.string(name)])
             startCall(message, timeoutMilliseconds: 25_000, expecting: "s", continuation: continuation) { core, result in
                 guard core.watchedNames[name] != nil else { return }

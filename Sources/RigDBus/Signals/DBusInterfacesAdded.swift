@@ -9,7 +9,8 @@ public struct DBusInterfacesAdded: Sendable, Hashable {
     public init(_ signal: DBusSignal) throws(DBusMarshalError) {
         let expected = "oa{sa{sv}}"
         guard signal.args.dbusSignature == expected, let path = signal.args[0].string,
-              let interfaces = signal.args[1].stringKeyedDictionary else {
+            let interfaces = signal.args[1].stringKeyedDictionary
+        else {
             throw .signatureMismatch(expected: expected, actual: signal.args.dbusSignature)
         }
         self.path = path

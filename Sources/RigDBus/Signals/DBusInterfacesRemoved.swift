@@ -6,7 +6,8 @@ public struct DBusInterfacesRemoved: Sendable, Hashable {
     public init(_ signal: DBusSignal) throws(DBusMarshalError) {
         let expected = "oas"
         guard signal.args.dbusSignature == expected, let path = signal.args[0].string,
-              let interfaces = signal.args[1].strings else {
+            let interfaces = signal.args[1].strings
+        else {
             throw .signatureMismatch(expected: expected, actual: signal.args.dbusSignature)
         }
         self.path = path

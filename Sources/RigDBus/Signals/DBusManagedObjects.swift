@@ -20,10 +20,13 @@ public struct DBusManagedObjects: Sendable, Hashable {
 
 extension DBusConnection {
     /// Calls `GetManagedObjects` on `destination`'s object manager at `path` and decodes it.
-    public func managedObjects(destination: String, path: String = "/",
-                               timeout: Duration = .seconds(25)) async throws -> DBusManagedObjects {
-        let reply = try await call(destination: destination, path: path, interface: DBusMatchRule.objectManager,
-                                   method: "GetManagedObjects", expecting: "a{oa{sa{sv}}}", timeout: timeout)
+    public func managedObjects(
+        destination: String, path: String = "/",
+        timeout: Duration = .seconds(25)
+    ) async throws -> DBusManagedObjects {
+        let reply = try await call(
+            destination: destination, path: path, interface: DBusMatchRule.objectManager,
+            method: "GetManagedObjects", expecting: "a{oa{sa{sv}}}", timeout: timeout)
         return try DBusManagedObjects(reply: reply)
     }
 }

@@ -14,8 +14,10 @@ public struct DBusMatchRule: Sendable, Hashable {
     /// Matches signals whose first argument is this string.
     public var arg0: String?
 
-    public init(sender: String? = nil, path: String? = nil, pathNamespace: String? = nil,
-                interface: String? = nil, member: String? = nil, arg0: String? = nil) {
+    public init(
+        sender: String? = nil, path: String? = nil, pathNamespace: String? = nil,
+        interface: String? = nil, member: String? = nil, arg0: String? = nil
+    ) {
         self.sender = sender
         self.path = path
         self.pathNamespace = pathNamespace
@@ -36,10 +38,13 @@ public struct DBusMatchRule: Sendable, Hashable {
 
     /// `org.freedesktop.DBus.Properties.PropertiesChanged`, optionally only for one interface
     /// (`arg0`) and one path or path namespace.
-    public static func propertiesChanged(sender: String? = nil, path: String? = nil, pathNamespace: String? = nil,
-                                         interface: String? = nil) -> DBusMatchRule {
-        DBusMatchRule(sender: sender, path: path, pathNamespace: pathNamespace,
-                      interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", arg0: interface)
+    public static func propertiesChanged(
+        sender: String? = nil, path: String? = nil, pathNamespace: String? = nil,
+        interface: String? = nil
+    ) -> DBusMatchRule {
+        DBusMatchRule(
+            sender: sender, path: path, pathNamespace: pathNamespace,
+            interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", arg0: interface)
     }
 
     /// libdbus defines no constant for this interface.
@@ -87,8 +92,12 @@ public struct DBusMatchRule: Sendable, Hashable {
             guard let expected, signal.sender == expected else { return false }
         }
         if let path, signal.path != path { return false }
-        if let pathNamespace, !(pathNamespace == "/" || signal.path == pathNamespace
-                                || signal.path.hasPrefix(pathNamespace + "/")) { return false }
+        if let pathNamespace,
+            !(pathNamespace == "/" || signal.path == pathNamespace
+                || signal.path.hasPrefix(pathNamespace + "/"))
+        {
+            return false
+        }
         if let interface, signal.interface != interface { return false }
         if let member, signal.member != member { return false }
         if let arg0 {

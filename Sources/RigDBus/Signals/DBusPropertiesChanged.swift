@@ -10,7 +10,8 @@ public struct DBusPropertiesChanged: Sendable, Hashable {
     public init(_ signal: DBusSignal) throws(DBusMarshalError) {
         let expected = "sa{sv}as"
         guard signal.args.dbusSignature == expected, let interface = signal.args[0].string,
-              let changed = signal.args[1].vardict, let invalidated = signal.args[2].strings else {
+            let changed = signal.args[1].vardict, let invalidated = signal.args[2].strings
+        else {
             throw .signatureMismatch(expected: expected, actual: signal.args.dbusSignature)
         }
         self.path = signal.path

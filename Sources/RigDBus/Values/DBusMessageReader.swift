@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CDBus
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Unmarshals a message body into ``DBusValue``s with `dbus_message_iter_get_*`.
 ///

@@ -15,9 +15,11 @@ extension DBusValue {
     /// `a{sv}` from plain values; each value is wrapped in a variant. Keys are sorted so the
     /// wire order is deterministic.
     public static func vardict(_ values: [String: DBusValue]) -> DBusValue {
-        .dictionary(key: "s", value: "v", values.sorted { $0.key < $1.key }.map {
-            DBusDictEntry(.string($0.key), .variant($0.value))
-        })
+        .dictionary(
+            key: "s", value: "v",
+            values.sorted { $0.key < $1.key }.map {
+                DBusDictEntry(.string($0.key), .variant($0.value))
+            })
     }
 
     public var byte: UInt8? { if case .byte(let v) = self { v } else { nil } }

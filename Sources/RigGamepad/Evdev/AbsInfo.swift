@@ -23,9 +23,11 @@ public struct AbsInfo: Sendable, Equatable {
     /// `raw` as −1…1 around the centre of the range (clamped).
     @inline(__always)
     public func normalized(_ raw: Int32) -> Double {
-        let low = Double(minimum), high = Double(maximum)
+        let low = Double(minimum)
+        let high = Double(maximum)
         guard high > low else { return 0 }
-        let centre = (low + high) / 2, half = (high - low) / 2
+        let centre = (low + high) / 2
+        let half = (high - low) / 2
         return min(max((Double(raw) - centre) / half, -1), 1)
     }
 

@@ -25,8 +25,9 @@ public struct LinuxEvdevControl: EvdevControl {
         var info = input_absinfo()
         let result = withUnsafeMutablePointer(to: &info) { rig_ioctl_pointer(fd.rawValue, rig_eviocgabs(UInt32(axis)), $0) }
         guard result >= 0 else { throw Errno(rawValue: errno) }
-        return AbsInfo(value: info.value, minimum: info.minimum, maximum: info.maximum,
-                       fuzz: info.fuzz, flat: info.flat, resolution: info.resolution)
+        return AbsInfo(
+            value: info.value, minimum: info.minimum, maximum: info.maximum,
+            fuzz: info.fuzz, flat: info.flat, resolution: info.resolution)
     }
 
     public func keyState(_ fd: FileDescriptor, into bitmap: inout EvdevBitmap) throws(Errno) {

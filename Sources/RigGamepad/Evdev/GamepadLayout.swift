@@ -51,8 +51,10 @@ public struct GamepadLayout: Sendable, Equatable {
         if keys.contains(Int(BTN_DPAD_UP)) {
             dpad = [BTN_DPAD_UP, BTN_DPAD_DOWN, BTN_DPAD_LEFT, BTN_DPAD_RIGHT].map { .key(UInt16($0)) }
         } else {
-            dpad = [.hat(EvdevCode.absHat0Y, direction: -1), .hat(EvdevCode.absHat0Y, direction: 1),
-                    .hat(EvdevCode.absHat0X, direction: -1), .hat(EvdevCode.absHat0X, direction: 1)]
+            dpad = [
+                .hat(EvdevCode.absHat0Y, direction: -1), .hat(EvdevCode.absHat0Y, direction: 1),
+                .hat(EvdevCode.absHat0X, direction: -1), .hat(EvdevCode.absHat0X, direction: 1),
+            ]
         }
         return GamepadLayout(sticks: sticks, buttons: buttons, dpad: dpad)
     }
@@ -92,9 +94,10 @@ public struct GamepadLayout: Sendable, Equatable {
                 return nil
             }
         }
-        return GamepadLayout(sticks: stickOrder.map { resolve($0.rawValue) },
-                             buttons: buttonOrder.map { resolve($0.rawValue) },
-                             dpad: ["dpup", "dpdown", "dpleft", "dpright"].map(resolve))
+        return GamepadLayout(
+            sticks: stickOrder.map { resolve($0.rawValue) },
+            buttons: buttonOrder.map { resolve($0.rawValue) },
+            dpad: ["dpup", "dpdown", "dpleft", "dpright"].map(resolve))
     }
 
     /// Every absolute axis the layout reads (to fetch their ranges once).

@@ -152,7 +152,8 @@ public final class GamepadReader {
     /// connection are this reader's; counters are added, so the keyboard's survive).
     @inline(__always)
     private func publish() {
-        let local = snapshot, previous = published
+        let local = snapshot
+        let previous = published
         input.update { s in
             s.sticks = local.sticks
             s.actions &+= local.actions &- previous.actions

@@ -33,9 +33,16 @@ public struct StickShaper: Sendable, Equatable {
         guard radius > deadzone, radius > 0 else { return (0, 0) }
         let scaled = (min(radius, 1) - deadzone) / (1 - deadzone)
         let curved = (1 - expo) * scaled + expo * scaled * scaled * scaled
-        var ux = x / radius, uy = y / radius
+        var ux = x / radius
+        var uy = y / radius
         let axial = deadzone / 4
-        if abs(x) < axial { ux = 0; uy = uy < 0 ? -1 : 1 } else if abs(y) < axial { uy = 0; ux = ux < 0 ? -1 : 1 }
+        if abs(x) < axial {
+            ux = 0
+            uy = uy < 0 ? -1 : 1
+        } else if abs(y) < axial {
+            uy = 0
+            ux = ux < 0 ? -1 : 1
+        }
         if snapDegrees > 0 {
             let angle = atan2(abs(uy), abs(ux)) * 180 / Double.pi
             if angle < snapDegrees {

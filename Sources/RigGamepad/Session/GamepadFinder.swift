@@ -31,9 +31,10 @@ public struct GamepadFinder: Sendable {
         var out: [String] = []
         var seen = Set<String>()
         func add(_ path: String) {
-            let real = (try? files.destinationOfSymbolicLink(atPath: path)).map { link in
-                link.hasPrefix("/") ? link : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
-            }.map { ($0 as NSString).standardizingPath } ?? path
+            let real =
+                (try? files.destinationOfSymbolicLink(atPath: path)).map { link in
+                    link.hasPrefix("/") ? link : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
+                }.map { ($0 as NSString).standardizingPath } ?? path
             if seen.insert(real).inserted { out.append(path) }
         }
         let byID = directory + "/by-id"

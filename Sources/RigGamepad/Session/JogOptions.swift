@@ -37,8 +37,10 @@ public struct JogOptions: Sendable {
     /// Where other threads may post `MotionCommand`s to the jog source (nil: a private one).
     public var inbox: CommandInbox?
 
-    public init(rigPath: String, device: String? = nil, recordPath: String? = nil, tracePath: String? = nil,
-                spacing: Double? = nil, timelapse: Bool = false) {
+    public init(
+        rigPath: String, device: String? = nil, recordPath: String? = nil, tracePath: String? = nil,
+        spacing: Double? = nil, timelapse: Bool = false
+    ) {
         self.rigPath = rigPath
         self.device = device
         self.recordPath = recordPath

@@ -87,7 +87,9 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
         if keyboard == nil, !gamepadPresent {
             // Nothing could ever move the rig: say what would, instead of waiting forever.
             let problems = initial.problems.isEmpty ? "" : " (\(initial.problems.joined(separator: "; ")))"
-            throw JogError("no gamepad found\(problems) and stdin is not a terminal for the keyboard: plug in a gamepad (or name it with --device /dev/input/eventN), run rig jog in a terminal, or pass --no-keyboard to wait for a gamepad")
+            throw JogError(
+                "no gamepad found\(problems) and stdin is not a terminal for the keyboard: plug in a gamepad (or name it with --device /dev/input/eventN), run rig jog in a terminal, or pass --no-keyboard to wait for a gamepad"
+            )
         }
     }
     let gamepads = GamepadService(finder: finder, config: config, input: input, logger: logger)
@@ -107,16 +109,20 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
         logger.info("starting from where the last run left \(remembered.restoredAxes.joined(separator: ", "))")
     }
     if !remembered.clampedAxes.isEmpty, options.startPose == nil {
-        logger.warning("the remembered position of \(remembered.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+        logger.warning(
+            "the remembered position of \(remembered.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+        )
     }
 
     let notices = SPSCRing<JogNotice>(capacity: 1024)
-    let source = JogSource(rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices,
-                           inbox: options.inbox ?? CommandInbox())
+    let source = JogSource(
+        rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices,
+        inbox: options.inbox ?? CommandInbox())
     var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
     sessionOptions.inputPaths = [options.rigPath]
-    let session = RigSession(rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
-                             options: sessionOptions, logger: logger)
+    let session = RigSession(
+        rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+        options: sessionOptions, logger: logger)
     var saveError: String?
     session.onPoll = {
         while let notice = notices.pop() {
@@ -138,10 +144,11 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
 
     let inputName = [gamepadPresent || input.snapshot.generation > 0 ? "gamepad" : nil, keyboard != nil ? "keyboard" : nil]
         .compactMap { $0 }.joined(separator: " + ")
-    return JogSummary(keyCount: recorder.recording.count,
-                      programPath: recorder.recording.isEmpty ? nil : options.recordPath,
-                      input: inputName.isEmpty ? "none" : inputName, loop: summary.loop, saveError: saveError,
-                      session: summary, restoredAxes: options.startPose == nil ? remembered.restoredAxes : [])
+    return JogSummary(
+        keyCount: recorder.recording.count,
+        programPath: recorder.recording.isEmpty ? nil : options.recordPath,
+        input: inputName.isEmpty ? "none" : inputName, loop: summary.loop, saveError: saveError,
+        session: summary, restoredAxes: options.startPose == nil ? remembered.restoredAxes : [])
 }
 
 /// A line for the log, for notices the recorder does not report.

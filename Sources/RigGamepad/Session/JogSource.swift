@@ -70,8 +70,10 @@ public struct JogSource: MotionSource {
     ///   - deviceFlatFraction: the device's `flat` as a fraction of stick travel (the
     ///     deadzone is never smaller).
     ///   - inbox: where other threads may post commands too (the session's, or a new one).
-    public init(rig: Rig, config: JogConfig, input: GamepadInput, preview: PreviewSlot, startPose: [Double],
-                notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0, inbox: CommandInbox = CommandInbox()) {
+    public init(
+        rig: Rig, config: JogConfig, input: GamepadInput, preview: PreviewSlot, startPose: [Double],
+        notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0, inbox: CommandInbox = CommandInbox()
+    ) {
         self.rig = rig
         self.config = config
         self.input = input
@@ -84,7 +86,8 @@ public struct JogSource: MotionSource {
         let dt = rig.tickSeconds
         watchdogTicks = max(1, Int((config.watchdogMilliseconds / 1000 / dt).rounded(.up)))
         pulseHoldTicks = max(1, Int((0.5 / dt).rounded()))
-        var axis = [Int](repeating: -1, count: 4), sign = [Double](repeating: 1, count: 4)
+        var axis = [Int](repeating: -1, count: 4)
+        var sign = [Double](repeating: 1, count: 4)
         for (k, stick) in JogConfig.Stick.allCases.enumerated() {
             if let assignment = config.sticks[stick], rig.axes.indices.contains(assignment.axis) {
                 axis[k] = assignment.axis
@@ -175,7 +178,8 @@ public struct JogSource: MotionSource {
             raw[k < 2 ? 0 : 1] = k % 2 == 0 ? -1 : 1
         }
         if !snap.connected { raw = .zero }
-        let left = shaper.shape(x: raw[0], y: raw[1]), right = shaper.shape(x: raw[2], y: raw[3])
+        let left = shaper.shape(x: raw[0], y: raw[1])
+        let right = shaper.shape(x: raw[2], y: raw[3])
         let shaped = SIMD4<Double>(left.x, left.y, right.x, right.y)
         let stickActive = shaped != .zero
         for i in fractions.indices { fractions[i] = 0 }
@@ -227,7 +231,7 @@ public struct JogSource: MotionSource {
             event = command.tick(into: &frame)
             if case .moving = mode, command.mode == .idle { mode = .jogging }
         case .previewing:
-            if (stickActive || pressed || !snap.connected), !previewStopping {
+            if stickActive || pressed || !snap.connected, !previewStopping {
                 player?.stop()
                 previewStopping = true
             }

@@ -73,12 +73,14 @@ struct PCA9685BurstPlanner {
             bestCost[j] = Int.max
             let last = positions[j - 1]
             guard j == k || positions[j] / perChannel != last / perChannel else { continue }
-            var cost = Int.max, transactions = Int.max, start = j - 1
+            var cost = Int.max
+            var transactions = Int.max
+            var start = j - 1
             var i = j - 1
             while i >= 0, last - positions[i] < Self.maxBytesPerBurst {
                 // A burst may start only where a channel's changed registers start, after a
                 // prefix that ends one.
-                if (i == 0 || positions[i - 1] / perChannel != positions[i] / perChannel), bestCost[i] != Int.max {
+                if i == 0 || positions[i - 1] / perChannel != positions[i] / perChannel, bestCost[i] != Int.max {
                     let candidate = bestCost[i] + transactionOverheadBytes + (last - positions[i] + 1)
                     let candidateTransactions = bestTransactions[i] + 1
                     if candidate < cost || (candidate == cost && candidateTransactions < transactions) {
@@ -94,7 +96,8 @@ struct PCA9685BurstPlanner {
             bestStart[j] = start
         }
         count = k == 0 ? 0 : bestTransactions[k]
-        var j = k, slot = count
+        var j = k
+        var slot = count
         while j > 0 {
             slot -= 1
             let start = bestStart[j]

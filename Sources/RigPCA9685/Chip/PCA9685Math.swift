@@ -64,8 +64,10 @@ public enum PCA9685Math {
     /// configured values programmed. Write the result into the rig file's `oscillatorHz`.
     ///
     /// This is what `rig calibrate oscillator --measured-hz X` prints.
-    public static func calibratedOscillator(measuredHz: Double, frequencyHz: Double,
-                                            oscillatorHz: Double) throws(PCA9685CalibrationError) -> Double {
+    public static func calibratedOscillator(
+        measuredHz: Double, frequencyHz: Double,
+        oscillatorHz: Double
+    ) throws(PCA9685CalibrationError) -> Double {
         guard measuredHz.isFinite, measuredHz > 0 else { throw .invalidMeasurement(measuredHz) }
         let programmed = prescale(frequencyHz: frequencyHz, oscillatorHz: oscillatorHz)
         let result = measuredHz * Double(countsPerPeriod) * (Double(programmed) + 1)

@@ -20,7 +20,8 @@ public enum PCA9685WriteOptimum {
         for channel in 0..<PCA9685Register.channelCount {
             let registers = (channel * perChannel)..<((channel + 1) * perChannel)
             guard let first = registers.first(where: { changed[$0] }),
-                  let last = registers.last(where: { changed[$0] }) else { continue }
+                let last = registers.last(where: { changed[$0] })
+            else { continue }
             groups.append((first, last))
         }
         guard !groups.isEmpty else { return (0, 0) }
@@ -28,12 +29,18 @@ public enum PCA9685WriteOptimum {
         let cuts = groups.count - 1
         for mask in 0..<(1 << cuts) {
             // Bit i set: a new write starts at group i + 1.
-            var bytes = 0, transactions = 0, start = groups[0].first, valid = true
+            var bytes = 0
+            var transactions = 0
+            var start = groups[0].first
+            var valid = true
             for g in 0..<groups.count {
                 let endsHere = g == cuts || mask & (1 << g) != 0
                 guard endsHere else { continue }
                 let length = groups[g].last - start + 1
-                if length > PCA9685BurstPlanner.maxBytesPerBurst { valid = false; break }
+                if length > PCA9685BurstPlanner.maxBytesPerBurst {
+                    valid = false
+                    break
+                }
                 bytes += overheadBytes + length
                 transactions += 1
                 if g < cuts { start = groups[g + 1].first }

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// EREMOTEIO (Linux only; swift-system has no name for it): what the Raspberry Pi's I2C
 /// controller reports when nothing acknowledges an address ("Remote I/O error").
 #if canImport(Glibc)
-let remoteIOErrnoValue: CInt = EREMOTEIO
+    let remoteIOErrnoValue: CInt = EREMOTEIO
 #else
-let remoteIOErrnoValue: CInt = 121
+    let remoteIOErrnoValue: CInt = 121
 #endif
 
 /// The symbolic name of the errno values an I2C bus produces, for messages a user can

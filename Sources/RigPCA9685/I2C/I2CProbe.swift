@@ -56,14 +56,14 @@ public enum I2CProbe {
             do {
                 switch method(for: address) {
                 case .quickWrite:
-                    do { try bus.quickWrite(address: address) } catch where error.operation == .probe && isUnsupported(error) {
+                    do { try bus.quickWrite(address: address) } catch  where error.operation == .probe && isUnsupported(error) {
                         _ = try bus.receiveByte(address: address)
                     }
                 case .receiveByte:
                     _ = try bus.receiveByte(address: address)
                 }
                 findings.append(Finding(address: address, state: .responding))
-            } catch where error.operation == .selectAddress {
+            } catch  where error.operation == .selectAddress {
                 guard error.errno == .resourceBusy else { throw error }
                 findings.append(Finding(address: address, state: .inUseByDriver))
             } catch {

@@ -20,7 +20,8 @@ public struct PCA9685ProbeReport: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "0x\(String(address, radix: 16)): MODE1 \(hex(mode1.rawValue)), PRE_SCALE \(prescale) "
+        var text =
+            "0x\(String(address, radix: 16)): MODE1 \(hex(mode1.rawValue)), PRE_SCALE \(prescale) "
             + "(≈ \(fixed(nominalFrequencyHz, 1)) Hz at 25 MHz)"
         if !looksLikePCA9685 {
             text += " — PRE_SCALE below 3: this is probably not a PCA9685"

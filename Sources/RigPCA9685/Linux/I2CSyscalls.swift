@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CI2C
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Every libc and libi2c call ``LinuxI2CBus`` makes, in one place (swift-system's
 /// `Internals/Syscalls.swift` habit), so a test can replace them with recording fakes.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A Linux I2C bus through i2c-dev (`/dev/i2c-N`) and libi2c's SMBus calls.
 ///

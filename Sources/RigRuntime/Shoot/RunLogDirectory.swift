@@ -16,9 +16,10 @@ public struct RunLogDirectory: Sendable {
     public static func programName(_ programPath: String) -> String {
         var name = (programPath as NSString).lastPathComponent
         if name.hasSuffix(".json") { name.removeLast(5) }
-        let safe = String(name.unicodeScalars.map { s -> Character in
-            s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_" || s == "." ? Character(s) : "_"
-        })
+        let safe = String(
+            name.unicodeScalars.map { s -> Character in
+                s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_" || s == "." ? Character(s) : "_"
+            })
         return safe.isEmpty ? "program" : safe
     }
 
@@ -81,8 +82,10 @@ public enum ResumeLookup {
 
     /// Reads `logPath` (`--log` given) or the newest log of `program` in `directory`,
     /// and checks it belongs to this very program file (`sha256`).
-    public static func find(program: String, sha256: String, stepCount: Int, logPath: String?,
-                            directory: RunLogDirectory?) throws -> Found {
+    public static func find(
+        program: String, sha256: String, stepCount: Int, logPath: String?,
+        directory: RunLogDirectory?
+    ) throws -> Found {
         let candidates = logPath.map { [$0] } ?? directory?.logs(of: program) ?? []
         guard let path = candidates.first else {
             let place = directory.map { " in \($0.path)" } ?? " (no state directory: set XDG_STATE_HOME or HOME)"
@@ -100,7 +103,10 @@ public enum ResumeLookup {
             throw Refusal(description: "\(path) holds no run (no \"start\" event)")
         }
         guard start.programSha256 == sha256 else {
-            throw Refusal(description: "\(program) changed since the run in \(path) (its SHA-256 was \(start.programSha256.prefix(12))…, now \(sha256.prefix(12))…): refusing to resume a different program; restore the file, or play it again without --resume")
+            throw Refusal(
+                description:
+                    "\(program) changed since the run in \(path) (its SHA-256 was \(start.programSha256.prefix(12))…, now \(sha256.prefix(12))…): refusing to resume a different program; restore the file, or play it again without --resume"
+            )
         }
         if log.isFinished {
             throw Refusal(description: "the last run of \(program) (\(path)) finished all its steps: nothing to resume")

@@ -18,8 +18,9 @@ public final class ShotLogWriter {
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .append, .closeOnExec],
-                                     permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        fd = try FileDescriptor.open(
+            FilePath(path), .writeOnly, options: [.create, .append, .closeOnExec],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
     }
 
     /// Writes one event as a line and flushes it to the disk.

@@ -46,8 +46,10 @@ public final class ShotRunner: @unchecked Sendable {
     /// - Parameters:
     ///   - alreadyShot: 0-based steps a resumed run shot before (their new shots are redos).
     ///   - start: the `start` event to write first; nil with no writer.
-    public init(steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
-                start: ShotLogStart?, alreadyShot: Set<Int> = [], logger: Logger, display: @escaping @Sendable (String) -> Void) {
+    public init(
+        steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
+        start: ShotLogStart?, alreadyShot: Set<Int> = [], logger: Logger, display: @escaping @Sendable (String) -> Void
+    ) {
         self.steps = steps
         self.axisNames = axisNames
         self.camera = camera
@@ -85,12 +87,14 @@ public final class ShotRunner: @unchecked Sendable {
                 redoing[step] = shotSteps.contains(step)
                 shotSteps.insert(step)
             }
-            record(step: step, start: shotStart[step] ?? time, end: time, redo: redoing[step] ?? false,
-                   bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil)
+            record(
+                step: step, start: shotStart[step] ?? time, end: time, redo: redoing[step] ?? false,
+                bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil)
         case .shot(.slotMissed(let step, let slot)):
             slotsMissed += 1
             missedSlot[step] = slot
-            let message = "MISSED the interval slot of step \(step + 1) (due at t=\(fixed(slot, 2))s): the move, settle or last shot took longer than planned; shooting late"
+            let message =
+                "MISSED the interval slot of step \(step + 1) (due at t=\(fixed(slot, 2))s): the move, settle or last shot took longer than planned; shooting late"
             logger.error("\(message)")
             display("⚠ \(message)")
         case .ready(let step):
@@ -150,13 +154,18 @@ public final class ShotRunner: @unchecked Sendable {
         guard steps.indices.contains(step) else { return }
         lastStep = step
         shotsTaken += 1
-        write(.shot(ShotLogShot(step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
-                                startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket)))
+        write(
+            .shot(
+                ShotLogShot(
+                    step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
+                    startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket)))
     }
 
     private func fire(step: Int, bracket: Int) {
         guard let camera, let timing else { return }
-        let what = (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)") + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
+        let what =
+            (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)")
+            + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
         display("📷 \(what)")
         let reports = camera.reportsShotDone
         camera.shoot(timing: timing) { [weak self] result in

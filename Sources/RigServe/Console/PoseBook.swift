@@ -16,7 +16,8 @@ public final class PoseBook: Sendable {
         var loaded: [String: [String: Double]] = [:]
         if FileManager.default.fileExists(atPath: filePath) {
             guard let data = FileManager.default.contents(atPath: filePath),
-                  let file = try? JSONDecoder().decode(File.self, from: data) else {
+                let file = try? JSONDecoder().decode(File.self, from: data)
+            else {
                 throw ServeError(.internalServerError, "\(filePath):1:1: error: $: not a poses file ({\"poses\": {NAME: {AXIS: NUMBER}}}); fix or move it")
             }
             loaded = file.poses

@@ -67,9 +67,10 @@ public final class ProgramLibrary: Sendable {
         files().map { file in
             do {
                 let checked = try load(file, fromStep: 1, startPose: startPose)
-                return ProgramEntry(file: file, kind: checked.program.kind.rawValue, steps: checked.program.steps.count,
-                                    durationSeconds: (checked.report.durationSeconds * 10).rounded() / 10,
-                                    feasible: checked.report.feasible, message: checked.report.problems.first?.description)
+                return ProgramEntry(
+                    file: file, kind: checked.program.kind.rawValue, steps: checked.program.steps.count,
+                    durationSeconds: (checked.report.durationSeconds * 10).rounded() / 10,
+                    feasible: checked.report.feasible, message: checked.report.problems.first?.description)
             } catch {
                 return ProgramEntry(file: file, kind: nil, steps: nil, durationSeconds: nil, feasible: false, message: error.message)
             }
@@ -87,7 +88,8 @@ public final class ProgramLibrary: Sendable {
         }
         let path = directory + "/" + file
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular else {
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else {
             throw ServeError(.notFound, "no program \(file) in \(directory)")
         }
         let stamp = "\(attributes[.modificationDate] ?? "")|\(attributes[.size] ?? "")|\(fromStep)|\(startPose)"
@@ -97,7 +99,8 @@ public final class ProgramLibrary: Sendable {
         }
         var program: Program
         do {
-            let rigText = self.rigText, rigPath = self.rigPath
+            let rigText = self.rigText
+            let rigPath = self.rigPath
             program = try ProgramParser.parse(text: text, file: file, loadRig: { _, _ in (rigText, rigPath) })
         } catch {
             throw ServeError(.unprocessableContent, error.description)
@@ -136,7 +139,8 @@ public final class ProgramLibrary: Sendable {
     /// The rig file itself may sit among the programs: it is not listed.
     private static func isRig(at path: String) -> Bool {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-              let root = try? JSONParser.parse(text), case .object(let members) = root.value else { return false }
+            let root = try? JSONParser.parse(text), case .object(let members) = root.value
+        else { return false }
         return members.contains { $0.key == "axes" } && !members.contains { $0.key == "kind" }
     }
 }

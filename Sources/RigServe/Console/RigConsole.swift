@@ -56,18 +56,22 @@ public final class RigConsole: @unchecked Sendable {
     ///   - startPose: where the rig stands (`StartPose.resolve`).
     ///   - options: the session's options (a trace, loop options); the loop keeps going
     ///     when the limiter bends a jog frame, as in `rig jog`.
-    public init(rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
-                clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25) {
+    public init(
+        rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
+        clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25
+    ) {
         self.rig = rig
         jogConfig = rig.jog ?? JogConfig.standard(for: rig.axes)
         outputType = rig.output.typeName
         outputBox = OutputBox(output)
         var options = options
         options.loop.stopWhenLimited = false
-        let source = ConsoleSource(rig: rig, startPose: startPose, inbox: inbox, requests: requests,
-                                   jogTimeoutSeconds: jogTimeoutSeconds)
-        session = RigSession(rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
-                             options: options, logger: logger, clock: clock)
+        let source = ConsoleSource(
+            rig: rig, startPose: startPose, inbox: inbox, requests: requests,
+            jogTimeoutSeconds: jogTimeoutSeconds)
+        session = RigSession(
+            rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+            options: options, logger: logger, clock: clock)
     }
 
     /// Opens the output and starts the loop on a background thread; returns once it runs.
@@ -145,9 +149,10 @@ public final class RigConsole: @unchecked Sendable {
             }
             return (s.run, s.summary, s.lastError)
         }
-        var status = ServeStatus(state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
-                                 pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
-                                 error: lastError, controller: controller)
+        var status = ServeStatus(
+            state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
+            pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
+            error: lastError, controller: controller)
         if let summary {
             status.state = summary.loop.fault == nil ? "idle" : "fault"
             status.error = summary.loop.fault.map { "\($0)" } ?? lastError

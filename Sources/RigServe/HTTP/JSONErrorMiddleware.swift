@@ -33,8 +33,9 @@ struct JSONErrorMiddleware: RouterMiddleware {
         var object: [String: String] = ["error": error.message]
         if let holder = error.holder { object["holder"] = holder }
         let data = (try? JSONEncoder.serve.encode(object)) ?? Data("{\"error\":\"error\"}".utf8)
-        return Response(status: error.status, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: error.status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

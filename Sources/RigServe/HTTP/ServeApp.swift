@@ -26,13 +26,17 @@ public enum ServeApp {
         }
     }
 
-    public static func application(_ parts: Parts, logger: Logger,
-                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(router: router(parts),
-                    configuration: .init(address: .hostname(parts.settings.listen.host, port: parts.settings.listen.port),
-                                         serverName: "rig"),
-                    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-                    logger: logger)
+    public static func application(
+        _ parts: Parts, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(parts),
+            configuration: .init(
+                address: .hostname(parts.settings.listen.host, port: parts.settings.listen.port),
+                serverName: "rig"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
     }
 
     public static func router(_ parts: Parts) -> Router<ServeContext> {
@@ -82,13 +86,15 @@ public enum ServeApp {
     static func openAPIDocument(for rig: Rig) -> [UInt8] {
         let committed = PackageResources.openapi_json
         guard var root = (try? JSONSerialization.jsonObject(with: Data(committed))) as? [String: Any],
-              var components = root["components"] as? [String: Any],
-              var schemas = components["schemas"] as? [String: Any],
-              var pose = schemas["Pose"] as? [String: Any],
-              var jog = schemas["JogRequest"] as? [String: Any],
-              var jogProperties = jog["properties"] as? [String: Any],
-              var velocity = jogProperties["velocity"] as? [String: Any] else { return committed }
-        var positions: [String: Any] = [:], fractions: [String: Any] = [:]
+            var components = root["components"] as? [String: Any],
+            var schemas = components["schemas"] as? [String: Any],
+            var pose = schemas["Pose"] as? [String: Any],
+            var jog = schemas["JogRequest"] as? [String: Any],
+            var jogProperties = jog["properties"] as? [String: Any],
+            var velocity = jogProperties["velocity"] as? [String: Any]
+        else { return committed }
+        var positions: [String: Any] = [:]
+        var fractions: [String: Any] = [:]
         for axis in rig.axes {
             positions[axis.name] = ["type": "number", "description": "\(axis.unit), soft limits \(rounded(axis.softMin))…\(rounded(axis.softMax))"]
             fractions[axis.name] = ["type": "number", "minimum": -1, "maximum": 1]

@@ -19,7 +19,8 @@ struct ServeRoutes: Sendable {
     func client(_ request: Request, _ context: ServeContext) -> String {
         let raw = request.headers[Self.clientHeader] ?? request.cookies[Self.clientCookie]?.value
         if let raw, !raw.isEmpty, raw.count <= 64,
-           raw.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.:".unicodeScalars.contains($0) }) {
+            raw.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.:".unicodeScalars.contains($0) })
+        {
             return raw
         }
         return context.remoteAddress?.ipAddress ?? "unknown"
@@ -29,7 +30,9 @@ struct ServeRoutes: Sendable {
     func control(_ request: Request, _ context: ServeContext) throws(ServeError) {
         let id = client(request, context)
         if let holder = lease.acquire(id, nowSeconds: now) {
-            throw ServeError(.conflict, "another client controls the rig (\(holder)); watch, or wait until it stops or is quiet for \(Int(lease.quietSeconds)) s", holder: holder)
+            throw ServeError(
+                .conflict, "another client controls the rig (\(holder)); watch, or wait until it stops or is quiet for \(Int(lease.quietSeconds)) s",
+                holder: holder)
         }
     }
 
@@ -61,8 +64,9 @@ struct ServeRoutes: Sendable {
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try JSONEncoder.serve.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// Axis name → value in a body, as one entry per rig axis (nil: not named).
@@ -85,14 +89,17 @@ struct ServeRoutes: Sendable {
                 throw ServeError(.unauthorized, "wrong token: open the URL rig serve printed")
             }
             // The token leaves the address bar (and the history) at once; the cookie carries it.
-            return Response(status: .seeOther, headers: [
-                .location: "/",
-                .setCookie: "\(AccessMiddleware.cookieName)=\(token.text); Path=/; HttpOnly; SameSite=Strict",
-                .cacheControl: "no-store",
-            ])
+            return Response(
+                status: .seeOther,
+                headers: [
+                    .location: "/",
+                    .setCookie: "\(AccessMiddleware.cookieName)=\(token.text); Path=/; HttpOnly; SameSite=Strict",
+                    .cacheControl: "no-store",
+                ])
         }
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.index_html)))
+        return Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.index_html)))
     }
 
     // MARK: Watching
@@ -111,28 +118,29 @@ struct ServeRoutes: Sendable {
     func events(_ request: Request, _ context: ServeContext) -> Response {
         let id = client(request, context)
         let routes = self
-        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                        body: ResponseBody { writer in
-            var last: Data?
-            var lastSent = 0.0
-            while !Task.isCancelled {
-                routes.lease.touch(id, nowSeconds: routes.now)
-                let status = routes.currentStatus(nil, nil)
-                let data = try JSONEncoder.serve.encode(status)
-                let t = routes.now
-                if data != last || (status.isMoving && t - lastSent >= 0.2) {
-                    try await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
-                    last = data
-                    lastSent = t
-                } else if t - lastSent >= 15 {
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                    lastSent = t
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                var last: Data?
+                var lastSent = 0.0
+                while !Task.isCancelled {
+                    routes.lease.touch(id, nowSeconds: routes.now)
+                    let status = routes.currentStatus(nil, nil)
+                    let data = try JSONEncoder.serve.encode(status)
+                    let t = routes.now
+                    if data != last || (status.isMoving && t - lastSent >= 0.2) {
+                        try await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
+                        last = data
+                        lastSent = t
+                    } else if t - lastSent >= 15 {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        lastSent = t
+                    }
+                    if routes.console.hasEnded { break }
+                    try await Task.sleep(nanoseconds: 50_000_000)
                 }
-                if routes.console.hasEnded { break }
-                try await Task.sleep(nanoseconds: 50_000_000)
-            }
-            try await writer.finish(nil)
-        })
+                try await writer.finish(nil)
+            })
     }
 
     func programs() throws -> Response {

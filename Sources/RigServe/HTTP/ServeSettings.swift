@@ -8,8 +8,10 @@ public struct ServeSettings: Sendable {
     /// Monotonic seconds (the control lease's clock); tests pass their own.
     public var nowSeconds: @Sendable () -> Double
 
-    public init(listen: ListenAddress, token: AccessToken?,
-                nowSeconds: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
+    public init(
+        listen: ListenAddress, token: AccessToken?,
+        nowSeconds: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    ) {
         self.listen = listen
         self.token = token
         self.nowSeconds = nowSeconds

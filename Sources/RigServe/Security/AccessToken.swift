@@ -40,7 +40,8 @@ public struct AccessToken: Sendable, Equatable {
                 throw Failure(description: "\(path): not a rig serve token (64 hex digits); delete it to make a new one")
             }
             if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-               let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0
+            {
                 throw Failure(description: "\(path) can be read by others (mode \(String(mode, radix: 8))); chmod 600 it or delete it to make a new one")
             }
             return (token, false)
@@ -49,8 +50,9 @@ public struct AccessToken: Sendable, Equatable {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw Failure(description: "cannot create \(directory): \(error.localizedDescription)")
             }
@@ -66,7 +68,8 @@ public struct AccessToken: Sendable, Equatable {
     /// Compares in time that depends only on the length, not on where `candidate` first
     /// differs, so the token cannot be guessed byte by byte from response times.
     public func matches(_ candidate: Substring) -> Bool {
-        let a = Array(text.utf8), b = Array(candidate.utf8)
+        let a = Array(text.utf8)
+        let b = Array(candidate.utf8)
         var difference = UInt8(a.count == b.count ? 0 : 1)
         for i in 0..<a.count { difference |= a[i] ^ (i < b.count ? b[i] : 0) }
         return difference == 0

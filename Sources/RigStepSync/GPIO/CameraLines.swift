@@ -29,7 +29,8 @@ public final class LibgpiodCameraLines: CameraLines {
         let flags = config.activeLow ? Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) : 0
         func request(_ number: Int, _ what: String) throws -> OpaquePointer {
             guard let line = gpiod_chip_get_line(chip, UInt32(number)),
-                  gpiod_line_request_output_flags(line, consumer, flags, 0) == 0 else {
+                gpiod_line_request_output_flags(line, consumer, flags, 0) == 0
+            else {
                 throw CameraError("cannot request line \(number) of \(config.chip) for the camera's \(what) (\(String(cString: strerror(errno))))")
             }
             return line

@@ -22,8 +22,10 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     public var onStop: (@Sendable () -> Void)?
 
     /// - Parameter openLines: opens the buttons and LEDs (libgpiod by default; a fake in tests).
-    public init(config: ButtonsConfig, logger: Logger, display: @escaping @Sendable (String) -> Void,
-                openLines: (() throws -> GPIOLines)? = nil) {
+    public init(
+        config: ButtonsConfig, logger: Logger, display: @escaping @Sendable (String) -> Void,
+        openLines: (() throws -> GPIOLines)? = nil
+    ) {
         self.config = config
         self.logger = logger
         self.display = display
@@ -71,7 +73,10 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     /// One debounced edge from the buttons (the reader thread, or a test).
     func buttonEdge(_ edge: GPIOEdge) {
         lock.lock()
-        guard let button = debouncer.feed(edge) else { lock.unlock(); return }
+        guard let button = debouncer.feed(edge) else {
+            lock.unlock()
+            return
+        }
         switch button {
         case .continue:
             let lines = self.lines

@@ -23,7 +23,8 @@ public final class LibgpiodLines: GPIOLines {
         let flags = Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP) | (config.activeLow ? Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) : 0)
         for (button, number) in [(GPIOEdge.Button.continue, config.continueLine), (.stop, config.stopLine)] {
             guard let line = gpiod_chip_get_line(chip, UInt32(number)),
-                  gpiod_line_request_both_edges_events_flags(line, consumer, flags) == 0 else {
+                gpiod_line_request_both_edges_events_flags(line, consumer, flags) == 0
+            else {
                 let reason = String(cString: strerror(errno))
                 for (_, l) in requested { gpiod_line_release(l) }
                 gpiod_chip_close(chip)
@@ -34,7 +35,8 @@ public final class LibgpiodLines: GPIOLines {
         buttons = requested
         for (button, number) in [(GPIOEdge.Button.continue, config.continueLED), (.stop, config.stopLED)] {
             guard let number, let line = gpiod_chip_get_line(chip, UInt32(number)),
-                  gpiod_line_request_output(line, consumer, 0) == 0 else { continue }
+                gpiod_line_request_output(line, consumer, 0) == 0
+            else { continue }
             leds.append((button, line))
         }
     }

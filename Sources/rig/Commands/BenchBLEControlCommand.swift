@@ -32,11 +32,13 @@ struct BenchBLEControlCommand: ParsableCommand {
                 throw ValidationError("--rates: \(text) is not a loop rate in 20…500 Hz")
             }
             program.rig.loopRateHz = rate
-            let report = BLEControlComparison.run(rig: program.rig, motion: program.motion, startPose: program.rig.homePose,
-                                                  linkBytesPerSecond: linkBytesPerSecond)
+            let report = BLEControlComparison.run(
+                rig: program.rig, motion: program.motion, startPose: program.rig.homePose,
+                linkBytesPerSecond: linkBytesPerSecond)
             if json {
-                objects.append("{\"rate_hz\": \(number(rate)), \"seconds\": \(number(report.durationSeconds)), \"link_bytes_per_second\": \(number(linkBytesPerSecond)), "
-                    + "\"coalesced\": \(report.coalesced.json(tickHz: rate)), \"stock\": \(report.stock.json(tickHz: rate))}")
+                objects.append(
+                    "{\"rate_hz\": \(number(rate)), \"seconds\": \(number(report.durationSeconds)), \"link_bytes_per_second\": \(number(linkBytesPerSecond)), "
+                        + "\"coalesced\": \(report.coalesced.json(tickHz: rate)), \"stock\": \(report.stock.json(tickHz: rate))}")
                 continue
             }
             print(report.summary)

@@ -8,9 +8,9 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure rig on this machine: the real-time loop (beside a Python loop) and startup.",
         discussion: """
-        Figures depend on the machine and on what else it is doing: say which load they \
-        were taken under. docs/performance.md has the latest figures and how to reproduce them.
-        """,
+            Figures depend on the machine and on what else it is doing: say which load they \
+            were taken under. docs/performance.md has the latest figures and how to reproduce them.
+            """,
         subcommands: [BenchLoopCommand.self, BenchStartupCommand.self, BenchBLEControlCommand.self, BenchPCA9685Command.self, BenchMovesCommand.self]
     )
 }
@@ -20,17 +20,17 @@ struct BenchLoopCommand: ParsableCommand {
         commandName: "loop",
         abstract: "Run the real-time loop on the simulated rig and report its wake-up lateness.",
         discussion: """
-        Plays a synthetic pan/tilt keyframe program of --seconds on the simulated output, in \
-        the same loop `rig play` uses (its own thread, absolute CLOCK_MONOTONIC deadlines, \
-        SCHED_FIFO and locked memory when allowed), and reports how late it woke for each \
-        tick (p50, p99, p99.9, max), ticks missed (woke a whole period late or more) and \
-        CPU time per tick. --compare python then runs Benchmarks/python/sleep_loop.py, a \
-        loop paced with time.sleep as most servo scripts are, for as long and under the \
-        same load, measured the same way. --compare floor compiles Benchmarks/c/floor_loop.c \
-        with cc (a C loop that only sleeps to absolute deadlines, with the same real-time \
-        settings) and runs it and rig's loop in --pairs alternating pairs under the same \
-        load, then reports each pair and the median over pairs of rig ÷ floor.
-        """
+            Plays a synthetic pan/tilt keyframe program of --seconds on the simulated output, in \
+            the same loop `rig play` uses (its own thread, absolute CLOCK_MONOTONIC deadlines, \
+            SCHED_FIFO and locked memory when allowed), and reports how late it woke for each \
+            tick (p50, p99, p99.9, max), ticks missed (woke a whole period late or more) and \
+            CPU time per tick. --compare python then runs Benchmarks/python/sleep_loop.py, a \
+            loop paced with time.sleep as most servo scripts are, for as long and under the \
+            same load, measured the same way. --compare floor compiles Benchmarks/c/floor_loop.c \
+            with cc (a C loop that only sleeps to absolute deadlines, with the same real-time \
+            settings) and runs it and rig's loop in --pairs alternating pairs under the same \
+            load, then reports each pair and the median over pairs of rig ÷ floor.
+            """
     )
 
     @Option(help: ArgumentHelp("Loop rate in Hz (20–500, as in a rig file).", valueName: "hz"))
@@ -62,7 +62,8 @@ struct BenchLoopCommand: ParsableCommand {
 
     func validate() throws {
         guard Rig.loopRateRangeHz.contains(rate) else {
-            throw ValidationError("--rate \(format(rate)): valid: \(format(Rig.loopRateRangeHz.lowerBound))…\(format(Rig.loopRateRangeHz.upperBound)) Hz, as in a rig file")
+            throw ValidationError(
+                "--rate \(format(rate)): valid: \(format(Rig.loopRateRangeHz.lowerBound))…\(format(Rig.loopRateRangeHz.upperBound)) Hz, as in a rig file")
         }
         guard seconds * rate >= 1, seconds <= 3600 else {
             throw ValidationError("--seconds \(format(seconds)): valid: at least one tick (1/rate) and at most 3600")
@@ -150,7 +151,9 @@ struct BenchLoopCommand: ParsableCommand {
         print("rig's loop thread: \(noRealtime ? "real-time not asked for (--no-realtime)" : result.grant.description)")
         if python != nil { print("python: time.sleep pacing at normal priority (\(script ?? ""))") }
         if let floorReport {
-            print("floor: \(FloorReferenceLoop.sourceName) compiled with cc -O2, \(noRealtime ? "no real-time settings" : "asking for the same real-time settings"); \(floorReport.pairs.count) pairs")
+            print(
+                "floor: \(FloorReferenceLoop.sourceName) compiled with cc -O2, \(noRealtime ? "no real-time settings" : "asking for the same real-time settings"); \(floorReport.pairs.count) pairs"
+            )
             print("")
             for line in floorReport.table { print(line) }
             return
@@ -163,10 +166,12 @@ struct BenchLoopCommand: ParsableCommand {
     private func runRigLoop(program: Program, startPose: [Double]) throws -> LoopResult {
         let rig = program.rig
         let output = SimOutput(config: SimOutputConfig(), rig: rig)
-        try output.start(channels: rig.axes.map(OutputChannel.init),
-                         initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
-        let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: program.motion, startPose: startPose), output: output,
-                               clock: MonotonicClock(), options: LoopOptions(realtime: !noRealtime), startPose: startPose)
+        try output.start(
+            channels: rig.axes.map(OutputChannel.init),
+            initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: program.motion, startPose: startPose), output: output,
+            clock: MonotonicClock(), options: LoopOptions(realtime: !noRealtime), startPose: startPose)
         loop.start()
         let result = loop.wait()
         if let fault = result.fault {

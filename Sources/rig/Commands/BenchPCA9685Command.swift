@@ -10,18 +10,18 @@ struct BenchPCA9685Command: ParsableCommand {
         commandName: "pca9685",
         abstract: "Count the I2C bytes rig's PCA9685 driver sends per frame, beside Adafruit's and the optimum.",
         discussion: """
-        Plays PROGRAM (default: the synthetic pan/tilt program of `rig bench loop`) through \
-        the motion engine, every step advanced at once, and writes every frame through the \
-        real PCA9685 driver onto a counting bus with a register file behind it. Per frame it \
-        reports the bytes (address + register + data) and write transactions rig sent; \
-        beside them what Adafruit's CircuitPython driver sends when its user sets every servo \
-        each frame (Tests/RigPCA9685Tests/adafruit_reference.py in the test venv), and the \
-        fewest bytes any sequence of writes could use for the same register changes \
-        (exhaustive search: a channel's changes in one transaction, at most 32 data bytes a \
-        transaction). Bus time counts 9 clocks a byte and 2 for START and STOP. The chip's \
-        initialisation and the periodic read-back are not counted. A program whose rig is \
-        not a PCA9685 is driven as if it were one at 50 Hz.
-        """
+            Plays PROGRAM (default: the synthetic pan/tilt program of `rig bench loop`) through \
+            the motion engine, every step advanced at once, and writes every frame through the \
+            real PCA9685 driver onto a counting bus with a register file behind it. Per frame it \
+            reports the bytes (address + register + data) and write transactions rig sent; \
+            beside them what Adafruit's CircuitPython driver sends when its user sets every servo \
+            each frame (Tests/RigPCA9685Tests/adafruit_reference.py in the test venv), and the \
+            fewest bytes any sequence of writes could use for the same register changes \
+            (exhaustive search: a channel's changes in one transaction, at most 32 data bytes a \
+            transaction). Bus time counts 9 clocks a byte and 2 for START and STOP. The chip's \
+            initialisation and the periodic read-back are not counted. A program whose rig is \
+            not a PCA9685 is driven as if it were one at 50 Hz.
+            """
     )
 
     @Argument(help: ArgumentHelp("A program file (.json).", valueName: "program"))
@@ -30,7 +30,9 @@ struct BenchPCA9685Command: ParsableCommand {
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp("The Python with adafruit-circuitpython-pca9685 (default: .build-venv/bin/python3 above the binary, else python3).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The Python with adafruit-circuitpython-pca9685 (default: .build-venv/bin/python3 above the binary, else python3).", valueName: "path"))
     var python: String?
 
     @Flag(help: "Do not run Adafruit's driver (no Python needed).")
@@ -61,14 +63,18 @@ struct BenchPCA9685Command: ParsableCommand {
         }
         var adafruit: [[Int]]?
         if !noAdafruit {
-            do { adafruit = try AdafruitReference.frames(config: config, channels: rig.axes.map(\.channel),
-                                                          pulses: measured.pulses, python: python) } catch {
+            do {
+                adafruit = try AdafruitReference.frames(
+                    config: config, channels: rig.axes.map(\.channel),
+                    pulses: measured.pulses, python: python)
+            } catch {
                 printError("error: \(error) (or pass --no-adafruit)")
                 throw ExitCode(1)
             }
         }
-        let report = PCA9685BenchReport(file: program ?? "<bench program>", rateHz: rig.loopRateHz, channels: rig.axes.count,
-                                        pwmHz: config.frequencyHz, rig: measured.rig, optimum: measured.optimum, adafruit: adafruit)
+        let report = PCA9685BenchReport(
+            file: program ?? "<bench program>", rateHz: rig.loopRateHz, channels: rig.axes.count,
+            pwmHz: config.frequencyHz, rig: measured.rig, optimum: measured.optimum, adafruit: adafruit)
         if json { print(report.json) } else { for line in report.table { print(line) } }
     }
 }
@@ -83,24 +89,28 @@ struct PCA9685Traffic {
 
     static func measure(rig: Rig, motion: Motion, config: PCA9685OutputConfig, maxTicks: Int = 10_000_000) throws -> PCA9685Traffic {
         let bus = CountingI2CBus()
-        let output = PCA9685Output(config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "rig.bench"),
-                                   clock: ManualClock(), healthCheckInterval: .seconds(1 << 40))
+        let output = PCA9685Output(
+            config: config, bus: bus, stateDirectory: nil, logger: Logger(label: "rig.bench"),
+            clock: ManualClock(), healthCheckInterval: .seconds(1 << 40))
         let start = rig.homePose
-        try output.start(channels: rig.axes.map(OutputChannel.init),
-                         initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+        try output.start(
+            channels: rig.axes.map(OutputChannel.init),
+            initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
         var player = Player(rig: rig, motion: motion, startPose: start)
         var frame = start
         var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
         var sent = [Double](repeating: 0, count: rig.axes.count)
         var traffic = PCA9685Traffic()
-        let ledBase = Int(PCA9685Register.ledOnL(channel: 0)), ledCount = 4 * PCA9685Register.channelCount
+        let ledBase = Int(PCA9685Register.ledOnL(channel: 0))
+        let ledCount = 4 * PCA9685Register.channelCount
         var ticks = 0
         while !player.isFinished, ticks < maxTicks {
             if case .ready = player.tick(into: &frame) { player.advance() }
             ticks += 1
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
             let before = Array(bus.registers[ledBase..<(ledBase + ledCount)])
-            let bytes = bus.writeBytes, transactions = bus.writeTransactions
+            let bytes = bus.writeBytes
+            let transactions = bus.writeTransactions
             try output.write(commands, sent: &sent)
             let changed = (0..<ledCount).map { bus.registers[ledBase + $0] != before[$0] }
             let best = PCA9685WriteOptimum.fewestBytes(changed: changed)
@@ -119,12 +129,14 @@ enum AdafruitReference {
         let script = try locateBenchmarkFile("../Tests/RigPCA9685Tests/adafruit_reference.py", explicit: nil, option: "--python")
         let interpreter = python ?? (try? locateBenchmarkFile("../.build-venv/bin/python3", explicit: nil, option: "--python")) ?? "python3"
         let rows = pulses.map { "[" + $0.map { $0.map { number($0) } ?? "null" }.joined(separator: ",") + "]" }.joined(separator: ",")
-        let request = "{\"frequencyHz\": \(number(config.frequencyHz)), \"oscillatorHz\": \(number(config.oscillatorHz)), "
+        let request =
+            "{\"frequencyHz\": \(number(config.frequencyHz)), \"oscillatorHz\": \(number(config.oscillatorHz)), "
             + "\"channels\": [\(channels.map(String.init).joined(separator: ","))], \"frames\": [\(rows)]}"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [interpreter, script, "frames"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         do { try process.run() } catch {
@@ -139,7 +151,9 @@ enum AdafruitReference {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BenchError("\(interpreter) \(script) frames failed (exit status \(process.terminationStatus)); it needs adafruit-circuitpython-pca9685 (scripts/setup --test)")
+            throw BenchError(
+                "\(interpreter) \(script) frames failed (exit status \(process.terminationStatus)); it needs adafruit-circuitpython-pca9685 (scripts/setup --test)"
+            )
         }
         struct Answer: Decodable { var perFrame: [[Int]] }
         do { return try JSONDecoder().decode(Answer.self, from: data).perFrame } catch {
@@ -169,8 +183,10 @@ struct PCA9685BenchReport {
 
         init(_ frames: [[Int]]) {
             for f in frames {
-                bytesTotal += f[0]; transactionsTotal += f[1]
-                bytesMax = max(bytesMax, f[0]); transactionsMax = max(transactionsMax, f[1])
+                bytesTotal += f[0]
+                transactionsTotal += f[1]
+                bytesMax = max(bytesMax, f[0])
+                transactionsMax = max(transactionsMax, f[1])
                 bus100Max = max(bus100Max, PCA9685BenchReport.busMicroseconds(f, kHz: 100))
                 bus400Max = max(bus400Max, PCA9685BenchReport.busMicroseconds(f, kHz: 400))
             }
@@ -192,7 +208,8 @@ struct PCA9685BenchReport {
     var framesAboveOptimum: Int { zip(rig, optimum).filter { $0[0] > $1[0] }.count }
 
     var json: String {
-        var text = "{\"program\": \"\(file)\", \"frames\": \(rig.count), \"rate_hz\": \(number(rateHz)), \"channels\": \(channels), "
+        var text =
+            "{\"program\": \"\(file)\", \"frames\": \(rig.count), \"rate_hz\": \(number(rateHz)), \"channels\": \(channels), "
             + "\"pwm_hz\": \(number(pwmHz)), \"rig\": \(Summary(rig).json), \"optimum\": \(Summary(optimum).json)"
         if let adafruit { text += ", \"adafruit\": \(Summary(adafruit).json)" }
         text += ", \"frames_above_optimum\": \(framesAboveOptimum), \"per_frame\": ["
@@ -207,15 +224,20 @@ struct PCA9685BenchReport {
     var table: [String] {
         var rows = [["", "bytes", "bytes/frame mean", "max", "transactions", "max/frame", "bus µs/frame 100 kHz mean", "max", "400 kHz mean", "max"]]
         func row(_ name: String, _ s: Summary) {
-            rows.append([name, String(s.bytesTotal), fixed(s.bytesMean, 2), String(s.bytesMax), String(s.transactionsTotal),
-                         String(s.transactionsMax), fixed(s.bus100Mean, 0), fixed(s.bus100Max, 0),
-                         fixed(s.bus400Mean, 0), fixed(s.bus400Max, 0)])
+            rows.append([
+                name, String(s.bytesTotal), fixed(s.bytesMean, 2), String(s.bytesMax), String(s.transactionsTotal),
+                String(s.transactionsMax), fixed(s.bus100Mean, 0), fixed(s.bus100Max, 0),
+                fixed(s.bus400Mean, 0), fixed(s.bus400Max, 0),
+            ])
         }
         row("rig", Summary(rig))
         row("optimum", Summary(optimum))
         if let adafruit { row("adafruit", Summary(adafruit)) }
         let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
-        var lines = ["rig bench pca9685: \(file), \(rig.count) frames at \(format(rateHz)) Hz, \(channels) channel\(channels == 1 ? "" : "s"), PWM \(format(pwmHz)) Hz", ""]
+        var lines = [
+            "rig bench pca9685: \(file), \(rig.count) frames at \(format(rateHz)) Hz, \(channels) channel\(channels == 1 ? "" : "s"), PWM \(format(pwmHz)) Hz",
+            "",
+        ]
         lines += rows.map { cells in
             cells.indices.map { c in
                 let pad = String(repeating: " ", count: widths[c] - cells[c].count)

@@ -1,22 +1,23 @@
 import ArgumentParser
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import RigCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct BenchStartupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "startup",
         abstract: "Time `rig play` from process start to its first frame.",
         discussion: """
-        Runs `rig play` (this same executable) on a program whose only motion is its first \
-        frame, --runs times, and times each run from spawn to exit on CLOCK_MONOTONIC: \
-        process start, parsing, the check, opening the simulated output, starting the loop, \
-        the first frame, plus one more tick and the exit. So the figure is an upper bound of \
-        start-to-first-frame, by about one tick and the exit. `rig --version`, timed the \
-        same way, shows how much of it is process and runtime start alone.
-        """
+            Runs `rig play` (this same executable) on a program whose only motion is its first \
+            frame, --runs times, and times each run from spawn to exit on CLOCK_MONOTONIC: \
+            process start, parsing, the check, opening the simulated output, starting the loop, \
+            the first frame, plus one more tick and the exit. So the figure is an upper bound of \
+            start-to-first-frame, by about one tick and the exit. `rig --version`, timed the \
+            same way, shows how much of it is process and runtime start alone.
+            """
     )
 
     @Option(help: ArgumentHelp("How many runs of each.", valueName: "n"))
@@ -34,7 +35,8 @@ struct BenchStartupCommand: ParsableCommand {
     func validate() throws {
         guard (1...1000).contains(runs) else { throw ValidationError("--runs \(runs): valid: 1…1000") }
         guard Rig.loopRateRangeHz.contains(rate) else {
-            throw ValidationError("--rate \(format(rate)): valid: \(format(Rig.loopRateRangeHz.lowerBound))…\(format(Rig.loopRateRangeHz.upperBound)) Hz, as in a rig file")
+            throw ValidationError(
+                "--rate \(format(rate)): valid: \(format(Rig.loopRateRangeHz.lowerBound))…\(format(Rig.loopRateRangeHz.upperBound)) Hz, as in a rig file")
         }
     }
 
@@ -46,7 +48,10 @@ struct BenchStartupCommand: ParsableCommand {
         try BenchProgram.firstFrameOnly(rateHz: rate).write(toFile: file, atomically: true, encoding: .utf8)
 
         let executable = runningExecutablePath()
-        var play: [Double] = [], version: [Double] = [], playRSS: [Double] = [], versionRSS: [Double] = []
+        var play: [Double] = []
+        var version: [Double] = []
+        var playRSS: [Double] = []
+        var versionRSS: [Double] = []
         let loadBefore = Self.loadAverage()
         do {
             for _ in 0..<runs {
@@ -62,13 +67,16 @@ struct BenchStartupCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let loadAfter = Self.loadAverage()
-        let playFigures = Spread(play), versionFigures = Spread(version)
-        let playMemory = Spread(playRSS), versionMemory = Spread(versionRSS)
+        let playFigures = Spread(play)
+        let versionFigures = Spread(version)
+        let playMemory = Spread(playRSS)
+        let versionMemory = Spread(versionRSS)
         let cpus = ProcessInfo.processInfo.activeProcessorCount
         if json {
-            print("{\"runs\": \(runs), \"rate_hz\": \(number(rate)), \"play_first_frame_upper_bound_ms\": \(playFigures.json), \"process_start_ms\": \(versionFigures.json), "
-                + "\"play_max_rss_mb\": \(playMemory.json), \"version_max_rss_mb\": \(versionMemory.json), "
-                + "\"machine\": {\"cpus\": \(cpus), \"loadavg_1min_before\": \(number(loadBefore)), \"loadavg_1min_after\": \(number(loadAfter))}}")
+            print(
+                "{\"runs\": \(runs), \"rate_hz\": \(number(rate)), \"play_first_frame_upper_bound_ms\": \(playFigures.json), \"process_start_ms\": \(versionFigures.json), "
+                    + "\"play_max_rss_mb\": \(playMemory.json), \"version_max_rss_mb\": \(versionMemory.json), "
+                    + "\"machine\": {\"cpus\": \(cpus), \"loadavg_1min_before\": \(number(loadBefore)), \"loadavg_1min_after\": \(number(loadAfter))}}")
             return
         }
         print("rig bench startup: \(runs) runs each, rig at \(format(rate)) Hz (one tick = \(rounded(1000 / rate)) ms)\(noRealtime ? ", --no-realtime" : "")")
@@ -87,7 +95,8 @@ struct BenchStartupCommand: ParsableCommand {
     /// The 1-minute load average from /proc/loadavg (NaN where there is none).
     static func loadAverage() -> Double {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-              let first = text.split(separator: " ").first, let value = Double(first) else { return .nan }
+            let first = text.split(separator: " ").first, let value = Double(first)
+        else { return .nan }
         return value
     }
 

@@ -15,10 +15,10 @@ struct CalibrateOscillator: ParsableCommand {
         commandName: "oscillator",
         abstract: "Compute a PCA9685's real oscillator frequency from a measured output frequency.",
         discussion: """
-        Play anything on the rig, measure the PWM frequency on one channel (frequency counter, \
-        scope, logic analyser), then run this with the rig file and the measurement. Write the \
-        printed value into the rig file's output.oscillatorHz.
-        """
+            Play anything on the rig, measure the PWM frequency on one channel (frequency counter, \
+            scope, logic analyser), then run this with the rig file and the measurement. Write the \
+            printed value into the rig file's output.oscillatorHz.
+            """
     )
 
     @Option(help: ArgumentHelp("The output frequency you measured, in Hz.", valueName: "hz"))
@@ -34,7 +34,8 @@ struct CalibrateOscillator: ParsableCommand {
     var oscillatorHz: Double = 25_000_000
 
     func run() throws {
-        var frequency = frequencyHz, oscillator = oscillatorHz
+        var frequency = frequencyHz
+        var oscillator = oscillatorHz
         if let rig {
             let rigFile = try FileLoading.loadRig(rig)
             guard case .pca9685(let config) = rigFile.output else {

@@ -7,12 +7,12 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write a shot log's shots for a stitcher (Hugin .pto, Papywizard XML) or as CSV/JSON.",
         discussion: """
-        The shots are the poses really sent, one image per step (and bracket) in the order the steps \
-        were shot; a step shot again (a redo) counts once, with its last take. The camera numbers \
-        every take, so images are named from --first-number in the order of all takes in the log. \
-        pto and papywizard need the lens: from --program FILE, else the program the log's start \
-        event names, else --hfov. See docs/stitching.md.
-        """
+            The shots are the poses really sent, one image per step (and bracket) in the order the steps \
+            were shot; a step shot again (a redo) counts once, with its last take. The camera numbers \
+            every take, so images are named from --first-number in the order of all takes in the log. \
+            pto and papywizard need the lens: from --program FILE, else the program the log's start \
+            event names, else --hfov. See docs/stitching.md.
+            """
     )
 
     @Argument(help: "A shot log (.jsonl) written by rig play.")
@@ -42,14 +42,16 @@ struct ExportCommand: ParsableCommand {
         var programProblem: String?
         if let programPath {
             do {
-                loaded = try ProgramParser.parse(text: FileLoading.readText(programPath), file: programPath,
-                                                 loadRig: FileLoading.rigLoader(programPath: programPath))
+                loaded = try ProgramParser.parse(
+                    text: FileLoading.readText(programPath), file: programPath,
+                    loadRig: FileLoading.rigLoader(programPath: programPath))
             } catch {
                 programProblem = error.description
             }
         }
         if let loaded, let programPath, let start = shotLog.lastStart, ShootSetup.sha256(of: programPath) != start.programSha256 {
-            printError("\(log): warning: \(loaded.file) has changed since the run (its SHA-256 is not the log's); the lens and axes come from the file as it is now")
+            printError(
+                "\(log): warning: \(loaded.file) has changed since the run (its SHA-256 is not the log's); the lens and axes come from the file as it is now")
         }
         if program != nil, let programProblem {
             // Asked for by name: a broken program is an error whatever the format.
@@ -63,16 +65,19 @@ struct ExportCommand: ParsableCommand {
             printError("\(log): error: the log has no shot to export (\(shotLog.events.count) event\(shotLog.events.count == 1 ? "" : "s"), no \"shot\")")
             throw ExitCode(2)
         }
-        let project = StitchProject.export(shotLog, file: log, program: loaded, lens: stitch.lensOverride(imageSize: checked.imageSize),
-                                           imageSize: checked.imageSize, names: checked.names, firstNumber: stitch.firstNumber)
+        let project = StitchProject.export(
+            shotLog, file: log, program: loaded, lens: stitch.lensOverride(imageSize: checked.imageSize),
+            imageSize: checked.imageSize, names: checked.names, firstNumber: stitch.firstNumber)
         if checked.format.needsLens, let problem = project.stitcherProblem {
             let why: String
             if project.lens != nil {
                 why = "each shot's pan: \(problem)"
             } else if let named, let programProblem {
-                why = "the lens, and the log's program \"\(named)\" cannot be read (\(programProblem)); give --program FILE (the program the log ran) or --hfov DEGREES"
+                why =
+                    "the lens, and the log's program \"\(named)\" cannot be read (\(programProblem)); give --program FILE (the program the log ran) or --hfov DEGREES"
             } else if let loaded {
-                why = "the lens, and \"\(loaded.file)\" is a \(loaded.kind.rawValue) program, which has none (only panorama programs have a lens); give --hfov DEGREES (the horizontal field of view of the image as stored)"
+                why =
+                    "the lens, and \"\(loaded.file)\" is a \(loaded.kind.rawValue) program, which has none (only panorama programs have a lens); give --hfov DEGREES (the horizontal field of view of the image as stored)"
             } else {
                 why = "the lens, and the log names no program; give --program FILE or --hfov DEGREES"
             }
@@ -80,8 +85,11 @@ struct ExportCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let redone = shotLog.shots.count - project.shots.count
-        try StitchOptions.emit(StitchOptions.render(project, as: checked.format), to: checked.output,
-                               summary: "\(project.shots.count) image\(project.shots.count == 1 ? "" : "s") as \(checked.format.rawValue)\(redone > 0 ? " (\(redone) earlier take\(redone == 1 ? "" : "s") of redone steps left out)" : "")")
+        try StitchOptions.emit(
+            StitchOptions.render(project, as: checked.format), to: checked.output,
+            summary:
+                "\(project.shots.count) image\(project.shots.count == 1 ? "" : "s") as \(checked.format.rawValue)\(redone > 0 ? " (\(redone) earlier take\(redone == 1 ? "" : "s") of redone steps left out)" : "")"
+        )
     }
 
     /// A program path from the log: as written if it exists, else next to the log.

@@ -11,11 +11,11 @@ struct JogCommand: ParsableCommand {
         commandName: "jog",
         abstract: "Jog the rig with a gamepad (or the keyboard) and record keyframes.",
         discussion: """
-        Left stick: pan/tilt; right stick: the next axes; d-pad: one fine step. A records a \
-        keyframe, B deletes the last, X goes home, Y previews, Start saves and ends, \
-        LB/RB slower/faster, Back quits. Without a gamepad: arrows, +/-, space, q. \
-        See docs/jog.md.
-        """)
+            Left stick: pan/tilt; right stick: the next axes; d-pad: one fine step. A records a \
+            keyframe, B deletes the last, X goes home, Y previews, Start saves and ends, \
+            LB/RB slower/faster, Back quits. Without a gamepad: arrows, +/-, space, q. \
+            See docs/jog.md.
+            """)
 
     @Option(help: "The rig file.")
     var rig: String
@@ -64,8 +64,9 @@ struct JogCommand: ParsableCommand {
         let logger = log.bootstrap(label: "rig.jog")
         let output = try makeOutput(for: model, logger: logger)
 
-        var options = JogOptions(rigPath: rig, device: device, recordPath: record, tracePath: trace,
-                                 spacing: spacing, timelapse: timelapse)
+        var options = JogOptions(
+            rigPath: rig, device: device, recordPath: record, tracePath: trace,
+            spacing: spacing, timelapse: timelapse)
         options.keyboard = keyboard ? .always : (noKeyboard ? .never : .auto)
         let summary: JogSummary
         do throws(JogError) {

@@ -7,11 +7,11 @@ struct PlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Print the shots (or steps) a stepped program will take, in order.",
         discussion: """
-        --format pto writes a Hugin project and --format papywizard Papywizard XML (version "c", \
-        which Hugin's and Autopano's importers read), with each shot's yaw and pitch: the rig's pan \
-        (positive = right) and tilt (positive = up), as Hugin measures them. csv and json list the \
-        shots for scripts. See docs/stitching.md.
-        """
+            --format pto writes a Hugin project and --format papywizard Papywizard XML (version "c", \
+            which Hugin's and Autopano's importers read), with each shot's yaw and pitch: the rig's pan \
+            (positive = right) and tilt (positive = up), as Hugin measures them. csv and json list the \
+            shots for scripts. See docs/stitching.md.
+            """
     )
 
     @Argument(help: "A program file (.json).")
@@ -29,16 +29,20 @@ struct PlanCommand: ParsableCommand {
         }
         let program = try PreparedProgram.load(file).program
         guard program.isStepped else {
-            printError("\(file): error: $.kind: \"\(program.kind.rawValue)\" is a continuous program; `rig plan` prints stepped programs (steps, panorama, timelapse)")
+            printError(
+                "\(file): error: $.kind: \"\(program.kind.rawValue)\" is a continuous program; `rig plan` prints stepped programs (steps, panorama, timelapse)")
             throw ExitCode(2)
         }
-        let checked = try stitch.check(defaultFormat: csv ? .csv : .table, allowed: StitchFormat.allCases,
-                                       inputs: PlayCommand.inputFiles(program: file))
+        let checked = try stitch.check(
+            defaultFormat: csv ? .csv : .table, allowed: StitchFormat.allCases,
+            inputs: PlayCommand.inputFiles(program: file))
         let format = csv ? .csv : checked.format
-        let project = StitchProject.plan(program, lens: stitch.lensOverride(imageSize: checked.imageSize), imageSize: checked.imageSize,
-                                         names: checked.names, firstNumber: stitch.firstNumber)
+        let project = StitchProject.plan(
+            program, lens: stitch.lensOverride(imageSize: checked.imageSize), imageSize: checked.imageSize,
+            names: checked.names, firstNumber: stitch.firstNumber)
         if format.needsLens, let problem = project.stitcherProblem {
-            let why = project.lens == nil
+            let why =
+                project.lens == nil
                 ? "--format \(format.rawValue) needs the lens's field of view: \(program.kind == .panorama ? "the panorama has no lens" : "a \(program.kind.rawValue) program has no lens (only panorama programs do)"); give --hfov DEGREES (the horizontal field of view of the image as stored)"
                 : "--format \(format.rawValue) needs the camera's yaw: \(problem)"
             printError("\(file): error: \(why)")
@@ -53,8 +57,12 @@ struct PlanCommand: ParsableCommand {
         let rig = program.rig
         var lines: [String] = []
         if let plan = program.panorama {
-            lines.append("\(file): panorama of \(plan.shots.count) shots in \(plan.rows) row\(plan.rows == 1 ? "" : "s") (\(plan.shotsPerRow.map(String.init).joined(separator: ", ")) per row)")
-            lines.append("real overlap: horizontal ≥ \(percent(plan.horizontalOverlap, digits: 1)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap, digits: 1) : "n/a")")
+            lines.append(
+                "\(file): panorama of \(plan.shots.count) shots in \(plan.rows) row\(plan.rows == 1 ? "" : "s") (\(plan.shotsPerRow.map(String.init).joined(separator: ", ")) per row)"
+            )
+            lines.append(
+                "real overlap: horizontal ≥ \(percent(plan.horizontalOverlap, digits: 1)), vertical \(plan.rows > 1 ? percent(plan.verticalOverlap, digits: 1) : "n/a")"
+            )
         } else {
             lines.append("\(file): \(program.steps.count) steps (\(program.kind.rawValue))")
         }

@@ -11,12 +11,12 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play a program on the rig (the simulated rig unless the rig file names hardware).",
         discussion: """
-        The program is checked first; one that breaks a limit anywhere is refused (exit 1). \
-        Ctrl-C, SIGTERM, SIGHUP, SIGQUIT or a closed pipe on stdout brakes within the limits, \
-        parks and leaves every output in its safe state (exit 0); a second one goes to the \
-        safe state at once. A failed write to stdout or stderr (a full disk) does the same \
-        with exit 1.
-        """
+            The program is checked first; one that breaks a limit anywhere is refused (exit 1). \
+            Ctrl-C, SIGTERM, SIGHUP, SIGQUIT or a closed pipe on stdout brakes within the limits, \
+            parks and leaves every output in its safe state (exit 0); a second one goes to the \
+            safe state at once. A failed write to stdout or stderr (a full disk) does the same \
+            with exit 1.
+            """
     )
 
     @Argument(help: "A program file (.json).")
@@ -32,7 +32,9 @@ struct PlayCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Run the timeline this many times faster (simulated output only; 0.01…1000).")
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("How stepped programs advance: auto, keyboard, interval:SECONDS, bui (Cascable), gpio (buttons) (default: the program's).", valueName: "trigger"))
+    @Option(
+        help: ArgumentHelp(
+            "How stepped programs advance: auto, keyboard, interval:SECONDS, bui (Cascable), gpio (buttons) (default: the program's).", valueName: "trigger"))
     var trigger: String?
 
     @Option(help: ArgumentHelp("Bluetooth adapter for --trigger bui (default: the rig's stepSync.adapter, else hci0).", valueName: "hciN"))
@@ -65,7 +67,8 @@ struct PlayCommand: ParsableCommand {
         let logger = log.bootstrap()
         let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim(SimOutputConfig()) : nil, logger: logger)
         let rig = prepared.program.rig
-        if speed != 1, case .sim = rig.output {} else if speed != 1 {
+        if speed != 1, case .sim = rig.output {
+        } else if speed != 1 {
             printError("--speed only works with the simulated output (this rig uses \(rig.output.typeName))")
             throw ExitCode(2)
         }
@@ -79,7 +82,9 @@ struct PlayCommand: ParsableCommand {
             }
         }
         if prepared.program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
-            printError("error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal")
+            printError(
+                "error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal"
+            )
             throw ExitCode(2)
         }
         let device = try openOutput(prepared, logger: logger)
@@ -87,13 +92,16 @@ struct PlayCommand: ParsableCommand {
             logger.info("starting from where the last run left \(prepared.restoredAxes.joined(separator: ", "))")
         }
         if !prepared.clampedAxes.isEmpty {
-            logger.warning("the remembered position of \(prepared.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+            logger.warning(
+                "the remembered position of \(prepared.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+            )
         }
         let startPose = prepared.startPose
         var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
         let program = shoot.program
-        let report = FeasibilityChecker.check(rig: rig, motion: program.motion, startPose: startPose,
-                                              shooting: shoot.plan, firstStep: shoot.firstStep)
+        let report = FeasibilityChecker.check(
+            rig: rig, motion: program.motion, startPose: startPose,
+            shooting: shoot.plan, firstStep: shoot.firstStep)
         if !report.feasible || dryRun || log.verbose {
             for line in CheckReport.describe(report, program: program) { say(line) }
         }
@@ -121,19 +129,22 @@ struct PlayCommand: ParsableCommand {
         let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
         if !isTTY { say(header) }
-        let stepTrigger: StepTrigger? = program.isStepped
+        let stepTrigger: StepTrigger? =
+            program.isStepped
             ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
 
         try shoot.open(logger: logger, display: { line in view.log(line) })
         let shots = shoot.runner
         if let path = shoot.logPath { view.log("shot log: \(path)") }
-        let player = Player(rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
-                            firstStep: shoot.firstStep, shooting: shoot.plan)
+        let player = Player(
+            rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
+            firstStep: shoot.firstStep, shooting: shoot.plan)
         var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
         options.viewIntervalSeconds = 0.1
         options.inputPaths = inputs
-        let session = RigSession(rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
-                                 options: options, logger: logger)
+        let session = RigSession(
+            rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
+            options: options, logger: logger)
         if let buttons = stepTrigger as? GPIOTrigger {
             buttons.onStop = { session.requestStop() }
         }
@@ -159,15 +170,18 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(error.exitCode)
         }
         if let warning = (stepTrigger as? BUITrigger)?.recipeWarning { shots?.warn(warning) }
-        shots?.finish(loopFault: summary.exitCode != 0 ? (summary.loop.fault.map { "\($0)" } ?? "\(summary.end)") : nil,
-                      stoppedBySignal: summary.stoppedBySignal)
+        shots?.finish(
+            loopFault: summary.exitCode != 0 ? (summary.loop.fault.map { "\($0)" } ?? "\(summary.end)") : nil,
+            stoppedBySignal: summary.stoppedBySignal)
         if let shots, let path = shoot.logPath {
             say("shot log: \(path) (\(shots.shotsTaken) shots\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))")
         }
         let loop = summary.loop
         logger.info("real-time: \(loop.grant)")
         let lateness = loop.lateness
-        say("done: \(loop.ticks) ticks, \(summary.stepsReady) steps settled; wake-up lateness p50 \(us(lateness.percentileMicroseconds(0.5))) p99 \(us(lateness.percentileMicroseconds(0.99))) max \(us(lateness.maxMicroseconds)), \(lateness.missedTicks) missed ticks")
+        say(
+            "done: \(loop.ticks) ticks, \(summary.stepsReady) steps settled; wake-up lateness p50 \(us(lateness.percentileMicroseconds(0.5))) p99 \(us(lateness.percentileMicroseconds(0.99))) max \(us(lateness.maxMicroseconds)), \(lateness.missedTicks) missed ticks"
+        )
         if loop.traceRowsDropped > 0 {
             printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
         }
@@ -188,8 +202,8 @@ struct PlayCommand: ParsableCommand {
     static func inputFiles(program path: String) -> [String] {
         var files = [path]
         guard let text = try? FileLoading.readText(path), let root = try? JSONParser.parse(text),
-              case .object(let members) = root.value,
-              let rig = members.first(where: { $0.key == "rig" }), case .string(let rigPath) = rig.value.value
+            case .object(let members) = root.value,
+            let rig = members.first(where: { $0.key == "rig" }), case .string(let rigPath) = rig.value.value
         else { return files }
         let base = (path as NSString).deletingLastPathComponent
         files.append(rigPath.hasPrefix("/") || base.isEmpty ? rigPath : (base as NSString).appendingPathComponent(rigPath))
@@ -222,10 +236,11 @@ struct PlayCommand: ParsableCommand {
                 printError("error: cannot reach the system D-Bus for Bluetooth: \(error) (is dbus running? see docs/cascable.md)")
                 throw ExitCode(1)
             }
-            return BUITrigger(connection: connection, config: config, stepCount: program.steps.count,
-                              stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
-                              display: { line in view.log(line) }, textDisplay: output as? TextDisplay,
-                              buttons: program.rig.buttons, stepLabels: program.steps.map(\.label))
+            return BUITrigger(
+                connection: connection, config: config, stepCount: program.steps.count,
+                stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
+                display: { line in view.log(line) }, textDisplay: output as? TextDisplay,
+                buttons: program.rig.buttons, stepLabels: program.steps.map(\.label))
         case .gpio:
             return GPIOTrigger(config: program.rig.buttons ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }

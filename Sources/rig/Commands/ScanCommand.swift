@@ -8,7 +8,8 @@ struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "List nearby BLEControl boards (BLE devices advertising service FFE0).",
-        discussion: "Uses BlueZ over the system D-Bus (DBUS_SYSTEM_BUS_ADDRESS is honoured). Put the address in the rig file's output as \"address\" to pin a board."
+        discussion:
+            "Uses BlueZ over the system D-Bus (DBUS_SYSTEM_BUS_ADDRESS is honoured). Put the address in the rig file's output as \"address\" to pin a board."
     )
 
     @Option(help: ArgumentHelp("The Bluetooth adapter to scan with.", valueName: "hciN"))
@@ -28,7 +29,8 @@ struct ScanCommand: ParsableCommand {
         // The root command is synchronous: run the D-Bus work on a task and wait for it.
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let adapter = self.adapter, seconds = self.seconds
+        let adapter = self.adapter
+        let seconds = self.seconds
         Task {
             do {
                 try await Self.scan(adapter: adapter, seconds: seconds)
@@ -48,8 +50,9 @@ struct ScanCommand: ParsableCommand {
             defer { bus.close() }
             let central = BlueZCentral(bus: bus)
             let chosen = try await BlueZAdapter.named(adapter, on: bus)
-            let boards = try await central.scan(on: chosen, filter: BlueZDeviceFilter(serviceUUID: "FFE0"),
-                                                duration: .milliseconds(Int(seconds * 1000)))
+            let boards = try await central.scan(
+                on: chosen, filter: BlueZDeviceFilter(serviceUUID: "FFE0"),
+                duration: .milliseconds(Int(seconds * 1000)))
             if boards.isEmpty {
                 say("no BLEControl board seen on \(adapter) in \(seconds) s (is it powered, and not connected to a phone?)")
                 return

@@ -11,12 +11,12 @@ struct ServeDFMocoCommand: ParsableCommand {
         commandName: "dfmoco",
         abstract: "Be a Dragonframe motion-control rig (DFMoco over TCP or a serial line).",
         discussion: """
-        Motors are the rig's axes in file order, or as its "dfmoco" key lists them; \
-        positions are integer steps (stepsPerDegree, default 100). Targets beyond the soft \
-        limits are clamped, speeds never exceed maxVelocity. One client at a time; a client \
-        that disconnects leaves the rig braking to a stop. Ctrl-C or SIGTERM brakes, parks \
-        and leaves the output in its safe state. See docs/dragonframe.md.
-        """
+            Motors are the rig's axes in file order, or as its "dfmoco" key lists them; \
+            positions are integer steps (stepsPerDegree, default 100). Targets beyond the soft \
+            limits are clamped, speeds never exceed maxVelocity. One client at a time; a client \
+            that disconnects leaves the rig braking to a stop. Ctrl-C or SIGTERM brakes, parks \
+            and leaves the output in its safe state. See docs/dragonframe.md.
+            """
     )
 
     @Option(help: "The rig file.")
@@ -46,7 +46,8 @@ struct ServeDFMocoCommand: ParsableCommand {
     func run() throws {
         let model = try FileLoading.loadRig(rig)
         let logger = log.bootstrap(label: "rig.dfmoco")
-        let endpoint: DFMocoEndpoint = serial.map { .serial(path: $0) }
+        let endpoint: DFMocoEndpoint =
+            serial.map { .serial(path: $0) }
             ?? listen.flatMap(DFMocoEndpoint.parseListen) ?? .tcp(host: "127.0.0.1", port: 10001)
         if let trace {
             do { try OutputPath.check(trace, option: "--trace", inputs: [rig]) } catch {
@@ -61,22 +62,26 @@ struct ServeDFMocoCommand: ParsableCommand {
         }
         let start = StartPose.resolve(rig: model, output: output)
         if !start.clampedAxes.isEmpty {
-            logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)")
+            logger.warning(
+                "the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+            )
         }
         var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime), tracePath: trace)
         options.inputPaths = [rig]
         let service: DFMocoService
         do {
-            service = try DFMocoService(rig: model, output: output, startPose: start.pose, endpoint: endpoint, options: options,
-                                        version: RigCommand.configuration.version, logger: logger)
+            service = try DFMocoService(
+                rig: model, output: output, startPose: start.pose, endpoint: endpoint, options: options,
+                version: RigCommand.configuration.version, logger: logger)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)
         }
-        let place = service.port.map { port -> String in
-            if case .tcp(let host, _) = endpoint { return "tcp \(host):\(port)" }
-            return endpoint.description
-        } ?? endpoint.description
+        let place =
+            service.port.map { port -> String in
+                if case .tcp(let host, _) = endpoint { return "tcp \(host):\(port)" }
+                return endpoint.description
+            } ?? endpoint.description
         logger.notice("dfmoco: serving rig \"\(model.name)\" on \(place) (\(output.label)); motors \(service.server.motorSummary)")
         let summary: SessionSummary
         do throws(SessionError) {

@@ -11,11 +11,11 @@ struct ServeHTTPCommand: ParsableCommand {
         commandName: "http",
         abstract: "Control the rig from a phone or a browser over HTTP.",
         discussion: """
-        Opens the output once and holds it until SIGINT, SIGTERM or SIGHUP, which park the \
-        rig and leave every output in its safe state. Listens on loopback unless told \
-        otherwise; any other address requires a token (made on first start, printed once \
-        with the URL to open on the phone). See docs/serve.md.
-        """
+            Opens the output once and holds it until SIGINT, SIGTERM or SIGHUP, which park the \
+            rig and leave every output in its safe state. Listens on loopback unless told \
+            otherwise; any other address requires a token (made on first start, printed once \
+            with the URL to open on the phone). See docs/serve.md.
+            """
     )
 
     @Option(help: "The rig file.")
@@ -27,7 +27,8 @@ struct ServeHTTPCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Address and port to listen on (0 picks a free port).", valueName: "host:port"))
     var listen = "127.0.0.1:8080"
 
-    @Option(help: ArgumentHelp("The token file (default: serve-token in the state directory); giving one requires the token even on loopback.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("The token file (default: serve-token in the state directory); giving one requires the token even on loopback.", valueName: "file"))
     var tokenFile: String?
 
     @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
@@ -94,7 +95,8 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         let start = StartPose.resolve(rig: model, output: device)
         if !start.clampedAxes.isEmpty {
-            logger.warning("the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit")
+            logger.warning(
+                "the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit")
         }
         var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime, stopWhenLimited: false), tracePath: trace)
         options.inputPaths = [rig]
@@ -104,20 +106,25 @@ struct ServeHTTPCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
-        let parts = ServeApp.Parts(console: console,
-                                   library: ProgramLibrary(directory: programs, rig: model, rigText: rigText, rigPath: rig),
-                                   poses: poses, lease: ControlLease(), settings: ServeSettings(listen: address, token: token))
+        let parts = ServeApp.Parts(
+            console: console,
+            library: ProgramLibrary(directory: programs, rig: model, rigText: rigText, rigPath: rig),
+            poses: poses, lease: ControlLease(), settings: ServeSettings(listen: address, token: token))
         let printedToken = tokenCreated ? token : nil
         let needsToken = token != nil
-        let server = ServeServer(parts, logger: logger, onServerRunning: { port in
-            let host = address.host == "0.0.0.0" || address.host == "::" ? ProcessInfo.processInfo.hostName : address.host
-            let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
-            if let printedToken {
-                say("rig serve: open \(url)?token=\(printedToken.text) on the phone (printed once; the token is kept in \(tokenFile ?? stateDirectory + "/serve-token"))")
-            } else {
-                say("rig serve: listening on \(url)\(!needsToken ? "" : " (token required: the one in \(tokenFile ?? stateDirectory + "/serve-token"))")")
-            }
-        })
+        let server = ServeServer(
+            parts, logger: logger,
+            onServerRunning: { port in
+                let host = address.host == "0.0.0.0" || address.host == "::" ? ProcessInfo.processInfo.hostName : address.host
+                let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+                if let printedToken {
+                    say(
+                        "rig serve: open \(url)?token=\(printedToken.text) on the phone (printed once; the token is kept in \(tokenFile ?? stateDirectory + "/serve-token"))"
+                    )
+                } else {
+                    say("rig serve: listening on \(url)\(!needsToken ? "" : " (token required: the one in \(tokenFile ?? stateDirectory + "/serve-token"))")")
+                }
+            })
         server.start()
         // The session ends on SIGINT/SIGTERM/SIGHUP (park, safe state) or a fault; the
         // server goes with it.

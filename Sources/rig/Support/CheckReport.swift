@@ -16,7 +16,8 @@ enum CheckReport {
         case .stepped(let steps): what = "\(steps.count) step\(steps.count == 1 ? "" : "s")"
         }
         let verdict = report.unchecked != nil ? "NOT CHECKED" : report.feasible ? "feasible" : "INFEASIBLE"
-        lines.append("\(program.file): \(verdict): \(what), \(rounded(report.durationSeconds)) s of motion at \(format(rig.loopRateHz)) Hz on rig \"\(rig.name)\"")
+        lines.append(
+            "\(program.file): \(verdict): \(what), \(rounded(report.durationSeconds)) s of motion at \(format(rig.loopRateHz)) Hz on rig \"\(rig.name)\"")
         let header = ["axis", "range used", "soft limits", "limit margin", "peak velocity", "peak accel.", "peak jerk (moves)"]
         var rows: [[String]] = [header]
         for (i, axis) in rig.axes.enumerated() {

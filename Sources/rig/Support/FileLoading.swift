@@ -70,7 +70,8 @@ enum FileLoading {
             }
             let text = try readText(resolved)
             if let root = try? JSONParser.parse(text), !looksLikeRig(root: root), case .object(let members) = root.value,
-               members.contains(where: { $0.key == "kind" }) {
+                members.contains(where: { $0.key == "kind" })
+            {
                 throw value.error("\"\(elided(path))\" is a program file, not a rig file; \"rig\" must name a rig file (with \"axes\") or be a rig object")
             }
             return (text, resolved)
@@ -79,7 +80,8 @@ enum FileLoading {
 
     /// Whether two paths name the same file (same device and inode).
     static func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
+        var sa = stat()
+        var sb = stat()
         guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }

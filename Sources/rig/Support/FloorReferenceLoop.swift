@@ -97,7 +97,9 @@ struct FloorComparison {
                 return "\(percentile(l.p50)) / \(percentile(l.p99)) / \(percentile(l.p999)) / \(microseconds(l.max)) / \(f.missed)"
             }
             let order = k % 2 == 0 ? "rig first  " : "floor first"
-            lines.append("\(String(k + 1).padding(toLength: 4, withPad: " ", startingAt: 0))  \(order)  \(cells(pair.rig).padding(toLength: 45, withPad: " ", startingAt: 0))  \(cells(pair.floor))")
+            lines.append(
+                "\(String(k + 1).padding(toLength: 4, withPad: " ", startingAt: 0))  \(order)  \(cells(pair.rig).padding(toLength: 45, withPad: " ", startingAt: 0))  \(cells(pair.floor))"
+            )
         }
         let r = medianRatio
         lines.append("")

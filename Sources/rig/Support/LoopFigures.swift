@@ -32,10 +32,12 @@ struct LoopFigures: Decodable, Equatable {
 
     init(_ result: LoopResult) {
         let stats = result.lateness
-        self.init(ticks: result.ticks, missed: stats.missedTicks,
-                  latenessMicroseconds: Lateness(p50: stats.percentileMicroseconds(0.5), p99: stats.percentileMicroseconds(0.99),
-                                                 p999: stats.percentileMicroseconds(0.999), max: stats.maxMicroseconds),
-                  cpuMicrosecondsPerTick: result.cpuNanosecondsPerTick / 1_000)
+        self.init(
+            ticks: result.ticks, missed: stats.missedTicks,
+            latenessMicroseconds: Lateness(
+                p50: stats.percentileMicroseconds(0.5), p99: stats.percentileMicroseconds(0.99),
+                p999: stats.percentileMicroseconds(0.999), max: stats.maxMicroseconds),
+            cpuMicrosecondsPerTick: result.cpuNanosecondsPerTick / 1_000)
     }
 
     /// The object `--json` prints for one loop, keys in the documented order.
@@ -71,7 +73,8 @@ struct LoopComparison {
             var cells = [label, show(value(rig))]
             if let python {
                 cells.append(show(value(python)))
-                let r = value(rig), p = value(python)
+                let r = value(rig)
+                let p = value(python)
                 // A Python percentile at the histogram's cap is a lower bound, and so is the ratio.
                 let atLeast = capped && p >= Double(LatencyStats.bucketCount) ? "≥ " : ""
                 cells.append(!ratio ? "" : r > 0 ? atLeast + fixed(p / r, 1) + "×" : p > 0 ? "∞" : "—")

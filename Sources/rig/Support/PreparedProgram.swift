@@ -26,7 +26,8 @@ struct PreparedProgram {
         var program = program
         if let outputOverride { program.rig.output = outputOverride }
         let output = try? makeOutput(for: program.rig, logger: logger)
-        let start = output.map { StartPose.resolve(rig: program.rig, output: $0) }
+        let start =
+            output.map { StartPose.resolve(rig: program.rig, output: $0) }
             ?? .home(program.rig)
         let planned = program.startingFrom(start.pose)
         // Bounded before any simulation: check, plan, plot and play all start here.
@@ -36,7 +37,8 @@ struct PreparedProgram {
             printError(FileError(file: program.file, location: SourceLocation(line: 1, column: 1), path: "$", message: reason.description).description)
             throw ExitCode(2)
         }
-        return PreparedProgram(program: planned, startPose: start.pose, output: output,
-                               restoredAxes: start.restoredAxes, clampedAxes: start.clampedAxes)
+        return PreparedProgram(
+            program: planned, startPose: start.pose, output: output,
+            restoredAxes: start.restoredAxes, clampedAxes: start.clampedAxes)
     }
 }

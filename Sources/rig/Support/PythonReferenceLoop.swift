@@ -56,10 +56,12 @@ func locateBenchmarkFile(_ relative: String, explicit: String?, option: String) 
         candidates.append(dir.appendingPathComponent("share/rig/\(name)").path)
         dir.deleteLastPathComponent()
     }
-    candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        .appendingPathComponent("Benchmarks/\(relative)").path)
+    candidates.append(
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            .appendingPathComponent("Benchmarks/\(relative)").path)
     if let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) { return found }
-    throw BenchError("cannot find \(name) (looked in Benchmarks/\(relative) and share/rig/ above \(runningExecutablePath()), and in ./Benchmarks/); pass \(option) PATH")
+    throw BenchError(
+        "cannot find \(name) (looked in Benchmarks/\(relative) and share/rig/ above \(runningExecutablePath()), and in ./Benchmarks/); pass \(option) PATH")
 }
 
 /// A `rig bench` problem a user can act on.

@@ -7,7 +7,10 @@ import RigStepSync
 
 /// `rig play`'s shooting options: the camera, the shot log, resuming and redoing.
 struct ShootOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Shot log of a stepped program (JSON Lines). Default: <state dir>/runs/<program>-<UTC time>.jsonl; with --resume, the log to continue.", valueName: "file.jsonl"))
+    @Option(
+        help: ArgumentHelp(
+            "Shot log of a stepped program (JSON Lines). Default: <state dir>/runs/<program>-<UTC time>.jsonl; with --resume, the log to continue.",
+            valueName: "file.jsonl"))
     var log: String?
 
     @Flag(help: "Do not fire the rig's camera in this run (the log is still written).")
@@ -71,7 +74,8 @@ struct ShootSetup {
             }
             if let s = options.interval {
                 guard let timing else {
-                    printError("error: --interval shoots with the rig's camera; \(program.rig.camera == nil ? "the rig has no \"camera\"" : "--no-shoot is set")")
+                    printError(
+                        "error: --interval shoots with the rig's camera; \(program.rig.camera == nil ? "the rig has no \"camera\"" : "--no-shoot is set")")
                     throw ExitCode(2)
                 }
                 let needed = timing.shotSeconds + timing.afterShotSeconds
@@ -86,8 +90,9 @@ struct ShootSetup {
         let directory = StateDirectory.default().map { RunLogDirectory(stateDirectory: $0) }
         if options.resume {
             do {
-                let found = try ResumeLookup.find(program: programPath, sha256: sha, stepCount: program.steps.count,
-                                                  logPath: logPath, directory: directory)
+                let found = try ResumeLookup.find(
+                    program: programPath, sha256: sha, stepCount: program.steps.count,
+                    logPath: logPath, directory: directory)
                 originalStart = found.log.lastStart
                 if let start = originalStart, !start.startAxisNames.isEmpty, start.startAxisNames == program.rig.axes.map(\.name) {
                     // The same shooting order as the run being resumed.
@@ -110,9 +115,10 @@ struct ShootSetup {
             firstStep = n - 1
         }
 
-        return ShootSetup(program: program, plan: plan, firstStep: firstStep, logPath: logPath, options: options,
-                          programPath: programPath, startPose: startPose, alreadyShot: alreadyShot, originalStart: originalStart,
-                          sha: sha, directory: directory)
+        return ShootSetup(
+            program: program, plan: plan, firstStep: firstStep, logPath: logPath, options: options,
+            programPath: programPath, startPose: startPose, alreadyShot: alreadyShot, originalStart: originalStart,
+            sha: sha, directory: directory)
     }
 
     /// Opens the log and the camera and makes the runner (none for a keyframes program
@@ -135,11 +141,12 @@ struct ShootSetup {
                 }
             }
             let names = program.rig.axes.map(\.name)
-            let start = ShotLogStart(program: programPath, programSha256: sha, steps: program.steps.count,
-                                     startedAt: RunLogDirectory.isoStamp(Date()),
-                                     fromStep: firstStep > 0 || options.resume ? firstStep + 1 : nil,
-                                     startAxisNames: originalStart?.startAxisNames ?? names,
-                                     startPose: originalStart?.startPose ?? startPose)
+            let start = ShotLogStart(
+                program: programPath, programSha256: sha, steps: program.steps.count,
+                startedAt: RunLogDirectory.isoStamp(Date()),
+                fromStep: firstStep > 0 || options.resume ? firstStep + 1 : nil,
+                startAxisNames: originalStart?.startAxisNames ?? names,
+                startPose: originalStart?.startPose ?? startPose)
             self.logPath = logPath
             if timing != nil, let config = program.rig.camera {
                 switch config.kind {
@@ -151,8 +158,9 @@ struct ShootSetup {
                     }
                 }
             }
-            runner = ShotRunner(steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
-                                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
+            runner = ShotRunner(
+                steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
+                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
         }
     }
 

@@ -32,10 +32,16 @@ enum StitchFormat: String, ExpressibleByArgument, CaseIterable {
 /// The options `rig plan` and `rig export` share: where to write, and how to name and size
 /// the images in a stitcher file. Everything is checked before anything is written.
 struct StitchOptions: ParsableArguments {
-    @Option(name: .customLong("format"), help: ArgumentHelp("What to write (table: rig plan only). Default: from the -o file's extension (.pto, .xml, .csv, .json, .txt), else a table (plan).", valueName: "format"))
+    @Option(
+        name: .customLong("format"),
+        help: ArgumentHelp(
+            "What to write (table: rig plan only). Default: from the -o file's extension (.pto, .xml, .csv, .json, .txt), else a table (plan).",
+            valueName: "format"))
     var format: StitchFormat?
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file (replaced atomically) instead of stdout. Never one of the input files.", valueName: "file"))
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("Write to this file (replaced atomically) instead of stdout. Never one of the input files.", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("Image file names, with one integer conversion for the camera's file number.", valueName: "pattern"))
@@ -44,10 +50,16 @@ struct StitchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The camera's file number of the first image (plan: of step 1; export: of the log's first take).", valueName: "n"))
     var firstNumber = 1
 
-    @Option(help: ArgumentHelp("The images' size in pixels, as the camera stores them (landscape). Default: 6000 wide, as high as the lens's aspect ratio (6000x4000 for 3:2).", valueName: "WxH"))
+    @Option(
+        help: ArgumentHelp(
+            "The images' size in pixels, as the camera stores them (landscape). Default: 6000 wide, as high as the lens's aspect ratio (6000x4000 for 3:2).",
+            valueName: "WxH"))
     var imageSize: String?
 
-    @Option(help: ArgumentHelp("The lens's horizontal field of view in degrees (of the image as stored, landscape), for programs without a lens (steps, timelapse) or to override the program's.", valueName: "degrees"))
+    @Option(
+        help: ArgumentHelp(
+            "The lens's horizontal field of view in degrees (of the image as stored, landscape), for programs without a lens (steps, timelapse) or to override the program's.",
+            valueName: "degrees"))
     var hfov: Double?
 
     /// The checked options: a usage problem is printed and exits 2.
@@ -65,7 +77,9 @@ struct StitchOptions: ParsableArguments {
             return ExitCode(2)
         }
         guard let chosen = format ?? output.flatMap(StitchFormat.inferred) ?? defaultFormat else {
-            throw usage("give --format (\(allowed.map(\.rawValue).joined(separator: ", "))); \(output.map { "-o \($0) has no extension that says which" } ?? "there is no -o file to infer it from")")
+            throw usage(
+                "give --format (\(allowed.map(\.rawValue).joined(separator: ", "))); \(output.map { "-o \($0) has no extension that says which" } ?? "there is no -o file to infer it from")"
+            )
         }
         guard allowed.contains(chosen) else {
             throw usage("--format \(chosen.rawValue) is not available here; valid: \(allowed.map(\.rawValue).joined(separator: ", "))")
@@ -75,7 +89,9 @@ struct StitchOptions: ParsableArguments {
         guard firstNumber >= 0, firstNumber <= 1_000_000_000 else { throw usage("--first-number \(firstNumber) is out of range; valid: 0…1000000000") }
         var size: PixelSize?
         if let imageSize {
-            guard let parsed = PixelSize(imageSize) else { throw usage("--image-size \"\(imageSize)\" is not WIDTHxHEIGHT in pixels; valid: e.g. 6000x4000, each 1…1000000") }
+            guard let parsed = PixelSize(imageSize) else {
+                throw usage("--image-size \"\(imageSize)\" is not WIDTHxHEIGHT in pixels; valid: e.g. 6000x4000, each 1…1000000")
+            }
             size = parsed
         }
         if let hfov, !(1...179).contains(hfov) {

@@ -23,7 +23,8 @@ struct FirmwareDecoder {
                 violations.append("command split across writes: \(write[index...])")
                 return
             }
-            let command = write[index], length = Int(write[index + 1])
+            let command = write[index]
+            let length = Int(write[index + 1])
             let data = Array(write[(index + 2)..<(index + 2 + length)])
             if afterInit { violations.append("\(BLEControlCommand.name(command)) packed after INIT") }
             switch command {

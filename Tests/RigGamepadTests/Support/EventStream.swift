@@ -29,8 +29,10 @@ struct EventStream {
 
     /// A press and a release of `code`, each its own packet.
     mutating func tap(_ code: Int32) {
-        key(code, true); report()
-        key(code, false); report()
+        key(code, true)
+        report()
+        key(code, false)
+        report()
     }
 
     mutating func take() -> [UInt8] {

@@ -1,7 +1,7 @@
 import RigCore
-import RigTestSupport
 import RigGamepad
 import RigRuntime
+import RigTestSupport
 
 /// A jog session without threads: a real pipe carries recorded evdev bytes to a real
 /// `GamepadReader` (ioctls faked), which is read once per tick before the source ticks;
@@ -33,8 +33,9 @@ final class JogHarness {
         pipe = try TestPipe()
         self.fake = fake
         reader = try GamepadReader(path: "/dev/input/event-test", fd: pipe.readEnd, control: fake, config: config, input: input)
-        source = JogSource(rig: rig, config: config, input: input, preview: preview, startPose: start, notices: notices,
-                           deviceFlatFraction: reader.interpreter.stickFlatFraction)
+        source = JogSource(
+            rig: rig, config: config, input: input, preview: preview, startPose: start, notices: notices,
+            deviceFlatFraction: reader.interpreter.stickFlatFraction)
         monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
         frame = start
     }

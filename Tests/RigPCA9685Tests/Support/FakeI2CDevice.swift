@@ -1,4 +1,5 @@
 import Synchronization
+
 @testable import RigPCA9685
 
 /// A fake `/dev/i2c-N` behind the syscall funnel: records every call, keeps a plain
@@ -55,7 +56,10 @@ final class FakeI2CDevice: Sendable {
     var syscalls: I2CSyscalls {
         I2CSyscalls(
             open: { path, flags in
-                self.state.withLock { $0.openFlags = flags; $0.openPath = path }
+                self.state.withLock {
+                    $0.openFlags = flags
+                    $0.openPath = path
+                }
                 return self.record("open", "open \(path)") ?? Self.fd
             },
             close: { fd in self.record("close", "close \(fd)") ?? 0 },

@@ -79,8 +79,9 @@ final class PCA9685Model: I2CBus {
 
     func channel(_ n: Int) -> ChipChannel {
         let base = Int(Self.LED0_ON_L) + 4 * n
-        return ChipChannel(on: UInt16(registers[base]) | UInt16(registers[base + 1] & 0x1F) << 8,
-                           off: UInt16(registers[base + 2]) | UInt16(registers[base + 3] & 0x1F) << 8)
+        return ChipChannel(
+            on: UInt16(registers[base]) | UInt16(registers[base + 1] & 0x1F) << 8,
+            off: UInt16(registers[base + 2]) | UInt16(registers[base + 3] & 0x1F) << 8)
     }
 
     var channels: [ChipChannel] { (0..<16).map(channel) }
@@ -123,8 +124,10 @@ final class PCA9685Model: I2CBus {
         return read(0)
     }
 
-    private func begin(_ kind: Transaction.Kind, address: Int, register: UInt8?, data: [UInt8], busBytes: Int,
-                       operation: I2CError.Operation) throws(I2CError) {
+    private func begin(
+        _ kind: Transaction.Kind, address: Int, register: UInt8?, data: [UInt8], busBytes: Int,
+        operation: I2CError.Operation
+    ) throws(I2CError) {
         if transactionIndex == resetBeforeTransaction { powerOnReset() }
         transactionIndex += 1
         var transaction = Transaction(kind: kind, address: address, register: register, data: data, busBytes: busBytes)

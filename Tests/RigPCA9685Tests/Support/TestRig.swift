@@ -1,9 +1,9 @@
-import RigTestSupport
 import Foundation
 import Logging
 import RigCore
 import RigPCA9685
 import RigRuntime
+import RigTestSupport
 import Synchronization
 
 /// A model chip, a manual clock, a captured log and the output under test, wired together.
@@ -15,9 +15,11 @@ final class TestRig {
     let output: PCA9685Output
     let channels: [OutputChannel]
 
-    init(frequencyHz: Double = 50, oscillatorHz: Double = 25_000_000, phaseStagger: Bool = false,
-         channels: [Int] = [0, 1], kinds: [AxisKind]? = nil, stateDirectory: String? = nil,
-         retryPolicy: I2CRetryPolicy = .default, model: PCA9685Model? = nil) {
+    init(
+        frequencyHz: Double = 50, oscillatorHz: Double = 25_000_000, phaseStagger: Bool = false,
+        channels: [Int] = [0, 1], kinds: [AxisKind]? = nil, stateDirectory: String? = nil,
+        retryPolicy: I2CRetryPolicy = .default, model: PCA9685Model? = nil
+    ) {
         self.model = model ?? PCA9685Model(log: log)
         clock = RecordingClock(log: self.model.log)
         var config = PCA9685OutputConfig()
@@ -25,8 +27,9 @@ final class TestRig {
         config.frequencyHz = frequencyHz
         config.oscillatorHz = oscillatorHz
         config.phaseStagger = phaseStagger
-        output = PCA9685Output(config: config, bus: self.model, stateDirectory: stateDirectory,
-                               logger: logs.logger, clock: clock, retryPolicy: retryPolicy)
+        output = PCA9685Output(
+            config: config, bus: self.model, stateDirectory: stateDirectory,
+            logger: logs.logger, clock: clock, retryPolicy: retryPolicy)
         self.channels = channels.enumerated().map { index, channel in
             OutputChannel(axisName: "axis\(index)", channel: channel, kind: kinds?[index] ?? .servo)
         }
