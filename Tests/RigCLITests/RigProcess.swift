@@ -22,10 +22,11 @@ struct RigProcess {
         return packageRoot.appendingPathComponent(".build/debug/rig")
     }
 
-    /// Starts `rig` with `arguments` in the package root.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    /// Starts `rig` (or `program`, such as a shell that runs rig) with `arguments` in the
+    /// package root.
+    static func start(_ arguments: [String], program: URL = executable) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
         let out = Pipe()
@@ -37,8 +38,8 @@ struct RigProcess {
         return (process, out, err)
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
-        let (process, out, err) = try start(arguments)
+    static func run(_ arguments: [String], program: URL = executable) throws -> Result {
+        let (process, out, err) = try start(arguments, program: program)
         // Read both pipes to the end before waiting, so a full pipe cannot stall rig.
         let errData = LockedData()
         let group = DispatchGroup()

@@ -71,27 +71,10 @@ import Testing
 
     /// Through a shell: `rig play … | head -2`, `> /dev/full`, `>&-`. Returns rig's exit status.
     func shell(_ script: String, trace: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "set -o pipefail; " + script, RigProcess.executable.path, "play", Self.program, "--trace", trace, "--no-realtime"]
-        process.currentDirectoryURL = RigProcess.packageRoot
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errData = LockedData()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData.set(err.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
+        let result = try RigProcess.run(
+            ["-c", "set -o pipefail; " + script, RigProcess.executable.path, "play", Self.program, "--trace", trace, "--no-realtime"],
+            program: URL(fileURLWithPath: "/bin/bash"))
+        return (result.status, result.stdout, result.stderr)
     }
 
     @Test func aReaderThatGoesAwayEndsTheRunLikeSIGPIPE() throws {

@@ -17,9 +17,9 @@ public enum PapywizardWriter {
             "<papywizard version=\"c\">",
             "  <header>",
             "    <general>",
-            "      <title>\(escape(title))</title>",
+            "      <title>\(XMLText.escape(title))</title>",
             "      <gps/>",
-            "      <comment>\(escape("rig \(project.fromLog ? "export of the shot log" : "plan of") \(project.source)"))</comment>",
+            "      <comment>\(XMLText.escape("rig \(project.fromLog ? "export of the shot log" : "plan of") \(project.source)"))</comment>",
             "    </general>",
             "    <shooting mode=\"\(project.mosaic == nil ? "preset" : "mosaic")\">",
             "      <headOrientation>up</headOrientation>",
@@ -47,7 +47,7 @@ public enum PapywizardWriter {
                 "    </mosaic>",
             ]
         } else {
-            x.append("    <preset name=\"\(escape(title))\"/>")
+            x.append("    <preset name=\"\(XMLText.escape(title))\"/>")
         }
         x += ["  </header>", "  <shoot>"]
         for (index, shot) in project.shots.enumerated() {
@@ -58,12 +58,6 @@ public enum PapywizardWriter {
         }
         x += ["  </shoot>", "</papywizard>"]
         return x.joined(separator: "\n") + "\n"
-    }
-
-    /// `value` with `places` decimals, never `-0.0`.
-    static func fixed(_ value: Double, _ places: Int) -> String {
-        let text = String(format: "%.\(places)f", value.isFinite ? value : 0)
-        return text.hasPrefix("-") && text.dropFirst().allSatisfy { $0 == "0" || $0 == "." } ? String(text.dropFirst()) : text
     }
 
     /// Papywizard's time stamps, `2026-11-23_10h00m00s`, in UTC.
@@ -83,20 +77,4 @@ public enum PapywizardWriter {
         return choices.min { abs($0.1 - long / short) < abs($1.1 - long / short) }?.0 ?? "3:2"
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 has no control characters but tab, newline and return.
-                if c.value < 0x20, c != "\t", c != "\n", c != "\r" { out += " " } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out
-    }
 }

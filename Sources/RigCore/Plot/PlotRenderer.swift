@@ -49,10 +49,10 @@ private struct PlotLayout {
             ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" viewBox="0 0 \##(SVGWriter.px(width)) \##(SVGWriter.px(height))" font-family="sans-serif" font-size="11">"##
         )
         let title = "\(program.file) — rig \"\(rig.name)\""
-        w.line("<title>\(SVGWriter.escape(title))</title>")
+        w.line("<title>\(XMLText.escape(title))</title>")
         w.line(##"<rect x="0" y="0" width="100%" height="100%" fill="white"/>"##)
-        w.line(##"<text x="\##(SVGWriter.px(left))" y="24" font-size="16" font-weight="bold">\##(SVGWriter.escape(title))</text>"##)
-        w.line(##"<text x="\##(SVGWriter.px(left))" y="44" fill="#444">\##(SVGWriter.escape(summary))</text>"##)
+        w.line(##"<text x="\##(SVGWriter.px(left))" y="24" font-size="16" font-weight="bold">\##(XMLText.escape(title))</text>"##)
+        w.line(##"<text x="\##(SVGWriter.px(left))" y="44" fill="#444">\##(XMLText.escape(summary))</text>"##)
         for i in rig.axes.indices {
             drawAxis(i, top: titleHeight + Double(i) * axisBlock, into: &w)
         }
@@ -72,11 +72,11 @@ private struct PlotLayout {
     func drawAxis(_ i: Int, top: Double, into w: inout SVGWriter) {
         let axis = program.rig.axes[i]
         let data = samples.axes[i]
-        w.line(##"<g class="axis" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        w.line(##"<g class="axis" data-axis="\##(XMLText.escape(axis.name))">"##)
         let limits =
             "soft limits \(format(axis.softMin))…\(format(axis.softMax))\(axis.unit), maxVelocity \(format(axis.maxVelocity))\(axis.unit)/s, maxAcceleration \(format(axis.maxAcceleration))\(axis.unit)/s², maxJerk \(format(axis.maxJerk))\(axis.unit)/s³ (moves)"
         w.line(
-            ##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(SVGWriter.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555">&#160;— \##(SVGWriter.escape(limits))</tspan></text>"##
+            ##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">\##(XMLText.escape("axis \"\(axis.name)\""))<tspan font-weight="normal" fill="#555">&#160;— \##(XMLText.escape(limits))</tspan></text>"##
         )
 
         // Position panel: the band outside the soft limits shaded.
@@ -90,7 +90,7 @@ private struct PlotLayout {
         let position = Panel(
             x: left, y: top + axisHeader, width: plotWidth, height: positionHeight,
             t1: endSeconds, low: low, high: high)
-        w.line(##"<g class="panel position" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        w.line(##"<g class="panel position" data-axis="\##(XMLText.escape(axis.name))">"##)
         w.line(
             ##"<rect class="outside-limits" x="\##(SVGWriter.px(position.x))" y="\##(SVGWriter.px(position.y))" width="\##(SVGWriter.px(position.width))" height="\##(SVGWriter.px(position.mapY(axis.softMax) - position.y))" fill="#888" fill-opacity="0.2"/>"##
         )
@@ -111,7 +111,7 @@ private struct PlotLayout {
         let velocity = Panel(
             x: left, y: position.y + positionHeight + gapAfterPanel, width: plotWidth, height: velocityHeight,
             t1: endSeconds, low: -peak, high: peak)
-        w.line(##"<g class="panel velocity" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        w.line(##"<g class="panel velocity" data-axis="\##(XMLText.escape(axis.name))">"##)
         velocity.frame(yLabel: "velocity (\(axis.unit)/s)", into: &w)
         for limit in [axis.maxVelocity, -axis.maxVelocity] {
             let y = SVGWriter.px(velocity.mapY(limit))
@@ -132,7 +132,7 @@ private struct PlotLayout {
         let acceleration = Panel(
             x: left, y: velocity.y + velocityHeight + gapAfterPanel, width: plotWidth, height: accelerationHeight,
             t1: endSeconds, low: -peakAcceleration, high: peakAcceleration)
-        w.line(##"<g class="panel acceleration" data-axis="\##(SVGWriter.escape(axis.name))">"##)
+        w.line(##"<g class="panel acceleration" data-axis="\##(XMLText.escape(axis.name))">"##)
         acceleration.frame(yLabel: "acceleration (\(axis.unit)/s²)", into: &w)
         for limit in [axis.maxAcceleration, -axis.maxAcceleration] {
             let y = SVGWriter.px(acceleration.mapY(limit))
@@ -205,7 +205,7 @@ private struct Panel {
         w.line(##"<text x="\##(SVGWriter.px(x + width))" y="\##(SVGWriter.px(y + height + 30))" text-anchor="end" fill="#333">time (s)</text>"##)
         let cy = SVGWriter.px(y + height / 2)
         w.line(
-            ##"<text x="\##(SVGWriter.px(x - 56))" y="\##(cy)" text-anchor="middle" fill="#333" transform="rotate(-90 \##(SVGWriter.px(x - 56)) \##(cy))">\##(SVGWriter.escape(yLabel))</text>"##
+            ##"<text x="\##(SVGWriter.px(x - 56))" y="\##(cy)" text-anchor="middle" fill="#333" transform="rotate(-90 \##(SVGWriter.px(x - 56)) \##(cy))">\##(XMLText.escape(yLabel))</text>"##
         )
     }
 
@@ -221,7 +221,7 @@ private struct Panel {
 
     func violation(time: Double, value: Double, limit: Limit, into w: inout SVGWriter) {
         w.line(
-            ##"<circle class="violation" cx="\##(SVGWriter.px(mapX(time)))" cy="\##(SVGWriter.px(mapY(value)))" r="3" fill="\##(red)"><title>t=\##(rounded(time)) s: \##(SVGWriter.escape(limit.rawValue))</title></circle>"##
+            ##"<circle class="violation" cx="\##(SVGWriter.px(mapX(time)))" cy="\##(SVGWriter.px(mapY(value)))" r="3" fill="\##(red)"><title>t=\##(rounded(time)) s: \##(XMLText.escape(limit.rawValue))</title></circle>"##
         )
     }
 }

@@ -9,25 +9,6 @@ struct SVGWriter {
         text += "\n"
     }
 
-    /// Text content or attribute value with XML's special characters escaped.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            // XML 1.0 forbids most control characters even escaped.
-            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}": out += "?"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-
     /// A coordinate to 0.1 px (enough for a plot, and keeps the file small).
     static func px(_ x: Double) -> String {
         guard x.isFinite else { return "0" }

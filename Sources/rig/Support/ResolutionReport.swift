@@ -51,5 +51,4 @@ enum ResolutionReport {
         return lines
     }
 
-    private static func fixed(_ value: Double, _ places: Int) -> String { String(format: "%.\(places)f", value) }
 }
