@@ -216,7 +216,11 @@ struct BoardTests {
         let values = commands.filter { $0.name == "SERVO_VAL" }
         #expect(values.count > 5)
         #expect(values.dropLast().allSatisfy { $0.via == "command" })  // the last is the safe state, acknowledged
-        #expect(commands.filter { $0.name == "LCD_TEXT" }.count == 2)
+        // Two lines, two LCD_TEXT; a write dropped on a loaded machine (stale or EAGAIN)
+        // makes the scheduler resend everything, the text included, once more each time.
+        let lcd = commands.filter { $0.name == "LCD_TEXT" }
+        let dropped = ble.counters.droppedWrites
+        #expect(lcd.count >= 2 && lcd.count <= 2 + 2 * dropped, "\(lcd.count) LCD_TEXT with \(dropped) writes dropped")
     }
 
     @Test func startFailsClearlyWhenNoBoardAnswers() async throws {
