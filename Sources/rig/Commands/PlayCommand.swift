@@ -25,8 +25,7 @@ struct PlayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
-    var trace: String?
+    @OptionGroup var runOptions: SessionRunOptions
 
     // Unconditional: `--speed -1` must reach validate() and get its range, not "Missing value".
     @Option(parsing: .unconditional, help: "Run the timeline this many times faster (simulated output only; 0.01…1000).")
@@ -45,9 +44,6 @@ struct PlayCommand: ParsableCommand {
 
     @Flag(help: "Plan, check and report; move nothing.")
     var dryRun = false
-
-    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
-    var noRealtime = false
 
     @OptionGroup var log: LogOptions
 
@@ -75,7 +71,7 @@ struct PlayCommand: ParsableCommand {
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
-        if let trace {
+        if let trace = runOptions.trace {
             do { try OutputPath.check(trace, option: "--trace", inputs: inputs) } catch {
                 printError("error: \(error)")
                 throw ExitCode(2)
@@ -139,7 +135,8 @@ struct PlayCommand: ParsableCommand {
         let player = Player(
             rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
             firstStep: shoot.firstStep, shooting: shoot.plan)
-        var options = SessionOptions(loop: LoopOptions(speed: speed, realtime: !noRealtime, advanceWhenReady: auto), tracePath: trace, liveView: view)
+        var options = SessionOptions(
+            loop: LoopOptions(speed: speed, realtime: !runOptions.noRealtime, advanceWhenReady: auto), tracePath: runOptions.trace, liveView: view)
         options.viewIntervalSeconds = 0.1
         options.inputPaths = inputs
         let session = RigSession(

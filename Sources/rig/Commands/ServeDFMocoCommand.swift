@@ -28,11 +28,7 @@ struct ServeDFMocoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Serve on this serial device at 57600 8N1 instead (/dev/ttyGS0 in USB gadget mode, /dev/ttyUSB0).", valueName: "device"))
     var serial: String?
 
-    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
-    var trace: String?
-
-    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
-    var noRealtime = false
+    @OptionGroup var runOptions: SessionRunOptions
 
     @OptionGroup var log: LogOptions
 
@@ -49,7 +45,7 @@ struct ServeDFMocoCommand: ParsableCommand {
         let endpoint: DFMocoEndpoint =
             serial.map { .serial(path: $0) }
             ?? listen.flatMap(DFMocoEndpoint.parseListen) ?? .tcp(host: "127.0.0.1", port: 10001)
-        if let trace {
+        if let trace = runOptions.trace {
             do { try OutputPath.check(trace, option: "--trace", inputs: [rig]) } catch {
                 printError("error: \(error)")
                 throw ExitCode(2)
@@ -66,7 +62,7 @@ struct ServeDFMocoCommand: ParsableCommand {
                 "the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
             )
         }
-        var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime), tracePath: trace)
+        var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime), tracePath: runOptions.trace)
         options.inputPaths = [rig]
         let service: DFMocoService
         do {

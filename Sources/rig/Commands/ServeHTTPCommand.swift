@@ -34,11 +34,7 @@ struct ServeHTTPCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
-    var trace: String?
-
-    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
-    var noRealtime = false
+    @OptionGroup var runOptions: SessionRunOptions
 
     @OptionGroup var log: LogOptions
 
@@ -98,7 +94,7 @@ struct ServeHTTPCommand: ParsableCommand {
             logger.warning(
                 "the remembered position of \(start.clampedAxes.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit")
         }
-        var options = SessionOptions(loop: LoopOptions(realtime: !noRealtime, stopWhenLimited: false), tracePath: trace)
+        var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime, stopWhenLimited: false), tracePath: runOptions.trace)
         options.inputPaths = [rig]
         let console = RigConsole(rig: model, output: device, startPose: start.pose, options: options, logger: logger)
         do { try console.start() } catch {

@@ -25,6 +25,15 @@ struct LogOptions: ParsableArguments {
     }
 }
 
+/// Options of every command that runs a session on the rig (`play`, `serve`, `serve dfmoco`).
+struct SessionRunOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg.", valueName: "file.csv"))
+    var trace: String?
+
+    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
+    var noRealtime = false
+}
+
 /// Writes a line to stdout unbuffered, in order with the live view. A failed write never
 /// traps: a running session hears of it and stops safely.
 func say(_ text: String) {
