@@ -107,46 +107,43 @@ private struct PlotLayout {
         w.line("</g>")
 
         // Velocity panel: ±maxVelocity dashed.
-        let peak = max(axis.maxVelocity, data.velocities.map(abs).max() ?? 0) * 1.12
-        let velocity = Panel(
-            x: left, y: position.y + positionHeight + gapAfterPanel, width: plotWidth, height: velocityHeight,
-            t1: endSeconds, low: -peak, high: peak)
-        w.line(##"<g class="panel velocity" data-axis="\##(XMLText.escape(axis.name))">"##)
-        velocity.frame(yLabel: "velocity (\(axis.unit)/s)", into: &w)
-        for limit in [axis.maxVelocity, -axis.maxVelocity] {
-            let y = SVGWriter.px(velocity.mapY(limit))
-            w.line(
-                ##"<line class="velocity-limit" x1="\##(SVGWriter.px(velocity.x))" y1="\##(y)" x2="\##(SVGWriter.px(velocity.x + velocity.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##
-            )
-        }
-        drawStepArrivals(velocity, labelled: false, into: &w)
-        velocity.polyline(times: samples.times, values: data.velocities, color: "#2ca02c", into: &w)
-        for v in data.violations where v.limit == .velocity {
-            velocity.violation(time: samples.times[v.index], value: data.velocities[v.index], limit: v.limit, into: &w)
-        }
-        w.line("</g>")
-
+        let velocity = drawLimitPanel(
+            "velocity", axis: axis, y: position.y + positionHeight + gapAfterPanel, height: velocityHeight, endSeconds: endSeconds,
+            yLabel: "velocity (\(axis.unit)/s)", limit: axis.maxVelocity, values: data.velocities, color: "#2ca02c",
+            violations: data.violations.filter { $0.limit == .velocity }, into: &w)
         // Acceleration panel: ±maxAcceleration dashed; acceleration and jerk violations here
         // (a jerk violation is where the acceleration jumps).
-        let peakAcceleration = max(axis.maxAcceleration, data.accelerations.map(abs).max() ?? 0) * 1.12
-        let acceleration = Panel(
-            x: left, y: velocity.y + velocityHeight + gapAfterPanel, width: plotWidth, height: accelerationHeight,
-            t1: endSeconds, low: -peakAcceleration, high: peakAcceleration)
-        w.line(##"<g class="panel acceleration" data-axis="\##(XMLText.escape(axis.name))">"##)
-        acceleration.frame(yLabel: "acceleration (\(axis.unit)/s²)", into: &w)
-        for limit in [axis.maxAcceleration, -axis.maxAcceleration] {
-            let y = SVGWriter.px(acceleration.mapY(limit))
+        _ = drawLimitPanel(
+            "acceleration", axis: axis, y: velocity.y + velocityHeight + gapAfterPanel, height: accelerationHeight,
+            endSeconds: endSeconds, yLabel: "acceleration (\(axis.unit)/s²)", limit: axis.maxAcceleration,
+            values: data.accelerations, color: "#9467bd",
+            violations: data.violations.filter { $0.limit == .acceleration || $0.limit == .jerk }, into: &w)
+        w.line("</g>")
+    }
+
+    /// A panel of a quantity limited to ±`limit` (velocity, acceleration): the limits
+    /// dashed, step arrivals, the curve, and the frames that broke a limit.
+    private func drawLimitPanel(
+        _ name: String, axis: Axis, y: Double, height: Double, endSeconds: Double, yLabel: String, limit: Double,
+        values: [Double], color: String, violations: [(index: Int, limit: Limit)], into w: inout SVGWriter
+    ) -> Panel {
+        let peak = max(limit, values.map(abs).max() ?? 0) * 1.12
+        let panel = Panel(x: left, y: y, width: plotWidth, height: height, t1: endSeconds, low: -peak, high: peak)
+        w.line(##"<g class="panel \##(name)" data-axis="\##(XMLText.escape(axis.name))">"##)
+        panel.frame(yLabel: yLabel, into: &w)
+        for bound in [limit, -limit] {
+            let ly = SVGWriter.px(panel.mapY(bound))
             w.line(
-                ##"<line class="acceleration-limit" x1="\##(SVGWriter.px(acceleration.x))" y1="\##(y)" x2="\##(SVGWriter.px(acceleration.x + acceleration.width))" y2="\##(y)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##
+                ##"<line class="\##(name)-limit" x1="\##(SVGWriter.px(panel.x))" y1="\##(ly)" x2="\##(SVGWriter.px(panel.x + panel.width))" y2="\##(ly)" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="6 4"/>"##
             )
         }
-        drawStepArrivals(acceleration, labelled: false, into: &w)
-        acceleration.polyline(times: samples.times, values: data.accelerations, color: "#9467bd", into: &w)
-        for v in data.violations where v.limit == .acceleration || v.limit == .jerk {
-            acceleration.violation(time: samples.times[v.index], value: data.accelerations[v.index], limit: v.limit, into: &w)
+        drawStepArrivals(panel, labelled: false, into: &w)
+        panel.polyline(times: samples.times, values: values, color: color, into: &w)
+        for v in violations {
+            panel.violation(time: samples.times[v.index], value: values[v.index], limit: v.limit, into: &w)
         }
         w.line("</g>")
-        w.line("</g>")
+        return panel
     }
 
     func drawStepArrivals(_ panel: Panel, labelled: Bool, into w: inout SVGWriter) {
