@@ -1,6 +1,24 @@
+#define _GNU_SOURCE
 #include "CLinux.h"
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 int rig_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
+
+int rig_thread_page_faults(long *minor, long *major) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
+    *minor = usage.ru_minflt;
+    *major = usage.ru_majflt;
+    return 0;
+}
+
+__attribute__((noinline)) void rig_prefault_stack(size_t bytes) {
+    // A variable-length array, so the size is the caller's; volatile so the stores stay.
+    if (bytes == 0) return;
+    volatile unsigned char stack[bytes];
+    for (size_t i = 0; i < bytes; i += 4096) stack[i] = 0;
+    stack[bytes - 1] = 0;
 }

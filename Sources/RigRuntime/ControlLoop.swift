@@ -52,6 +52,9 @@ public struct LoopResult: Sendable {
     /// Why the loop stopped early, if it did.
     public var fault: LoopFault?
     public var traceRowsDropped: Int
+    /// Page faults the loop thread took after its first tick (the first tick faults in the
+    /// code and data of the common path; any later fault is a page first needed mid-run).
+    public var pageFaultsAfterFirstTick = PageFaults(minor: 0, major: 0)
 }
 
 /// Settings of one loop run.
@@ -194,6 +197,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var stopApplied = false
         var tick = 0
         let cpuStart = threadCPUNanoseconds()
+        var faultsAfterFirstTick: PageFaults?
         let startTime = clock.now()
 
         while !source.isFinished {
@@ -256,6 +260,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 }
             }
             if pushed { eventsPushed.signal() }
+            if tick == 1 { faultsAfterFirstTick = PageFaults.ofThisThread() }
             statusLock.withLock { status in
                 for i in positions.indices {
                     status.positions[i] = positions[i]
@@ -269,10 +274,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
         eventsPushed.signal()
         let cpu = threadCPUNanoseconds() - cpuStart
+        let faults = faultsAfterFirstTick.map { PageFaults.ofThisThread() - $0 } ?? PageFaults(minor: 0, major: 0)
         let safe = rig.axes.indices.map { rig.axes[$0].safeCommand(lastPosition: positions[$0]) }
         output.shutdown(safe: safe)
         return LoopResult(
             ticks: tick, lateness: stats, cpuNanosecondsPerTick: tick > 0 ? Double(cpu) / Double(tick) : 0,
-            grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0)
+            grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0,
+            pageFaultsAfterFirstTick: faults)
     }
 }

@@ -1,10 +1,20 @@
 #ifndef RIG_CLINUX_H
 #define RIG_CLINUX_H
 // Only what Swift cannot import from Glibc: variadic calls and ioctl request macros.
+#include <stddef.h>
 #include <stdint.h>
 
 /// prctl(PR_SET_TIMERSLACK, ns): prctl is variadic, so Swift cannot call it directly.
 int rig_set_timer_slack(unsigned long nanoseconds);
+
+/// Writes to `bytes` of the calling thread's stack below the caller's frame, so that those
+/// pages are faulted in (and, under mlockall, locked) now rather than mid-run. Swift has no
+/// way to grow its own stack by a chosen amount.
+void rig_prefault_stack(size_t bytes);
+
+/// getrusage(RUSAGE_THREAD) page-fault counts: RUSAGE_THREAD needs _GNU_SOURCE, which
+/// Swift's Glibc module does not define. Returns 0, or -1 with errno.
+int rig_thread_page_faults(long *minor, long *major);
 
 // evdev ioctl requests and struct sizes (RigGamepad).
 #include "CLinuxInput.h"

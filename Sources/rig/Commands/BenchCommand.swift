@@ -107,16 +107,19 @@ struct BenchLoopCommand: ParsableCommand {
         // machine that changes during the run weighs on both alike.
         var floorPairs: [(rig: LoopFigures, floor: LoopFigures)] = []
         let result = try runRigLoop(program: program, startPose: startPose)
+        var pageFaults = result.pageFaultsAfterFirstTick
         if let floorBinary {
             for k in 0..<(pairs ?? 5) {
                 do {
                     if k % 2 == 0 {
                         let rigRun = k == 0 ? result : try runRigLoop(program: program, startPose: startPose)
+                        if k > 0 { pageFaults = pageFaults + rigRun.pageFaultsAfterFirstTick }
                         let floor = try FloorReferenceLoop.run(binary: floorBinary, rateHz: rate, seconds: seconds, realtime: !noRealtime)
                         floorPairs.append((LoopFigures(rigRun), floor))
                     } else {
                         let floor = try FloorReferenceLoop.run(binary: floorBinary, rateHz: rate, seconds: seconds, realtime: !noRealtime)
                         let rigRun = try runRigLoop(program: program, startPose: startPose)
+                        pageFaults = pageFaults + rigRun.pageFaultsAfterFirstTick
                         floorPairs.append((LoopFigures(rigRun), floor))
                     }
                 } catch let error as BenchError {
@@ -140,6 +143,9 @@ struct BenchLoopCommand: ParsableCommand {
         if json {
             var text = report.json
             if let floorReport { text = String(text.dropLast()) + ", " + floorReport.json + "}" }
+            text =
+                String(text.dropLast())
+                + ", \"rig_page_faults_after_first_tick\": {\"minor\": \(pageFaults.minor), \"major\": \(pageFaults.major)}}"
             print(text)
             if !noRealtime, !result.grant.fifo {
                 printError("note: SCHED_FIFO was not granted (run as root or give rig CAP_SYS_NICE): rig ran at normal priority")
@@ -149,6 +155,9 @@ struct BenchLoopCommand: ParsableCommand {
         let cpus = ProcessInfo.processInfo.activeProcessorCount
         print("rig bench loop: \(format(rate)) Hz for \(format(seconds)) s, \(load) busy thread\(load == 1 ? "" : "s") on \(cpus) CPU\(cpus == 1 ? "" : "s")")
         print("rig's loop thread: \(noRealtime ? "real-time not asked for (--no-realtime)" : result.grant.description)")
+        print(
+            "rig's loop thread: page faults after the first tick, all rig runs: \(pageFaults.minor) minor, \(pageFaults.major) major"
+        )
         if python != nil { print("python: time.sleep pacing at normal priority (\(script ?? ""))") }
         if let floorReport {
             print(

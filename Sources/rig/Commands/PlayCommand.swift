@@ -175,6 +175,11 @@ struct PlayCommand: ParsableCommand {
         }
         let loop = summary.loop
         logger.info("real-time: \(loop.grant)")
+        let faults = loop.pageFaultsAfterFirstTick
+        if faults.major > 0 {
+            logger.warning("the loop thread waited for storage \(faults.major) times (major page faults after the first tick)")
+        }
+        logger.info("loop thread page faults after the first tick: \(faults.minor) minor, \(faults.major) major")
         let lateness = loop.lateness
         say(
             "done: \(loop.ticks) ticks, \(summary.stepsReady) steps settled; wake-up lateness p50 \(us(lateness.percentileMicroseconds(0.5))) p99 \(us(lateness.percentileMicroseconds(0.99))) max \(us(lateness.maxMicroseconds)), \(lateness.missedTicks) missed ticks"
