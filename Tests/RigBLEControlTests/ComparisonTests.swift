@@ -40,15 +40,15 @@ import Testing
         }
     }
 
-    @Test func overBudgetTheBoardsValuesStayFreshAndDoNotAge() throws {
-        // 8 servos moving all the time at 50 Hz: 8 × 5 B × 50 = 2,000 B/s for a 960 B/s link.
+    /// 8 servos swinging ±30° all the time, every servo changing every tick.
+    private func eightSwingingServos(rateHz: Double) throws -> BLEControlComparison.Report {
         let calibration = try #require(try? Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get())
         let axes = (0..<8).map { i in
             Axis(
                 name: "s\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
                 softMin: -60, softMax: 60, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
         }
-        let rig = Rig(name: "eight", axes: axes, output: .blecontrol(BLEControlOutputConfig()), loopRateHz: 50)
+        let rig = Rig(name: "eight", axes: axes, output: .blecontrol(BLEControlOutputConfig()), loopRateHz: rateHz)
         func swing(_ i: Int) -> AxisTrack {
             var keys: [Keyframe] = []
             for k in 0...10 {
@@ -58,9 +58,14 @@ import Testing
             return AxisTrack(keys: keys)
         }
         let tracks: [AxisTrack?] = (0..<8).map { swing($0) }
-        let report = BLEControlComparison.run(
+        return BLEControlComparison.run(
             rig: rig, motion: .continuous(tracks: tracks, durationSeconds: 20),
             startPose: Array(repeating: 0, count: 8))
+    }
+
+    @Test func overBudgetTheBoardsValuesStayFreshAndDoNotAge() throws {
+        // At 50 Hz: 8 × 5 B × 50 = 2,000 B/s for a 960 B/s link.
+        let report = try eightSwingingServos(rateHz: 50)
         let tick = 1 / 50.0
         #expect(report.coalesced.maxBytesInOneSecond <= 960 + 20)
         #expect(report.coalesced.valueAgeP99Seconds <= 3 * tick + 1e-9)
@@ -68,5 +73,18 @@ import Testing
         // The stock queue falls further behind the longer the program runs.
         #expect(report.stock.valueAgeP99LastQuarterSeconds > 2 * report.stock.valueAgeP99FirstQuarterSeconds)
         #expect(report.stock.rmsTrackingErrorMicroseconds > 10 * report.coalesced.rmsTrackingErrorMicroseconds)
+    }
+
+    @Test func atFourTimesTheLinkTheValueAgeStaysWithinATickOfTheFullRefresh() throws {
+        // At 100 Hz the servos need 4,000 B/s: one value for each of the 8 channels takes
+        // 40 B, 41.7 ms of the link, so no sender keeps every channel younger than that; the
+        // scheduler must not be worse by more than the tick it samples on, nor fall behind.
+        let report = try eightSwingingServos(rateHz: 100)
+        let tick = 1 / 100.0
+        #expect(report.channels == 8)
+        #expect(abs(report.fullRefreshSeconds - 40.0 / 960) < 1e-12)
+        #expect(report.coalesced.valueAgeP99Seconds <= report.fullRefreshSeconds + tick + 1e-9)
+        #expect(report.coalesced.valueAgeP99LastQuarterSeconds <= report.coalesced.valueAgeP99FirstQuarterSeconds + tick + 1e-9)
+        #expect(report.coalesced.maxBytesInOneSecond <= 960 + 20)
     }
 }

@@ -9,7 +9,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
 
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["rate_hz", "seconds", "rig"])
+        #expect(Set(object.keys) == ["rate_hz", "seconds", "rig", "rig_page_faults_after_first_tick"])
         #expect(object["rate_hz"] as? Double == 100)
         #expect(object["seconds"] as? Double == 0.5)
 
@@ -20,6 +20,11 @@ import Testing
         for key in ["p50", "p99", "p999", "max"] { #expect(lateness[key] is Double, "lateness_us.\(key)") }
         #expect(rig["missed"] is Int)
         #expect(rig["cpu_us_per_tick"] is Double)
+
+        let faults = try #require(object["rig_page_faults_after_first_tick"] as? [String: Any])
+        #expect(Set(faults.keys) == ["minor", "major"])
+        #expect(faults["minor"] is Int)
+        #expect(faults["major"] is Int)
 
         // rate × seconds ticks, give or take the program's lead-in and end ticks.
         let ticks = try #require(rig["ticks"] as? Int)
