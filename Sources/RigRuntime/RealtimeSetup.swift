@@ -80,4 +80,3 @@ public struct PageFaults: Sendable, Equatable {
         PageFaults(minor: a.minor + b.minor, major: a.major + b.major)
     }
 }
-
