@@ -152,10 +152,13 @@ import Testing
         #expect(result.stderr.contains("--no-keyboard"))
     }
 
-    @Test func aSecondProcessOnTheSamePCA9685IsRefusedNamingTheHolder() throws {
-        // This process holds the board's lock, as a running `rig play` would.
-        let lockDir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
-        let fd = open(lockDir + "/pca9685-i2c-1-0x40.lock", O_RDWR | O_CREAT, 0o644)
+    /// Holds `resource`'s lock in a fresh lock directory as a running `rig play` would (this
+    /// process's PID and a command line), runs `rig` with `arguments` against that directory
+    /// and returns its exit status and standard error.
+    private func runAgainstHeldLock(
+        _ resource: String, arguments: [String], lockDir: String
+    ) throws -> (status: Int32, stderr: String) {
+        let fd = open(lockDir + "/\(resource).lock", O_RDWR | O_CREAT, 0o644)
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
         let me = "\(getpid())\nrig play holder.json\n"
@@ -163,10 +166,7 @@ import Testing
 
         let process = Process()
         process.executableURL = RigProcess.executable
-        // The first process's trace, which the second must not clobber.
-        let trace = lockDir + "/first.csv"
-        try "the first run's trace\n".write(toFile: trace, atomically: true, encoding: .utf8)
-        process.arguments = ["play", "rigs/move-pca9685.json", "--no-realtime", "--trace", trace]
+        process.arguments = arguments
         process.currentDirectoryURL = RigProcess.packageRoot
         var environment = ProcessInfo.processInfo.environment
         environment["RIG_LOCK_DIR"] = lockDir
@@ -179,9 +179,37 @@ import Testing
         try process.run()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        return (process.terminationStatus, stderr)
+    }
+
+    @Test func aSecondProcessOnTheSamePCA9685IsRefusedNamingTheHolder() throws {
+        let lockDir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
+        // The first process's trace, which the second must not clobber.
+        let trace = lockDir + "/first.csv"
+        try "the first run's trace\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        let (status, stderr) = try runAgainstHeldLock(
+            "pca9685-i2c-1-0x40", arguments: ["play", "rigs/move-pca9685.json", "--no-realtime", "--trace", trace], lockDir: lockDir)
+        #expect(status == 1)
         #expect(stderr.contains("is in use by process \(getpid()) (rig play holder.json)"), "\(stderr)")
         #expect(!stderr.contains("/dev/i2c-1"), "it stopped before touching the bus: \(stderr)")
         #expect(try String(contentsOfFile: trace, encoding: .utf8) == "the first run's trace\n")
+    }
+
+    @Test func aSecondProcessOnTheSameCameraLinesIsRefusedNamingTheHolder() throws {
+        // The camera's focus line is held; the refusal comes before libgpiod opens any line
+        // (without the lock, this machine's missing gpiochip9 would be the error).
+        let program = try RigProcess.temporaryFile(
+            "camera.json",
+            contents: #"""
+                {"rig": {"axes": [{"name": "pan", "channel": 0}],
+                         "camera": {"type": "gpio", "chip": "/dev/gpiochip9", "shutterLine": 27, "focusLine": 22}},
+                 "kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 0}}]}
+                """#)
+        let lockDir = (program as NSString).deletingLastPathComponent
+        let (status, stderr) = try runAgainstHeldLock(
+            "gpio-gpiochip9-22", arguments: ["play", program, "--no-realtime"], lockDir: lockDir)
+        #expect(status == 1)
+        #expect(stderr.contains("gpio-gpiochip9-22 is in use by process \(getpid()) (rig play holder.json)"), "\(stderr)")
+        #expect(!stderr.contains("step 1"), "nothing moved: \(stderr)")
     }
 }

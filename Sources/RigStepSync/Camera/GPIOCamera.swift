@@ -15,15 +15,27 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     private var closed = false
     /// Signalled by `close()`: wakes a shot waiting out its focus or exposure.
     private let abort = DispatchSemaphore(value: 0)
+    /// The lines' `HardwareLock`, held from opening to `close()` (nil for injected lines).
+    private let hardwareLock: HardwareLock?
 
     public init(config: CameraConfig, lines: CameraLines) {
         self.config = config
         self.lines = lines
+        hardwareLock = nil
     }
 
-    /// Requests the configured lines through libgpiod.
-    public convenience init(config: CameraConfig) throws {
-        self.init(config: config, lines: try LibgpiodCameraLines(config: config))
+    /// Locks the configured lines against other rig processes (the error names the holder),
+    /// then requests them through libgpiod.
+    public init(config: CameraConfig) throws {
+        let held = try HardwareLock.acquire(config.lockNames)
+        do {
+            lines = try LibgpiodCameraLines(config: config)
+        } catch {
+            held.release()
+            throw error
+        }
+        self.config = config
+        hardwareLock = held
     }
 
     public var label: String {
@@ -91,5 +103,6 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
         closed = true
         abort.signal()
         lines.close()
+        hardwareLock?.release()
     }
 }
