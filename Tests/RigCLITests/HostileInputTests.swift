@@ -9,22 +9,16 @@ import Testing
     /// A started `rig` and its output, read to the end on threads of their own.
     final class Watched: @unchecked Sendable {
         let process: Process
-        let out = LockedData(), err = LockedData()
-        private let group = DispatchGroup()
+        let out: PipeCollector, err: PipeCollector
 
         init(_ arguments: [String]) throws {
             let (process, outPipe, errPipe) = try RigProcess.start(arguments)
             self.process = process
-            for (pipe, data) in [(outPipe, out), (errPipe, err)] {
-                group.enter()
-                DispatchQueue.global().async { [group] in
-                    data.set(pipe.fileHandleForReading.readDataToEndOfFile())
-                    group.leave()
-                }
-            }
+            out = PipeCollector(outPipe)
+            err = PipeCollector(errPipe)
         }
 
-        var finished: Bool { !process.isRunning && group.wait(timeout: .now()) == .success }
+        var finished: Bool { !process.isRunning && out.ended && err.ended }
     }
 
     /// Runs `rig` and fails (and kills it) if it has not exited within `limit`: a read
@@ -38,8 +32,8 @@ import Testing
             throw error
         }
         return RigProcess.Result(
-            status: watched.process.terminationStatus, stdout: String(decoding: watched.out.get(), as: UTF8.self),
-            stderr: String(decoding: watched.err.get(), as: UTF8.self))
+            status: watched.process.terminationStatus, stdout: watched.out.text,
+            stderr: watched.err.text)
     }
 
     @Test func nonRegularFilesGetTheirOwnMessage() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigTestSupport
 import Testing
 
 /// Hugin's own command-line tools (Debian's `hugin-tools`, installed by `scripts/setup
@@ -32,17 +33,11 @@ enum Hugin {
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        let err = LockedData()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            err.set(stderr.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
-        }
+        let err = PipeCollector(stderr)
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        err.waitForEnd()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err.get(), as: UTF8.self))
+        return Output(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: err.text)
     }
 
     /// One image as Hugin wrote it back: size, field of view (linked lenses resolved) and angles.

@@ -1,4 +1,5 @@
 import Foundation
+import RigTestSupport
 
 /// Runs the `rig` binary built next to the test bundle.
 struct RigProcess {
@@ -41,19 +42,11 @@ struct RigProcess {
     static func run(_ arguments: [String], program: URL = executable) throws -> Result {
         let (process, out, err) = try start(arguments, program: program)
         // Read both pipes to the end before waiting, so a full pipe cannot stall rig.
-        let errData = LockedData()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData.set(err.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
-        }
+        let errText = PipeCollector(err)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        errText.waitForEnd()
         process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData.get(), as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: errText.text)
     }
 
     static func temporaryFile(_ name: String, contents: String? = nil) throws -> String {
@@ -62,21 +55,6 @@ struct RigProcess {
         let path = dir.appendingPathComponent(name).path
         if let contents { try contents.write(toFile: path, atomically: true, encoding: .utf8) }
         return path
-    }
-}
-
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ d: Data) {
-        lock.lock()
-        data = d
-        lock.unlock()
-    }
-    func get() -> Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return data
     }
 }
 

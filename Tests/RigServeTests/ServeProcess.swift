@@ -11,7 +11,7 @@ final class ServeProcess: Sendable {
     let process: Process
     let baseURL: String
     let directory: URL
-    private let output: LockedText
+    private let output: PipeCollector
 
     /// Starts `rig serve --rig RIG --listen 127.0.0.1:0 …` and waits (bounded) for the
     /// line with its URL.
@@ -39,12 +39,8 @@ final class ServeProcess: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        let output = LockedText()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { output.append(String(decoding: data, as: UTF8.self)) }
-        }
         try process.run()
+        let output = PipeCollector(pipe)
         self.process = process
         self.output = output
         baseURL = try await poll(for: .seconds(60)) {

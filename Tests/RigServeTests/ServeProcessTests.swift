@@ -92,15 +92,10 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        let output = LockedText()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { output.append(String(decoding: data, as: UTF8.self)) }
-        }
         try process.run()
+        let output = PipeCollector(pipe)
         do {
             let status = try await poll(every: .milliseconds(50), for: limit) { process.isRunning ? nil : process.terminationStatus }
-            pipe.fileHandleForReading.readabilityHandler = nil
             return (status, output.text)
         } catch {
             process.terminate()
@@ -108,11 +103,4 @@ import Testing
             return (-1, output.text + "\n(killed after \(limit))")
         }
     }
-}
-
-final class LockedText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = ""
-    func append(_ s: String) { lock.withLock { value += s } }
-    var text: String { lock.withLock { value } }
 }

@@ -84,10 +84,8 @@ import Testing
         rig.standardError = err
         rig.standardInput = FileHandle.nullDevice
         try rig.run()
-        let outText = LockedText()
-        let errText = LockedText()
-        outText.collect(out)
-        errText.collect(err)
+        let outText = PipeCollector(out)
+        let errText = PipeCollector(err)
 
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigStepSyncTests/cascable_sim.py").path
         let sim = try bus.launch("python3", [script, "--adapter", "hci1", "--waits", "3", "--log", logPath])
@@ -154,21 +152,5 @@ import Testing
         _ = try await Self.startBluezoo(bus)
         _ = try await poll(for: .seconds(30)) { peripheral.registrationCount >= 2 ? true : nil }
         peripheral.stop()
-    }
-}
-
-/// Collects a pipe's text on a background queue.
-final class LockedText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
-    func collect(_ pipe: Pipe) {
-        DispatchQueue.global().async {
-            while true {
-                let chunk = pipe.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                self.lock.withLock { self.data.append(chunk) }
-            }
-        }
     }
 }
