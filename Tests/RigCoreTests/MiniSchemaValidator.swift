@@ -54,13 +54,13 @@ struct MiniSchemaValidator {
             errors.append("\(path): not one of the enum values")
         }
         if let constant = k["const"], !same(constant, value) { errors.append("\(path): not the constant") }
-        if case .number(let x, _) = value {
-            if case .number(let m, _)? = k["minimum"], x < m { errors.append("\(path): below minimum \(m)") }
-            if case .number(let m, _)? = k["maximum"], x > m { errors.append("\(path): above maximum \(m)") }
-            if case .number(let m, _)? = k["exclusiveMinimum"], x <= m { errors.append("\(path): not above \(m)") }
+        if case .number(let x) = value {
+            if case .number(let m)? = k["minimum"], x < m { errors.append("\(path): below minimum \(m)") }
+            if case .number(let m)? = k["maximum"], x > m { errors.append("\(path): above maximum \(m)") }
+            if case .number(let m)? = k["exclusiveMinimum"], x <= m { errors.append("\(path): not above \(m)") }
         }
         if case .string(let s) = value {
-            if case .number(let m, _)? = k["minLength"], Double(s.count) < m { errors.append("\(path): shorter than \(m)") }
+            if case .number(let m)? = k["minLength"], Double(s.count) < m { errors.append("\(path): shorter than \(m)") }
             if case .string(let pattern)? = k["pattern"] {
                 do {
                     if try Regex(pattern).firstMatch(in: s) == nil { errors.append("\(path): \"\(s)\" does not match \(pattern)") }
@@ -70,8 +70,8 @@ struct MiniSchemaValidator {
             }
         }
         if case .array(let items) = value {
-            if case .number(let m, _)? = k["minItems"], Double(items.count) < m { errors.append("\(path): fewer than \(m) items") }
-            if case .number(let m, _)? = k["maxItems"], Double(items.count) > m { errors.append("\(path): more than \(m) items") }
+            if case .number(let m)? = k["minItems"], Double(items.count) < m { errors.append("\(path): fewer than \(m) items") }
+            if case .number(let m)? = k["maxItems"], Double(items.count) > m { errors.append("\(path): more than \(m) items") }
             var prefix = 0
             if case .array(let schemas)? = k["prefixItems"] {
                 prefix = schemas.count
@@ -90,7 +90,7 @@ struct MiniSchemaValidator {
             if case .array(let required)? = k["required"] {
                 for r in required { if case .string(let name) = r.value, !keys.contains(name) { errors.append("\(path): missing \(name)") } }
             }
-            if case .number(let m, _)? = k["minProperties"], Double(members.count) < m { errors.append("\(path): fewer than \(m) members") }
+            if case .number(let m)? = k["minProperties"], Double(members.count) < m { errors.append("\(path): fewer than \(m) members") }
             if case .object(let deps)? = k["dependentRequired"] {
                 for dep in deps where keys.contains(dep.key) {
                     if case .array(let needed) = dep.value.value {
@@ -143,14 +143,14 @@ struct MiniSchemaValidator {
     private func isType(_ value: JSONValue, _ type: String) -> Bool {
         switch (type, value) {
         case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null), ("number", .number): return true
-        case ("integer", .number(let x, _)): return x.rounded() == x
+        case ("integer", .number(let x)): return x.rounded() == x
         default: return false
         }
     }
 
     private func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
-        case (.number(let x, _), .number(let y, _)): return x == y
+        case (.number(let x), .number(let y)): return x == y
         case (.string(let x), .string(let y)): return x == y
         case (.bool(let x), .bool(let y)): return x == y
         case (.null, .null): return true

@@ -12,6 +12,11 @@ public struct JSONParser {
     /// Where the last value or key started (see `markLocation`).
     private var markIndex = 0
     private var markColumn = 1
+    /// The members and elements of the objects and arrays being parsed, innermost last:
+    /// each gets its own array at its exact size when it closes (growing one array per
+    /// object by doubling left up to half of it unused, over a million keyframe objects).
+    private var memberStack: [JSONMember] = []
+    private var elementStack: [JSONNode] = []
 
     public init(_ text: String) {
         bytes = Array(text.utf8)
@@ -145,25 +150,32 @@ public struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [JSONMember] = []
-        var seen: Set<String> = []
+        let base = memberStack.count
+        // Parsing stops at the first error, so the stacks need no cleanup on a throw.
+        func close() -> JSONValue {
+            let members = Array(memberStack[base...])
+            memberStack.removeSubrange(base...)
+            return .object(members)
+        }
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([])
         }
         while true {
             skipWhitespace()
             let keyLocation = markLocation()
             guard index < bytes.count else { throw error("unexpected end of file inside an object") }
-            if bytes[index] == UInt8(ascii: "}"), !members.isEmpty {
+            if bytes[index] == UInt8(ascii: "}"), memberStack.count > base {
                 throw error("trailing comma before '}'; JSON allows no comma after the last member")
             }
             guard bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a string key in double quotes, found \(describe(bytes[index]))")
             }
             let key = try parseString()
-            if !seen.insert(key).inserted {
+            // Objects in rig and program files have a handful of keys: a scan beats a Set
+            // allocated per object.
+            if memberStack[base...].contains(where: { $0.key == key }) {
                 throw JSONSyntaxError(message: "duplicate key \"\(elided(key))\"", location: keyLocation)
             }
             skipWhitespace()
@@ -173,7 +185,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            members.append(JSONMember(key: key, keyLocation: keyLocation, value: value))
+            memberStack.append(JSONMember(key: key, keyLocation: keyLocation, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an object, expected ',' or '}'") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -182,7 +194,7 @@ public struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return close()
             }
             throw error("expected ',' or '}' in object, found \(describe(bytes[index]))")
         }
@@ -192,18 +204,24 @@ public struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var elements: [JSONNode] = []
+        let base = elementStack.count
+        func close() -> JSONValue {
+            let elements = Array(elementStack[base...])
+            elementStack.removeSubrange(base...)
+            return .array(elements)
+        }
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(elements)
+            return .array([])
         }
         while true {
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]"), !elements.isEmpty {
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]"), elementStack.count > base {
                 throw error("trailing comma before ']'; JSON allows no comma after the last element")
             }
-            elements.append(try parseValue())
+            let element = try parseValue()
+            elementStack.append(element)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an array, expected ',' or ']'") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -212,7 +230,7 @@ public struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "]") {
                 index += 1
-                return .array(elements)
+                return close()
             }
             throw error("expected ',' or ']' in array, found \(describe(bytes[index]))")
         }
@@ -240,6 +258,15 @@ public struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                if runStart == startIndex + 1 {
+                    // No escape: the bytes are the string (most keys and values).
+                    guard let text = String(validating: bytes[runStart..<index], as: UTF8.self) else {
+                        try flushRun(&scalars, runStart, index, bytes)  // throws at the bad byte
+                        return ""
+                    }
+                    index += 1
+                    return text
+                }
                 try flushRun(&scalars, runStart, index, bytes)
                 index += 1
                 return String(scalars)
@@ -345,7 +372,7 @@ public struct JSONParser {
                 message: "number \(elided(literal)) is too small for a double and would read as 0; write 0 or a magnitude of at least 1e-300",
                 location: location(at: start))
         }
-        return .number(value, literal: literal)
+        return .number(value)
     }
 }
 

@@ -21,7 +21,7 @@ public struct ValueReader: Sendable {
     }
 
     public func number() throws(FileError) -> Double {
-        guard case .number(let value, _) = node.value else { throw typeError("a number") }
+        guard case .number(let value) = node.value else { throw typeError("a number") }
         return value
     }
 
@@ -45,9 +45,9 @@ public struct ValueReader: Sendable {
     }
 
     public func integer(in range: ClosedRange<Int>? = nil) throws(FileError) -> Int {
-        guard case .number(let value, let literal) = node.value else { throw typeError("an integer") }
+        guard case .number(let value) = node.value else { throw typeError("an integer") }
         guard value.rounded() == value, abs(value) < 1e15, let int = Int(exactly: value) else {
-            throw error("expected an integer, found \(elided(literal))")
+            throw error("expected an integer, found \(format(value))")
         }
         if let range, !range.contains(int) {
             throw error("\(int) is out of range; valid: \(range.lowerBound)…\(range.upperBound)")

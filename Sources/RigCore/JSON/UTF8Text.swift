@@ -67,12 +67,17 @@ public enum UTF8Text {
 
     /// The bytes as a String, or a `FileError` at the first byte that is not UTF-8.
     public static func decode(_ bytes: [UInt8], file: String) throws(FileError) -> String {
+        try validate(bytes, file: file)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Throws a `FileError` at the first byte that is not UTF-8.
+    public static func validate(_ bytes: [UInt8], file: String) throws(FileError) {
         if let bad = firstInvalidByte(in: bytes) {
             let byte = String(bytes[bad], radix: 16, uppercase: true)
             throw FileError(
                 file: file, location: location(of: bad, in: bytes), path: "$",
                 message: "invalid UTF-8 (byte 0x\(byte)); rig and program files must be UTF-8 text")
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

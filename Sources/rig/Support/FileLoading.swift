@@ -5,11 +5,19 @@ import RigCore
 /// Reads rig and program files and turns every problem into the compiler-style line
 /// and exit code 2.
 enum FileLoading {
-    /// Rig and program files are small; anything bigger is not one (and must not be read
-    /// into memory whole).
-    static let maxFileBytes = 16 << 20
+    /// Rig and program files are small, but a generated keyframe program can be long (one
+    /// with 1,000,000 keyframes is 55 MB, and `rig check` must take it); anything bigger is
+    /// not one, and must not be read into memory whole.
+    static let maxFileBytes = 64 << 20
 
+    /// The file as text (see `readBytes`).
     static func readText(_ path: String) throws(FileError) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// A rig or program file's bytes, checked to be UTF-8 (an error names the first bad
+    /// byte's line and column), for the JSON parser to read without a String copy.
+    static func readBytes(_ path: String) throws(FileError) -> [UInt8] {
         func fail(_ message: String) -> FileError {
             FileError(file: path, location: SourceLocation(line: 1, column: 1), path: "$", message: message)
         }
@@ -54,7 +62,8 @@ enum FileLoading {
         guard bytes.count <= maxFileBytes else {
             throw fail("the file is more than \(maxFileBytes) bytes; valid: at most \(maxFileBytes) bytes for a rig or program file")
         }
-        return try UTF8Text.decode(bytes, file: path)
+        try UTF8Text.validate(bytes, file: path)
+        return bytes
     }
 
     /// Resolves a rig path written in a program, relative to the program's folder.
@@ -109,8 +118,8 @@ enum FileLoading {
             // The text goes as soon as it is parsed: a large file's text, tree and tracks
             // need not all be alive at once.
             func parsed() throws(FileError) -> JSONNode {
-                let text = try readText(path)
-                do { return try JSONParser.parse(text) } catch { throw error.fileError(file: path) }
+                var parser = JSONParser(bytes: try readBytes(path))
+                do { return try parser.parseDocument() } catch { throw error.fileError(file: path) }
             }
             let root = try parsed()
             if looksLikeRig(root: root) { return .rig(try RigParser.parse(ValueReader(root, JSONContext(file: path)))) }
