@@ -78,7 +78,9 @@ import Testing
         for text in cases {
             let line = errorLine(.rig("", text, ""))
             #expect(line.utf8.count < 400, "\(line.prefix(200))")
-            #expect(line.contains("characters)…") || line.contains("duplicate key \"a\""), "\(line.prefix(200))")
+            // A megabyte of digits after "0." reads as a Double and is named by its value.
+            let named = line.contains("duplicate key \"a\"") || line.contains("expected an integer, found 0.5555555555555556")
+            #expect(line.contains("characters)…") || named, "\(line.prefix(200))")
         }
     }
 

@@ -35,7 +35,8 @@ struct MiniSchemaValidator {
         for key in k.keys where !Self.annotations.contains(key) && !Self.known.contains(key) {
             errors.append("\(path): validator does not support \"\(key)\"")
         }
-        if case .string(let ref)? = k["$ref"] {
+        if case .string(let refString)? = k["$ref"] {
+            let ref = refString.text
             if ref.hasPrefix("#/") {
                 var node = documents[document]?.value ?? .null
                 for part in ref.dropFirst(2).split(separator: "/") { node = member(node, String(part)) ?? .null }
@@ -46,7 +47,7 @@ struct MiniSchemaValidator {
                 errors.append("\(path): unresolved $ref \(ref)")
             }
         }
-        if case .string(let type)? = k["type"], !isType(value, type) {
+        if case .string(let type)? = k["type"], !isType(value, type.text) {
             errors.append("\(path): expected \(type), found \(value.kindName)")
             return
         }
@@ -59,9 +60,11 @@ struct MiniSchemaValidator {
             if case .number(let m)? = k["maximum"], x > m { errors.append("\(path): above maximum \(m)") }
             if case .number(let m)? = k["exclusiveMinimum"], x <= m { errors.append("\(path): not above \(m)") }
         }
-        if case .string(let s) = value {
+        if case .string(let string) = value {
+            let s = string.text
             if case .number(let m)? = k["minLength"], Double(s.count) < m { errors.append("\(path): shorter than \(m)") }
-            if case .string(let pattern)? = k["pattern"] {
+            if case .string(let patternString)? = k["pattern"] {
+                let pattern = patternString.text
                 do {
                     if try Regex(pattern).firstMatch(in: s) == nil { errors.append("\(path): \"\(s)\" does not match \(pattern)") }
                 } catch {
@@ -88,13 +91,15 @@ struct MiniSchemaValidator {
         if case .object(let members) = value {
             let keys = members.map(\.key)
             if case .array(let required)? = k["required"] {
-                for r in required { if case .string(let name) = r.value, !keys.contains(name) { errors.append("\(path): missing \(name)") } }
+                for r in required { if case .string(let name) = r.value, !keys.contains(name.text) { errors.append("\(path): missing \(name)") } }
             }
             if case .number(let m)? = k["minProperties"], Double(members.count) < m { errors.append("\(path): fewer than \(m) members") }
             if case .object(let deps)? = k["dependentRequired"] {
                 for dep in deps where keys.contains(dep.key) {
                     if case .array(let needed) = dep.value.value {
-                        for n in needed { if case .string(let name) = n.value, !keys.contains(name) { errors.append("\(path): \(dep.key) needs \(name)") } }
+                        for n in needed {
+                            if case .string(let name) = n.value, !keys.contains(name.text) { errors.append("\(path): \(dep.key) needs \(name)") }
+                        }
                     }
                 }
             }
@@ -102,7 +107,7 @@ struct MiniSchemaValidator {
             if case .object(let props)? = k["properties"] { for p in props { properties[p.key] = p.value.value } }
             for m in members {
                 let childPath = "\(path).\(m.key)"
-                if let names = k["propertyNames"] { validate(.string(m.key), names, document: document, path: childPath, into: &errors) }
+                if let names = k["propertyNames"] { validate(.string(m.name), names, document: document, path: childPath, into: &errors) }
                 if let s = properties[m.key] {
                     validate(m.value.value, s, document: document, path: childPath, into: &errors)
                 } else if let extra = k["additionalProperties"] {
@@ -151,7 +156,7 @@ struct MiniSchemaValidator {
     private func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.number(let x), .number(let y)): return x == y
-        case (.string(let x), .string(let y)): return x == y
+        case (.string(let x), .string(let y)): return x.text == y.text
         case (.bool(let x), .bool(let y)): return x == y
         case (.null, .null): return true
         default: return false

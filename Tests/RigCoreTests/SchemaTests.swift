@@ -187,7 +187,7 @@ import Testing
 
     static func allowedKeys(_ v: MiniSchemaValidator, schema: JSONValue, document: String, instance: JSONValue) -> Set<String> {
         var schema = schema
-        if case .string(let ref)? = member(schema, "$ref"), ref.hasPrefix("#/") {
+        if case .string(let refString)? = member(schema, "$ref"), case let ref = refString.text, ref.hasPrefix("#/") {
             var node = v.documents[document]?.value ?? .null
             for part in ref.dropFirst(2).split(separator: "/") { node = member(node, String(part)) ?? .null }
             schema = node

@@ -267,7 +267,7 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
             return
         }
         #expect(first.map(\.key) == ["index", "step", "label", "pose", "image", "yaw", "pitch"])
-        if case .string(let image) = first[4].value.value { #expect(image == "IMG_0001.JPG") } else { Issue.record("image is not a string") }
-        if case .number(let yaw, _) = first[5].value.value { #expect(yaw == -20) } else { Issue.record("yaw is not a number") }
+        if case .string(let image) = first[4].value.value { #expect(image.text == "IMG_0001.JPG") } else { Issue.record("image is not a string") }
+        if case .number(let yaw) = first[5].value.value { #expect(yaw == -20) } else { Issue.record("yaw is not a number") }
     }
 }

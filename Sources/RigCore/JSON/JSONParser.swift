@@ -17,6 +17,16 @@ public struct JSONParser {
     /// object by doubling left up to half of it unused, over a million keyframe objects).
     private var memberStack: [JSONMember] = []
     private var elementStack: [JSONNode] = []
+    /// One `JSONString` per distinct text (see `JSONString`).
+    private var strings: [String: JSONString] = [:]
+
+    private mutating func intern(_ text: String) -> JSONString {
+        if let known = strings[text] { return known }
+        let string = JSONString(text)
+        // Bounded, so a file of a million distinct strings does not also grow a table.
+        if strings.count < 4096 { strings[text] = string }
+        return string
+    }
 
     public init(_ text: String) {
         bytes = Array(text.utf8)
@@ -115,7 +125,7 @@ public struct JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"): return JSONNode(try parseObject(), at: start)
         case UInt8(ascii: "["): return JSONNode(try parseArray(), at: start)
-        case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), at: start)
+        case UInt8(ascii: "\""): return JSONNode(.string(intern(try parseString())), at: start)
         case UInt8(ascii: "t"):
             try expectWord("true")
             return JSONNode(.bool(true), at: start)
@@ -185,7 +195,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            memberStack.append(JSONMember(key: key, keyLocation: keyLocation, value: value))
+            memberStack.append(JSONMember(name: intern(key), keyLocation: keyLocation, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an object, expected ',' or '}'") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -61,8 +61,8 @@ public struct ValueReader: Sendable {
     }
 
     public func string() throws(FileError) -> String {
-        guard case .string(let value) = node.value else { throw typeError("a string") }
-        return value
+        guard case .string(let string) = node.value else { throw typeError("a string") }
+        return string.text
     }
 
     public func nonEmptyString() throws(FileError) -> String {
@@ -85,12 +85,12 @@ public struct ValueReader: Sendable {
         return false
     }
 
-    public func array() throws(FileError) -> [ValueReader] {
+    public func array() throws(FileError) -> ValueReaderArray {
         guard case .array(let elements) = node.value else { throw typeError("an array") }
-        return elements.enumerated().map { ValueReader($1, context.appending(index: $0)) }
+        return ValueReaderArray(elements: elements, context: context)
     }
 
-    public func nonEmptyArray() throws(FileError) -> [ValueReader] {
+    public func nonEmptyArray() throws(FileError) -> ValueReaderArray {
         let elements = try array()
         guard !elements.isEmpty else { throw error("must not be empty") }
         return elements
@@ -222,4 +222,19 @@ func editDistance(_ a: String, _ b: String) -> Int {
         swap(&previous, &current)
     }
     return previous[b.count]
+}
+
+/// The elements of an array value, each read with its own path (`$.keys[3]`). A reader is
+/// made when an element is reached: a million-element array does not make a million paths
+/// up front.
+public struct ValueReaderArray: RandomAccessCollection, Sendable {
+    let elements: [JSONNode]
+    let context: JSONContext
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { elements.count }
+
+    public subscript(index: Int) -> ValueReader {
+        ValueReader(elements[index], context.appending(index: index))
+    }
 }

@@ -31,13 +31,14 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
 ///
 /// Not `indirect`: arrays and objects already hold their children on the heap, and a boxed
 /// payload per value cost a third of the memory of a 1,000,000-keyframe file's tree. For the
-/// same reason a number keeps only its value, not its text, and arrays and objects are
-/// allocated at their exact size.
+/// same reason a number keeps only its value, not its text, arrays and objects are
+/// allocated at their exact size, and strings are `JSONString` references (a value is 9
+/// bytes, not the 17 an inline `String` makes it).
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
-    case string(String)
+    case string(JSONString)
     case array([JSONNode])
     case object([JSONMember])
 
@@ -67,7 +68,24 @@ public struct JSONNode: Sendable, Equatable {
 
 /// One `"key": value` pair of an object, with where its key starts.
 public struct JSONMember: Sendable, Equatable {
-    public var key: String
+    public var name: JSONString
     public var keyLocation: SourceLocation
     public var value: JSONNode
+
+    public var key: String { name.text }
+}
+
+/// The text of a string value or key in a parsed file. A reference, and one per distinct
+/// text in a document (`JSONParser` interns them): a keyframe file spells `"t"`, `"value"`,
+/// `"interp"` and `"linear"` a million times each, and each member or value then costs 8
+/// bytes instead of 16.
+public final class JSONString: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let text: String
+
+    public init(_ text: String) { self.text = text }
+    public convenience init(stringLiteral text: String) { self.init(text) }
+
+    public var description: String { text }
+
+    public static func == (a: JSONString, b: JSONString) -> Bool { a === b || a.text == b.text }
 }

@@ -131,8 +131,10 @@ public enum ProgramParser {
     }
 
     static func parseKeys(_ value: ValueReader, timeKey: String, timeUnit: String) throws(FileError) -> AxisTrack {
+        let elements = try value.nonEmptyArray()
         var keys: [Keyframe] = []
-        for keyValue in try value.nonEmptyArray() {
+        keys.reserveCapacity(elements.count)
+        for keyValue in elements {
             let key = try keyValue.object()
             let timeValue = try key.required(timeKey, timeUnit == "s" ? "the key's time in seconds" : "the key's frame number")
             let time =

@@ -31,7 +31,8 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
 /// A 7-bit I2C address written as `"0x40"` or `64`.
 func parseI2CAddress(_ value: ValueReader) throws(FileError) -> Int {
     let address: Int
-    if case .string(let text) = value.node.value {
+    if case .string(let string) = value.node.value {
+        let text = string.text
         let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
         guard let parsed = Int(digits, radix: 16) else {
             throw value.error("\"\(elided(text))\" is not an I2C address; write it like \"0x40\"")

@@ -205,8 +205,9 @@ struct PlayCommand: ParsableCommand {
         var files = [path]
         guard let text = try? FileLoading.readText(path), let root = try? JSONParser.parse(text),
             case .object(let members) = root.value,
-            let rig = members.first(where: { $0.key == "rig" }), case .string(let rigPath) = rig.value.value
+            let rig = members.first(where: { $0.key == "rig" }), case .string(let rigString) = rig.value.value
         else { return files }
+        let rigPath = rigString.text
         let base = (path as NSString).deletingLastPathComponent
         files.append(rigPath.hasPrefix("/") || base.isEmpty ? rigPath : (base as NSString).appendingPathComponent(rigPath))
         return files
