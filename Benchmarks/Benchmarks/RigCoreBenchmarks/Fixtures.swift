@@ -107,12 +107,12 @@ enum Fixtures {
         return text + "}}\n"
     }
 
-    /// `make_large.py panorama`: a 3.3° × 2.2° lens over the whole circle and ±80° of tilt,
-    /// about 10,000 shots.
+    /// `make_large.py panorama`: a 3.3° × 2.2° lens over the whole circle and ±75° of tilt,
+    /// 9,998 shots (a panorama of more than 10,000 is refused).
     static let panorama10kProgram = """
         {"rig": \(panTiltRigJSON), "kind": "panorama", "trigger": "auto", "settleSeconds": 0.2,
          "panorama": {"lens": {"horizontalFovDeg": 3.3, "verticalFovDeg": 2.2}, "overlapPercent": 25,
-                      "pan": [-180, 180], "tilt": [-80, 80]}}
+                      "pan": [-180, 180], "tilt": [-75, 75]}}
         """
 
     /// Parses program text whose rig is embedded.
