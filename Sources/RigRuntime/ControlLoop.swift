@@ -106,6 +106,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     private let redoRequested = Atomic<Bool>(false)
     /// A step to go to, 0-based; -1: none.
     private let goToRequest = Atomic<Int>(-1)
+    private let goHomeRequested = Atomic<Bool>(false)
     private let statusLock: Mutex<LoopStatus>
     private let resultLock = Mutex<LoopResult?>(nil)
     private let finished = DispatchSemaphore(value: 0)
@@ -146,6 +147,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
     /// Go to step `step` (0-based) and shoot it (keyboard `b`/`g`, Cascable `rig: step N`).
     public func requestGoTo(step: Int) { goToRequest.store(max(step, 0), ordering: .relaxed) }
+    /// Go to the rig's home pose between steps (`MotionSource.goHome()`). Any thread.
+    public func requestGoHome() { goHomeRequested.store(true, ordering: .relaxed) }
 
     /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
     public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
@@ -218,6 +221,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             if redoRequested.exchange(false, ordering: .relaxed) { source.redo() }
             let jump = goToRequest.exchange(-1, ordering: .relaxed)
             if jump >= 0 { source.goTo(step: jump) }
+            if goHomeRequested.exchange(false, ordering: .relaxed) { source.goHome() }
             var advances = advanceRequests.exchange(0, ordering: .relaxed)
             while advances > 0 {
                 source.advance()

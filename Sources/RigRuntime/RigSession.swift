@@ -313,6 +313,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         switch event {
         case .moveStarted(let step): line = "\(t) move to step \(step + 1)/\(stepCount)"
         case .ready(let step): line = "\(t) step \(step + 1)/\(stepCount) settled"
+        case .homeMoveStarted: line = "\(t) move to the home pose"
+        case .readyAtHome(let after): line = "\(t) settled at home (next: step \(after + 2)/\(stepCount))"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
         case .shot: return  // the shot runner logs shots

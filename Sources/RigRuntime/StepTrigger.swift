@@ -29,11 +29,17 @@ public struct StepControls: Sendable {
     /// 0-based step.
     public var goTo: @Sendable (Int) -> Void
     public var stop: @Sendable () -> Void
+    /// To the rig's home pose between steps (Cascable `rig: home`).
+    public var goHome: @Sendable () -> Void
 
-    public init(redo: @escaping @Sendable () -> Void, goTo: @escaping @Sendable (Int) -> Void, stop: @escaping @Sendable () -> Void) {
+    public init(
+        redo: @escaping @Sendable () -> Void, goTo: @escaping @Sendable (Int) -> Void, stop: @escaping @Sendable () -> Void,
+        goHome: @escaping @Sendable () -> Void = {}
+    ) {
         self.redo = redo
         self.goTo = goTo
         self.stop = stop
+        self.goHome = goHome
     }
 }
 

@@ -27,7 +27,9 @@ public enum BUIButtonState: UInt8, Sendable {
 /// - With an exposure guard, the move starts no earlier than that after the wait began.
 /// - A User Message starting with `rig:` (`Directive`) changes what the next wait does:
 ///   `rig: step N` moves to step N instead of the next one, `rig: stay` presses Continue
-///   without moving. It applies to one wait; other messages keep one step per wait.
+///   without moving, `rig: home` moves to the rig's home pose and presses once settled
+///   there; the wait after that goes on with the step after the one the rig left. It
+///   applies to one wait; other messages keep one step per wait.
 public struct BUICycle: Sendable {
     /// What a `rig:` User Message asks of the next wait.
     public enum Directive: Sendable, Equatable {
@@ -35,6 +37,8 @@ public struct BUICycle: Sendable {
         case step(Int)
         /// No move: press Continue at once.
         case stay
+        /// To the rig's home pose; press once settled there.
+        case home
 
         /// Parses a User Message: nil for messages not addressed to the rig; a failure
         /// message for a `rig:` message it cannot follow. `labels` are the steps' labels.
@@ -42,12 +46,10 @@ public struct BUICycle: Sendable {
             let trimmed = message.trimmingCharacters(in: .whitespaces)
             guard trimmed.lowercased().hasPrefix("rig:") else { return nil }
             let body = trimmed.dropFirst(4).trimmingCharacters(in: .whitespaces)
-            let valid = "valid: \"rig: step N\", \"rig: step LABEL\", \"rig: stay\""
+            let valid = "valid: \"rig: step N\", \"rig: step LABEL\", \"rig: home\", \"rig: stay\""
             switch body.lowercased() {
             case "stay": return .success(.stay)
-            case "home":
-                // Not yet: the player only goes to program steps.
-                return .failure(DirectiveError(description: "\"rig: home\" is not supported yet; use \"rig: step 1\""))
+            case "home": return .success(.home)
             default:
                 guard body.lowercased().hasPrefix("step ") else {
                     return .failure(DirectiveError(description: "\"\(trimmed)\" is not a rig message; \(valid)"))
@@ -84,6 +86,9 @@ public struct BUICycle: Sendable {
         case stopAvailable(Bool)
         /// The player settled at step `index` (0-based).
         case ready(step: Int)
+        /// The player settled at the home pose, having left step `after` (0-based; -1
+        /// before the first).
+        case readyAtHome(after: Int)
         /// The program's motion ended; `stopped` when by a stop or fault.
         case programEnded(stopped: Bool)
         case timer(Timer)
@@ -108,6 +113,8 @@ public struct BUICycle: Sendable {
         case advance
         /// Move to this step (0-based) instead (a `rig: step` message).
         case goTo(step: Int)
+        /// Move to the rig's home pose (a `rig: home` message).
+        case goHome
         case notifyContinue(BUIButtonState)
         case notifyStop(BUIButtonState)
         case schedule(Timer, afterSeconds: Double)
@@ -125,6 +132,8 @@ public struct BUICycle: Sendable {
     public private(set) var ended = false
     /// Wait For Input blocks seen (Continue Available rising), to compare with the steps.
     public private(set) var waits = 0
+    /// Of `waits`, those served by `rig: home`.
+    public private(set) var homeWaits = 0
     public private(set) var directive: Directive?
     private var queuedWait = false
     /// A wait being served: the rig moves for it, a press is owed when it settles.
@@ -168,20 +177,9 @@ public struct BUICycle: Sendable {
         case .stopAvailable(let available):
             stopAvailable = available
         case .ready(let step):
-            readyStep = step
-            if serving {
-                serving = false
-                if continueAvailable, !pressing {
-                    pressing = true
-                    presses += 1
-                    actions.append(.log("settled at step \(step + 1) of \(stepCount): pressing continue"))
-                    actions.append(.notifyContinue(.down))
-                    actions.append(.schedule(.releaseContinue, afterSeconds: settings.pressSeconds))
-                }
-            } else if queuedWait, continueAvailable {
-                queuedWait = false
-                actions += beginWait()
-            }
+            actions += settled(at: step, where: "at step \(step + 1) of \(stepCount)")
+        case .readyAtHome(let after):
+            actions += settled(at: after, where: "at home (the next wait goes on with step \(after + 2))")
         case .programEnded(let stopped):
             ended = true
             readyStep = nil
@@ -230,6 +228,27 @@ public struct BUICycle: Sendable {
         return actions
     }
 
+    /// The rig settled (at `step`, or at home having left `step`): press for the wait being
+    /// served, or serve a wait that came while it moved.
+    private mutating func settled(at step: Int, where place: String) -> [Action] {
+        readyStep = step
+        var actions: [Action] = []
+        if serving {
+            serving = false
+            if continueAvailable, !pressing {
+                pressing = true
+                presses += 1
+                actions.append(.log("settled \(place): pressing continue"))
+                actions.append(.notifyContinue(.down))
+                actions.append(.schedule(.releaseContinue, afterSeconds: settings.pressSeconds))
+            }
+        } else if queuedWait, continueAvailable {
+            queuedWait = false
+            actions += beginWait()
+        }
+        return actions
+    }
+
     private mutating func beginWait() -> [Action] {
         guard let step = readyStep else { return [] }
         if let directive {
@@ -247,6 +266,11 @@ public struct BUICycle: Sendable {
                 serving = true
                 readyStep = nil
                 return [.log("rig: step \(target + 1): moving there instead of step \(step + 2)"), .goTo(step: target)]
+            case .home:
+                serving = true
+                readyStep = nil
+                homeWaits += 1
+                return [.log("rig: home: moving to the home pose; the next wait goes on with step \(step + 2)"), .goHome]
             }
         }
         if step + 1 >= stepCount {

@@ -96,10 +96,13 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     /// After the run: a warning when the recipe waited for input a different number of
     /// times than the program has steps (the pictures and the poses no longer pair up).
     public var recipeWarning: String? {
-        let waits = lock.withLock { cycle.waits }
+        let (allWaits, homeWaits) = lock.withLock { (cycle.waits, cycle.homeWaits) }
+        // A `rig: home` wait is an excursion, not one of the program's steps.
+        let waits = allWaits - homeWaits
         guard waits > 0, waits != stepCount else { return nil }
+        let home = homeWaits > 0 ? " (not counting \(homeWaits) for rig: home)" : ""
         return
-            "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s"); the program has \(stepCount) steps: check that its pictures match the poses"
+            "the Cascable recipe waited for input \(waits) time\(waits == 1 ? "" : "s")\(home); the program has \(stepCount) steps: check that its pictures match the poses"
     }
 
     /// The GPIO buttons and LEDs it opens, if the rig has them (locked like `GPIOTrigger`'s).
@@ -192,9 +195,16 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             let message = state.map { BUIService.visibleMessage($0.message, continueAvailable: $0.continueAvailable) } ?? ""
             textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: message)
             feed(.ready(step: step))
+        case .readyAtHome(let after):
+            lock.withLock {
+                guard let i = records.indices.last, records[i].readyAt == nil, records[i].moveStartAt != nil else { return }
+                records[i].readyAt = now()
+            }
+            textDisplay?.showText(line1: "at home", line2: "next: step \(after + 2)")
+            feed(.readyAtHome(after: after))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
-        case .moveStarted, .finished, .shot:
+        case .moveStarted, .homeMoveStarted, .finished, .shot:
             break
         }
     }
@@ -261,6 +271,11 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 controls.withLock { $0 }?.goTo(step)
+            case .goHome:
+                lock.withLock {
+                    if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
+                }
+                controls.withLock { $0 }?.goHome()
             case .notifyContinue(let state):
                 lock.withLock {
                     guard let i = records.indices.last else { return }

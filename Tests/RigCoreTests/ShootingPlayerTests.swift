@@ -226,4 +226,91 @@ import Testing
         var none = Player(rig: rig, motion: path, startPose: [-20, 0], shooting: ShootingPlan(intervalSeconds: 2))
         #expect(play(&none).shotStarts.isEmpty, "no camera, no shots")
     }
+
+    /// Plays `motion` advancing on every `.ready` and `.readyAtHome`, except that the first
+    /// `.ready` of step `homeAfter` asks for `goHome()` instead.
+    func playWithHome(_ player: inout Player, homeAfter: Int, stopAtTick: Int? = nil) -> Played {
+        var frame = player.positions
+        var played = Played()
+        var wentHome = false
+        var tick = 0
+        while !player.isFinished, tick < 100_000 {
+            if tick == stopAtTick { player.stop() }
+            let event = player.tick(into: &frame)
+            played.frames.append(frame)
+            if let event {
+                played.events.append((tick, event))
+                switch event {
+                case .ready(let step) where step == homeAfter && !wentHome:
+                    wentHome = true
+                    player.goHome()
+                case .ready, .readyAtHome: player.advance()
+                default: break
+                }
+            }
+            tick += 1
+        }
+        return played
+    }
+
+    @Test func homeIsAnExcursionBetweenStepsWithoutAShot() throws {
+        var homeRig = rig
+        homeRig.axes[0].home = 5
+        homeRig.axes[1].home = -3
+        let motion = steps([[-40, 0], [0, 10], [40, -10]])
+        var player = Player(rig: homeRig, motion: motion, startPose: [0, 0], shooting: ShootingPlan(timing: timing))
+        let run = playWithHome(&player, homeAfter: 0)
+
+        let left = try #require(run.ticks { $0 == .homeMoveStarted(after: 0) }.first)
+        let atHome = try #require(run.ticks { $0 == .readyAtHome(after: 0) }.first)
+        let nextMove = try #require(run.ticks { $0 == .moveStarted(step: 1) }.first)
+        #expect(left < atHome && atHome < nextMove)
+        // Exactly the home pose, reached by every axis on the same tick, then held.
+        #expect(run.frames[atHome] == [5, -3])
+        let home: [Double] = [5, -3]
+        let arrivals = (0..<2).map { axis in (left..<atHome).last { run.frames[$0][axis] != home[axis] }.map { $0 + 1 } ?? left }
+        #expect(arrivals[0] == arrivals[1], "the axes arrived at home on ticks \(arrivals)")
+        #expect(run.frames[arrivals[0]...atHome].allSatisfy { $0 == home })
+        // Three shots, one per step, none at home; the next step is the one after the step it left.
+        let shots = run.events.compactMap { if case .shot(.started(let step, _)) = $0.event { step } else { nil } }
+        #expect(shots == [0, 1, 2])
+        #expect(run.shotStarts.allSatisfy { $0 < left || $0 > nextMove })
+        #expect(LimitExcess(frames: run.frames, rig: homeRig, startPose: [0, 0]).relative <= 1e-6)
+    }
+
+    @Test func homeWithBacklashApproachesFromBelowAndAStopOnTheWayParks() throws {
+        var lashRig = rig
+        lashRig.axes[0].backlashDeg = 2
+        lashRig.axes[0].home = 10
+        lashRig.axes[0].park = -5
+        let motion = steps([[30, 0], [0, 0]])
+        var player = Player(rig: lashRig, motion: motion, startPose: [30, 0], shooting: ShootingPlan(timing: timing))
+        let run = playWithHome(&player, homeAfter: 0)
+        let atHome = try #require(run.ticks { $0 == .readyAtHome(after: 0) }.first)
+        #expect(run.frames[atHome][0] == 10)
+        // Coming from 30 (above), the last approach to 10 went up from at least 2° below.
+        let left = try #require(run.ticks { $0 == .homeMoveStarted(after: 0) }.first)
+        let low = run.frames[left...atHome].map { $0[0] }.min() ?? 10
+        #expect(low <= 8 + 1e-9)
+
+        // The same excursion stopped half-way: it brakes within the limits, then parks.
+        var stopped = Player(rig: lashRig, motion: motion, startPose: [30, 0], shooting: ShootingPlan(timing: timing))
+        let stopTick = left + 20
+        let braked = playWithHome(&stopped, homeAfter: 0, stopAtTick: stopTick)
+        #expect(stopped.isFinished)
+        #expect(braked.ticks { $0 == .readyAtHome(after: 0) }.isEmpty)
+        #expect(braked.ticks { $0 == .programEnded(stopped: true) }.count == 1)
+        #expect(braked.frames.last?[0] == -5)
+        #expect(LimitExcess(frames: braked.frames, rig: lashRig, startPose: [30, 0]).relative <= 1e-6)
+    }
+
+    @Test func homeAfterTheLastStepThenAdvanceEndsTheProgram() throws {
+        let motion = steps([[-20, 0], [20, 0]])
+        var player = Player(rig: rig, motion: motion, startPose: [0, 0])
+        let run = playWithHome(&player, homeAfter: 1)
+        let atHome = try #require(run.ticks { $0 == .readyAtHome(after: 1) }.first)
+        let ended = try #require(run.ticks { $0 == .programEnded(stopped: false) }.first)
+        #expect(atHome < ended)
+        #expect(run.ticks { if case .moveStarted = $0 { true } else { false } }.allSatisfy { $0 < atHome })
+    }
 }

@@ -96,8 +96,8 @@ public struct ConsoleSource: MotionSource {
         var p = player.progress
         p.phase =
             switch player.phase {
-            case .leadIn, .path, .moving, .settling, .shooting: isPaused ? "paused" : "playing"
-            case .waiting: isPaused ? "paused" : "waiting"
+            case .leadIn, .path, .moving, .settling, .shooting, .movingHome, .settlingHome: isPaused ? "paused" : "playing"
+            case .waiting, .atHome: isPaused ? "paused" : "waiting"
             case .braking, .parking, .finished: "stopping"
             }
         return p

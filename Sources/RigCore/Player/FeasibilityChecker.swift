@@ -174,6 +174,8 @@ public enum FeasibilityChecker {
         case .path: return "keyframe path"
         case .moving(let step): return steps.indices.contains(step) ? "move to \(elided(steps[step].label))" : "move"
         case .settling(let step), .shooting(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(elided(steps[step].label))" : "start"
+        case .movingHome: return "move to home"
+        case .settlingHome, .atHome: return "at home"
         case .braking: return "braking"
         case .parking: return "park"
         case .finished: return "end"

@@ -13,6 +13,8 @@ public protocol MotionSource: SendableMetatype {
     mutating func redo()
     /// Go to step `step` (0-based) and shoot it.
     mutating func goTo(step: Int)
+    /// Go to the rig's home pose between steps (see `Player.goHome()`).
+    mutating func goHome()
     var isFinished: Bool { get }
     /// Where the timeline is, for the live view.
     var progress: PlaybackProgress { get }
@@ -42,6 +44,7 @@ extension MotionSource {
     public mutating func shotDone() {}
     public mutating func redo() {}
     public mutating func goTo(step: Int) {}
+    public mutating func goHome() {}
 }
 
 extension Player: MotionSource {
@@ -66,6 +69,9 @@ extension Player: MotionSource {
         case .waiting(let s):
             p.phase = "waiting"
             p.step = s + 1
+        case .movingHome: p.phase = "going home"
+        case .settlingHome: p.phase = "settling at home"
+        case .atHome: p.phase = "at home"
         case .braking: p.phase = "braking"
         case .parking: p.phase = "parking"
         case .finished: p.phase = "finished"

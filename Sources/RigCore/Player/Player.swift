@@ -4,6 +4,11 @@ public enum PlayerEvent: Sendable, Equatable {
     case moveStarted(step: Int)
     /// The rig is at step `index` and has settled: the shot can be taken.
     case ready(step: Int)
+    /// A move to the rig's home pose began (`goHome()`), from step `after` (-1: before the first).
+    case homeMoveStarted(after: Int)
+    /// The rig is at its home pose and has settled (`goHome()`); the next `advance()` goes
+    /// on with step `after + 1`.
+    case readyAtHome(after: Int)
     /// The program's motion is over (normally or after a stop); parking may follow.
     case programEnded(stopped: Bool)
     /// Everything is done, park included: outputs may go to their safe state.
@@ -34,7 +39,9 @@ public enum ShotEvent: Sendable, Equatable {
 /// camera (holding still from each shot's start to its end), then wait for `advance()`
 /// (`.ready`). With an interval, moves start so that each shot starts the interval after
 /// the previous one. `stop()` brakes every axis at its acceleration limit; then the rig
-/// parks (axes with a park position) and finishes.
+/// parks (axes with a park position) and finishes. `goHome()` is an excursion between
+/// steps: to the rig's home pose, settle, no shot, then on with the step after the one it
+/// left.
 public struct Player: Sendable {
     public enum Phase: Sendable, Equatable {
         case leadIn
@@ -45,6 +52,11 @@ public struct Player: Sendable {
         /// the previous one) or during it.
         case shooting(step: Int)
         case waiting(step: Int)
+        /// An excursion to the home pose (`goHome()`) from step `after`, then settling and
+        /// waiting there; `advance()` goes on with step `after + 1`.
+        case movingHome(after: Int)
+        case settlingHome(after: Int)
+        case atHome(after: Int)
         case braking
         case parking
         case finished
@@ -86,6 +98,7 @@ public struct Player: Sendable {
     private var slotMissReported = false
     private var pendingRedo = false
     private var pendingJump: Int?
+    private var pendingHome = false
     private var atStep: Int?
     /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
     private var readyPending = false
@@ -173,6 +186,17 @@ public struct Player: Sendable {
     public mutating func goTo(step: Int) {
         guard step >= 0, step < stepCount else { return }
         pendingJump = step
+        pendingHome = false
+    }
+
+    /// Move to the rig's home pose (every axis's `home`) with a planned move, settle, and
+    /// report `.readyAtHome` (Cascable `rig: home`), once the current step is done; no shot
+    /// is taken there. The next `advance()` goes on with the step after the one the rig
+    /// left (the interval, if any, counts again from that step's shot). Stepped programs only.
+    public mutating func goHome() {
+        guard stepCount > 0 else { return }
+        pendingHome = true
+        pendingJump = nil
     }
 
     /// Brakes to a stop within the limits, then parks and finishes.
@@ -246,6 +270,10 @@ public struct Player: Sendable {
                 event = .ready(step: step)
                 break
             }
+            if pendingHome {
+                event = beginHomeMove(after: step)
+                break
+            }
             if let jump = pendingJump {
                 pendingJump = nil
                 pendingAdvance = false
@@ -284,6 +312,57 @@ public struct Player: Sendable {
                 _ = advanceMove()
             } else {
                 pendingAdvance = false
+                event = .programEnded(stopped: false)
+                beginPark()
+            }
+        case .movingHome(let after):
+            if advanceMove() {
+                guard case .stepped(let steps) = motion else { break }
+                if approachPending {
+                    approachPending = false
+                    move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+                    moveTick = 0
+                    break
+                }
+                // The settle of the step it left: the program's, unless that step has its own.
+                phaseTicks = settleTicks(steps[min(max(after, 0), steps.count - 1)])
+                phase = .settlingHome(after: after)
+                if phaseTicks == 0 {
+                    phase = .atHome(after: after)
+                    event = .readyAtHome(after: after)
+                }
+            }
+        case .settlingHome(let after):
+            phaseTicks -= 1
+            if phaseTicks <= 0 {
+                phase = .atHome(after: after)
+                event = .readyAtHome(after: after)
+            }
+        case .atHome(let after):
+            guard case .stepped(let steps) = motion else { break }
+            if pendingHome {
+                // Asked again while there: settled already.
+                pendingHome = false
+                pendingAdvance = false
+                event = .readyAtHome(after: after)
+                break
+            }
+            if let jump = pendingJump {
+                pendingJump = nil
+                pendingAdvance = false
+                beginMove(to: jump, steps: steps)
+                event = .moveStarted(step: jump)
+                _ = advanceMove()
+                break
+            }
+            pendingRedo = false
+            guard pendingAdvance else { break }
+            pendingAdvance = false
+            if after + 1 < steps.count {
+                beginMove(to: after + 1, steps: steps)
+                event = .moveStarted(step: after + 1)
+                _ = advanceMove()
+            } else {
                 event = .programEnded(stopped: false)
                 beginPark()
             }
@@ -422,6 +501,25 @@ public struct Player: Sendable {
         moveTick = 0
         atStep = nil
         phase = .moving(step: step)
+    }
+
+    /// Leaves step `after` for the home pose. The excursion breaks the interval's rhythm:
+    /// the next step shoots as soon as it has settled, and the interval counts from there.
+    private mutating func beginHomeMove(after: Int) -> PlayerEvent {
+        pendingHome = false
+        pendingAdvance = false
+        pendingRedo = false
+        plannedMoveStartTick = nil
+        slotTick = nil
+        lastShotStartTick = nil
+        for i in rig.axes.indices { target[i] = rig.axes[i].home }
+        approachPending = lashed && approachWaypoint()
+        move.plan(from: positions, to: approachPending ? waypoint : target, axes: rig.axes, tickSeconds: dt)
+        moveTick = 0
+        atStep = nil
+        phase = .movingHome(after: after)
+        _ = advanceMove()
+        return .homeMoveStarted(after: after)
     }
 
     private mutating func beginPark() {

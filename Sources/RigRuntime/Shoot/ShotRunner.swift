@@ -100,13 +100,13 @@ public final class ShotRunner: @unchecked Sendable {
         case .ready(let step):
             // No camera: the rig holds still here until it moves on.
             if timing == nil { holdingSince = (step, time) }
-        case .moveStarted, .programEnded:
+        case .moveStarted, .homeMoveStarted, .programEnded:
             closeHold(at: time)
             if case .programEnded(let stopped) = playerEvent {
                 ended = stopped
                 closeCamera()
             }
-        case .finished:
+        case .finished, .readyAtHome:
             break
         }
     }

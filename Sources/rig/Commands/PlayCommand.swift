@@ -152,7 +152,9 @@ struct PlayCommand: ParsableCommand {
             }
         }
         session.onStart = { (loop: ControlLoop<Player>) in
-            let controls = StepControls(redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) }, stop: { session.requestStop() })
+            let controls = StepControls(
+                redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) }, stop: { session.requestStop() },
+                goHome: { loop.requestGoHome() })
             (stepTrigger as? KeyboardTrigger)?.attach(controls)
             (stepTrigger as? BUITrigger)?.attach(controls)
             shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { session.requestStop() }))
