@@ -135,6 +135,66 @@ import Testing
         for pose in ["-20.0000", "20.0000"] { #expect(trace.contains(",pan,0,") && trace.contains(pose)) }
     }
 
+    @Test func aRigHomeMessageSendsTheRigHomeBetweenSteps() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let control = try await Self.startBluezoo(bus)
+        defer { control.close() }
+        let dir = try TestTools.temporaryDirectory()
+        let programPath = dir.appendingPathComponent("steps.json").path
+        // Home is pan 7, tilt -4: a pose no step has.
+        let program = Self.program
+            .replacingOccurrences(of: #""name": "pan", "channel": 0,"#, with: #""name": "pan", "channel": 0, "home": 7,"#)
+            .replacingOccurrences(of: #""name": "tilt", "channel": 1,"#, with: #""name": "tilt", "channel": 1, "home": -4,"#)
+        try program.write(toFile: programPath, atomically: true, encoding: .utf8)
+        let tracePath = dir.appendingPathComponent("trace.csv").path
+        let logPath = dir.appendingPathComponent("cascable.jsonl").path
+
+        let rig = Process()
+        rig.executableURL = TestTools.rigExecutable
+        rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
+        rig.environment = bus.environment
+        let out = Pipe()
+        let err = Pipe()
+        rig.standardOutput = out
+        rig.standardError = err
+        rig.standardInput = FileHandle.nullDevice
+        try rig.run()
+        let errText = PipeCollector(err)
+        _ = PipeCollector(out)
+
+        // Wait 1: step 2; wait 2: "rig: home"; wait 3: step 3 (the one after step 2); wait 4: the end.
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigStepSyncTests/cascable_sim.py").path
+        let sim = try bus.launch("python3", [script, "--adapter", "hci1", "--waits", "4", "--log", logPath, "--messages", "|rig: home||"])
+        _ = try await poll(every: .milliseconds(100), for: .seconds(120)) { sim.isRunning ? nil : true }
+        _ = try await poll(every: .milliseconds(100), for: .seconds(30)) { rig.isRunning ? nil : true }
+        #expect(sim.terminationStatus == 0)
+        #expect(rig.terminationStatus == 0, "rig stderr: \(errText.text)")
+
+        let entries = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(Entry.self, from: Data($0.utf8))
+        }
+        // One press for each of the first three waits (home included), none for the last.
+        let presses = entries.filter { $0.event == "pressed" }
+        #expect(presses.map(\.index) == [0, 1, 2])
+        #expect(presses.allSatisfy { $0.states == [1, 0] })
+        #expect(entries.contains { $0.event == "no-press" && $0.index == 3 })
+        // The presses came settled at step 2, at home, then at step 3, in that order.
+        let settled = errText.text.split(separator: "\n").filter { $0.contains("pressing continue") }
+        #expect(settled.count == 3, "\(settled)")
+        if settled.count == 3 {
+            #expect(settled[0].contains("at step 2 of 3"))
+            #expect(settled[1].contains("at home"))
+            #expect(settled[2].contains("at step 3 of 3"))
+        }
+        // The rig really stood at home: the trace holds pan 7 and tilt -4 as positions.
+        let rows = try String(contentsOfFile: tracePath, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+        #expect(rows.contains { $0.count == 5 && $0[1] == "pan" && Double($0[4]) == 7 })
+        #expect(rows.contains { $0.count == 5 && $0[1] == "tilt" && Double($0[4]) == -4 })
+        // Three program steps for four waits, one of them home: no mismatch warning.
+        #expect(!errText.text.contains("check that its pictures match the poses"), "\(errText.text)")
+    }
+
     @Test func reRegistersWhenTheBluetoothDaemonRestarts() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }

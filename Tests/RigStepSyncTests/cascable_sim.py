@@ -4,7 +4,9 @@
 Finds the rig's Basic User Input service on --adapter, then runs --waits Wait For Input
 blocks following Cascable's documented flow (Stop Available 0, Continue Available 0, the
 recipe shoots, User Message, Continue Available 1, wait for the press and release,
-Continue Available 0). Before that it tries malformed writes. Every write and every
+Continue Available 0). Before that it tries malformed writes. With --messages, wait i
+writes the i-th message (`|`-separated; empty: none) as the User Message just before
+Continue Available 1. Every write and every
 notification is logged as a JSON line with a monotonic timestamp to --log.
 """
 import argparse, asyncio, json, sys, time, warnings
@@ -29,6 +31,7 @@ async def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--stop-available", action="store_true")
     ap.add_argument("--press-timeout", type=float, default=60)
+    ap.add_argument("--messages", default="", help="one User Message per wait, separated by |")
     args = ap.parse_args()
     log = open(args.log, "w")
 
@@ -82,6 +85,9 @@ async def main():
             await write(STOP_AVAILABLE, "stopAvailable", b"\x01" if args.stop_available else b"\x00")
             await write(CONTINUE_AVAILABLE, "continueAvailable", b"\x00")
             await asyncio.sleep(0.05)  # the recipe shoots (Cascable's time, not a sync)
+            messages = args.messages.split("|") if args.messages else []
+            if i < len(messages) and messages[i]:
+                await write(MESSAGE, "message", messages[i].encode())
             await write(CONTINUE_AVAILABLE, "continueAvailable", b"\x01")
             rec(event="wait", index=i)
             last = i == args.waits - 1
