@@ -10,6 +10,8 @@ public enum StepKeyCommand: Sendable, Equatable {
     case back
     /// `g` then a number and Enter: go to that step (1-based) and shoot it.
     case goTo(step: Int)
+    /// `h`: to the rig's home pose (no shot there); Enter then goes on with the next step.
+    case home
     /// `q`: stop (brake, park, safe state).
     case stop
 }
@@ -20,7 +22,7 @@ public struct StepKeyReader: Sendable {
     /// The digits typed after `g` so far; nil when not typing a step number.
     public private(set) var typedStep: String?
 
-    public static let help = "Enter next · r redo · b back · g N Enter go to step N · q stop"
+    public static let help = "Enter next · r redo · b back · g N Enter go to step N · h home · q stop"
 
     public init() {}
 
@@ -50,6 +52,7 @@ public struct StepKeyReader: Sendable {
         case UInt8(ascii: "r"), UInt8(ascii: "R"): return .redo
         case UInt8(ascii: "b"), UInt8(ascii: "B"): return .back
         case UInt8(ascii: "q"), UInt8(ascii: "Q"): return .stop
+        case UInt8(ascii: "h"), UInt8(ascii: "H"): return .home
         case UInt8(ascii: "g"), UInt8(ascii: "G"):
             typedStep = ""
             return nil
@@ -57,7 +60,7 @@ public struct StepKeyReader: Sendable {
         }
     }
 
-    /// One typed line (stdin not a terminal): empty → next, `r`, `b`, `q`, `g N`.
+    /// One typed line (stdin not a terminal): empty → next, `r`, `b`, `q`, `h`, `g N`.
     public static func parse(line: String) -> StepKeyCommand? {
         let text = line.trimmingCharacters(in: .whitespaces).lowercased()
         switch text {
@@ -65,6 +68,7 @@ public struct StepKeyReader: Sendable {
         case "r", "redo": return .redo
         case "b", "back": return .back
         case "q", "quit", "stop": return .stop
+        case "h", "home": return .home
         default:
             guard text.hasPrefix("g") else { return nil }
             let number = text.dropFirst().trimmingCharacters(in: .whitespaces)

@@ -43,7 +43,7 @@ public struct StepControls: Sendable {
     }
 }
 
-/// The keyboard: Enter next, `r` redo, `b` back, `g N` go to step N, `q` stop. Single
+/// The keyboard: Enter next, `r` redo, `b` back, `g N` go to step N, `h` home, `q` stop. Single
 /// keys in a terminal (raw mode, restored on every way out), whole lines otherwise. A
 /// press while the rig is still moving is kept for when it is ready, but only one:
 /// pressing Enter twice never skips a step.
@@ -124,20 +124,34 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
             }
             gate.reset()
             controls.goTo(n - 1)
+        case .home:
+            guard let controls else { return }
+            gate.reset()
+            controls.goHome()
         case .stop:
             controls?.stop()
         }
     }
 
     public func handle(_ event: PlayerEvent, stepCount: Int) {
-        guard case .ready(let step) = event else { return }
-        state.withLock {
-            $0.step = step
-            $0.count = stepCount
+        let keys = "g N go to step N · h home · q stop"
+        switch event {
+        case .ready(let step):
+            state.withLock {
+                $0.step = step
+                $0.count = stepCount
+            }
+            guard !gate.ready() else { return }
+            let what = step + 1 < stepCount ? "move to step \(step + 2) of \(stepCount)" : "finish"
+            prompt("step \(step + 1) of \(stepCount) ready: Enter to \(what) · r redo · b back · \(keys)")
+        case .readyAtHome(let after):
+            state.withLock { $0.count = stepCount }
+            guard !gate.ready() else { return }
+            let what = after + 1 < stepCount ? "move to step \(after + 2) of \(stepCount)" : "finish"
+            prompt("at home: Enter to \(what) · \(keys)")
+        default:
+            return
         }
-        guard !gate.ready() else { return }
-        let what = step + 1 < stepCount ? "move to step \(step + 2) of \(stepCount)" : "finish"
-        prompt("step \(step + 1) of \(stepCount) ready: Enter to \(what) · r redo · b back · g N go to step N · q stop")
     }
 
     public func stop() {

@@ -10,6 +10,7 @@ import Testing
     @Test func singleKeysInARawTerminal() {
         #expect(keys("\r") == [.next])
         #expect(keys("rbq") == [.redo, .back, .stop])
+        #expect(keys("hH") == [.home, .home])
         #expect(keys("g12\r") == [.goTo(step: 12)])
         // Backspace edits the number; anything else cancels it (and is not a command).
         #expect(keys("g13\u{7F}4\r\r") == [.goTo(step: 14), .next])
@@ -25,6 +26,7 @@ import Testing
         #expect(StepKeyReader.parse(line: "g 7") == .goTo(step: 7))
         #expect(StepKeyReader.parse(line: "g7") == .goTo(step: 7))
         #expect(StepKeyReader.parse(line: "q") == .stop)
+        #expect(StepKeyReader.parse(line: " Home ") == .home)
         #expect(StepKeyReader.parse(line: "g x") == nil)
         #expect(StepKeyReader.parse(line: "hello") == nil)
     }
