@@ -37,12 +37,12 @@ import Testing
         try await type("g3\r")  // → step 3
         try await type("q")  // stop at step 3
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr.value)")
+        #expect(process.terminationStatus == 0, "\(stderr.text)")
         let log = try ShotLog(text: String(contentsOfFile: logPath, encoding: .utf8), file: logPath)
         #expect(log.shots.map(\.step) == [1, 1, 2, 1, 2, 3])
         #expect(log.shots.map(\.redo) == [false, true, false, true, true, false])
         #expect(log.lastRunEnd?.reason == .stopped)
         #expect(log.finalShots.map(\.step) == [1, 2, 3])
-        #expect(stdout.value.contains("r redo · b back · g N go to step N · h home · q stop"))
+        #expect(stdout.text.contains("r redo · b back · g N go to step N · h home · q stop"))
     }
 }

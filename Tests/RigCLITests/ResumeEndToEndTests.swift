@@ -29,7 +29,7 @@ import Testing
         _ = try await poll { rig.stdout.count("step 2 of 6 ready") >= 1 ? true : nil }
         rig.process.terminate()
         rig.process.waitUntilExit()
-        #expect(rig.process.terminationStatus == 0, "\(rig.stderr.value)")
+        #expect(rig.process.terminationStatus == 0, "\(rig.stderr.text)")
 
         let stopped = try readLog(logPath)
         let end = try #require(stopped.lastRunEnd)

@@ -1,29 +1,14 @@
 import Foundation
 import Glibc
+import RigTestSupport
 
 /// `rig` with a pseudo-terminal on stdin (the keyboard trigger needs one) and its
 /// stdout and stderr collected as they come, for tests that answer its prompts.
 final class TerminalProcess: @unchecked Sendable {
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-        func append(_ data: Data) {
-            lock.lock()
-            text += String(decoding: data, as: UTF8.self)
-            lock.unlock()
-        }
-        var value: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return text
-        }
-        func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
-    }
-
     let process = Process()
     let terminal: FileHandle
-    let stdout = Collected()
-    let stderr = Collected()
+    let stdout: PipeCollector
+    let stderr: PipeCollector
 
     struct NoTerminal: Error {}
 
@@ -40,9 +25,11 @@ final class TerminalProcess: @unchecked Sendable {
         process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [stdout] in stdout.append($0.availableData) }
-        err.fileHandleForReading.readabilityHandler = { [stderr] in stderr.append($0.availableData) }
+        // Read on threads of their own, not through `readabilityHandler`: its dispatch
+        // source outlived the pipe at the end of a test and crashed libdispatch's event loop.
         try process.run()
+        stdout = PipeCollector(out)
+        stderr = PipeCollector(err)
     }
 
     /// Types `keys` on the terminal (raw mode: Enter is "\r").

@@ -27,6 +27,9 @@ public final class PipeCollector: @unchecked Sendable {
     public var data: Data { lock.withLock { bytes } }
     public var text: String { String(decoding: data, as: UTF8.self) }
 
+    /// How many times `needle` occurs in what arrived so far.
+    public func count(_ needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
     /// The writer closed its end and everything it wrote was read.
     public var ended: Bool { reading.wait(timeout: .now()) == .success }
 
