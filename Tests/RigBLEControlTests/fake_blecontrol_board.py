@@ -91,9 +91,11 @@ class Board:
                     self.notify(bytes([0xFF, 0x01, cmd]))
             self.log(**entry)
             if cmd in (2, 3) and self.reply_unknown and self.notify:
-                # Pretend the firmware rejected it once: the rig must log a warning.
-                self.reply_unknown = False
-                self.notify(bytes([0xFF, 0x01, cmd]))
+                # Pretend the firmware rejected it once: the rig must log a warning. Only a
+                # reply the rig is subscribed to counts: values may come before its
+                # StartNotify, and a reply sent into the void then left nothing to warn about.
+                if self.notify(bytes([0xFF, 0x01, cmd])):
+                    self.reply_unknown = False
             i += 2 + length
 
 
@@ -187,10 +189,12 @@ class Characteristic(ServiceInterface):
         pass
 
     def send_notification(self, data):
+        """Notifies the subscribed central; False (nothing sent) when none is."""
         if not self.notifying:
-            return
+            return False
         self.value = data
         self.emit_properties_changed({"Value": data})
+        return True
 
 
 class Advertisement(ServiceInterface):
@@ -234,7 +238,7 @@ async def main():
     parser.add_argument("--log", required=True)
     parser.add_argument("--max-write", type=int, default=20)
     parser.add_argument("--no-acquire", action="store_true", help="refuse AcquireWrite (WriteValue only)")
-    parser.add_argument("--reply-unknown-once", action="store_true", help="answer the first value with FF 01 <cmd>")
+    parser.add_argument("--reply-unknown-once", action="store_true", help="answer the first value sent while the central is subscribed with FF 01 <cmd>")
     args = parser.parse_args()
 
     board = Board(args.log, args.max_write, args.reply_unknown_once)
