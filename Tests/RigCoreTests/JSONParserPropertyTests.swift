@@ -151,4 +151,21 @@ private struct JSONSample: Sendable {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "[", count: 300) + String(repeating: "]", count: 300)) }
         #expect(throws: Never.self) { try JSONParser.parse(String(repeating: "[", count: 200) + String(repeating: "]", count: 200)) }
     }
+
+    /// Duplicate keys are found by a scan in small objects and by a set in large ones (a
+    /// scan per key over 200,000 keys would be 2·10^10 comparisons): both ways, and across
+    /// the switch between them, the duplicate is reported where it stands.
+    @Test(arguments: ["k3", "k15", "k16", "k17", "k199999"])
+    func duplicateKeysAreFoundInObjectsOfAnySize(_ repeated: String) {
+        var text = "{"
+        for k in 0..<200_000 { text += "\"k\(k)\": 0, " }
+        let column = text.count + 1
+        text += "\"\(repeated)\": 1}"
+        #expect(throws: JSONSyntaxError(message: "duplicate key \"\(repeated)\"", location: SourceLocation(line: 1, column: column))) {
+            try JSONParser.parse(text)
+        }
+        // Below the switch: a duplicate among a few keys.
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(#"{"a": 1, "b": 2, "a": 3}"#) }
+        #expect(throws: Never.self) { try JSONParser.parse(#"{"a": 1, "b": 2, "c": 3}"#) }
+    }
 }

@@ -17,6 +17,8 @@ public struct JSONParser {
     /// object by doubling left up to half of it unused, over a million keyframe objects).
     private var memberStack: [JSONMember] = []
     private var elementStack: [JSONNode] = []
+    /// Up to this many keys an object's duplicates are found by a scan, beyond it by a Set.
+    private static let keysScanned = 16
     /// One `JSONString` per distinct text (see `JSONString`).
     private var strings: [String: JSONString] = [:]
 
@@ -161,6 +163,7 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         let base = memberStack.count
+        var seen: Set<String> = []
         // Parsing stops at the first error, so the stacks need no cleanup on a throw.
         func close() -> JSONValue {
             let members = Array(memberStack[base...])
@@ -184,8 +187,17 @@ public struct JSONParser {
             }
             let key = try parseString()
             // Objects in rig and program files have a handful of keys: a scan beats a Set
-            // allocated per object.
-            if memberStack[base...].contains(where: { $0.key == key }) {
+            // allocated per object. A large object gets a Set, so a hostile file of a million
+            // keys is not quadratic.
+            let count = memberStack.count - base
+            let duplicate: Bool
+            if count < Self.keysScanned {
+                duplicate = memberStack[base...].contains { $0.key == key }
+            } else {
+                if count == Self.keysScanned { seen = Set(memberStack[base...].map(\.key)) }
+                duplicate = !seen.insert(key).inserted
+            }
+            if duplicate {
                 throw JSONSyntaxError(message: "duplicate key \"\(elided(key))\"", location: keyLocation)
             }
             skipWhitespace()
