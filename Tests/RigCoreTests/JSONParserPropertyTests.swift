@@ -168,4 +168,18 @@ private struct JSONSample: Sendable {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(#"{"a": 1, "b": 2, "a": 3}"#) }
         #expect(throws: Never.self) { try JSONParser.parse(#"{"a": 1, "b": 2, "c": 3}"#) }
     }
+
+    @Test func aDocumentHoldsAtMostMaxValuesValues() throws {
+        // Ten values: the array and its nine elements.
+        let text = "[" + Array(repeating: "0", count: 9).joined(separator: ",") + "]"
+        var fits = JSONParser(text, maxValues: 10)
+        #expect(throws: Never.self) { try fits.parseDocument() }
+        var over = JSONParser(text + " ", maxValues: 9)
+        #expect(
+            throws: JSONSyntaxError(
+                message: "more than 9 values in one file; valid: at most 9 (a program of 1,000,000 keyframes has about 4,000,000)",
+                location: SourceLocation(line: 1, column: 18))
+        ) { try over.parseDocument() }
+        #expect(JSONParser.defaultMaxValues >= 5_000_000, "a million-keyframe program must fit")
+    }
 }
