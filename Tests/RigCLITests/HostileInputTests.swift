@@ -56,6 +56,21 @@ import Testing
         }
     }
 
+    /// A generated program of a million keyframes is 55 MB and must be checked; one byte
+    /// past 64 MB is refused by its size before anything is read (a sparse file: no disk).
+    @Test func aFileOverTheSizeBoundIsRefusedBeforeReading() async throws {
+        let big = try RigProcess.temporaryFile("big.json", contents: "")
+        #expect(truncate(big, off_t(64 << 20) + 1) == 0)
+        for command in ["check", "plan"] {
+            let result = try await Self.runWithWatchdog([command, big])
+            #expect(result.status == 2, "\(command)")
+            #expect(
+                result.stderr
+                    == "\(big):1:1: error: $: the file is 67108865 bytes; valid: at most 67108864 bytes for a rig or program file\n",
+                "\(command)")
+        }
+    }
+
     @Test func badBytesAndLineEndingsAreLocated() async throws {
         var bytes = Array("{\n  \"axes\": [{\"name\": \"p".utf8)
         bytes += [0xC3, 0x28]

@@ -147,6 +147,28 @@ private struct JSONSample: Sendable {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
     }
 
+    /// A keyframe file repeats a handful of keys and values a million times: each text is
+    /// kept once per document, whether it was written with escapes or without.
+    @Test func repeatedStringsShareOneReference() throws {
+        let node = try JSONParser.parse(#"[{"interp": "linear"}, {"interp": "lin\u0065ar"}, {"interp": "ease"}]"#)
+        guard case .array(let items) = node.value, items.count == 3,
+            case .object(let first) = items[0].value, case .object(let second) = items[1].value,
+            case .object(let third) = items[2].value,
+            case .string(let a) = first[0].value.value, case .string(let b) = second[0].value.value,
+            case .string(let c) = third[0].value.value
+        else {
+            Issue.record("unexpected shape")
+            return
+        }
+        #expect(first[0].name === second[0].name)
+        #expect(first[0].name === third[0].name)
+        #expect(a === b)
+        #expect(a.text == "linear" && c.text == "ease")
+        #expect(a !== c)
+        #expect(items[1].location == SourceLocation(line: 1, column: 24))
+        #expect(second[0].value.location == SourceLocation(line: 1, column: 35))
+    }
+
     @Test func rejectsDeepNesting() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "[", count: 300) + String(repeating: "]", count: 300)) }
         #expect(throws: Never.self) { try JSONParser.parse(String(repeating: "[", count: 200) + String(repeating: "]", count: 200)) }
