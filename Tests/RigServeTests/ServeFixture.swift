@@ -85,6 +85,8 @@ final class ServeFixture: Sendable {
 
 extension TestResponse {
     var text: String { String(buffer: body) }
+    /// The control key the server gave with this reply, if any.
+    var controlKey: String? { headers[HTTPField.Name("X-Rig-Control")!] }
     var json: [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
     }
@@ -93,9 +95,11 @@ extension TestResponse {
 func jsonBody(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
 extension HTTPFields {
-    static func client(_ id: String, token: String? = nil) -> HTTPFields {
+    /// A client named `id` (what others see); `key`: the control key a reply gave it.
+    static func client(_ id: String, token: String? = nil, key: String? = nil) -> HTTPFields {
         var fields: HTTPFields = [HTTPField.Name("X-Rig-Client")!: id, .contentType: "application/json"]
         if let token { fields[.authorization] = "Bearer \(token)" }
+        if let key { fields[HTTPField.Name("X-Rig-Control")!] = key }
         return fields
     }
 }

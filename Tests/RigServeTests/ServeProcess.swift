@@ -61,6 +61,14 @@ final class ServeProcess: Sendable {
 
     var log: String { output.text }
 
+    /// The loopback port it listens on.
+    var port: Int { Int(baseURL.split(separator: ":").last ?? "") ?? 0 }
+
+    /// The token it printed (a non-loopback listener), if any.
+    var printedToken: String? {
+        log.range(of: "?token=").map { String(log[$0.upperBound...].prefix(64)) }
+    }
+
     struct ServeProcessFailed: Error, CustomStringConvertible {
         var output: String
         var description: String { "rig serve exited early:\n\(output)" }

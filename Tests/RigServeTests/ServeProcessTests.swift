@@ -16,7 +16,7 @@ import Testing
 
         // The trace: the rig was at (30, -20) and moved back to park (0, 0) within its limits.
         let rows = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst()
-            .map { $0.split(separator: ",") }.filter { $0.count == 5 }
+            .map { $0.split(separator: ",") }.filter { $0.count == 6 }
         var pan: [Double] = []
         var tilt: [Double] = []
         for row in rows {

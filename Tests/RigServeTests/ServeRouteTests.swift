@@ -138,6 +138,7 @@ import Testing
                 uri: "/api/play", method: .post, headers: .client("a"),
                 body: jsonBody(#"{"program": "three.json", "fromStep": 2}"#))
             #expect(play.status == .accepted, "\(play.text)")
+            let key = try #require(play.controlKey)
             try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 }
             #expect(fixture.console.status(controller: nil).pose["pan"] == 20)
             // Something runs: a second play is refused.
@@ -146,9 +147,9 @@ import Testing
                     uri: "/api/play", method: .post, headers: .client("a"),
                     body: jsonBody(#"{"program": "three.json"}"#)
                 ).status == .conflict)
-            #expect(try await client.execute(uri: "/api/next", method: .post, headers: .client("a")).status == .accepted)
+            #expect(try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key)).status == .accepted)
             try await fixture.waitStatus { $0.state == "waiting" && $0.step == 3 && $0.pose["pan"] == 30 }
-            #expect(try await client.execute(uri: "/api/back", method: .post, headers: .client("a")).status == .accepted)
+            #expect(try await client.execute(uri: "/api/back", method: .post, headers: .client("a", key: key)).status == .accepted)
             try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 && $0.pose["pan"] == 20 }
             #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("someone-else")).status == .accepted)
             let parked = try await fixture.waitStatus { $0.state == "idle" && $0.program == nil }
@@ -211,11 +212,11 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            #expect(
-                try await client.execute(
-                    uri: "/api/goto", method: .post, headers: .client("a"),
-                    body: jsonBody(#"{"pose": {"pan": 12, "tilt": 99}}"#)
-                ).json["clamped"] as? [String] == ["tilt"])
+            let first = try await client.execute(
+                uri: "/api/goto", method: .post, headers: .client("a"),
+                body: jsonBody(#"{"pose": {"pan": 12, "tilt": 99}}"#))
+            #expect(first.json["clamped"] as? [String] == ["tilt"])
+            let key = try #require(first.controlKey)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
             let saved = try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("a"))
             #expect(saved.status == .ok)
@@ -224,11 +225,11 @@ import Testing
             #expect(reread.pose(named: "sunset") == ["pan": 12, "tilt": 45])
             #expect(
                 try await client.execute(
-                    uri: "/api/goto", method: .post, headers: .client("a"),
+                    uri: "/api/goto", method: .post, headers: .client("a", key: key),
                     body: jsonBody(#"{"pose": {"pan": 0, "tilt": 0}}"#)
                 ).status == .accepted)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 0, "tilt": 0] }
-            #expect(try await client.execute(uri: "/api/poses/sunset/goto", method: .post, headers: .client("a")).status == .accepted)
+            #expect(try await client.execute(uri: "/api/poses/sunset/goto", method: .post, headers: .client("a", key: key)).status == .accepted)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
             #expect(try await client.execute(uri: "/api/poses/nowhere/goto", method: .post, headers: .client("a")).status == .notFound)
         }

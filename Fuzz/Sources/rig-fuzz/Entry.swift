@@ -12,6 +12,7 @@ let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
     "evdev": EvdevTarget.run,
     "blecontrol": BLEControlReplyTarget.run,
     "dfmoco": DFMocoTarget.run,
+    "served": ServedProgramTarget.run,
 ]
 
 /// The target chosen for this process (read once; a global `let` is initialized once,

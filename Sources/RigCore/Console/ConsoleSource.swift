@@ -26,6 +26,8 @@ public struct ConsoleSource: MotionSource {
     public private(set) var programsStarted = 0
 
     private var intervalTicksLeft: Int?
+    /// A `.next` was applied during the current wait (cleared when the wait ends).
+    private var nextTaken = false
     private var stopRequested = false
     /// `stop()` came while a program played: its end was reported already, so the command
     /// source's own "stopped" (it parks after the program) is not reported twice.
@@ -103,6 +105,14 @@ public struct ConsoleSource: MotionSource {
         return p
     }
 
+    /// The rig stood still through a stall: a program stops from rest and parks; a jog
+    /// or move halts. The server goes on (false) unless it was stopping already.
+    public mutating func stallStop() -> Bool {
+        let ending = commands.stallStop()
+        if player != nil { _ = player?.stallStop() }
+        return ending
+    }
+
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
         requests.drain(into: &drainedRequests)
         for request in drainedRequests { apply(request) }
@@ -137,6 +147,7 @@ public struct ConsoleSource: MotionSource {
             }
         }
         let event = p.tick(into: &out)
+        if !p.phase.isWaiting { nextTaken = false }
         commands.passThrough(&out)
         switch event {
         case .ready?:
@@ -181,10 +192,13 @@ public struct ConsoleSource: MotionSource {
             intervalTicksLeft = nil
             player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep)
         case .next:
-            guard player != nil else {
+            // Only while waiting at a step, once per wait: a Next during a move (or a
+            // second one before the first took effect) would skip a step's shot.
+            guard player?.phase.isWaiting == true, !nextTaken else {
                 refusedRequests += 1
                 return
             }
+            nextTaken = true
             player?.advance()
         case .back:
             guard isWaiting, let step = currentStep, step >= 1 else {

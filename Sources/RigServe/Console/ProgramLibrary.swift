@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigRuntime
 import Synchronization
 
 /// One program in `--programs DIR`, as `GET /api/programs` lists it.
@@ -31,7 +32,8 @@ public struct ProgramEntry: Sendable, Equatable, Encodable {
 
 /// The programs in `--programs DIR`: every `*.json` file directly in it, parsed for the
 /// server's rig (a program's own `rig` path is ignored: it plays on the rig the server
-/// drives) and checked with the same `FeasibilityChecker` as `rig check`, from the pose
+/// drives; a program that embeds a rig must embed the served one, axes by name and
+/// limits, or it is listed as not playable and refused) and checked with the same `FeasibilityChecker` as `rig check`, from the pose
 /// the rig is at.
 public final class ProgramLibrary: Sendable {
     public let directory: String?
@@ -94,26 +96,27 @@ public final class ProgramLibrary: Sendable {
         }
         let stamp = "\(attributes[.modificationDate] ?? "")|\(attributes[.size] ?? "")|\(fromStep)|\(startPose)"
         if let hit = cache.withLock({ $0[file] }), hit.stamp == stamp { return hit }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw ServeError(.unprocessableContent, "\(file): cannot read the file as UTF-8 text")
-        }
-        var program: Program
+        let text: String
         do {
-            let rigText = self.rigText
-            let rigPath = self.rigPath
-            program = try ProgramParser.parse(text: text, file: file, loadRig: { _, _ in (rigText, rigPath) })
+            // The hardened reader: bounded in size, regular files only, UTF-8 checked.
+            text = try RigFileReader.readText(path)
         } catch {
             throw ServeError(.unprocessableContent, error.description)
         }
-        program.rig = rig
-        program = program.startingFrom(startPose)
-        let steps = program.steps.count
-        guard fromStep >= 1 else { throw ServeError(.badRequest, "fromStep counts from 1") }
-        guard fromStep <= max(steps, 1) else {
-            throw ServeError(.notFound, "\(file) has no step \(fromStep); valid: 1…\(max(steps, 1))")
+        let prepared: (program: Program, console: ConsoleProgram, report: FeasibilityReport)
+        do {
+            // A program that embeds another rig is laid out on that rig's axes: played on
+            // the served rig it would move the wrong axes, or index past them.
+            prepared = try ServedProgram.prepare(
+                text: text, file: file, served: rig, rigText: rigText, rigPath: rigPath, fromStep: fromStep, startPose: startPose)
+        } catch {
+            switch error {
+            case .malformed(let m), .notPlayable(let m): throw ServeError(.unprocessableContent, m)
+            case .badStep(let m): throw ServeError(.badRequest, m)
+            case .noSuchStep(let m): throw ServeError(.notFound, m)
+            }
         }
-        let console = ConsoleProgram(name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1)
-        let report = FeasibilityChecker.check(rig: rig, motion: console.motion, startPose: startPose, firstStep: console.firstStep)
+        let (program, console, report) = prepared
         let checked = Checked(program: program, consoleProgram: console, report: report, stamp: stamp)
         cache.withLock { $0[file] = checked }
         return checked
@@ -138,8 +141,7 @@ public final class ProgramLibrary: Sendable {
 
     /// The rig file itself may sit among the programs: it is not listed.
     private static func isRig(at path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-            let root = try? JSONParser.parse(text), case .object(let members) = root.value
+        guard let text = try? RigFileReader.readText(path), let root = try? JSONParser.parse(text), case .object(let members) = root.value
         else { return false }
         return members.contains { $0.key == "axes" } && !members.contains { $0.key == "kind" }
     }

@@ -43,6 +43,8 @@ public final class RigConsole: @unchecked Sendable {
         var startError: String?
         var summary: SessionSummary?
         var lastError: String?
+        /// The loop tick a Next was taken at.
+        var nextTakenAtTick: Int?
     }
 
     /// `Output` is not `Sendable`; the server only reads `statusLine`, which outputs
@@ -209,10 +211,30 @@ public final class RigConsole: @unchecked Sendable {
     }
 
     /// A step request for the program playing; 409 when none plays.
-    public func programRequest(_ request: ConsoleRequest) throws(ServeError) {
+    /// - Parameter atStep: the 1-based step the client means (Next): refused unless the
+    ///   program waits there.
+    public func programRequest(_ request: ConsoleRequest, atStep: Int? = nil) throws(ServeError) {
         let current = status(controller: nil)
         guard current.program != nil else { throw ServeError(.conflict, "no program is playing") }
+        if let atStep, current.step != atStep {
+            throw ServeError(.conflict, "the program is at step \(current.step.map(String.init) ?? "none"), not \(atStep); nothing done")
+        }
         switch request {
+        case .next:
+            // One tap, one step: a Next during a move would be kept for the next wait and
+            // skip that step's shot; a second before the loop took the first is refused.
+            guard current.state == "waiting" || current.state == "paused" else {
+                throw ServeError(.conflict, "next works while the program waits at a step (it is \(current.state)); nothing done")
+            }
+            // The loop applies a request at its next tick and the status shows the move
+            // after it: until then, a second Next is the same tap.
+            let ticks = loopStatus?.ticks ?? 0
+            let taken = shared.withLock { s in
+                if let at = s.nextTakenAtTick, ticks <= at + 1 { return true }
+                s.nextTakenAtTick = ticks
+                return false
+            }
+            guard !taken else { throw ServeError(.conflict, "next was already taken at step \(current.step ?? 0); nothing done") }
         case .back, .redo:
             guard current.state == "waiting" || current.state == "paused" else {
                 throw ServeError(.conflict, "back and redo work while the program waits at a step (it is \(current.state))")

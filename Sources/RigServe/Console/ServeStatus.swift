@@ -43,6 +43,18 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(controller, forKey: .controller)
     }
 
+    /// The same apart from elapsed time and ETA (the events stream sends those changes
+    /// once a second, not at the loop's rate).
+    func sameApartFromTheClock(_ other: ServeStatus) -> Bool {
+        var a = self
+        var b = other
+        a.elapsedSeconds = nil
+        a.etaSeconds = nil
+        b.elapsedSeconds = nil
+        b.etaSeconds = nil
+        return a == b
+    }
+
     /// Something moves (the events stream then sends at least 5 messages a second).
     public var isMoving: Bool { state != "idle" && state != "fault" && state != "waiting" && state != "paused" }
 }

@@ -16,13 +16,19 @@ public enum ServeApp {
         public var poses: PoseBook
         public var lease: ControlLease
         public var settings: ServeSettings
+        /// Jogs that a finger on the screen does not mean now are dropped.
+        public var jogGuard: JogGuard
 
-        public init(console: RigConsole, library: ProgramLibrary, poses: PoseBook, lease: ControlLease, settings: ServeSettings) {
+        public init(
+            console: RigConsole, library: ProgramLibrary, poses: PoseBook, lease: ControlLease, settings: ServeSettings,
+            jogGuard: JogGuard = JogGuard(maxAgeSeconds: 0.25)
+        ) {
             self.console = console
             self.library = library
             self.poses = poses
             self.lease = lease
             self.settings = settings
+            self.jogGuard = jogGuard
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import RigCore
 
 /// The handlers behind `ServeApp`'s routes.
@@ -14,35 +15,76 @@ struct ServeRoutes: Sendable {
 
     static let clientHeader = HTTPField.Name("X-Rig-Client")!
     static let clientCookie = "rig_client"
+    static let controlHeader = HTTPField.Name("X-Rig-Control")!
+    static let controlCookie = "rig_control"
 
-    /// The page's client id (header or cookie), else the peer's address.
-    func client(_ request: Request, _ context: ServeContext) -> String {
+    /// The name others see for this client: the page's (header or cookie), else its
+    /// address. It proves nothing: control is proven by the key (`ControlLease`).
+    func displayName(_ request: Request, _ context: ServeContext) -> String {
         let raw = request.headers[Self.clientHeader] ?? request.cookies[Self.clientCookie]?.value
         if let raw, !raw.isEmpty, raw.count <= 64,
-            raw.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.:".unicodeScalars.contains($0) })
+            raw.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.: ()".unicodeScalars.contains($0) })
         {
             return raw
         }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        return "a client at " + (context.remoteAddress?.ipAddress ?? "an unknown address")
     }
 
-    /// Takes control for this client or throws 409 naming who holds it.
-    func control(_ request: Request, _ context: ServeContext) throws(ServeError) {
-        let id = client(request, context)
-        if let holder = lease.acquire(id, nowSeconds: now) {
+    /// The control key a request presents (header first, then cookie), if any.
+    func presentedKey(_ request: Request) -> String? {
+        if let header = request.headers[Self.controlHeader], !header.isEmpty { return header }
+        return request.cookies[Self.controlCookie]?.value
+    }
+
+    /// Takes control for this client or throws 409 naming who holds it. Returns the key
+    /// to send back (`reply(_:control:)`).
+    func control(_ request: Request, _ context: ServeContext) throws(ServeError) -> String {
+        switch lease.acquire(key: presentedKey(request), name: displayName(request, context), nowSeconds: now) {
+        case .granted(let key, _): return key
+        case .refused(let holder):
             throw ServeError(
                 .conflict, "another client controls the rig (\(holder)); watch, or wait until it stops or is quiet for \(Int(lease.quietSeconds)) s",
                 holder: holder)
         }
     }
 
+    /// A reply to the holder of control: its key in a header (for the page) and an
+    /// HttpOnly, same-site cookie (for a script's cookie jar).
+    static func withControl(_ response: Response, key: String) -> Response {
+        var response = response
+        response.headers[controlHeader] = key
+        response.headers[.setCookie] = "\(controlCookie)=\(key); Path=/api; HttpOnly; SameSite=Strict"
+        return response
+    }
+
     // MARK: Bodies
 
-    func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+    /// The body, bounded (413 over the bound, announced or chunked).
+    static func collect(_ request: Request) async throws -> ByteBuffer {
         var request = request
-        let buffer = try await request.collectBody(upTo: ServeApp.maxBodyBytes)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try await request.collectBody(upTo: ServeApp.maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw ServeError(.contentTooLarge, "the body is over \(ServeApp.maxBodyBytes / 1024) KB")
+        }
+    }
+
+    func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        let buffer = try await Self.collect(request)
+        return try Self.decode(T.self, Data(buffer.readableBytesView))
+    }
+
+    /// The body, or nil when there is none (an endpoint whose body is optional).
+    func optionalBody<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T? {
+        let buffer = try await Self.collect(request)
+        let data = Data(buffer.readableBytesView)
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
+        return try Self.decode(T.self, data)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, _) {
             throw ServeError(.badRequest, "the body needs \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, c), let DecodingError.valueNotFound(_, c) {
@@ -54,8 +96,7 @@ struct ServeRoutes: Sendable {
 
     /// Reads (and bounds) a body this endpoint ignores.
     func drain(_ request: Request) async throws {
-        var request = request
-        _ = try await request.collectBody(upTo: ServeApp.maxBodyBytes)
+        _ = try await Self.collect(request)
     }
 
     private static func path(_ keys: [CodingKey]) -> String {
@@ -104,36 +145,42 @@ struct ServeRoutes: Sendable {
 
     // MARK: Watching
 
-    func currentStatus(_ request: Request?, _ context: ServeContext?) -> ServeStatus {
-        if let request, let context { lease.touch(client(request, context), nowSeconds: now) }
+    /// The status; a request carrying the holder's key keeps its control (the page asks
+    /// every few seconds while it holds control, so a closed or stalled page loses it).
+    func currentStatus(_ request: Request?) -> ServeStatus {
+        if let request { lease.touch(key: presentedKey(request), nowSeconds: now) }
         return console.status(controller: lease.current(nowSeconds: now))
     }
 
     func status(_ request: Request, _ context: ServeContext) throws -> Response {
-        try Self.json(currentStatus(request, context))
+        try Self.json(currentStatus(request))
     }
 
-    /// Server-Sent Events: the status on every change, at least every 200 ms while
-    /// something moves, a comment every 15 s otherwise (keeps proxies from closing it).
+    /// Server-Sent Events: the status when it changes (at most 5 a second while something
+    /// moves; once a second when only the clock moves: elapsed time and ETA), and a
+    /// `heartbeat` event after 0.5 s without a message, so a page knows within a second
+    /// that its link is gone. Watching never keeps control.
     func events(_ request: Request, _ context: ServeContext) -> Response {
-        let id = client(request, context)
         let routes = self
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
-                var last: Data?
-                var lastSent = 0.0
+                var last: ServeStatus?
+                var lastSent = -Double.infinity
+                var lastStatusSent = -Double.infinity
                 while !Task.isCancelled {
-                    routes.lease.touch(id, nowSeconds: routes.now)
-                    let status = routes.currentStatus(nil, nil)
-                    let data = try JSONEncoder.serve.encode(status)
+                    let status = routes.currentStatus(nil)
                     let t = routes.now
-                    if data != last || (status.isMoving && t - lastSent >= 0.2) {
+                    let changed = last.map { !$0.sameApartFromTheClock(status) } ?? true
+                    let clockMoved = last.map { $0 != status } ?? true
+                    if (changed && t - lastStatusSent >= 0.2) || (clockMoved && t - lastStatusSent >= 1) {
+                        let data = try JSONEncoder.serve.encode(status)
                         try await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
-                        last = data
+                        last = status
                         lastSent = t
-                    } else if t - lastSent >= 15 {
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        lastStatusSent = t
+                    } else if t - lastSent >= 0.5 {
+                        try await writer.write(ByteBuffer(string: "event: heartbeat\ndata: {}\n\n"))
                         lastSent = t
                     }
                     if routes.console.hasEnded { break }
@@ -156,38 +203,56 @@ struct ServeRoutes: Sendable {
 
     func play(_ request: Request, _ context: ServeContext) async throws -> Response {
         let body = try await body(PlayBody.self, request)
-        try control(request, context)
-        let current = console.status(controller: nil)
-        guard current.state == "idle" else {
-            throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
-        }
+        // A refused play (a bad name, 404, 422) takes no control: checked first.
         let checked = try parts.library.load(body.program, fromStep: body.fromStep ?? 1, startPose: console.pose)
         if let problem = checked.report.problems.first {
             throw ServeError(.unprocessableContent, "\(body.program): refusing to play (nothing moved): \(problem.description)")
         }
+        if let unchecked = checked.report.unchecked {
+            throw ServeError(.unprocessableContent, "\(body.program): refusing to play (nothing moved): \(unchecked.description)")
+        }
+        let current = console.status(controller: nil)
+        guard current.state == "idle" else {
+            throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
+        }
+        let key = try control(request, context)
         try console.play(checked.consoleProgram, estimatedSeconds: ProgramLibrary.estimatedSeconds(checked))
-        return try Self.json(currentStatus(request, context), status: .accepted)
+        return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
+    }
+
+    private struct StepBody: Decodable {
+        /// The 1-based step the client saw when it asked (Next): refused if the program
+        /// is no longer waiting there, so a double tap is one step.
+        var step: Int?
     }
 
     func step(_ action: ConsoleRequest, _ request: Request, _ context: ServeContext) async throws -> Response {
-        try await drain(request)
-        try control(request, context)
-        try console.programRequest(action)
-        return try Self.json(currentStatus(request, context), status: .accepted)
+        let body = try await optionalBody(StepBody.self, request)
+        let key = try control(request, context)
+        try console.programRequest(action, atStep: body?.step)
+        return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
     }
 
     /// Anyone may stop: a stop is never refused for want of control. It ends the
-    /// holder's control.
+    /// holder's control and latches every jog press under way (a finger still on the pad
+    /// moves nothing until it lifts and presses again).
     func stop(_ request: Request, _ context: ServeContext) async throws -> Response {
-        try await drain(request)
+        parts.jogGuard.latchAll()
         console.stopMotion()
         lease.release()
-        return try Self.json(currentStatus(request, context), status: .accepted)
+        _ = try? await drain(request)
+        return try Self.json(currentStatus(request), status: .accepted)
     }
 
     // MARK: Motion
 
-    private struct JogBody: Decodable { var velocity: [String: Double] }
+    private struct JogBody: Decodable {
+        var velocity: [String: Double]
+        /// The page's press id, sequence within the press and ms since the press began.
+        var press: String?
+        var seq: Int?
+        var t: Double?
+    }
     private struct PoseBody: Decodable { var pose: [String: Double] }
     private struct MoveReply: Encodable {
         var clamped: [String]
@@ -200,9 +265,15 @@ struct ServeRoutes: Sendable {
         for (name, v) in body.velocity where abs(v) > 1 {
             throw ServeError(.badRequest, "$.velocity.\(name): \(v) is outside −1…1 (a fraction of maxVelocity)")
         }
-        try control(request, context)
+        if let press = body.press, press.isEmpty || press.utf8.count > 64 { throw ServeError(.badRequest, "$.press: 1–64 characters") }
+        if let t = body.t, !t.isFinite { throw ServeError(.badRequest, "$.t: not a finite number") }
+        let stopping = body.velocity.values.allSatisfy { $0 == 0 }
+        if case .drop(let reason) = parts.jogGuard.judge(press: body.press, seq: body.seq, sentMilliseconds: body.t, stopping: stopping, nowSeconds: now) {
+            throw ServeError(.conflict, "jog \(reason)")
+        }
+        let key = try control(request, context)
         try console.jog(fractions.map { $0 ?? 0 })
-        return try Self.json(currentStatus(request, context), status: .accepted)
+        return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
     }
 
     func goTo(_ request: Request, _ context: ServeContext) async throws -> Response {
@@ -211,9 +282,9 @@ struct ServeRoutes: Sendable {
     }
 
     private func move(to pose: [Double?], _ request: Request, _ context: ServeContext) throws -> Response {
-        try control(request, context)
+        let key = try control(request, context)
         let clamped = try console.goTo(pose)
-        return try Self.json(MoveReply(clamped: clamped, status: currentStatus(request, context)), status: .accepted)
+        return Self.withControl(try Self.json(MoveReply(clamped: clamped, status: currentStatus(request)), status: .accepted), key: key)
     }
 
     // MARK: Poses

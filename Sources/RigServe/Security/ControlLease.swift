@@ -1,14 +1,28 @@
 import Synchronization
 
-/// One controller at a time: the client that starts a run or jogs holds control until it
-/// releases it (stop, the run's end) or has been quiet for `quietSeconds`; anyone may
-/// watch. Time is passed in (monotonic seconds), so tests need no clock.
+/// One controller at a time. The client that starts a run, jogs or moves gets a control
+/// key: a secret of 128 random bits the server gives to that client only (the
+/// `X-Rig-Control` reply header and an HttpOnly cookie), which it presents to keep
+/// control. What everyone else sees (the status, a 409, the event stream) is the
+/// holder's display name, which proves nothing. Control ends with a stop, the run's end,
+/// or `quietSeconds` without a request carrying the key (a closed or stalled page). Time
+/// is passed in (monotonic seconds), so tests need no clock.
 public final class ControlLease: Sendable {
     public let quietSeconds: Double
 
     private struct Holder {
-        var client: String
+        var key: String
+        var name: String
         var lastSeenSeconds: Double
+    }
+
+    /// The outcome of asking for control.
+    public enum Grant: Sendable, Equatable {
+        /// Control is the caller's: `key` is what it presents from now on; `issued` says
+        /// it is new (send it to the client).
+        case granted(key: String, issued: Bool)
+        /// Another client holds control: its display name.
+        case refused(holder: String)
     }
 
     private let holder = Mutex<Holder?>(nil)
@@ -17,22 +31,30 @@ public final class ControlLease: Sendable {
         self.quietSeconds = quietSeconds
     }
 
-    /// Takes or refreshes control for `client`. Returns nil on success, or the client that
-    /// holds control.
-    public func acquire(_ client: String, nowSeconds: Double) -> String? {
+    /// Takes or refreshes control for the client presenting `key` (nil: none), known to
+    /// others as `name`.
+    public func acquire(key: String?, name: String, nowSeconds: Double) -> Grant {
         holder.withLock { h in
-            if let current = h, current.client != client, nowSeconds - current.lastSeenSeconds < quietSeconds {
-                return current.client
+            if let current = h, nowSeconds - current.lastSeenSeconds < quietSeconds {
+                guard let key, Self.same(key, current.key) else { return .refused(holder: current.name) }
+                h?.lastSeenSeconds = nowSeconds
+                h?.name = name
+                return .granted(key: current.key, issued: false)
             }
-            h = Holder(client: client, lastSeenSeconds: nowSeconds)
-            return nil
+            let issued = Self.newKey()
+            h = Holder(key: issued, name: name, lastSeenSeconds: nowSeconds)
+            return .granted(key: issued, issued: true)
         }
     }
 
-    /// Notes that the holder is still there (it watches the events), without taking control.
-    public func touch(_ client: String, nowSeconds: Double) {
+    /// Notes that the holder is still there (any request carrying its key), without
+    /// taking control. Returns whether `key` holds control.
+    @discardableResult
+    public func touch(key: String?, nowSeconds: Double) -> Bool {
         holder.withLock { h in
-            if h?.client == client { h?.lastSeenSeconds = nowSeconds }
+            guard let key, let current = h, nowSeconds - current.lastSeenSeconds < quietSeconds, Self.same(key, current.key) else { return false }
+            h?.lastSeenSeconds = nowSeconds
+            return true
         }
     }
 
@@ -41,11 +63,33 @@ public final class ControlLease: Sendable {
         holder.withLock { $0 = nil }
     }
 
-    /// Who holds control now, if anyone.
+    /// The display name of who holds control now, if anyone.
     public func current(nowSeconds: Double) -> String? {
         holder.withLock { h in
             guard let c = h, nowSeconds - c.lastSeenSeconds < quietSeconds else { return nil }
-            return c.client
+            return c.name
         }
+    }
+
+    /// 16 bytes from the kernel's CSPRNG as 32 hex digits.
+    static func newKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var text = ""
+        for _ in 0..<2 {
+            let word = generator.next()
+            let hex = String(word, radix: 16)
+            text += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return text
+    }
+
+    /// Compares in time that does not depend on where the strings first differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in x.indices { difference |= x[i] ^ y[i] }
+        return difference == 0
     }
 }

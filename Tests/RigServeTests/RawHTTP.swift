@@ -1,0 +1,66 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// HTTP as an attacker writes it: the exact bytes of a request (a path no client library
+/// would send, any `Host`, a chunked body) over a loopback socket, and the reply's status.
+enum RawHTTP {
+    struct Failed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Sends `request` to 127.0.0.1:`port` and reads until the server closes (the request
+    /// should say `Connection: close`) or `timeoutSeconds` pass. Returns the status code
+    /// (0 when none came) and the whole reply.
+    static func send(_ request: [UInt8], port: Int, timeoutSeconds: Int = 20) throws -> (status: Int, reply: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // A server that answers early (413) stops reading: the rest of the body is not
+        // waited on for long.
+        var sendTimeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failed(description: "connect: \(errno)") }
+        var offset = 0
+        while offset < request.count {
+            let n = request[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // The server may answer and close before the whole body is sent (413).
+            if n <= 0 { break }
+            offset += n
+        }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            reply.append(contentsOf: buffer[0..<n])
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, text)
+    }
+
+    /// A request with `Connection: close` and, if given, a JSON body.
+    static func request(
+        _ method: String, _ path: String, host: String = "127.0.0.1", headers: [String] = [], body: String? = nil,
+        contentType: String? = "application/json"
+    ) -> [UInt8] {
+        var lines = ["\(method) \(path) HTTP/1.1", "Host: \(host)", "Connection: close"] + headers
+        if let body {
+            if let contentType { lines.append("Content-Type: \(contentType)") }
+            lines.append("Content-Length: \(body.utf8.count)")
+        }
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + (body ?? "")).utf8)
+    }
+}

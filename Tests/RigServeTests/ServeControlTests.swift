@@ -1,0 +1,228 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RigCore
+import RigRuntime
+import RigTestSupport
+import Testing
+
+@testable import RigServe
+
+/// Who may move the rig, through Hummingbird's router on the real loop: control is a key
+/// the server issued, STOP latches, stale or reordered jogs and double taps move nothing,
+/// and a program laid out for another rig is refused.
+@Suite(.serialized) struct ServeControlTests {
+    @Test func theControlKeyIsSecretAndANameProvesNothing() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let first = try await client.execute(
+                uri: "/api/goto", method: .post, headers: .client("phone-a"), body: jsonBody(#"{"pose": {"pan": 5}}"#))
+            #expect(first.status == .accepted)
+            let key = try #require(first.controlKey)
+            #expect(key.count == 32 && key != "phone-a")
+            #expect(first.headers[.setCookie]?.contains("rig_control=\(key)") == true && first.headers[.setCookie]?.contains("HttpOnly") == true)
+            // What anyone can see names the holder, never its key.
+            let watched = try await client.execute(uri: "/api/status", method: .get)
+            #expect(watched.json["controller"] as? String == "phone-a")
+            #expect(!watched.text.contains(key))
+            // Sending the holder's name (header or cookie), or a made-up key, takes nothing.
+            var spoofs: [HTTPFields] = [.client("phone-a"), .client("phone-a", key: "0123456789abcdef0123456789abcdef")]
+            spoofs.append([.cookie: "rig_client=phone-a", .contentType: "application/json"])
+            spoofs.append([.cookie: "rig_control=phone-a", .contentType: "application/json"])
+            for headers in spoofs {
+                let refused = try await client.execute(uri: "/api/goto", method: .post, headers: headers, body: jsonBody(#"{"pose": {"pan": -30}}"#))
+                #expect(refused.status == .conflict)
+                #expect(refused.json["holder"] as? String == "phone-a")
+                #expect(!refused.text.contains(key) && refused.controlKey == nil)
+            }
+            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 5 }
+            // The key (header or cookie) is control.
+            #expect(
+                try await client.execute(uri: "/api/goto", method: .post, headers: .client("x", key: key), body: jsonBody(#"{"pose": {"pan": 6}}"#))
+                    .status == .accepted)
+            #expect(
+                try await client.execute(
+                    uri: "/api/goto", method: .post, headers: [.cookie: "rig_control=\(key)", .contentType: "application/json"],
+                    body: jsonBody(#"{"pose": {"pan": 7}}"#)
+                ).status == .accepted)
+            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 7 }
+        }
+    }
+
+    @Test func watchingDoesNotKeepControlButTheHoldersRequestsDo() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let first = try await client.execute(uri: "/api/goto", method: .post, headers: .client("a"), body: jsonBody(#"{"pose": {"pan": 2}}"#))
+            let key = try #require(first.controlKey)
+            // The holder says it is there (its status requests with the key) for 20 s.
+            for _ in 0..<4 {
+                fixture.quietFor(seconds: 5)
+                _ = try await client.execute(uri: "/api/status", method: .get, headers: .client("a", key: key))
+            }
+            #expect(
+                try await client.execute(uri: "/api/jog", method: .post, headers: .client("b"), body: jsonBody(#"{"velocity": {"pan": 0}}"#))
+                    .status == .conflict)
+            // Then it goes quiet; others watching (no key) do not keep its control.
+            for _ in 0..<3 {
+                fixture.quietFor(seconds: 4)
+                _ = try await client.execute(uri: "/api/status", method: .get, headers: .client("a"))
+            }
+            #expect(fixture.console.status(controller: fixture.parts.lease.current(nowSeconds: 1e9)).controller == nil)
+            let taken = try await client.execute(uri: "/api/goto", method: .post, headers: .client("b"), body: jsonBody(#"{"pose": {"pan": 0}}"#))
+            #expect(taken.status == .accepted)
+        }
+    }
+
+    @Test func aRefusedPlayTakesNoControl() async throws {
+        let fixture = try ServeFixture(programs: ["broken.json": #"{"rig": "r.json", "kind": "keyframes", "keyframes": [}"#])
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            for program in ["broken.json", "missing.json"] {
+                let refused = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "\#(program)"}"#))
+                #expect(refused.status == .unprocessableContent || refused.status == .notFound)
+                #expect(refused.controlKey == nil)
+            }
+            #expect(
+                try await client.execute(uri: "/api/goto", method: .post, headers: .client("b"), body: jsonBody(#"{"pose": {"pan": 1}}"#))
+                    .status == .accepted)
+        }
+    }
+
+    /// A finger still on the pad after STOP: its press's next jogs move nothing; a new
+    /// press does.
+    @Test func stopLatchesThePressUnderWay() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            func jog(_ press: String, _ seq: Int, _ t: Int, pan: Double, key: String? = nil) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/api/jog", method: .post, headers: .client("a", key: key),
+                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "\#(press)", "seq": \#(seq), "t": \#(t)}"#))
+            }
+            let started = try await jog("p1", 1, 0, pan: 0.5)
+            #expect(started.status == .accepted)
+            let key = try #require(started.controlKey)
+            try await fixture.waitStatus { $0.state == "jogging" }
+            #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("b")).status == .accepted)
+            // The pad's next request, 100 ms later in the same press: refused, nothing moves.
+            let latched = try await jog("p1", 2, 100, pan: 0.5, key: key)
+            #expect(latched.status == .conflict)
+            #expect((latched.json["error"] as? String)?.contains("lift") == true)
+            let stopped = try await fixture.waitStatus { $0.state == "idle" }
+            try await fixture.waitTicks(40)
+            #expect(fixture.console.status(controller: nil).pose == stopped.pose)
+            #expect(fixture.console.loopStatus?.velocities.allSatisfy { $0 == 0 } == true)
+            // A new press is a deliberate new action.
+            #expect(try await jog("p2", 1, 0, pan: 0.5).status == .accepted)
+            try await fixture.waitStatus { $0.state == "jogging" }
+        }
+    }
+
+    /// Jogs queued through a link stall and delivered together move nothing; nor does one
+    /// that arrives out of order. A stop (all zero) always passes.
+    @Test func staleAndReorderedJogsAreDropped() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            func jog(_ seq: Int, _ t: Int, pan: Double) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/api/jog", method: .post, headers: .client("a", key: nil),
+                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "p", "seq": \#(seq), "t": \#(t)}"#))
+            }
+            let first = try await jog(1, 0, pan: 0.2)
+            #expect(first.status == .accepted)
+            let key = try #require(first.controlKey)
+            func keyed(_ seq: Int, _ t: Int, pan: Double) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/api/jog", method: .post, headers: .client("a", key: key),
+                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "p", "seq": \#(seq), "t": \#(t)}"#))
+            }
+            fixture.quietFor(seconds: 0.1)
+            #expect(try await keyed(2, 100, pan: 0.2).status == .accepted)
+            // A 3 s stall: requests sent at 200…500 ms arrive at 3.1 s.
+            fixture.quietFor(seconds: 3)
+            for (seq, t) in [(3, 200), (4, 300), (5, 400)] {
+                let stale = try await keyed(seq, t, pan: 1)
+                #expect(stale.status == .conflict)
+                #expect((stale.json["error"] as? String)?.contains("stale") == true)
+            }
+            // Out of order (an earlier seq after a later one), though fresh.
+            #expect(try await keyed(5, 3100, pan: 1).status == .conflict)
+            // A fresh one in order moves; the lifted finger's zero always stops.
+            #expect(try await keyed(6, 3100, pan: 0.2).status == .accepted)
+            #expect(try await keyed(1, 0, pan: 0).status == .accepted)
+            try await fixture.waitStatus { $0.state == "idle" }
+        }
+    }
+
+    /// A double tap on Next during a move is one step, not two.
+    @Test func nextIsTakenOnlyWhileWaitingAndForTheStepItNames() async throws {
+        let steps =
+            #"{"rig": "r.json", "kind": "steps", "trigger": "keyboard", "steps": [{"pose": {"pan": 10}, "settleSeconds": 0}, {"pose": {"pan": 40}, "settleSeconds": 0.5}, {"pose": {"pan": 50}, "settleSeconds": 0}]}"#
+        let fixture = try ServeFixture(programs: ["three.json": steps])
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "three.json"}"#))
+            let key = try #require(play.controlKey)
+            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 1 }
+            #expect(
+                try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"step": 2}"#))
+                    .status == .conflict)
+            #expect(
+                try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"step": 1}"#))
+                    .status == .accepted)
+            // The second tap of the double tap: the rig is on its way (or the step moved on).
+            let second = try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"step": 1}"#))
+            #expect(second.status == .conflict)
+            try await fixture.waitStatus { $0.state == "playing" && $0.step == 2 }
+            let during = try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key))
+            #expect(during.status == .conflict, "\(during.text)")
+            // Step 2 waits: it was not skipped.
+            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 && $0.pose["pan"] == 40 }
+        }
+    }
+
+    /// A one-axis rig embedded in a program dropped into the folder while another plays:
+    /// listed as not playable, refused with 422, and the server and the run go on.
+    @Test func aProgramForAnotherRigIsNotPlayableAndCrashesNothing() async throws {
+        let axis =
+            #"{"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "softLimits": [-40, 45], "maxVelocity": 40, "maxAcceleration": 80}"#
+        let other =
+            #"{"rig": {"output": {"type": "sim"}, "axes": [\#(axis)]}, "kind": "keyframes", "keyframes": {"tilt": [{"t": 0, "value": 0}, {"t": 2, "value": 10}]}}"#
+        // The served rig's axes in the other order: "pan" would move channel 0's axis.
+        let swapped =
+            axis.replacingOccurrences(of: "\"channel\": 1", with: "\"channel\": 0") + ", " + axis.replacingOccurrences(of: "\"tilt\"", with: "\"pan\"")
+        let renamed =
+            #"{"rig": {"output": {"type": "sim"}, "axes": [\#(swapped)]}, "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}, {"t": 2, "value": 10}]}}"#
+        let slow = #"{"rig": "r.json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}, {"t": 3, "value": 20}]}}"#
+        let fixture = try ServeFixture(programs: ["slow.json": slow])
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "slow.json"}"#))
+            #expect(play.status == .accepted)
+            try await fixture.waitStatus { $0.state == "playing" }
+            let folder = fixture.directory.appendingPathComponent("programs")
+            try other.write(to: folder.appendingPathComponent("other.json"), atomically: true, encoding: .utf8)
+            try renamed.write(to: folder.appendingPathComponent("renamed.json"), atomically: true, encoding: .utf8)
+            let listed = try await client.execute(uri: "/api/programs", method: .get)
+            let programs = try #require(listed.json["programs"] as? [[String: Any]])
+            for name in ["other.json", "renamed.json"] {
+                let entry = try #require(programs.first { $0["file"] as? String == name })
+                #expect(entry["feasible"] as? Bool == false)
+                #expect((entry["message"] as? String)?.contains("not playable on this rig") == true, "\(entry["message"] ?? "")")
+            }
+            // The run went on to its end and parked.
+            try await fixture.waitStatus { $0.state == "idle" && $0.program == nil }
+            #expect(fixture.console.status(controller: nil).pose == ["pan": 0, "tilt": 0])
+            #expect(fixture.console.status(controller: nil).error == nil)
+            let refused = try await client.execute(uri: "/api/play", method: .post, headers: .client("b"), body: jsonBody(#"{"program": "other.json"}"#))
+            #expect(refused.status == .unprocessableContent)
+            #expect((refused.json["error"] as? String)?.contains("axes (\"tilt\")") == true, "\(refused.text)")
+            try await fixture.waitTicks(30)
+            #expect(fixture.console.status(controller: nil).pose == ["pan": 0, "tilt": 0])
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+/// The real binary, spoken to in raw HTTP as an attacker would: no variant of a path gets
+/// past the token, no foreign page or stale name moves the rig, and oversized bodies are
+/// refused however they are sent.
+@Suite(.serialized) struct ServeSecurityTests {
+    /// Every route and method, with a body it would accept.
+    static let routes: [(method: String, path: String, body: String?)] = [
+        ("GET", "/api/status", nil), ("GET", "/api/events", nil), ("GET", "/api/programs", nil), ("GET", "/api/poses", nil),
+        ("GET", "/api/openapi.json", nil), ("POST", "/api/play", #"{"program": "steps.json"}"#),
+        ("POST", "/api/next", "{}"), ("POST", "/api/back", "{}"), ("POST", "/api/redo", "{}"), ("POST", "/api/pause", "{}"),
+        ("POST", "/api/resume", "{}"), ("POST", "/api/jog", #"{"velocity": {"pan": 1}}"#),
+        ("POST", "/api/goto", #"{"pose": {"pan": 60, "tilt": 20}}"#), ("PUT", "/api/poses/x", "{}"),
+        ("POST", "/api/poses/x/goto", "{}"),
+    ]
+
+    /// Ways to write `path` that a lenient router might take for it.
+    static func variants(of path: String) -> [String] {
+        let tail = String(path.dropFirst("/api/".count))
+        return [
+            "/" + path, "/api//" + tail, "/./api/" + tail, "/api/./" + tail, path + "/", "/api%2F" + tail, "/api%2f" + tail,
+            "/%61pi/" + tail, "/API/" + tail, "/api/../api/" + tail, path + "/.", path + "%2F", "/api/%2E/" + tail,
+            "/api/%2e%2e/api/" + tail, "///api/" + tail, path + "?x=1", path + "//", "/api\\" + tail,
+        ]
+    }
+
+    static let steps = #"{"rig": "rig.json", "kind": "steps", "trigger": "keyboard", "steps": [{"pose": {"pan": 40}}]}"#
+
+    @Test func noPathVariantGetsPastTheTokenAndNothingMoves() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["steps.json": Self.steps], arguments: ["--listen", "0.0.0.0:0"])
+        defer { server.stop() }
+        let token = try #require(server.printedToken)
+        for route in Self.routes {
+            for path in [route.path] + Self.variants(of: route.path) {
+                let (status, reply) = try RawHTTP.send(RawHTTP.request(route.method, path, body: route.body), port: server.port)
+                #expect(status == 401 || status == 400, "\(route.method) \(path) without the token: \(status)\n\(reply.prefix(300))")
+                // With the token, a variant is refused as not canonical (or is no route at
+                // all): only the canonical path reaches a handler.
+                if path != route.path, !path.hasSuffix("?x=1") {
+                    let (withToken, _) = try RawHTTP.send(
+                        RawHTTP.request(route.method, path, headers: ["Authorization: Bearer \(token)"], body: route.body), port: server.port)
+                    #expect([400, 404, 405].contains(withToken), "\(route.method) \(path) with the token: \(withToken)")
+                }
+            }
+        }
+        // Nothing moved, and nothing took control.
+        let (_, reply) = try RawHTTP.send(RawHTTP.request("GET", "/api/status", headers: ["Authorization: Bearer \(token)"]), port: server.port)
+        #expect(reply.contains(#""state":"idle""#) && reply.contains(#""pose":{"pan":0,"tilt":0}"#) && reply.contains(#""controller":null"#), "\(reply)")
+        // The page itself needs no token; everything else does.
+        #expect(try RawHTTP.send(RawHTTP.request("GET", "/"), port: server.port).status == 200)
+        #expect(try RawHTTP.send(RawHTTP.request("GET", "/index.html"), port: server.port).status == 401)
+    }
+
+    @Test func aForeignPageOrHostMovesNothingOnALoopbackListener() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig)
+        defer { server.stop() }
+        let goto = #"{"pose": {"pan": 30}}"#
+        // The simple requests another site's page may send without asking first.
+        let textPlain = try RawHTTP.send(RawHTTP.request("POST", "/api/goto", body: goto, contentType: "text/plain"), port: server.port)
+        #expect(textPlain.status == 415, "\(textPlain.reply)")
+        let form = try RawHTTP.send(
+            RawHTTP.request("POST", "/api/goto", body: goto, contentType: "application/x-www-form-urlencoded"), port: server.port)
+        #expect(form.status == 415)
+        let noType = try RawHTTP.send(RawHTTP.request("POST", "/api/goto", body: goto, contentType: nil), port: server.port)
+        #expect(noType.status == 415)
+        // Another origin, as a browser marks it.
+        let origin = try RawHTTP.send(RawHTTP.request("POST", "/api/goto", headers: ["Origin: http://evil.example"], body: goto), port: server.port)
+        #expect(origin.status == 403, "\(origin.reply)")
+        let nullOrigin = try RawHTTP.send(RawHTTP.request("POST", "/api/next", headers: ["Origin: null"]), port: server.port)
+        #expect(nullOrigin.status == 403)
+        let site = try RawHTTP.send(RawHTTP.request("POST", "/api/goto", headers: ["Sec-Fetch-Site: cross-site"], body: goto), port: server.port)
+        #expect(site.status == 403)
+        // DNS rebinding: a name that resolves here, but is not this machine's.
+        let rebound = try RawHTTP.send(RawHTTP.request("GET", "/api/status", host: "evil.example:8080"), port: server.port)
+        #expect(rebound.status == 403, "\(rebound.reply)")
+        let reboundPost = try RawHTTP.send(RawHTTP.request("POST", "/api/goto", host: "evil.example", body: goto), port: server.port)
+        #expect(reboundPost.status == 403)
+        // A chunked body over the bound is 413 like a sized one.
+        var chunked = Array(
+            "POST /api/goto HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        let chunk = [UInt8](repeating: 0x20, count: 64 << 10)
+        for _ in 0..<16 { chunked += Array("10000\r\n".utf8) + chunk + Array("\r\n".utf8) }
+        chunked += Array("0\r\n\r\n".utf8)
+        let large = try RawHTTP.send(chunked, port: server.port)
+        #expect(large.status == 413, "\(large.reply.prefix(300))")
+        // Nothing moved.
+        let status = try RawHTTP.send(RawHTTP.request("GET", "/api/status"), port: server.port)
+        #expect(status.reply.contains(#""pose":{"pan":0,"tilt":0}"#) && status.reply.contains(#""state":"idle""#), "\(status.reply)")
+        // The page's own request, same origin, is taken.
+        let own = try RawHTTP.send(
+            RawHTTP.request(
+                "POST", "/api/goto", host: "localhost:\(server.port)", headers: ["Origin: http://localhost:\(server.port)", "Sec-Fetch-Site: same-origin"],
+                body: goto),
+            port: server.port)
+        #expect(own.status == 202, "\(own.reply)")
+    }
+}
