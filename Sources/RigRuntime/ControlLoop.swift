@@ -8,6 +8,11 @@ public enum LoopEvent: Sendable, Equatable {
     /// The limiter had to bend a frame: a program that passed `check` never does this.
     case limiterIntervened(axis: String, timeSeconds: Double)
     case outputFault(String, timeSeconds: Double)
+    /// The loop woke `missedTicks` whole ticks late (a stopped process, a paused VM, a
+    /// slow disk): the timeline paused for `seconds` of wall time and went on from where
+    /// the rig stood, with no backlog. `stopped`: the rig was moving and the stall was
+    /// long (`LoopOptions.stallStopSeconds`), so the program was stopped from rest.
+    case stalled(missedTicks: Int, seconds: Double, stopped: Bool, timeSeconds: Double)
 }
 
 /// A snapshot for the live view, refreshed every tick.
@@ -31,6 +36,9 @@ public enum LoopFault: Error, Sendable, Equatable, CustomStringConvertible {
     case output(String, timeSeconds: Double)
     /// The loop thread never ran (a caller waited on a loop that was not started).
     case notRun
+    /// The loop stalled for `seconds` while the rig moved: the rig stood still that long,
+    /// so the program was stopped from rest (parked within the limits).
+    case stalled(seconds: Double, timeSeconds: Double)
 
     public var description: String {
         switch self {
@@ -38,6 +46,8 @@ public enum LoopFault: Error, Sendable, Equatable, CustomStringConvertible {
         case .limited(let axis, let t): "the limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s; stopped"
         case .output(let message, let t): "output fault at t=\(rounded(t))s: \(message)"
         case .notRun: "the control loop did not run"
+        case .stalled(let seconds, let t):
+            "the control loop stalled for \(rounded(seconds)) s at t=\(rounded(t))s while the rig moved; stopped from rest and parked"
         }
     }
 }
@@ -55,6 +65,10 @@ public struct LoopResult: Sendable {
     /// Page faults the loop thread took after its first tick (the first tick faults in the
     /// code and data of the common path; any later fault is a page first needed mid-run).
     public var pageFaultsAfterFirstTick = PageFaults(minor: 0, major: 0)
+    /// Whole ticks the loop woke too late for, and how many times (each stall paused the
+    /// timeline; none was made up in a burst).
+    public var missedTicks = 0
+    public var stalls = 0
 }
 
 /// Settings of one loop run.
@@ -69,12 +83,21 @@ public struct LoopOptions: Sendable {
     /// Advance a stepped program the tick it is ready (trigger `auto`), with no round
     /// trip through another thread.
     public var advanceWhenReady = false
+    /// A stall this long (wall seconds) while the rig moves stops the program from rest:
+    /// the rig stood still through it, and going on at the program's speed would be a
+    /// step in velocity no acceleration limit allows. A shorter one pauses the timeline
+    /// and goes on (the servo has not come to rest yet).
+    public var stallStopSeconds = 0.5
 
-    public init(speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, advanceWhenReady: Bool = false) {
+    public init(
+        speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, advanceWhenReady: Bool = false,
+        stallStopSeconds: Double = 0.5
+    ) {
         self.speed = speed
         self.realtime = realtime
         self.stopWhenLimited = stopWhenLimited
         self.advanceWhenReady = advanceWhenReady
+        self.stallStopSeconds = stallStopSeconds
     }
 }
 
@@ -202,16 +225,46 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         let cpuStart = threadCPUNanoseconds()
         var faultsAfterFirstTick: PageFaults?
         let startTime = clock.now()
+        // Deadlines are anchor + k·period; a stall moves the anchor to the late wake-up,
+        // so missed ticks are never emitted back to back (limits hold in wall time).
+        var anchor = startTime
+        var sinceAnchor: UInt64 = 0
+        var missedTicks = 0
+        var stalls = 0
+        let stallStopNanoseconds = UInt64(max(options.stallStopSeconds, 0) * 1e9)
 
         while !source.isFinished {
             if abortRequested.load(ordering: .relaxed) {
                 fault = fault ?? .aborted
                 break
             }
-            let deadline = startTime + UInt64(tick + 1) * periodNanoseconds
+            let deadline = anchor + (sinceAnchor + 1) * periodNanoseconds
             clock.sleep(until: deadline)
             let woke = clock.now()
-            stats.record(latenessNanoseconds: woke > deadline ? woke - deadline : 0, periodNanoseconds: periodNanoseconds)
+            let late = woke > deadline ? woke - deadline : 0
+            stats.record(latenessNanoseconds: late, periodNanoseconds: periodNanoseconds)
+            var stall: LoopEvent?
+            if late >= periodNanoseconds {
+                let missed = Int(late / periodNanoseconds)
+                missedTicks += missed
+                stalls += 1
+                anchor = woke
+                sinceAnchor = 0
+                // Moving faster than the axis could start from rest in one tick: the rig
+                // stood still through the stall, so going on would be a velocity step.
+                let moving = rig.axes.indices.contains { abs(limiter.velocities[$0]) > rig.axes[$0].maxAcceleration * dt * 1.000001 }
+                let stop = moving && late >= stallStopNanoseconds
+                if stop {
+                    limiter.rest()
+                    if source.stallStop(), !stopApplied {
+                        fault = fault ?? .stalled(seconds: Double(late) / 1e9, timeSeconds: Double(tick) * dt)
+                        stopApplied = true
+                    }
+                }
+                stall = .stalled(missedTicks: missed, seconds: Double(late) / 1e9, stopped: stop, timeSeconds: Double(tick) * dt)
+            } else {
+                sinceAnchor += 1
+            }
 
             if !stopApplied, stopRequested.load(ordering: .relaxed) {
                 source.stop()
@@ -231,7 +284,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             let event = source.tick(into: &positions)
             tick += 1
             let time = Double(tick) * dt
+            let wall = Double(woke &- startTime) / 1e9
             var pushed = false
+            if let stall {
+                events.push(stall)
+                pushed = true
+            }
             if let event {
                 events.push(.player(event, timeSeconds: time))
                 pushed = true
@@ -260,7 +318,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if let trace {
                 for i in rig.axes.indices where !sent[i].isNaN {
-                    trace.push(TraceRow(timeSeconds: time, axis: Int32(i), pulseMicroseconds: sent[i]))
+                    trace.push(TraceRow(timeSeconds: time, axis: Int32(i), pulseMicroseconds: sent[i], wallSeconds: wall))
                 }
             }
             if pushed { eventsPushed.signal() }
@@ -284,6 +342,6 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         return LoopResult(
             ticks: tick, lateness: stats, cpuNanosecondsPerTick: tick > 0 ? Double(cpu) / Double(tick) : 0,
             grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0,
-            pageFaultsAfterFirstTick: faults)
+            pageFaultsAfterFirstTick: faults, missedTicks: missedTicks, stalls: stalls)
     }
 }

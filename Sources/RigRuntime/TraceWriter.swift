@@ -7,19 +7,24 @@ public struct TraceRow: Sendable, Equatable {
     public var timeSeconds: Double
     public var axis: Int32
     public var pulseMicroseconds: Double
+    /// Wall-clock seconds since the loop started when the frame was sent (the timeline,
+    /// `timeSeconds`, pauses through a stall; this does not).
+    public var wallSeconds: Double
 
-    public init(timeSeconds: Double, axis: Int32, pulseMicroseconds: Double) {
+    public init(timeSeconds: Double, axis: Int32, pulseMicroseconds: Double, wallSeconds: Double? = nil) {
         self.timeSeconds = timeSeconds
         self.axis = axis
         self.pulseMicroseconds = pulseMicroseconds
+        self.wallSeconds = wallSeconds ?? timeSeconds
     }
 }
 
 /// Writes `--trace FILE.csv`: one row per channel per emitted frame,
-/// `time_s,axis,channel,pulse_us,position_deg`. The loop pushes rows into a ring without
+/// `time_s,axis,channel,pulse_us,position_deg,wall_s` (`time_s` on the
+/// program's timeline, `wall_s` on the monotonic clock since the loop began). The loop pushes rows into a ring without
 /// blocking; a writer thread formats and writes them.
 public final class TraceWriter: @unchecked Sendable {
-    public static let header = "time_s,axis,channel,pulse_us,position_deg\n"
+    public static let header = "time_s,axis,channel,pulse_us,position_deg,wall_s\n"
     private let ring: SPSCRing<TraceRow>
     private let fd: FileDescriptor
     private let axes: [Axis]
@@ -102,7 +107,8 @@ public final class TraceWriter: @unchecked Sendable {
         case .servo: position = axis.calibration?.angle(forPulseMicroseconds: row.pulseMicroseconds) ?? 0
         case .pwm: position = row.pulseMicroseconds / pwmPeriodMicroseconds * 100
         }
-        let line = "\(fixed(row.timeSeconds, 4)),\(axis.name),\(axis.channel),\(fixed(row.pulseMicroseconds, 3)),\(fixed(position, 4))\n"
+        let line =
+            "\(fixed(row.timeSeconds, 4)),\(axis.name),\(axis.channel),\(fixed(row.pulseMicroseconds, 3)),\(fixed(position, 4)),\(fixed(row.wallSeconds, 4))\n"
         buffer.append(contentsOf: line.utf8)
     }
 }

@@ -66,6 +66,8 @@ struct Trace {
         var channel: Int
         var pulse: Double
         var position: Double
+        /// Wall-clock seconds since the loop began (the timeline pauses through a stall).
+        var wall: Double
     }
     var header: String
     var rows: [Row]
@@ -75,8 +77,10 @@ struct Trace {
         header = lines.first ?? ""
         rows = lines.dropFirst().compactMap { line in
             let f = line.split(separator: ",").map(String.init)
-            guard f.count == 5, let t = Double(f[0]), let c = Int(f[2]), let p = Double(f[3]), let x = Double(f[4]) else { return nil }
-            return Row(time: t, axis: f[1], channel: c, pulse: p, position: x)
+            guard f.count == 6, let t = Double(f[0]), let c = Int(f[2]), let p = Double(f[3]), let x = Double(f[4]), let w = Double(f[5]) else {
+                return nil
+            }
+            return Row(time: t, axis: f[1], channel: c, pulse: p, position: x, wall: w)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RigCore
+import RigTestSupport
 import Testing
 
 /// `rig play` under signals, broken streams and bad output paths, run as a user runs it:
@@ -67,6 +68,46 @@ import Testing
         #expect(stderr.contains("stop requested"))
         #expect(!stderr.contains("Backtrace") && !stderr.contains("Crash"), "\(stderr)")
         try expectBrakedAndParked(trace)
+    }
+
+    /// SIGSTOP for 2 s mid-move, then SIGCONT: what the output received keeps the axes'
+    /// speed limits in wall time (no backlog of 2 s of path sent in a burst); the rig was
+    /// moving, so the run stops from rest, parks and says why (exit 1).
+    @Test func aStoppedAndContinuedProcessSendsNoBurst() async throws {
+        let trace = try RigProcess.temporaryFile("stall.csv")
+        let (process, out, err) = try RigProcess.start(["play", Self.program, "--trace", trace, "--no-realtime"])
+        let stderr = PipeCollector(err)
+        let stdout = PipeCollector(out)
+        waitUntilMoving(trace)
+        kill(process.processIdentifier, SIGSTOP)
+        // The stall under test is 2 s of wall time: this wait is the stimulus, not a sync.
+        try await Task.sleep(for: .seconds(2))
+        kill(process.processIdentifier, SIGCONT)
+        stderr.waitForEnd()
+        stdout.waitForEnd()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(stderr.text)")
+        #expect(stderr.text.contains("stalled"), "\(stderr.text)")
+        let rig = try Self.rig()
+        let rows = try Trace(path: trace).rows
+        for axis in rig.axes {
+            let mine = rows.filter { $0.axis == axis.name }
+            #expect(mine.count > 100)
+            // Over every window of at least 50 ms of wall time: no faster than the limit
+            // (one tick of slack for the window's ends).
+            var j = 0
+            for k in mine.indices {
+                while j < mine.count, mine[j].wall - mine[k].wall < 0.05 { j += 1 }
+                guard j < mine.count else { break }
+                let span = mine[j].wall - mine[k].wall
+                let moved = abs(mine[j].position - mine[k].position)
+                #expect(moved <= axis.maxVelocity * (span + rig.tickSeconds) + 1e-3, "axis \(axis.name): \(moved)° in \(span) s at wall \(mine[k].wall)")
+            }
+            #expect(abs((mine.last?.position ?? .nan) - (axis.park ?? 0)) < 1e-3)
+        }
+        // The stall is in the trace: a wall-time gap of over a second between two frames.
+        let pan = rows.filter { $0.axis == "pan" }
+        #expect(zip(pan, pan.dropFirst()).contains { $1.wall - $0.wall > 1 })
     }
 
     /// Through a shell: `rig play … | head -2`, `> /dev/full`, `>&-`. Returns rig's exit status.

@@ -134,6 +134,23 @@ private let rig = simRig([pan, tilt])
         #expect(r.violations.isEmpty)
     }
 
+    /// A client's speed scale (DFMoco `pr 1 1`) slows its own moves, not a stop: the park
+    /// after a stop uses the rig's limits and ends within seconds.
+    @Test func aStopParksAtTheRigsOwnSpeedWhateverTheClientsScale() {
+        var r = CommandRun(rig: rig, start: [0, 40])
+        r.inbox.post(.setSpeedScale(axis: 1, fraction: 1e-4))
+        r.inbox.post(.goTo(pose: [nil, -30]))
+        r.run(ticks: 100)
+        #expect(r.source.positions[1] < 40 && r.source.positions[1] > 39.9, "the scaled move crawls")
+        r.source.stop()
+        let ticks = r.run(ticks: 100_000) { $0.isFinished }
+        #expect(r.source.isFinished)
+        #expect(r.source.positions[1] == -20)
+        // Tilt parks at -20: 60° at the axis's own 40°/s takes seconds, not hours.
+        #expect(Double(ticks) * rig.tickSeconds < 5, "the park took \(Double(ticks) * rig.tickSeconds) s")
+        #expect(r.violations.isEmpty)
+    }
+
     @Test func stopBrakesParksAndFinishesAndIgnoresLaterCommands() {
         var r = CommandRun(rig: rig, start: [0, 0])
         r.inbox.post(.jog(velocityFractions: [1, 1]))

@@ -32,14 +32,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: 20_000)
         writer.push(TraceRow(timeSeconds: 0.01, axis: 0, pulseMicroseconds: 2000))
-        writer.push(TraceRow(timeSeconds: 0.01, axis: 1, pulseMicroseconds: 5000))
+        writer.push(TraceRow(timeSeconds: 0.01, axis: 1, pulseMicroseconds: 5000, wallSeconds: 2.5))
         try writer.close()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(
             lines == [
-                "time_s,axis,channel,pulse_us,position_deg",
-                "0.0100,pan,0,2000.000,45.0000",
-                "0.0100,light,3,5000.000,25.0000",
+                "time_s,axis,channel,pulse_us,position_deg,wall_s",
+                "0.0100,pan,0,2000.000,45.0000,0.0100",
+                "0.0100,light,3,5000.000,25.0000,2.5000",
             ])
     }
 

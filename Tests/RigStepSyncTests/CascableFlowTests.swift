@@ -189,8 +189,8 @@ import Testing
         }
         // The rig really stood at home: the trace holds pan 7 and tilt -4 as positions.
         let rows = try String(contentsOfFile: tracePath, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
-        #expect(rows.contains { $0.count == 5 && $0[1] == "pan" && Double($0[4]) == 7 })
-        #expect(rows.contains { $0.count == 5 && $0[1] == "tilt" && Double($0[4]) == -4 })
+        #expect(rows.contains { $0.count == 6 && $0[1] == "pan" && Double($0[4]) == 7 })
+        #expect(rows.contains { $0.count == 6 && $0[1] == "tilt" && Double($0[4]) == -4 })
         // Three program steps for four waits, one of them home: no mismatch warning.
         #expect(!errText.text.contains("check that its pictures match the poses"), "\(errText.text)")
     }

@@ -127,6 +127,20 @@ public struct CommandSource: MotionSource {
         mode = .stopping
     }
 
+    /// The rig stood still through a stall: whatever moved halts from rest where it is
+    /// (a park is planned again from there); the source goes on taking commands.
+    public mutating func stallStop() -> Bool {
+        limiter.rest()
+        controller.follow(velocities: zeros)
+        followTracks = []
+        switch mode {
+        case .parking: beginMove(parking: true)
+        case .jogging, .moving, .settling, .following: mode = .braking
+        case .idle, .braking, .stopping, .finished: break
+        }
+        return stopRequested
+    }
+
     public var progress: PlaybackProgress {
         // Literals only: short strings live inline, so the per-tick status never allocates.
         let phase: String =
@@ -283,7 +297,9 @@ public struct CommandSource: MotionSource {
                 moveTarget[i] = frame[i]
             }
         }
-        move.plan(from: frame, to: moveTarget, axes: scaledAxes, tickSeconds: rig.tickSeconds)
+        // A stop's park uses the rig's own limits: a client's speed scale (DFMoco `pr`,
+        // serve) governs its moves, never how fast the rig gets to safety.
+        move.plan(from: frame, to: moveTarget, axes: parking ? rig.axes : scaledAxes, tickSeconds: rig.tickSeconds)
         moveTick = 0
         mode = parking ? .parking : .moving
     }

@@ -77,6 +77,12 @@ public struct MotionLimiter: Sendable {
         max((2 * a * d).squareRoot() - a * dt / 2, min(d / dt, a * dt))
     }
 
+    /// The rig stood still where it is (the loop stalled): velocities are zero, so what
+    /// follows starts from rest within the acceleration limits.
+    public mutating func rest() {
+        for i in velocities.indices { velocities[i] = 0 }
+    }
+
     /// Follows a frame that was emitted without limiting (keeps the state in step).
     public mutating func follow(_ frame: [Double]) {
         for i in axes.indices {

@@ -7,6 +7,12 @@ public protocol MotionSource: SendableMetatype {
     mutating func advance()
     /// Stop soon: brake within the limits, park, finish.
     mutating func stop()
+    /// The loop stalled long while the rig moved: the rig has stood still where the last
+    /// frame put it. Stop what moves from rest there (no braking from a speed it no longer
+    /// has; a program then parks within the limits). Returns true when the source is now
+    /// ending (as after `stop()`), false when it only halted and goes on taking commands.
+    /// Default: `stop()`, ending.
+    mutating func stallStop() -> Bool
     /// The camera finished the shot the source asked for.
     mutating func shotDone()
     /// Shoot the current step again.
@@ -45,6 +51,10 @@ extension MotionSource {
     public mutating func redo() {}
     public mutating func goTo(step: Int) {}
     public mutating func goHome() {}
+    public mutating func stallStop() -> Bool {
+        stop()
+        return true
+    }
 }
 
 extension Player: MotionSource {

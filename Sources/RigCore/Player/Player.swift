@@ -60,6 +60,14 @@ public struct Player: Sendable {
         case braking
         case parking
         case finished
+
+        /// Waiting for `advance()`: at a step (or before the first), or at home.
+        public var isWaiting: Bool {
+            switch self {
+            case .waiting, .atHome: true
+            default: false
+            }
+        }
     }
 
     public let rig: Rig
@@ -210,6 +218,18 @@ public struct Player: Sendable {
         case .parking, .finished, .braking: return
         default: phase = .braking
         }
+    }
+
+    /// The rig stood still through a stall: stop from rest where it is (braking then
+    /// ends at once), then park with a planned move. Always ends the program.
+    public mutating func stallStop() -> Bool {
+        for i in velocities.indices { velocities[i] = 0 }
+        switch phase {
+        case .finished: break
+        case .parking: beginPark()  // re-planned from rest
+        default: stop()
+        }
+        return true
     }
 
     public var isFinished: Bool { phase == .finished }

@@ -1,0 +1,102 @@
+import RigCore
+import RigTestSupport
+import Synchronization
+import Testing
+
+@testable import RigRuntime
+
+/// A clock that jumps to each deadline, except once: at its `stallAt`-th sleep it wakes
+/// `stallNanoseconds` late, as a process stopped by SIGTSTP, a paused VM or a slow disk
+/// would.
+final class StallingClock: LoopClock {
+    private let current = Atomic<UInt64>(0)
+    private let sleeps = Atomic<Int>(0)
+    let stallAt: Int
+    let stallNanoseconds: UInt64
+
+    init(stallAt: Int, stallNanoseconds: UInt64) {
+        self.stallAt = stallAt
+        self.stallNanoseconds = stallNanoseconds
+    }
+
+    func now() -> UInt64 { current.load(ordering: .acquiring) }
+
+    func sleep(until deadline: UInt64) {
+        let n = sleeps.add(1, ordering: .relaxed).newValue
+        let wake = n == stallAt ? deadline + stallNanoseconds : deadline
+        if wake > now() { current.store(wake, ordering: .releasing) }
+    }
+}
+
+@Suite struct StallTests {
+    /// Every frame the output received, with the clock's time when it did.
+    static func run(stallAt: Int, stallSeconds: Double, stallStopSeconds: Double = 0.5) -> (result: LoopResult, frames: [(t: Double, pan: Double)]) {
+        let rig = testRig()
+        let clock = StallingClock(stallAt: stallAt, stallNanoseconds: UInt64(stallSeconds * 1e9))
+        let output = RecordingOutput()
+        let frames = Mutex<[(t: Double, pan: Double)]>([])
+        output.afterWrite = { _ in
+            let pan = output.log.withLock { $0.writes.last?[0].position(on: rig.axes[0]) } ?? .nan
+            frames.withLock { $0.append((Double(clock.now()) / 1e9, pan)) }
+        }
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose), output: output, clock: clock,
+            options: LoopOptions(realtime: false, stallStopSeconds: stallStopSeconds), startPose: rig.homePose)
+        let result = loop.run()
+        return (result, frames.withLock { $0 })
+    }
+
+    /// What the output received, in wall time: never over the axis's speed, and (apart
+    /// from the one step a short stall makes, back to the speed the rig had) never
+    /// changing speed faster than its acceleration.
+    static func wallVelocities(_ frames: [(t: Double, pan: Double)]) -> [Double] {
+        zip(frames, frames.dropFirst()).map { ($1.pan - $0.pan) / ($1.t - $0.t) }
+    }
+
+    @Test func aShortStallPausesTheTimelineWithNoBurst() {
+        let reference = Self.run(stallAt: .max, stallSeconds: 0)
+        // 0.3 s stopped mid-move (tick 150: pan is moving at tens of °/s).
+        let (result, frames) = Self.run(stallAt: 150, stallSeconds: 0.3)
+        #expect(result.fault == nil)
+        #expect(result.stalls == 1 && result.missedTicks == 30)
+        // The timeline paused: the same frames, none skipped or made up.
+        #expect(result.ticks == reference.result.ticks)
+        #expect(frames.map(\.pan) == reference.frames.map(\.pan))
+        // No backlog: after the stall the frames come one period apart, at the program's speed.
+        let velocities = Self.wallVelocities(frames)
+        #expect(velocities.allSatisfy { abs($0) <= 90 * (1 + 1e-6) }, "max \(velocities.map(abs).max() ?? 0) °/s")
+        let gaps = zip(frames, frames.dropFirst()).map { $1.t - $0.t }
+        #expect(gaps.filter { $0 < 0.01 - 1e-9 }.isEmpty)
+        #expect(gaps.filter { $0 > 0.011 }.count == 1)
+    }
+
+    @Test func aLongStallWhileMovingStopsFromRestWithinTheLimits() {
+        let (result, frames) = Self.run(stallAt: 150, stallSeconds: 2)
+        guard case .stalled(let seconds, _) = result.fault else {
+            Issue.record("fault \(String(describing: result.fault)), not a stall")
+            return
+        }
+        #expect(abs(seconds - 2) < 0.011)
+        let rig = testRig()
+        let a = rig.axes[0].maxAcceleration
+        let velocities = Self.wallVelocities(frames)
+        let stallIndex = frames.indices.dropFirst().first { frames[$0].t - frames[$0 - 1].t > 1 } ?? 0
+        #expect(stallIndex > 0)
+        // After the stall the rig starts from rest: the first frame moves no faster than one
+        // tick of acceleration, and every later change of velocity is within the limit.
+        let after = Array(velocities[stallIndex...])
+        #expect(abs(after.first ?? .nan) <= a * 0.01 * (1 + 1e-6), "first wall velocity after the stall: \(after.first ?? .nan)")
+        for (v0, v1) in zip(after, after.dropFirst()) { #expect(abs(v1 - v0) <= a * 0.01 * (1 + 1e-6) + 1e-9) }
+        #expect(velocities.allSatisfy { abs($0) <= 90 * (1 + 1e-6) })
+        // It parked (pan's park is 10°) and was shut down once.
+        #expect(abs(result.finalPose[0] - 10) < 1e-9)
+    }
+
+    @Test func aLongStallAtRestGoesOn() {
+        // The program's first tick: the rig is still at home.
+        let (result, _) = Self.run(stallAt: 1, stallSeconds: 2)
+        #expect(result.fault == nil)
+        #expect(result.stalls == 1)
+        #expect(abs(result.finalPose[0] - 10) < 1e-9)
+    }
+}
