@@ -127,8 +127,13 @@ struct BoardTests {
         let tail = commands.suffix(2)
         #expect(tail.contains { $0.name == "ANALOG_OUT_EN" && $0.channel == 0 && $0.enable == 0 })
         #expect(tail.contains { $0.name == "SERVO_VAL" && $0.channel == 1 && $0.value == Int((sent[1].last ?? 0) - 1000) })
-        // The board's FF reply became a warning naming the command.
-        #expect(logs.all.contains { $0.hasPrefix("warning") && $0.contains("SERVO_VAL") })
+        // The board's FF reply became a warning naming the command. The reply comes back
+        // over D-Bus on the link's own thread, which a loaded machine may run after the loop
+        // ended: waited for (bounded), not assumed.
+        let warned = try? await poll(every: .milliseconds(20), for: .seconds(30)) {
+            logs.all.contains { $0.hasPrefix("warning") && $0.contains("SERVO_VAL") } ? true : nil
+        }
+        #expect(warned == true, "\(logs.all.suffix(20))")
         // The board is remembered for next time.
         let memory = BLEControlBoardMemory(directory: harness.stateDirectory, adapter: BoardHarness.centralAdapter)
         #expect(memory.load()?.address == BoardHarness.boardAddress)

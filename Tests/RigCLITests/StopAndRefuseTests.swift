@@ -158,6 +158,33 @@ import Testing
         #expect(result.stdout.isEmpty, "nothing starts: no header")
     }
 
+    /// The shot log goes through the one output-path check: not the program or its rig (the
+    /// events would be appended to an input), not the trace, not a FIFO (it would hang).
+    @Test func aShotLogThatIsAnInputTheTraceOrAFIFOIsRefused() throws {
+        let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
+        for name in ["pano.json", "pantilt.json"] {
+            try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/" + name).path, toPath: dir + "/" + name)
+        }
+        let program = dir + "/pano.json"
+        let before = try String(contentsOfFile: program, encoding: .utf8)
+        let fifo = dir + "/log.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let trace = dir + "/trace.csv"
+        let cases: [(arguments: [String], message: String)] = [
+            (["--log", program], "--log \(program): is one of this run's input files"),
+            (["--log", dir + "/pantilt.json"], "--log \(dir)/pantilt.json: is one of this run's input files"),
+            (["--log", trace, "--trace", trace], "--log \(trace): is also the --trace file"),
+            (["--log", fifo], "--log \(fifo): is a FIFO"),
+        ]
+        for (arguments, message) in cases {
+            let result = try RigProcess.run(["play", program, "--trigger", "auto", "--no-realtime"] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "nothing starts: no header")
+        }
+        #expect(try String(contentsOfFile: program, encoding: .utf8) == before)
+    }
+
     @Test func aTraceInAMissingDirectoryIsRefusedNamingTheOptionAndPath() throws {
         let path = try RigProcess.temporaryFile("x") + "/no/such/trace.csv"
         let result = try RigProcess.run(["play", Self.program, "--trace", path, "--no-realtime"])

@@ -68,6 +68,17 @@ import Testing
         #expect(read.resumeStep == 3)
     }
 
+    /// A log whose line endings an editor or a Windows share turned into CRLF reads the same.
+    @Test func crlfLineEndingsReadLikeLF() throws {
+        let log = ShotLog(events: Self.events)
+        let crlf = log.text.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(crlf.contains("\r\n"))
+        #expect(try ShotLog(text: crlf, file: "run.jsonl") == log)
+        // Torn after a CR: still only the last line is lost.
+        let torn = crlf + #"{"event":"shot","st"#
+        #expect(try ShotLog(text: torn, file: "run.jsonl").events == log.events)
+    }
+
     @Test func aFinishedLogHasNothingToResume() throws {
         let text = ShotLog(events: [Self.events[0], Self.events[1], .end(ShotLogEnd(reason: .done, lastStep: 24))]).text
         #expect(try ShotLog(text: text, file: "run.jsonl").isFinished)

@@ -17,7 +17,9 @@ public struct ShotLog: Sendable, Equatable {
     public init(text: String, file: String) throws(FileError) {
         events = []
         tornLastLine = nil
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character in Swift: split on both, so a log whose line endings an
+        // editor turned into CRLF reads like the original.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         let terminated = lines.last?.isEmpty ?? true
         if terminated, !lines.isEmpty { lines.removeLast() }
         for (index, raw) in lines.enumerated() {

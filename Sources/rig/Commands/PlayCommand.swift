@@ -77,6 +77,18 @@ struct PlayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        // The shot log is an output like the trace (appended to, so it may exist): never an
+        // input, the trace, a FIFO or a directory.
+        if let log = shootOptions.log {
+            do { try OutputPath.check(log, option: "--log", inputs: inputs) } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+            if let trace = runOptions.trace, (try? OutputPath.check(log, option: "--log", inputs: [trace])) == nil {
+                printError("error: --log \(log): is also the --trace file; the trace would overwrite the shot log; give each its own file")
+                throw ExitCode(2)
+            }
+        }
         if prepared.program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
             printError(
                 "error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal"

@@ -135,6 +135,11 @@ struct ShootSetup {
                         printError("error: cannot write the shot log \(path): \(error)")
                         throw ExitCode(1)
                     }
+                    if let torn = writer?.tornLine {
+                        logger.warning(
+                            "the shot log \(path) ended in a torn line (a crash or power cut while it was written): cut off and kept in \(path).torn (\(torn.utf8.count) bytes); every complete event is kept"
+                        )
+                    }
                     logPath = path
                 } else {
                     logger.warning("no state directory for the shot log (set XDG_STATE_HOME or HOME, or give --log FILE): this run keeps none")
