@@ -105,7 +105,8 @@ import Testing
             let started = try await jog("p1", 1, 0, pan: 0.5)
             #expect(started.status == .accepted)
             let key = try #require(started.controlKey)
-            try await fixture.waitStatus { $0.state == "jogging" }
+            // Under way (the pose persists; the jogging state may be over by the next look).
+            try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > 0 }
             #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("b")).status == .accepted)
             // The pad's next request, 100 ms later in the same press: refused, nothing moves.
             let latched = try await jog("p1", 2, 100, pan: 0.5, key: key)
@@ -117,7 +118,8 @@ import Testing
             #expect(fixture.console.loopStatus?.velocities.allSatisfy { $0 == 0 } == true)
             // A new press is a deliberate new action.
             #expect(try await jog("p2", 1, 0, pan: 0.5).status == .accepted)
-            try await fixture.waitStatus { $0.state == "jogging" }
+            let stoppedPan = stopped.pose["pan"] ?? 0
+            try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > stoppedPan }
         }
     }
 
