@@ -30,8 +30,8 @@ apt_update() { [ $apt_updated -eq 1 ] && return 0; log "apt-get update"; as_root
 kernel_abi() {
   apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); print $2; exit}'
 }
-KV=${HIL_KERNEL:-$(kernel_abi)}
-if [ -z "$KV" ]; then apt_update; KV=$(kernel_abi); fi
+KV=${HIL_KERNEL:-$(kernel_abi || true)}
+if [ -z "$KV" ]; then apt_update; KV=$(kernel_abi || true); fi
 [ -n "$KV" ] || { log "cannot find bookworm's default kernel (apt-cache depends linux-image-amd64)"; exit 1; }
 packages+=("linux-headers-$KV")
 

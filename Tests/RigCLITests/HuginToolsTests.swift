@@ -50,6 +50,16 @@ enum Hugin {
         var r: Double
     }
 
+    /// The `p` line's height in degrees: its pixel height over its pixels per degree.
+    static func panoramaVfov(_ pto: String) throws -> Double? {
+        let text = try String(contentsOfFile: pto, encoding: .utf8)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("p ") }) else { return nil }
+        let fields = line.split(separator: " ")
+        func number(_ key: Character) -> Double? { fields.first { $0.first == key }.flatMap { Double($0.dropFirst()) } }
+        guard let w = number("w"), let h = number("h"), let v = number("v") else { return nil }
+        return h / (w / v)
+    }
+
     /// The `i` lines of a project that Hugin's `pto_var` loaded and wrote again.
     static func reloaded(_ pto: String) throws -> (images: [Image], panorama: (w: Double, h: Double, v: Double)) {
         let out = pto + ".reloaded.pto"
@@ -138,6 +148,44 @@ struct HuginToolsTests {
         let up = try #require(program.steps.indices.max { program.steps[$0].pose[1] < program.steps[$1].pose[1] })
         #expect(points[right][0] == points.map { $0[0] }.max())
         #expect(points[up][1] == points.map { $0[1] }.min())
+    }
+
+    /// Every image's corners land on the panorama's canvas (pano_trafo maps them): the
+    /// top row's outer corners, tilted up, reach further in yaw than its centres.
+    @Test func everyImagesCornersAreOnTheCanvas() throws {
+        let pto = try RigProcess.temporaryFile("corners.pto")
+        #expect(try RigProcess.run(["plan", "rigs/pano.json", "-o", pto]).status == 0)
+        let (images, panorama) = try Hugin.reloaded(pto)
+        let vfov = try #require(try Hugin.panoramaVfov(pto))
+        let height = panorama.w / panorama.v * vfov
+        var input = ""
+        for (index, image) in images.enumerated() {
+            for (x, y) in [(0, 0), (image.w - 1, 0), (0, image.h - 1), (image.w - 1, image.h - 1)] { input += "\(index) \(x) \(y)\n" }
+        }
+        let trafo = try Hugin.run("pano_trafo", [pto], input: input)
+        #expect(trafo.status == 0, "\(trafo.stderr)")
+        let points = trafo.stdout.split(separator: "\n").map { $0.split(separator: " ").compactMap { Double($0) } }
+        #expect(points.count == images.count * 4)
+        for point in points where point.count == 2 {
+            #expect(point[0] >= -1 && point[0] <= panorama.w, "x \(point[0]) outside 0…\(panorama.w)")
+            #expect(point[1] >= -1 && point[1] <= height, "y \(point[1]) outside 0…\(height)")
+        }
+        // And the canvas is not much wider than that: some corner comes within 2 % of each side.
+        let xs = points.compactMap(\.first)
+        #expect((xs.min() ?? .infinity) < panorama.w * 0.02 && (xs.max() ?? 0) > panorama.w * 0.98)
+    }
+
+    /// A program shooting 3 brackets per position: Hugin counts one stack per position.
+    @Test func bracketsAreOneStackPerPositionForHugin() throws {
+        let (dir, program) = try StitchCommandTests.copyProgram("pano.json")
+        var text = try String(contentsOfFile: program, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"settleSeconds\": 0.5,", with: "\"settleSeconds\": 0.5, \"shoot\": {\"shotsPerStep\": 3},")
+        try text.write(toFile: program, atomically: true, encoding: .utf8)
+        let pto = dir + "/brackets.pto"
+        let plan = try RigProcess.run(["plan", program, "-o", pto])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let check = try Hugin.run("checkpto", [pto])
+        #expect(check.stdout.contains("Project contains\n69 images\n1 lenses\n23 stacks\n"), "\(check.stdout)")
     }
 
     @Test func anExportedShotLogGivesBackThePosesSent() throws {

@@ -78,4 +78,103 @@ import Testing
         #expect(check.stderr.contains("error: step 2 (b) needs 1."), "\(check.stderr)")
         #expect(check.stderr.contains("the interval is 1 s"))
     }
+
+    /// A rig file beside a two-step program whose camera takes 10 s per shot, so a stop
+    /// lands inside the first shot however slow the machine is.
+    static func slowShotProgram() throws -> (program: String, rig: String, dir: String) {
+        let programPath = try RigProcess.temporaryFile(
+            "slow.json",
+            contents: #"""
+                {"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.1,
+                 "steps": [{"pose": {"pan": -10}, "label": "a"}, {"pose": {"pan": 10}, "label": "b"}]}
+                """#)
+        let dir = (programPath as NSString).deletingLastPathComponent
+        let rig = dir + "/rig.json"
+        try #"""
+        {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
+         "camera": {"type": "sim", "focusMs": 100, "shutterMs": 10000, "afterShotMs": 100}}
+        """#.write(toFile: rig, atomically: true, encoding: .utf8)
+        return (programPath, rig, dir)
+    }
+
+    /// A stop while the camera is exposing: the log counts the take (`interrupted`), so
+    /// export numbers the files as the camera did; `--resume` shoots that step again; a
+    /// rig that now points its axes differently is refused until `--rig-changed`.
+    @Test func aStopDuringAShotIsLoggedAndAChangedRigIsRefused() async throws {
+        let (programPath, rigPath, dir) = try Self.slowShotProgram()
+        let logPath = dir + "/run.jsonl"
+        let (process, out, err) = try RigProcess.start(["play", programPath, "--log", logPath, "--no-realtime"])
+        let stdout = PipeCollector(out)
+        let stderr = PipeCollector(err)
+        _ = try await poll(for: .seconds(60)) { stdout.text.contains("📷 step 1/2") ? true : nil }
+        process.terminate()
+        process.waitUntilExit()
+        stdout.waitForEnd()
+        stderr.waitForEnd()
+        #expect(process.terminationStatus == 0, "\(stderr.text)")
+        #expect(stdout.text.contains("(0 shots, 1 interrupted)"), "\(stdout.text)")
+
+        let stopped = try readLog(logPath)
+        #expect(stopped.shots.map(\.step) == [1])
+        #expect(stopped.shots.first?.interrupted == true)
+        #expect(stopped.completeShots.isEmpty)
+        #expect(stopped.resumeStep == 1)
+        #expect(stopped.lastStart?.rigPointing.map(\.axis) == ["pan", "tilt"])
+
+        // The pan servo turned round ("inverted"): the rest would be shot mirrored.
+        let rig = try String(contentsOfFile: rigPath, encoding: .utf8)
+        try rig.replacingOccurrences(of: #""channel": 0}"#, with: #""channel": 0, "inverted": true}"#)
+            .write(toFile: rigPath, atomically: true, encoding: .utf8)
+        let refused = try RigProcess.run(["play", programPath, "--resume", "--log", logPath, "--no-realtime", "--no-shoot"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("the rig changed since the run in \(logPath)"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                #"axis "pan" was servo on channel 0, -90° at 1000 µs, 90° at 2000 µs, now servo on channel 0, -90° at 2000 µs, 90° at 1000 µs"#),
+            "\(refused.stderr)")
+        #expect(!refused.stderr.contains(#"axis "tilt""#))
+        #expect(try readLog(logPath) == stopped, "a refused resume writes nothing")
+
+        let resumed = try RigProcess.run(["play", programPath, "--resume", "--rig-changed", "--log", logPath, "--no-realtime", "--no-shoot"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("resuming \(logPath) at step 1 of 2"), "\(resumed.stdout)")
+        #expect(resumed.stderr.contains("warning: --rig-changed: axis \"pan\" was"))
+        let log = try readLog(logPath)
+        #expect(log.isFinished)
+        #expect(log.completeShots.map(\.step) == [1, 2])
+        #expect(log.completeShots.allSatisfy { !$0.redo })
+
+        // The camera numbered the interrupted take too: step 1's frame is the second file.
+        let csv = try RigProcess.run(["export", logPath, "--format", "csv", "--hfov", "60"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(csv.stdout.contains("IMG_0002.JPG") && csv.stdout.contains("IMG_0003.JPG") && !csv.stdout.contains("IMG_0001.JPG"), "\(csv.stdout)")
+    }
+
+    /// A disk that fills up mid-run (the file size limit, `ulimit -f`, gives the same
+    /// EFBIG a full disk gives ENOSPC): the live view and exit 1 say the log is
+    /// incomplete, and the log ends on a whole line, readable and resumable.
+    @Test func aShotLogThatCannotBeWrittenEndsTheRunWithExit1AndStaysWhole() throws {
+        let steps = (0..<80).map { "{\"pose\": {\"pan\": \(Double($0) * 0.25)}}" }.joined(separator: ", ")
+        let programPath = try RigProcess.temporaryFile(
+            "many.json",
+            contents: """
+                {"rig": {"axes": [{"name": "pan", "channel": 0, "maxVelocity": 500, "maxAcceleration": 5000}]},
+                 "kind": "steps", "trigger": "auto", "settleSeconds": 0, "steps": [\(steps)]}
+                """)
+        let logPath = (programPath as NSString).deletingLastPathComponent + "/run.jsonl"
+        // SIGXFSZ ignored (as the kernel's default would kill): writes past the limit fail.
+        let shell = URL(fileURLWithPath: "/bin/sh")
+        let result = try RigProcess.run(
+            ["-c", #"trap "" XFSZ; ulimit -f 8; exec "$0" "$@""#, RigProcess.executable.path, "play", programPath, "--log", logPath, "--no-realtime"],
+            program: shell)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("⚠ shot log INCOMPLETE"), "\(result.stdout)")
+        #expect(result.stderr.contains("error: writing the shot log \(logPath) failed"), "\(result.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: logPath))
+        #expect(data.last == UInt8(ascii: "\n"), "the log ends on a whole line")
+        let log = try readLog(logPath)
+        #expect(log.tornLastLine == nil)
+        #expect(log.shots.count > 0 && log.shots.count < 80, "\(log.shots.count) shots")
+        #expect(log.shots.map(\.step) == Array(1...log.shots.count))
+    }
 }

@@ -56,6 +56,16 @@ import Testing
         #expect(clash.stderr.contains("--csv and --format pto disagree"))
     }
 
+    /// Cameras store images landscape; a portrait size would give Hugin a wrong field of
+    /// view and roll, so it is refused with the landscape size to give instead.
+    @Test func aPortraitImageSizeIsRefused() throws {
+        let result = try RigProcess.run(["plan", "rigs/pano.json", "--format", "pto", "--image-size", "600x900"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains("error: --image-size 600x900 is portrait; give the size as the camera stores it, landscape (900x600)"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func outputPathsAreCheckedBeforeAnythingIsWritten() throws {
         let (dir, program) = try Self.copyProgram("pano.json")
         let rigBefore = try String(contentsOfFile: dir + "/pantilt.json", encoding: .utf8)
@@ -177,7 +187,9 @@ import Testing
         #expect(images.count == 8)
         for (k, (line, shot)) in zip(images, log.shots).enumerated() {
             let expected = "r0 p\(HuginNumber.text(shot.value(of: "tilt") ?? .nan)) y\(HuginNumber.text(shot.value(of: "pan") ?? .nan))"
-            #expect(line.contains(" \(expected) j\(k / 2) n\"P\(String(format: "%03d", k + 1)).JPG\""), "\(line)")
+            // A stack's first image numbers it; the second links to the first (Hugin's j=N).
+            let stack = k % 2 == 0 ? "j\(k / 2)" : "j=\(k - 1)"
+            #expect(line.contains(" \(expected) \(stack) n\"P\(String(format: "%03d", k + 1)).JPG\""), "\(line)")
         }
         let papywizard = try RigProcess.run(["export", logPath, "--format", "papywizard"])
         #expect(papywizard.status == 0, "\(papywizard.stderr)")

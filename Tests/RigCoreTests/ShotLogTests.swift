@@ -115,6 +115,11 @@ import Testing
             #"run.jsonl:2:1: error: $: missing required key "lastStep" (the step of the last shot, or null)"#
         ),
         (
+            // Not a 309-digit pitch in an export: a position no program could ask for.
+            #"{"event":"shot","step":1,"label":"a","pose":{"tilt":1e308},"startSeconds":1,"endSeconds":1}"#,
+            "run.jsonl:2:53: error: $.pose.tilt: 1e+308 is out of range; valid: -3600…3600"
+        ),
+        (
             #"{"event":"end","reason":"done",}"#,
             "run.jsonl:2:32: error: $: trailing comma before '}'; JSON allows no comma after the last member"
         ),

@@ -80,6 +80,30 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
                 """)
     }
 
+    /// A tilted image's top corners reach further in yaw than its centre plus half its
+    /// width: the canvas covers them (spherical trigonometry, independent of the sampling).
+    @Test func theCanvasCoversATiltedRowsCorners() throws {
+        let lens = CameraLens(sensorFieldOfView: FieldOfView(horizontalDegrees: 60, verticalDegrees: 40))
+        for pitch in [0.0, 20, 40, -45] {
+            let shot = StitchShot(imageNumber: 1, imageName: "a.jpg", step: 1, label: "s", pose: [0, pitch], yawDegrees: 0, pitchDegrees: pitch)
+            let project = StitchProject(
+                source: "t", axisNames: ["pan", "tilt"], panAxisName: "pan", tiltAxisName: "tilt", lens: lens,
+                imageSize: PixelSize(width: 6000, height: 4000), shots: [shot], fromLog: false)
+            let p = abs(pitch) * .pi / 180
+            let (h, v) = (30.0 * .pi / 180, 20.0 * .pi / 180)
+            // The corner nearer the pole: direction (1, tan h, tan v) turned by the pitch.
+            let cornerYaw = atan2(tan(h), cos(p) - tan(v) * sin(p)) * 180 / .pi
+            let edgePitch = (abs(pitch) + 20)
+            let line = try #require(HuginProjectWriter.text(project, lens: lens).split(separator: "\n").first { $0.hasPrefix("p ") })
+            let fields = line.split(separator: " ")
+            let hfov = try #require(fields.first { $0.hasPrefix("v") }.flatMap { Double($0.dropFirst()) })
+            let height = try #require(fields.first { $0.hasPrefix("h") }.flatMap { Double($0.dropFirst()) })
+            #expect(abs(hfov - 2 * cornerYaw) < 1e-3, "pitch \(pitch): v\(hfov), corners at ±\(cornerYaw)°")
+            // 100 px per degree (6000 px over 60°): the height is the highest edge's pitch, both ways.
+            #expect(abs(height - 2 * edgePitch * 100) <= 1, "pitch \(pitch): h\(height)")
+        }
+    }
+
     @Test func portraitCameraIsRoll90WithTheSensorsFieldOfView() throws {
         let program = try twoShotPanorama(orientation: "portrait")
         let project = StitchProject.plan(program, lens: nil, imageSize: nil, names: names, firstNumber: 100)
@@ -244,7 +268,7 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
             imageSize: nil, names: names, firstNumber: 1)
         #expect(project.bracketCount == 3)
         let images = HuginProjectWriter.text(project, lens: lens).split(separator: "\n").filter { $0.hasPrefix("i ") }
-        #expect(images.map { $0.split(separator: " ").first { $0.hasPrefix("j") } } == ["j0", "j0", "j0", "j1", "j1", "j1"])
+        #expect(images.map { $0.split(separator: " ").first { $0.hasPrefix("j") } } == ["j0", "j=0", "j=0", "j1", "j=3", "j=3"])
         let xml = PapywizardWriter.text(project, lens: lens)
         #expect(xml.contains("<bracketing nbPicts=\"3\"/>"))
         #expect(xml.components(separatedBy: "bracket=\"1\"").count - 1 == 2)

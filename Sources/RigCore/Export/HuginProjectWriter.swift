@@ -13,12 +13,12 @@ public enum HuginProjectWriter {
         let size = project.imageSize
         let mounted = lens.mountedFieldOfView
         // The panorama is centred on yaw 0, pitch 0 (Hugin's equirectangular output has no
-        // centre offset), wide and high enough for the farthest shot's edge, at about the
+        // centre offset), wide and high enough for every shot's outline (a pitched image's
+        // corners reach further in yaw than its centre plus half its width), at about the
         // images' own resolution at their centre.
-        let widestYaw = project.shots.map { abs($0.yawDegrees) }.max() ?? 0
-        let highestPitch = project.shots.map { abs($0.pitchDegrees) }.max() ?? 0
-        let panoramaHfov = min(360, 2 * widestYaw + mounted.horizontalDegrees)
-        let panoramaVfov = min(180, 2 * highestPitch + mounted.verticalDegrees)
+        let extent = coverage(of: project.shots, mounted: mounted)
+        let panoramaHfov = min(360, 2 * extent.yaw)
+        let panoramaVfov = min(180, 2 * extent.pitch)
         let pixelsPerDegree = Double(size.width) / lens.sensorFieldOfView.horizontalDegrees
         let width = pixels(panoramaHfov * pixelsPerDegree)
         let height = pixels(panoramaVfov * pixelsPerDegree)
@@ -31,20 +31,56 @@ public enum HuginProjectWriter {
             "m i0",
             "",
         ]
-        var stackOfStep: [Int: Int] = [:]
+        var firstImageOfStep: [Int: Int] = [:]
         for (index, shot) in project.shots.enumerated() {
             var line = "i w\(size.width) h\(size.height) f0 "
             line += index == 0 ? "v\(decimal(lens.sensorFieldOfView.horizontalDegrees))" : "v=0"
             line += " r\(decimal(lens.rollDegrees)) p\(decimal(shot.pitchDegrees)) y\(decimal(shot.yawDegrees))"
             if stacks {
-                let stack = stackOfStep[shot.step] ?? stackOfStep.count
-                stackOfStep[shot.step] = stack
-                line += " j\(stack)"
+                // A stack's first image numbers it (`j2`); the others link to that image
+                // (`j=6`), as Hugin's own pto_gen writes, so Hugin sees one stack per step.
+                if let first = firstImageOfStep[shot.step] {
+                    line += " j=\(first)"
+                } else {
+                    firstImageOfStep[shot.step] = index
+                    line += " j\(firstImageOfStep.count - 1)"
+                }
             }
             line += " n\"\(shot.imageName)\""
             lines.append(line)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// How far the shots' outlines reach from yaw 0 and pitch 0, in degrees (at most 180
+    /// and 90): each image's edge, sampled, turned by its pitch and then its yaw. An image
+    /// over a pole covers every yaw.
+    static func coverage(of shots: [StitchShot], mounted: FieldOfView) -> (yaw: Double, pitch: Double) {
+        let radians = Double.pi / 180
+        let halfWidth = tan(mounted.horizontalDegrees / 2 * radians)
+        let halfHeight = tan(mounted.verticalDegrees / 2 * radians)
+        let samples = 16
+        var edge: [(u: Double, v: Double)] = []
+        for k in 0...samples {
+            let t = -1 + 2 * Double(k) / Double(samples)
+            edge += [(t * halfWidth, halfHeight), (t * halfWidth, -halfHeight), (halfWidth, t * halfHeight), (-halfWidth, t * halfHeight)]
+        }
+        var yaw = 0.0
+        var pitch = 0.0
+        for shot in shots {
+            let p = shot.pitchDegrees * radians
+            if abs(shot.pitchDegrees) + mounted.verticalDegrees / 2 >= 90 { return (180, 90) }
+            for point in edge {
+                // Camera frame: x forward, y right, z up; pitch turns x toward z.
+                let x = cos(p) - point.v * sin(p)
+                let z = sin(p) + point.v * cos(p)
+                let length = (x * x + point.u * point.u + z * z).squareRoot()
+                // Past ±180° the panorama is a full turn (min below), not a wrapped angle.
+                yaw = max(yaw, min(180, abs(shot.yawDegrees + atan2(point.u, x) / radians)))
+                pitch = max(pitch, abs(asin(z / length) / radians))
+            }
+        }
+        return (yaw, pitch)
     }
 
     /// A pixel count, 1…1e9 (NaN and infinities, from a nonsense lens, become 1).

@@ -130,7 +130,7 @@ public struct StitchProject: Sendable, Equatable {
 
     /// The shots a run really took, from its shot log: the poses as sent, one image per
     /// step and bracket (a redo replaces the take it redid), in the order the steps were
-    /// first shot. The camera numbers every take, redos included, so take k of the log
+    /// first shot. The camera numbers every take, redos and interrupted takes included, so take k of the log
     /// (counting from 0) is image `firstNumber + k`.
     /// - Parameter program: the program the log ran, for the pan/tilt axes, settle time and lens.
     public static func export(
@@ -154,7 +154,7 @@ public struct StitchProject: Sendable, Equatable {
             }
         }
         let finals: [Take] = log.finalShots.compactMap { final in
-            takes.last { $0.shot.step == final.step && ($0.shot.bracket ?? 1) == (final.bracket ?? 1) }
+            takes.last { !$0.shot.interrupted && $0.shot.step == final.step && ($0.shot.bracket ?? 1) == (final.bracket ?? 1) }
         }
         var axisNames = program?.rig.axes.map(\.name) ?? []
         for take in takes { for name in take.shot.axisNames where !axisNames.contains(name) { axisNames.append(name) } }

@@ -34,3 +34,20 @@ public struct Rig: Sendable, Equatable {
 
     public var homePose: [Double] { axes.map(\.home) }
 }
+
+extension Rig {
+    /// What decides where a shot points, per axis in the rig's order: its channel and its
+    /// angle ↔ pulse mapping (`"inverted"` flips it), as text a person can compare. A shot
+    /// log records it (`rigPointing`) so `--resume` notices a rig that would now point the
+    /// same steps elsewhere; speeds, limits and comments do not count.
+    public var pointing: [(axis: String, description: String)] {
+        axes.map { axis in
+            var text = "\(axis.kind.rawValue) on channel \(axis.channel)"
+            if let calibration = axis.calibration {
+                text += ", "
+                text += zip(calibration.angles, calibration.pulses).map { "\(format($0))° at \(format($1)) µs" }.joined(separator: ", ")
+            }
+            return (axis.name, text)
+        }
+    }
+}

@@ -54,14 +54,20 @@ public struct ShotLog: Sendable, Equatable {
         return nil
     }
 
-    /// Every shot, in the order taken (redos included).
+    /// Every take the camera made, in order (redos and interrupted shots included): the
+    /// camera numbered each one.
     public var shots: [ShotLogShot] {
         events.compactMap { if case .shot(let s) = $0 { s } else { nil } }
     }
 
-    /// The last shot taken, whichever run took it.
+    /// The shots that finished (not `interrupted`), in the order taken.
+    public var completeShots: [ShotLogShot] {
+        shots.filter { !$0.interrupted }
+    }
+
+    /// The last shot that finished, whichever run took it.
     public var lastShot: ShotLogShot? {
-        for event in events.reversed() { if case .shot(let s) = event { return s } }
+        for event in events.reversed() { if case .shot(let s) = event, !s.interrupted { return s } }
         return nil
     }
 
@@ -86,8 +92,8 @@ public struct ShotLog: Sendable, Equatable {
         (lastShot?.step ?? 0) + 1
     }
 
-    /// The shots to hand to a stitcher: the last shot of each (step, bracket), in the
-    /// order of the step's first shot, so a redo replaces the frame it redid.
+    /// The shots to hand to a stitcher: the last complete shot of each (step, bracket), in
+    /// the order of the step's first shot, so a redo replaces the frame it redid.
     public var finalShots: [ShotLogShot] {
         struct Key: Hashable {
             var step: Int
@@ -95,7 +101,7 @@ public struct ShotLog: Sendable, Equatable {
         }
         var order: [Key] = []
         var latest: [Key: ShotLogShot] = [:]
-        for shot in shots {
+        for shot in completeShots {
             let key = Key(step: shot.step, bracket: shot.bracket ?? 1)
             if latest[key] == nil { order.append(key) }
             latest[key] = shot

@@ -16,9 +16,15 @@ public struct ShotLogShot: Sendable, Equatable {
     public var redo: Bool
     /// The shot's place in a bracket, 1-based, when the program takes several shots per step.
     public var bracket: Int?
+    /// True when the run stopped while this shot was under way: the camera was fired (so
+    /// the card holds a frame, perhaps cut short) but the shot never finished. It counts
+    /// for the camera's file numbering, not as the step's shot: `--resume` shoots the step
+    /// again and `rig export` skips it.
+    public var interrupted: Bool
 
     public init(
-        step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil
+        step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
+        interrupted: Bool = false
     ) {
         self.step = step
         self.label = label
@@ -28,6 +34,7 @@ public struct ShotLogShot: Sendable, Equatable {
         self.endSeconds = endSeconds
         self.redo = redo
         self.bracket = bracket
+        self.interrupted = interrupted
     }
 
     /// The position of the axis called `name`, if the shot has it.
@@ -45,6 +52,7 @@ public struct ShotLogShot: Sendable, Equatable {
         out += "},\"startSeconds\":\(JSONText.number(startSeconds)),\"endSeconds\":\(JSONText.number(endSeconds))"
         if redo { out += ",\"redo\":true" }
         if let bracket { out += ",\"bracket\":\(bracket)" }
+        if interrupted { out += ",\"interrupted\":true" }
         return out + "}"
     }
 
@@ -56,7 +64,9 @@ public struct ShotLogShot: Sendable, Equatable {
         pose = []
         for member in poseObject.members {
             axisNames.append(member.key)
-            pose.append(try ValueReader(member.value, poseObject.context.appending(key: member.key)).number())
+            // Positions as a program may ask for them: a shot log never holds more, and a
+            // hostile one (1e308) must not become a 309-digit angle in an export.
+            pose.append(try ValueReader(member.value, poseObject.context.appending(key: member.key)).number(in: Bounds.programPosition))
         }
         startSeconds = try object.required("startSeconds").number()
         let end = try object.required("endSeconds")
@@ -66,6 +76,7 @@ public struct ShotLogShot: Sendable, Equatable {
         }
         redo = try object.optional("redo")?.bool() ?? false
         bracket = try object.optional("bracket")?.integer(in: 1...Int(Int32.max))
+        interrupted = try object.optional("interrupted")?.bool() ?? false
         try object.finish()
     }
 }

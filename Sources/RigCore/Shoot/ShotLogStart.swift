@@ -19,10 +19,27 @@ public struct ShotLogStart: Sendable, Equatable {
     /// shooting order depends on it, so `--resume` replans from the same pose. Empty: not recorded.
     public var startAxisNames: [String]
     public var startPose: [Double]
+    /// What decided where the run's shots pointed (``Rig/pointing``): each axis's channel
+    /// and angle ↔ pulse mapping, by axis name. Empty in logs written before it was recorded.
+    public var rigPointing: [(axis: String, description: String)]
+    /// SHA-256 of `rigPointing` (one `axis: description` line each), lowercase hex.
+    public var rigSha256: String?
+
+    public static func == (a: ShotLogStart, b: ShotLogStart) -> Bool {
+        a.program == b.program && a.programSha256 == b.programSha256 && a.steps == b.steps && a.startedAt == b.startedAt
+            && a.fromStep == b.fromStep && a.startAxisNames == b.startAxisNames && a.startPose == b.startPose
+            && a.rigPointing.map(\.axis) == b.rigPointing.map(\.axis) && a.rigPointing.map(\.description) == b.rigPointing.map(\.description)
+            && a.rigSha256 == b.rigSha256
+    }
+
+    /// The hash `rigSha256` holds for `pointing`.
+    public static func sha256(pointing: [(axis: String, description: String)]) -> String {
+        SHA256.hex(Array(pointing.map { "\($0.axis): \($0.description)\n" }.joined().utf8))
+    }
 
     public init(
         program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
-        startAxisNames: [String] = [], startPose: [Double] = []
+        startAxisNames: [String] = [], startPose: [Double] = [], rigPointing: [(axis: String, description: String)] = []
     ) {
         self.program = program
         self.programSha256 = programSha256
@@ -31,6 +48,8 @@ public struct ShotLogStart: Sendable, Equatable {
         self.fromStep = fromStep
         self.startAxisNames = startAxisNames
         self.startPose = startPose
+        self.rigPointing = rigPointing
+        self.rigSha256 = rigPointing.isEmpty ? nil : Self.sha256(pointing: rigPointing)
     }
 
     /// The event as one line of JSON, without the line break.
@@ -46,6 +65,12 @@ public struct ShotLogStart: Sendable, Equatable {
             }
             out += "}"
         }
+        if !rigPointing.isEmpty {
+            out += ",\"rigPointing\":{"
+            out += rigPointing.map { "\(JSONText.string($0.axis)):\(JSONText.string($0.description))" }.joined(separator: ",")
+            out += "}"
+        }
+        if let rigSha256 { out += ",\"rigSha256\":\(JSONText.string(rigSha256))" }
         return out + "}"
     }
 
@@ -67,6 +92,13 @@ public struct ShotLogStart: Sendable, Equatable {
                 startPose.append(try ValueReader(member.value, pose.context.appending(key: member.key)).number())
             }
         }
+        rigPointing = []
+        if let pointing = try object.optional("rigPointing")?.object() {
+            for member in pointing.members {
+                rigPointing.append((member.key, try ValueReader(member.value, pointing.context.appending(key: member.key)).string()))
+            }
+        }
+        rigSha256 = try object.optional("rigSha256")?.string()
         try object.finish()
     }
 }

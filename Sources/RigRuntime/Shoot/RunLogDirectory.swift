@@ -74,6 +74,9 @@ public enum ResumeLookup {
         public var log: ShotLog
         /// 0-based step to start at.
         public var firstStep: Int
+        /// What changed in the rig since the run, one line per axis (accepted with
+        /// `acceptRigChange`); empty when nothing did.
+        public var rigChanges: [String] = []
     }
 
     public struct Refusal: Error, Sendable, CustomStringConvertible {
@@ -82,9 +85,11 @@ public enum ResumeLookup {
 
     /// Reads `logPath` (`--log` given) or the newest log of `program` in `directory`,
     /// and checks it belongs to this very program file (`sha256`).
+    /// A run whose rig pointed its axes differently (``Rig/pointing``: a channel, the
+    /// calibration, `inverted`) is refused unless `acceptRigChange`, naming each change.
     public static func find(
         program: String, sha256: String, stepCount: Int, logPath: String?,
-        directory: RunLogDirectory?
+        directory: RunLogDirectory?, rigPointing: [(axis: String, description: String)] = [], acceptRigChange: Bool = false
     ) throws -> Found {
         let candidates = logPath.map { [$0] } ?? directory?.logs(of: program) ?? []
         guard let path = candidates.first else {
@@ -115,6 +120,31 @@ public enum ResumeLookup {
         guard next <= stepCount else {
             throw Refusal(description: "the run in \(path) shot its last step (\(stepCount)): nothing to resume")
         }
-        return Found(path: path, log: log, firstStep: next - 1)
+        let changes = rigChanges(from: start.rigPointing, to: rigPointing)
+        if !changes.isEmpty, !acceptRigChange {
+            throw Refusal(
+                description:
+                    "the rig changed since the run in \(path), so the rest of the shoot would point elsewhere: \(changes.joined(separator: "; ")). Restore the rig, or give --rig-changed to resume with the new one"
+            )
+        }
+        return Found(path: path, log: log, firstStep: next - 1, rigChanges: changes)
+    }
+
+    /// One line per axis whose pointing differs (added, removed, or changed); nothing
+    /// when the log recorded none (an older log).
+    static func rigChanges(from old: [(axis: String, description: String)], to new: [(axis: String, description: String)]) -> [String] {
+        guard !old.isEmpty else { return [] }
+        var changes: [String] = []
+        for (axis, was) in old {
+            guard let now = new.first(where: { $0.axis == axis })?.description else {
+                changes.append("axis \"\(elided(axis))\" is gone (was \(was))")
+                continue
+            }
+            if now != was { changes.append("axis \"\(elided(axis))\" was \(was), now \(now)") }
+        }
+        for (axis, now) in new where !old.contains(where: { $0.axis == axis }) {
+            changes.append("axis \"\(elided(axis))\" is new (\(now))")
+        }
+        return changes
     }
 }

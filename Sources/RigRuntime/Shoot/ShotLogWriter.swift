@@ -52,7 +52,7 @@ public final class ShotLogWriter {
             end = start
         }
         let torn = path + ".torn"
-        if !FileManager.default.fileExists(atPath: torn) { FileManager.default.createFile(atPath: torn, contents: nil) }
+        if !FileManager.default.fileExists(atPath: torn) { _ = FileManager.default.createFile(atPath: torn, contents: nil) }
         guard let keep = FileHandle(forWritingAtPath: torn) else { throw Errno(rawValue: errno) }
         try keep.seekToEnd()
         try keep.write(contentsOf: tail + Data("\n".utf8))
@@ -63,10 +63,17 @@ public final class ShotLogWriter {
         return String(decoding: tail, as: UTF8.self)
     }
 
-    /// Writes one event as a line and flushes it to the disk.
+    /// Writes one event as a line and flushes it to the disk. A write that fails part way
+    /// (a full disk) is cut back off, so the log still ends on a whole line.
     public func append(_ event: ShotLogEvent) throws {
         guard !closed else { return }
-        try fd.writeAll(Array((event.jsonLine() + "\n").utf8))
+        let before = try fd.seek(offset: 0, from: .end)
+        do {
+            try fd.writeAll(Array((event.jsonLine() + "\n").utf8))
+        } catch {
+            _ = try? fd.resize(to: before)
+            throw error
+        }
         guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
     }
 

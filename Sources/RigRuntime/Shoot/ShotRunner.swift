@@ -31,6 +31,9 @@ public final class ShotRunner: @unchecked Sendable {
     // Event thread only.
     private var shotSteps: Set<Int>
     private var shotStart: [Int: Double] = [:]
+    /// The shot the camera was fired for and that has not ended: logged as interrupted if
+    /// the run stops before it does.
+    private var shotUnderWay: (step: Int, bracket: Int, start: Double)?
     private var redoing: [Int: Bool] = [:]
     private var missedSlot: [Int: Double] = [:]
     private var holdingSince: (step: Int, time: Double)?
@@ -39,9 +42,10 @@ public final class ShotRunner: @unchecked Sendable {
     private let fault = Mutex<String?>(nil)
     /// Set before the camera is closed on purpose: a shot it cuts short is no fault.
     private let cameraClosed = Atomic<Bool>(false)
-    private var writeFailed = false
+    private let logFailure = Mutex<String?>(nil)
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
+    public private(set) var shotsInterrupted = 0
 
     /// - Parameters:
     ///   - alreadyShot: 0-based steps a resumed run shot before (their new shots are redos).
@@ -69,6 +73,11 @@ public final class ShotRunner: @unchecked Sendable {
     /// The camera or the log failed; the run was stopped because of it.
     public var faultMessage: String? { fault.withLock { $0 } }
 
+    /// Why the shot log is incomplete (a write failed: a full disk, an I/O error); nil
+    /// while every event reached the disk. The run goes on (the camera keeps shooting) but
+    /// ends with exit 1; the log holds every event before the failure, on whole lines.
+    public var logIncomplete: String? { logFailure.withLock { $0 } }
+
     /// Feed every loop event here (the session's `onEvent`).
     public func handle(_ event: LoopEvent) {
         guard case .player(let playerEvent, let tickTime) = event else { return }
@@ -80,8 +89,10 @@ public final class ShotRunner: @unchecked Sendable {
                 write(.missed(ShotLogMissed(step: step + 1, slotSeconds: slot, startSeconds: time)))
             }
             shotStart[step] = time
+            shotUnderWay = (step, bracket, time)
             fire(step: step, bracket: bracket)
         case .shot(.ended(let step, let bracket)):
+            shotUnderWay = nil
             if bracket == 1 {
                 // A bracket's later frames are redos exactly when its first one is.
                 redoing[step] = shotSteps.contains(step)
@@ -105,6 +116,7 @@ public final class ShotRunner: @unchecked Sendable {
             if case .programEnded(let stopped) = playerEvent {
                 ended = stopped
                 closeCamera()
+                logInterruptedShot(at: time)
             }
         case .finished, .readyAtHome:
             break
@@ -121,6 +133,7 @@ public final class ShotRunner: @unchecked Sendable {
     /// loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
         closeCamera()
+        logInterruptedShot(at: nil)
         let ownFault = faultMessage
         let reason: ShotLogEnd.Reason
         if ownFault != nil || (loopFault != nil && !(stoppedBySignal && loopFault == "aborted")) {
@@ -140,6 +153,23 @@ public final class ShotRunner: @unchecked Sendable {
     private func closeCamera() {
         cameraClosed.store(true, ordering: .relaxed)
         camera?.close()
+    }
+
+    /// A stop while the camera was taking a shot: the card holds a frame (perhaps cut
+    /// short) that the log must count, so `export` numbers the files as the camera did.
+    private func logInterruptedShot(at time: Double?) {
+        guard let shot = shotUnderWay, steps.indices.contains(shot.step) else { return }
+        shotUnderWay = nil
+        shotsInterrupted += 1
+        write(
+            .shot(
+                ShotLogShot(
+                    step: shot.step + 1, label: steps[shot.step].label, axisNames: axisNames, pose: steps[shot.step].pose,
+                    startSeconds: shot.start, endSeconds: max(time ?? shot.start, shot.start), redo: shotSteps.contains(shot.step),
+                    bracket: (timing?.shotsPerStep ?? 1) > 1 ? shot.bracket : nil, interrupted: true)))
+        logger.warning(
+            "the run stopped during the shot at step \(shot.step + 1): logged as interrupted (the camera may have saved a frame); --resume shoots the step again"
+        )
     }
 
     private func closeHold(at time: Double) {
@@ -184,10 +214,12 @@ public final class ShotRunner: @unchecked Sendable {
     }
 
     private func write(_ event: ShotLogEvent) {
-        guard let writer, !writeFailed else { return }
+        guard let writer, logIncomplete == nil else { return }
         do { try writer.append(event) } catch {
-            writeFailed = true
-            logger.error("writing the shot log \(writer.path) failed: \(error); the run goes on without it")
+            let message = "writing the shot log \(writer.path) failed: \(error); the log is INCOMPLETE from here (it keeps every event before, on whole lines)"
+            logFailure.withLock { $0 = message }
+            logger.error("\(message); the run goes on")
+            display("⚠ shot log INCOMPLETE: \(error)")
         }
     }
 }

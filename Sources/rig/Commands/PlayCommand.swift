@@ -185,7 +185,9 @@ struct PlayCommand: ParsableCommand {
             loopFault: summary.exitCode != 0 ? (summary.loop.fault.map { "\($0)" } ?? "\(summary.end)") : nil,
             stoppedBySignal: summary.stoppedBySignal)
         if let shots, let path = shoot.logPath {
-            say("shot log: \(path) (\(shots.shotsTaken) shots\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))")
+            say(
+                "shot log: \(path) (\(shots.shotsTaken) shots\(shots.shotsInterrupted > 0 ? ", \(shots.shotsInterrupted) interrupted" : "")\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))"
+            )
         }
         let loop = summary.loop
         logger.info("real-time: \(loop.grant)")
@@ -209,6 +211,10 @@ struct PlayCommand: ParsableCommand {
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
         if let fault = shots?.faultMessage {
             printError("error: \(fault)")
+            throw ExitCode(1)
+        }
+        if let incomplete = shots?.logIncomplete {
+            printError("error: \(incomplete)")
             throw ExitCode(1)
         }
     }

@@ -19,6 +19,12 @@ struct ShootOptions: ParsableArguments {
     @Flag(help: "Continue the newest unfinished run of this program (same file content) from the step after its last shot, appending to its log.")
     var resume = false
 
+    @Flag(
+        help:
+            "With --resume: continue although the rig changed where its axes point (a channel, the calibration, \"inverted\") since the run; the rest of the shoot points by the new rig."
+    )
+    var rigChanged = false
+
     @Option(help: ArgumentHelp("Start at this step (1-based) instead of the first.", valueName: "N"))
     var fromStep: Int?
 
@@ -27,6 +33,7 @@ struct ShootOptions: ParsableArguments {
 
     func validate() throws {
         if let fromStep, fromStep < 1 { throw ValidationError("--from-step \(fromStep): steps count from 1") }
+        if rigChanged && !resume { throw ValidationError("--rig-changed goes with --resume") }
         if let interval, !(interval > 0 && interval.isFinite) { throw ValidationError("--interval must be a number of seconds > 0") }
     }
 }
@@ -92,14 +99,17 @@ struct ShootSetup {
             do {
                 let found = try ResumeLookup.find(
                     program: programPath, sha256: sha, stepCount: program.steps.count,
-                    logPath: logPath, directory: directory)
+                    logPath: logPath, directory: directory, rigPointing: program.rig.pointing, acceptRigChange: options.rigChanged)
+                for change in found.rigChanges {
+                    printError("warning: --rig-changed: \(change); the rest of the shoot points by the new rig")
+                }
                 originalStart = found.log.lastStart
                 if let start = originalStart, !start.startAxisNames.isEmpty, start.startAxisNames == program.rig.axes.map(\.name) {
                     // The same shooting order as the run being resumed.
                     program = program.startingFrom(start.startPose)
                 }
                 firstStep = found.firstStep
-                alreadyShot = Set(found.log.shots.map { $0.step - 1 })
+                alreadyShot = Set(found.log.completeShots.map { $0.step - 1 })
                 logPath = found.path
                 say("resuming \(found.path) at step \(firstStep + 1) of \(program.steps.count)")
             } catch {
@@ -151,7 +161,7 @@ struct ShootSetup {
                 startedAt: RunLogDirectory.isoStamp(Date()),
                 fromStep: firstStep > 0 || options.resume ? firstStep + 1 : nil,
                 startAxisNames: originalStart?.startAxisNames ?? names,
-                startPose: originalStart?.startPose ?? startPose)
+                startPose: originalStart?.startPose ?? startPose, rigPointing: program.rig.pointing)
             self.logPath = logPath
             if timing != nil, let config = program.rig.camera {
                 switch config.kind {

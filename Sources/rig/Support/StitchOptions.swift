@@ -92,6 +92,14 @@ struct StitchOptions: ParsableArguments {
             guard let parsed = PixelSize(imageSize) else {
                 throw usage("--image-size \"\(imageSize)\" is not WIDTHxHEIGHT in pixels; valid: e.g. 6000x4000, each 1…1000000")
             }
+            // Cameras store images landscape (the long side is the width); a camera turned
+            // on the head is the program's lens "orientation": "portrait", which sets the
+            // roll. A portrait size would give Hugin a wrong field of view and roll.
+            guard parsed.width >= parsed.height else {
+                throw usage(
+                    "--image-size \(parsed) is portrait; give the size as the camera stores it, landscape (\(parsed.height)x\(parsed.width)); a camera turned on the head is the lens's \"orientation\": \"portrait\""
+                )
+            }
             size = parsed
         }
         if let hfov, !(1...179).contains(hfov) {

@@ -56,7 +56,7 @@ def pose():
         with open(TRACE) as f:
             for line in f.read().splitlines()[1:]:
                 p = line.split(",")
-                if len(p) == 5:
+                if len(p) >= 5:
                     last[p[1]] = round(float(p[4]), 2)
     except (OSError, ValueError):
         pass
