@@ -146,7 +146,9 @@ public struct DFMocoDevice: Sendable {
             }
             speedFractions[m] = min(wanted / axis.maxVelocity, 1)
             applyScale(m, speedFractions[m], &r)
-            r.replies = ["pr \(motor) \(stepsPerSecond)"]
+            // The rate really used, as the reference firmware answers (not the request).
+            let fastest = max(1, Int((axis.maxVelocity * map.stepsPerDegree).rounded(.down)))
+            r.replies = ["pr \(motor) \(min(stepsPerSecond, fastest))"]
         case .zeroMotor(let motor):
             let m = motor - 1
             map.setOffset(motor: m, position: position(axis: map.axisIndices[m], observed), steps: 0)
@@ -156,9 +158,16 @@ public struct DFMocoDevice: Sendable {
             map.setOffset(motor: m, position: self.position(axis: map.axisIndices[m], observed), steps: position)
             r.replies = ["np \(motor) \(position)"]
         case .blurSetup(let request):
-            setUpGoMotion(request, observed, &r)
-            r.replies = ["bf \(request.motors.count)"]
+            // The go-motion delay in ms between `go` and the shutter window, or -1 when a
+            // motor cannot reach the go-motion speed (the limits win; the blur will differ).
+            let plan = setUpGoMotion(request, observed, &r)
+            r.replies = [plan.warnings.isEmpty ? "bf \(Int((plan.exposureStartSeconds * 1000).rounded()))" : "bf -1"]
         case .go:
+            guard goMotion != nil else {
+                r.log.append("go without a go-motion set-up (bf): refused (parse error); nothing moves")
+                r.replies = ["parse error"]
+                return r
+            }
             r.replies = ["go"]
             startGoMotion(observed, &r)
         }
@@ -226,7 +235,7 @@ public struct DFMocoDevice: Sendable {
 
     // MARK: Go-motion
 
-    private mutating func setUpGoMotion(_ request: GoMotionRequest, _ observed: Observation, _ r: inout Response) {
+    private mutating func setUpGoMotion(_ request: GoMotionRequest, _ observed: Observation, _ r: inout Response) -> GoMotionPlan {
         let motions = request.motors.map { motor in
             let m = motor.motor - 1
             return GoMotionPlan.Motion(
@@ -253,13 +262,11 @@ public struct DFMocoDevice: Sendable {
         r.log.append(
             "go-motion: \(request.motors.count) motor\(request.motors.count == 1 ? "" : "s"), exposure \(request.exposureMilliseconds) ms, blur \(request.blur)/1000; moving to the start"
         )
+        return plan
     }
 
     private mutating func startGoMotion(_ observed: Observation, _ r: inout Response) {
-        guard let plan = goMotion else {
-            r.log.append("go without a go-motion set-up (bf): nothing moves")
-            return
-        }
+        guard let plan = goMotion else { return }
         goMotion = nil
         for m in 0..<motorCount {
             let axis = map.axisIndices[m]

@@ -20,8 +20,10 @@ public final class DFMocoServer: @unchecked Sendable {
     public typealias Observe = @Sendable () -> DFMocoDevice.Observation
 
     public static let reportIntervalSeconds = 0.1
-    /// Malformed lines logged per second; more are counted and summarised.
-    static let rejectionsLoggedPerSecond = 10
+    /// Notes (malformed lines, clamped moves, go-motion) logged per second; more are
+    /// counted and summarised, so a client flooding bad or out-of-range lines cannot flood
+    /// the journal.
+    static let notesLoggedPerSecond = 10
 
     public let endpoint: DFMocoEndpoint
     private let logger: Logger
@@ -33,7 +35,7 @@ public final class DFMocoServer: @unchecked Sendable {
     private var client: Client?
     private var streaming: [Bool]
     private var nextReport = 0.0
-    private var rejectionWindow = (start: 0.0, logged: 0, suppressed: 0)
+    private var noteWindow = (start: 0.0, logged: 0, suppressed: 0)
     private var serialRetryAt = 0.0
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
@@ -70,7 +72,7 @@ public final class DFMocoServer: @unchecked Sendable {
 
     /// The motors Dragonframe sees, in order: "1 tilt, 2 pan".
     public var motorSummary: String {
-        device.map.axes.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: ", ")
+        device.map.axes.enumerated().map { "\($0.offset + 1) \(elided($0.element.name, maxCharacters: 40))" }.joined(separator: ", ")
     }
 
     /// The TCP port listened on (the one the system picked for port 0), once opened.
@@ -152,7 +154,7 @@ public final class DFMocoServer: @unchecked Sendable {
             if t >= nextReport {
                 nextReport = t + Self.reportIntervalSeconds
                 report()
-                flushRejectionSummary(at: t)
+                flushNoteSummary(at: t)
             }
             reopenSerialIfDue(at: t)
         }
@@ -213,7 +215,7 @@ public final class DFMocoServer: @unchecked Sendable {
         logger.debug("dfmoco: ← \(DFMocoParser.printable(line))")
         let response = device.handle(request, observe())
         for command in response.commands { post(command) }
-        for note in response.log { logger.notice("dfmoco: \(note)") }
+        for line in response.log { note("dfmoco: \(line)", level: .notice) }
         for reply in response.replies { send(reply) }
         if !response.commands.isEmpty {
             // Start the `mp` stream on the next round.
@@ -264,23 +266,31 @@ public final class DFMocoServer: @unchecked Sendable {
         }
     }
 
+    /// A malformed line: nothing moves, and the client hears `parse error`, as the
+    /// reference firmware answers.
     private func rejected(_ rejection: DFMocoRejection) {
+        note("dfmoco: ignored a line: \(rejection)", level: .warning)
+        send("parse error")
+    }
+
+    /// Logs `text` unless this second's share of notes is used up (then counts it).
+    private func note(_ text: String, level: Logger.Level) {
         let t = now()
-        if t - rejectionWindow.start >= 1 { flushRejectionSummary(at: t) }
-        if rejectionWindow.logged < Self.rejectionsLoggedPerSecond {
-            rejectionWindow.logged += 1
-            logger.warning("dfmoco: ignored a line: \(rejection)")
+        if t - noteWindow.start >= 1 { flushNoteSummary(at: t) }
+        if noteWindow.logged < Self.notesLoggedPerSecond {
+            noteWindow.logged += 1
+            logger.log(level: level, "\(text)")
         } else {
-            rejectionWindow.suppressed += 1
+            noteWindow.suppressed += 1
         }
     }
 
-    private func flushRejectionSummary(at t: Double) {
-        guard t - rejectionWindow.start >= 1 else { return }
-        if rejectionWindow.suppressed > 0 {
-            logger.warning("dfmoco: ignored \(rejectionWindow.suppressed) more malformed lines")
+    private func flushNoteSummary(at t: Double) {
+        guard t - noteWindow.start >= 1 else { return }
+        if noteWindow.suppressed > 0 {
+            logger.warning("dfmoco: \(noteWindow.suppressed) more notes (malformed lines, clamped moves) in the last second, not logged")
         }
-        rejectionWindow = (t, 0, 0)
+        noteWindow = (t, 0, 0)
     }
 
     private func now() -> Double {

@@ -94,7 +94,7 @@ import Testing
         // bf and ms in one write: the approach to the start is reported before the loop can
         // have finished it.
         client.sendRaw(Array("bf 200 500 1 0 1000 2000\r\nms\r\n".utf8))
-        #expect(try client.line { $0.hasPrefix("bf") } == "bf 1")
+        #expect(try client.line { $0.hasPrefix("bf") } == "bf 1000")
         #expect(try client.line { $0.hasPrefix("ms") } == "ms 10")
         try client.waitUntilStopped()
         #expect(try client.position(1) == -2000)
@@ -133,8 +133,23 @@ import Testing
         #expect(try server.stop() == 0)
         let frames = try server.trace().frames
         #expect(frames.allSatisfy { $0 == [0, 0] })
-        // Only the replies to hi and ms came back.
-        #expect(client.received == ["hi 2 2 0.1.0", "ms 00"])
+        // Each bad line got the reference firmware's "parse error", then hi and ms their replies.
+        #expect(client.received == Array(repeating: "parse error", count: 7) + ["hi 2 2 0.1.0", "ms 00"])
+    }
+
+    /// A client flooding bad lines cannot flood the log: at most a few lines a second are
+    /// logged and the rest summarised; a `go` with no `bf` before it is refused.
+    @Test func aFloodOfBadLinesIsLoggedAtABoundedRate() throws {
+        let (server, client) = try tcpServer()
+        defer { client.close() }
+        client.sendRaw(Array(String(repeating: "mm 1 99999999999\r\n", count: 300).utf8))
+        #expect(try client.ask("go", expecting: "parse error") == "parse error")
+        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.1.0")
+        try server.logLine(containing: "more notes (malformed lines, clamped moves) in the last second, not logged")
+        #expect(try server.stop() == 0)
+        let logged = server.stderr.components(separatedBy: "ignored a line").count - 1
+        #expect(logged >= 1 && logged <= 100, "\(logged) of 300 bad lines logged")
+        #expect(try server.trace().frames.allSatisfy { $0 == [0, 0] })
     }
 
     @Test func aSecondClientIsRefusedAndADisconnectMidMoveBrakes() throws {

@@ -51,14 +51,14 @@ func errorLine(_ file: BadFile) -> String {
                 {"name": "pan", "channel": 0},
               ]
             }
-            """, "r.json:4:3: error: $: trailing comma before ']'; JSON allows no comma after the last element"),
+            """, "r.json:4:3: error: $.axes: trailing comma before ']'; JSON allows no comma after the last element"),
         // The error points at the opening quote, not at the end of the file.
         .rig(
             "unterminated string at end of file",
             """
             {
               "name": "bench
-            """, #"r.json:2:11: error: $: unterminated string: no closing '"'"#),
+            """, #"r.json:2:11: error: $.name: unterminated string: no closing '"'"#),
         .rig(
             "unterminated string at end of line",
             """
@@ -66,7 +66,7 @@ func errorLine(_ file: BadFile) -> String {
               "name": "bench,
               "axes": []
             }
-            """, #"r.json:2:11: error: $: unterminated string: no closing '"' before the end of the line (write a line break in a string as \n)"#),
+            """, #"r.json:2:11: error: $.name: unterminated string: no closing '"' before the end of the line (write a line break in a string as \n)"#),
         .rig(
             "bad escape",
             """
@@ -74,7 +74,7 @@ func errorLine(_ file: BadFile) -> String {
               "name": "be\\qnch",
               "axes": []
             }
-            """, #"r.json:2:15: error: $: invalid escape '\q' in string"#),
+            """, #"r.json:2:15: error: $.name: invalid escape '\q' in string"#),
         .rig(
             "leading zero",
             """
@@ -82,7 +82,7 @@ func errorLine(_ file: BadFile) -> String {
               "loopRateHz": 050,
               "axes": []
             }
-            """, "r.json:2:17: error: $: invalid number: leading zeros are not allowed"),
+            """, "r.json:2:17: error: $.loopRateHz: invalid number: leading zeros are not allowed"),
         .rig(
             "duplicate key",
             """
@@ -110,7 +110,7 @@ func errorLine(_ file: BadFile) -> String {
               "axes": []
             }
             """, #"r.json:2:3: error: $: expected a string key in double quotes, found "'""#),
-        .rig("end of file inside an array", #"{"axes": ["#, "r.json:1:11: error: $: unexpected end of file, expected a value"),
+        .rig("end of file inside an array", #"{"axes": ["#, "r.json:1:11: error: $.axes[0]: unexpected end of file, expected a value"),
     ]
 
     static let types: [BadFile] = [

@@ -11,10 +11,10 @@ import Testing
     static let exact: [BadFile] = [
         .rig(
             "non-zero literal that underflows to 0", #"{"axes": [{"name": "pan", "channel": 1e-400}]}"#,
-            "r.json:1:38: error: $: number 1e-400 is too small for a double and would read as 0; write 0 or a magnitude of at least 1e-300"),
+            "r.json:1:38: error: $.axes[0].channel: number 1e-400 is too small for a double and would read as 0; write 0 or a magnitude of at least 1e-300"),
         .rig(
             "literal too large for a double", #"{"loopRateHz": 1e400, "axes": []}"#,
-            "r.json:1:16: error: $: number 1e400 is too large for a double; valid: magnitudes up to 1.8e308"),
+            "r.json:1:16: error: $.loopRateHz: number 1e400 is too large for a double; valid: magnitudes up to 1.8e308"),
         .rig(
             "CR-only line endings count as lines", "{\r\"axes\": [\r{\"name\": \"pan\", \"channel\": 99}]}",
             "r.json:3:28: error: $.axes[0].channel: channel 99 does not exist on a sim output; valid: 0…15"),
@@ -103,7 +103,7 @@ import Testing
         #expect(UTF8Text.firstInvalidByte(in: Array("a é € 𝄞".utf8)) == nil)
         // The same through the parser's own byte input (used by the fuzz target).
         var parser = JSONParser(bytes: Array("{\"a\": \"x".utf8) + [0xC3, 0x28] + Array("\"}".utf8))
-        #expect(throws: JSONSyntaxError(message: "invalid UTF-8 in string (byte 0xC3)", location: SourceLocation(line: 1, column: 9))) {
+        #expect(throws: JSONSyntaxError(message: "invalid UTF-8 in string (byte 0xC3)", location: SourceLocation(line: 1, column: 9), path: "$.a")) {
             _ = try parser.parseDocument()
         }
     }

@@ -200,8 +200,21 @@ private struct JSONSample: Sendable {
         #expect(
             throws: JSONSyntaxError(
                 message: "more than 9 values in one file; valid: at most 9 (a program of 1,000,000 keyframes has about 4,000,000)",
-                location: SourceLocation(line: 1, column: 18))
+                location: SourceLocation(line: 1, column: 18), path: "$[8]")
         ) { try over.parseDocument() }
         #expect(JSONParser.defaultMaxValues >= 5_000_000, "a million-keyframe program must fit")
+    }
+
+    /// A syntax error names where it is: a duplicate key deep in a file is reported at
+    /// the object that holds it, not at `$`.
+    @Test func aSyntaxErrorNamesThePathItIsIn() throws {
+        let text = #"{"axes": [{"name": "pan"}, {"name": "tilt", "channel": 1, "name": "x"}]}"#
+        do {
+            var parser = JSONParser(text)
+            _ = try parser.parseDocument()
+            Issue.record("a duplicate key was accepted")
+        } catch {
+            #expect(error.fileError(file: "r.json").description == #"r.json:1:59: error: $.axes[1]: duplicate key "name""#)
+        }
     }
 }

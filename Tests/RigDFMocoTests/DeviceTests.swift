@@ -66,6 +66,8 @@ import Testing
         #expect(r.commands == [.setSpeedScale(axis: 0, fraction: 0.5)])
         let fast = device.handle(.pulseRate(motor: 2, stepsPerSecond: 100_000), still())
         #expect(fast.commands == [.setSpeedScale(axis: 0, fraction: 1)])
+        // The rate really used: pan's 90°/s at 100 steps per degree.
+        #expect(fast.replies == ["pr 2 9000"])
         #expect(fast.log.first?.contains("over axis \"pan\"'s maxVelocity 90°/s") == true)
         #expect(device.speedFractions == [1, 1])
     }
@@ -142,7 +144,8 @@ import Testing
                 GoMotionRequest(
                     exposureMilliseconds: 200, blur: 500,
                     motors: [.init(motor: 1, previous: 0, current: 1000, next: 2000)])), still(ticks: 10))
-        #expect(bf.replies == ["bf 1"])
+        // The go-motion delay: the 1-s ramp before the shutter window.
+        #expect(bf.replies == ["bf 1000"])
         #expect(bf.commands == [.goTo(pose: [nil, -20, nil])])
         #expect(device.handle(.movingStatus, still(ticks: 11)).replies == ["ms 10"])
         let go = device.handle(.go, still(tilt: -20, ticks: 300))
@@ -160,6 +163,7 @@ import Testing
         // The plan is used up.
         let again = device.handle(.go, still(tilt: 40, ticks: 600))
         #expect(again.commands.isEmpty)
-        #expect(again.log == ["go without a go-motion set-up (bf): nothing moves"])
+        #expect(again.replies == ["parse error"])
+        #expect(again.log == ["go without a go-motion set-up (bf): refused (parse error); nothing moves"])
     }
 }

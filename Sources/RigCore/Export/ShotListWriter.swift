@@ -16,7 +16,7 @@ public enum ShotListWriter {
         for (index, shot) in project.shots.enumerated() {
             var row = [String(index + 1)]
             if project.fromLog { row += [String(shot.step), String(shot.bracket)] }
-            row.append(quoted(shot.label))
+            row.append(quoted(printable(shot.label)))
             row += shot.pose.map { project.fromLog ? ($0.isFinite ? format($0) : "") : String(format: "%.2f", $0) }
             if project.fromLog {
                 row += [shot.startSeconds.map(format) ?? "", shot.endSeconds.map(format) ?? "", field(shot.imageName)]

@@ -17,7 +17,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         // The message's parts are elided where they quote the file; this is the backstop
         // so no error line can grow with the input.
-        "\(elided(file, maxCharacters: 512)):\(location.line):\(location.column): error: \(path): \(elided(message, maxCharacters: 2000))"
+        "\(elided(file, maxCharacters: 512)):\(location.line):\(location.column): error: \(elided(path, maxCharacters: 512)): \(elided(message, maxCharacters: 2000))"
     }
 }
 
@@ -33,9 +33,14 @@ public struct JSONContext: Sendable {
 
     public func appending(key: String) -> JSONContext {
         var copy = self
-        let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
-        copy.path += plain && key.utf8.count <= 80 ? ".\(key)" : "[\"\(elided(key))\"]"
+        copy.path += Self.component(key: key)
         return copy
+    }
+
+    /// A key as a step of a JSON path: `.name`, or `["a key"]` when it is not a plain word.
+    static func component(key: String) -> String {
+        let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
+        return plain && key.utf8.count <= 80 ? ".\(key)" : "[\"\(elided(key))\"]"
     }
 
     public func appending(index: Int) -> JSONContext {
@@ -50,9 +55,8 @@ public struct JSONContext: Sendable {
 }
 
 extension JSONSyntaxError {
-    /// The syntax error as a file error; the path is the document root since the
-    /// structure could not be read.
+    /// The syntax error as a file error, at the path of the object or array it is in.
     public func fileError(file: String) -> FileError {
-        FileError(file: file, location: location, path: "$", message: message)
+        FileError(file: file, location: location, path: path, message: message)
     }
 }

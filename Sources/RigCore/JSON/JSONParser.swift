@@ -219,7 +219,8 @@ public struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
+            let value: JSONNode
+            do { value = try parseValue() } catch { throw error.inside(key: key) }
             memberStack.append(JSONMember(name: intern(key), keyLocation: keyLocation, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an object, expected ',' or '}'") }
@@ -255,7 +256,8 @@ public struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "]"), elementStack.count > base {
                 throw error("trailing comma before ']'; JSON allows no comma after the last element")
             }
-            let element = try parseValue()
+            let element: JSONNode
+            do { element = try parseValue() } catch { throw error.inside(index: elementStack.count - base) }
             elementStack.append(element)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file inside an array, expected ',' or ']'") }
@@ -415,4 +417,27 @@ public struct JSONParser {
 public struct JSONSyntaxError: Error, Sendable, Equatable {
     public var message: String
     public var location: SourceLocation
+    /// The JSON path of the object or array the error is in (`$.axes[0]`), built as the
+    /// error leaves each enclosing value.
+    public var path = "$"
+
+    public init(message: String, location: SourceLocation, path: String = "$") {
+        self.message = message
+        self.location = location
+        self.path = path
+    }
+
+    /// The same error, one level further out: inside the value of `key`.
+    func inside(key: String) -> JSONSyntaxError {
+        var copy = self
+        copy.path = "$" + JSONContext.component(key: key) + path.dropFirst()
+        return copy
+    }
+
+    /// The same error, one level further out: inside element `index` of an array.
+    func inside(index: Int) -> JSONSyntaxError {
+        var copy = self
+        copy.path = "$[\(index)]" + path.dropFirst()
+        return copy
+    }
 }

@@ -121,7 +121,7 @@ public enum ProgramParser {
             guard let axis = rig.axisIndex(named: member.key) else {
                 let ctx = object.context.appending(key: member.key)
                 throw ctx.error(
-                    "the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))",
+                    "the rig has no axis \"\(elided(member.key))\"; its axes: \(quotedList(rig.axes.map(\.name)))",
                     at: member.keyLocation)
             }
             tracks[axis] = try parseKeys(object.required(member.key), timeKey: timeKey, timeUnit: timeUnit)
@@ -188,7 +188,7 @@ public enum ProgramParser {
             for member in poseObject.members {
                 guard let axis = rig.axisIndex(named: member.key) else {
                     throw poseObject.context.appending(key: member.key).error(
-                        "the rig has no axis \"\(elided(member.key))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))",
+                        "the rig has no axis \"\(elided(member.key))\"; its axes: \(quotedList(rig.axes.map(\.name)))",
                         at: member.keyLocation)
                 }
                 pose[axis] = try poseObject.required(member.key).number(in: Bounds.programPosition)
@@ -208,7 +208,7 @@ public enum ProgramParser {
             let value = object.optional(key)
             let name = try value?.string() ?? fallback
             guard let index = rig.axisIndex(named: name) else {
-                let message = "the rig has no axis \"\(elided(name))\"; its axes: \(rig.axes.map { "\"\($0.name)\"" }.joined(separator: ", "))"
+                let message = "the rig has no axis \"\(elided(name))\"; its axes: \(quotedList(rig.axes.map(\.name)))"
                 throw value?.error(message) ?? object.error(message + (value == nil ? " (set \"\(key)\")" : ""))
             }
             guard rig.axes[index].kind == .servo else {

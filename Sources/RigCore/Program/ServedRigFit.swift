@@ -32,9 +32,7 @@ public enum ServedRigFit {
         return nil
     }
 
-    private static func list(_ names: [String]) -> String {
-        elided(names.map { "\"\($0)\"" }.joined(separator: ", "), maxCharacters: 120)
-    }
+    private static func list(_ names: [String]) -> String { quotedList(names) }
 }
 
 /// A program file as a server plays it on its own rig: parsed with the program's `rig`

@@ -32,7 +32,7 @@ public struct DFMocoConfig: Sendable, Equatable {
             for entry in try motors.nonEmptyArray() {
                 let name = try entry.nonEmptyString()
                 guard let axis = axes.firstIndex(where: { $0.name == name }) else {
-                    throw entry.error("the rig has no axis \"\(name)\"; its axes: \(axes.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+                    throw entry.error("the rig has no axis \"\(elided(name))\"; its axes: \(quotedList(axes.map(\.name)))")
                 }
                 guard !order.contains(axis) else {
                     throw entry.error("axis \"\(name)\" is listed twice; each axis can be one motor")

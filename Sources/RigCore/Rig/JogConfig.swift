@@ -167,7 +167,7 @@ public struct JogConfig: Sendable, Equatable {
         }
         let name = try nameValue.nonEmptyString()
         guard let axis = axes.firstIndex(where: { $0.name == name }) else {
-            throw nameValue.error("the rig has no axis \"\(elided(name))\"; its axes: \(axes.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+            throw nameValue.error("the rig has no axis \"\(elided(name))\"; its axes: \(quotedList(axes.map(\.name)))")
         }
         try object?.finish()
         return StickAssignment(axis: axis, inverted: inverted)

@@ -97,8 +97,9 @@ public enum ResumeLookup {
             throw Refusal(description: "no run of \(program) to resume\(place); give its log with --log FILE")
         }
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw Refusal(description: "cannot read the shot log \(path): \(error.localizedDescription)")
+        // The hardened reader: a device, a FIFO or a 64 GB file is refused, not read forever.
+        do { text = try RigFileReader.readText(path) } catch {
+            throw Refusal(description: "cannot read the shot log: \(error)")
         }
         let log: ShotLog
         do { log = try ShotLog(text: text, file: path) } catch {

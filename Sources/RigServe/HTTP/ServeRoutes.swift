@@ -115,7 +115,7 @@ struct ServeRoutes: Sendable {
         let names = console.rig.axes.map(\.name)
         for (name, value) in values {
             guard names.contains(name) else {
-                throw ServeError(.badRequest, "$.\(field).\(name): the rig has no such axis; valid: \(names.joined(separator: ", "))")
+                throw ServeError(.badRequest, "$.\(field).\(elided(name, maxCharacters: 40)): the rig has no such axis; valid: \(quotedList(names))")
             }
             guard value.isFinite else { throw ServeError(.badRequest, "$.\(field).\(name): not a finite number") }
         }

@@ -54,13 +54,7 @@ struct JogCommand: ParsableCommand {
     }
 
     func run() throws {
-        let text: String
-        do {
-            text = try String(contentsOfFile: rig, encoding: .utf8)
-        } catch {
-            throw ValidationError("cannot read the rig file \(rig): \(error.localizedDescription)")
-        }
-        let model = try RigParser.parse(text: text, file: rig)
+        let model = try FileLoading.loadRig(rig)
         let logger = log.bootstrap(label: "rig.jog")
         let output = try makeOutput(for: model, logger: logger)
 

@@ -30,7 +30,10 @@ struct PlanCommand: ParsableCommand {
         let program = try PreparedProgram.load(file).program
         guard program.isStepped else {
             printError(
-                "\(file): error: $.kind: \"\(program.kind.rawValue)\" is a continuous program; `rig plan` prints stepped programs (steps, panorama, timelapse)")
+                FileLoading.errorAt(
+                    key: "kind", in: file,
+                    "\"\(program.kind.rawValue)\" is a continuous program; `rig plan` prints stepped programs (steps, panorama, timelapse)"
+                ).description)
             throw ExitCode(2)
         }
         let checked = try stitch.check(
@@ -45,7 +48,7 @@ struct PlanCommand: ParsableCommand {
                 project.lens == nil
                 ? "--format \(format.rawValue) needs the lens's field of view: \(program.kind == .panorama ? "the panorama has no lens" : "a \(program.kind.rawValue) program has no lens (only panorama programs do)"); give --hfov DEGREES (the horizontal field of view of the image as stored)"
                 : "--format \(format.rawValue) needs the camera's yaw: \(problem)"
-            printError("\(file): error: \(why)")
+            printError(FileLoading.errorAt(key: program.kind == .panorama ? "panorama" : "kind", in: file, why).description)
             throw ExitCode(2)
         }
         let text = format == .table ? table(program) : StitchOptions.render(project, as: format)
@@ -68,7 +71,7 @@ struct PlanCommand: ParsableCommand {
         }
         for (i, step) in program.steps.enumerated() {
             let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(fixed(step.pose[$0], 2))\(rig.axes[$0].unit)" }.joined(separator: "  ")
-            lines.append(String(i + 1).leftPadded(to: 4) + "  " + step.label.padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
+            lines.append(String(i + 1).leftPadded(to: 4) + "  " + printable(step.label).padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
         }
         return lines.joined(separator: "\n") + "\n"
     }

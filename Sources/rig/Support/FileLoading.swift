@@ -18,6 +18,22 @@ enum FileLoading {
         try RigFileReader.readBytes(path)
     }
 
+    /// An error about a top-level key of a file that already parsed (`rig plan` of a
+    /// continuous program): `FILE:LINE:COL: error: $.KEY: message`, at the key's value
+    /// (line 1, column 1 if the file no longer has it).
+    static func errorAt(key: String, in path: String, _ message: String) -> FileError {
+        var location = SourceLocation(line: 1, column: 1)
+        if let bytes = try? readBytes(path) {
+            var parser = JSONParser(bytes: bytes)
+            if let root = try? parser.parseDocument(), case .object(let members) = root.value,
+                let member = members.first(where: { $0.key == key })
+            {
+                location = member.value.location
+            }
+        }
+        return FileError(file: path, location: location, path: "$.\(key)", message: message)
+    }
+
     /// Resolves a rig path written in a program, relative to the program's folder.
     static func rigLoader(programPath: String) -> ProgramParser.RigLoader {
         { path, value throws(FileError) in
