@@ -82,6 +82,7 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         let poseName = "blecontrol-\(config.adapter)-\(config.address ?? config.name ?? "any")-pose.json"
             .map { $0 == "/" ? "_" : $0 }
         pose = stateDirectory.map { RememberedPose(filePath: $0 + "/" + String(poseName), channels: BLEControlCommand.channelCount) }
+        if let problem = pose?.loadProblem { logger.warning("blecontrol: \(problem)") }
         let settings = BLEControlLink.Settings(
             adapter: config.adapter, filter: filter, preferredAddress: nil,
             connectTimeout: .milliseconds(Int(config.connectTimeoutSeconds * 1000)),

@@ -40,9 +40,13 @@ public final class RememberedPose: Sendable {
         self.filePath = filePath
         state = Mutex(State(commands: Array(repeating: .none, count: max(0, channels))))
         var loaded: [Int: ChannelCommand] = [:]
-        if let data = FileManager.default.contents(atPath: filePath),
-            let entries = try? JSONDecoder().decode([String: Entry].self, from: data)
-        {
+        var problem: String?
+        let data = FileManager.default.contents(atPath: filePath)
+        let entries = data.flatMap { try? JSONDecoder().decode([String: Entry].self, from: $0) }
+        if data != nil, entries == nil {
+            problem = "the remembered pose \(filePath) is unreadable (cut short by a power loss?): starting without it; it is replaced at the next save"
+        }
+        if let entries {
             for (key, entry) in entries {
                 guard let channel = Int(key), (0..<max(0, channels)).contains(channel), entry.value.isFinite else { continue }
                 switch entry.kind {
@@ -53,7 +57,11 @@ public final class RememberedPose: Sendable {
             }
         }
         self.loaded = loaded
+        loadProblem = problem
     }
+
+    /// Why the file said nothing (it exists but is unreadable), for the caller to log.
+    public let loadProblem: String?
 
     /// What the file said when this run began, for `channel`.
     public func remembered(channel: Int) -> ChannelCommand? { loaded[channel] }
@@ -85,8 +93,11 @@ public final class RememberedPose: Sendable {
         for (channel, slot) in commands.enumerated() {
             switch slot {
             case .none: continue
-            case .pulse(let us): entries[String(channel)] = Entry(kind: "pulse", value: us)
-            case .duty(let percent): entries[String(channel)] = Entry(kind: "duty", value: percent)
+            // A value JSON cannot hold (NaN, infinite) is not remembered: the file's
+            // last good value for the channel stays.
+            case .pulse(let us) where us.isFinite: entries[String(channel)] = Entry(kind: "pulse", value: us)
+            case .duty(let percent) where percent.isFinite: entries[String(channel)] = Entry(kind: "duty", value: percent)
+            case .pulse, .duty: continue
             }
         }
         // Channels this run never drove keep what the file said.
@@ -99,7 +110,12 @@ public final class RememberedPose: Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let bytes = (try? encoder.encode(entries)).map(Array.init) ?? []
+        // A failed encode keeps the old file (an empty one would lose the pose, and the
+        // next start would jump).
+        let bytes: [UInt8]
+        do { bytes = Array(try encoder.encode(entries)) } catch {
+            throw AtomicFile.WriteError(path: filePath, step: "encoding the pose", errno: .invalidArgument)
+        }
         try AtomicFile.write(bytes, to: filePath, createDirectory: true)
         state.withLock { if $0.savedGeneration < generation { $0.savedGeneration = generation } }
     }

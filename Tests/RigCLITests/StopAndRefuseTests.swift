@@ -185,6 +185,33 @@ import Testing
         #expect(try String(contentsOfFile: program, encoding: .utf8) == before)
     }
 
+    /// `rig plot -o` goes through the same output-path check: never the program or its
+    /// rig (which it once replaced with SVG), a FIFO or a directory.
+    @Test func plotsOutputIsNeverAnInputAFIFOOrADirectory() throws {
+        let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
+        for name in ["move.json", "pantilt.json"] {
+            try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/" + name).path, toPath: dir + "/" + name)
+        }
+        let program = dir + "/move.json"
+        let rig = try String(contentsOfFile: dir + "/pantilt.json", encoding: .utf8)
+        let fifo = dir + "/plot.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (target, message) in [
+            (dir + "/pantilt.json", "is one of this run's input files"), (program, "is one of this run's input files"),
+            (fifo, "is a FIFO"), (dir, "is a directory"),
+        ] {
+            let result = try RigProcess.run(["plot", program, "-o", target])
+            #expect(result.status == 2, "\(target): \(result.stderr)")
+            #expect(result.stderr.contains("error: -o \(target): \(message)"), "\(result.stderr)")
+        }
+        #expect(try String(contentsOfFile: dir + "/pantilt.json", encoding: .utf8) == rig)
+        let fine = try RigProcess.run(["plot", program, "-o", dir + "/move.svg"])
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(
+            try String(contentsOfFile: dir + "/move.svg", encoding: .utf8).hasPrefix("<svg")
+                || (try String(contentsOfFile: dir + "/move.svg", encoding: .utf8)).contains("<svg"))
+    }
+
     @Test func aTraceInAMissingDirectoryIsRefusedNamingTheOptionAndPath() throws {
         let path = try RigProcess.temporaryFile("x") + "/no/such/trace.csv"
         let result = try RigProcess.run(["play", Self.program, "--trace", path, "--no-realtime"])

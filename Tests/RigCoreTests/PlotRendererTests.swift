@@ -12,6 +12,8 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     var elements: [String: Int] = [:]
     var classes: [String: Int] = [:]
     var polylinePointCounts: [Int] = []
+    /// Where the red dots are: (cx, cy) of each `class="violation"`.
+    var violationCentres: [(x: Double, y: Double)] = []
     var texts: [String] = []
     private var inText = false
 
@@ -21,6 +23,9 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     ) {
         elements[name, default: 0] += 1
         for c in (attributes["class"] ?? "").split(separator: " ") { classes[String(c), default: 0] += 1 }
+        if attributes["class"] == "violation", let x = attributes["cx"].flatMap(Double.init), let y = attributes["cy"].flatMap(Double.init) {
+            violationCentres.append((x, y))
+        }
         if name == "polyline" { polylinePointCounts.append((attributes["points"] ?? "").split(separator: " ").count) }
         inText = name == "text" || name == "title"
         if inText { texts.append("") }
@@ -88,7 +93,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         #expect(!svg.contains("<script") && !svg.contains("href") && !svg.contains("@import") && !svg.contains("<image"))
     }
 
-    @Test func everyViolatingFrameGetsARedMarkerEvenWhenLinesAreThinned() throws {
+    @Test func everyPixelWithAViolatingFrameGetsARedMarkerEvenWhenLinesAreThinned() throws {
         // pan 0 → 60 → 0 over 40 s at 500 Hz: slow (peak 1.5·60/20 = 4.5°/s) but beyond the
         // 45° soft limit for a long stretch; 20 000 frames, far more than a line keeps.
         let fast = simRig(rig.axes, loopRateHz: 500)
@@ -101,10 +106,30 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         #expect(beyond > 2000)
         let svg = PlotRenderer.svg(program: program(motion, rig: fast), startPose: [0, 0, 0])
         let census = try #require(SVGCensus.of(svg))
-        #expect(census.classes["violation"] == beyond)
+        // One dot per pixel: fewer dots than frames, but no pixel column of the violating
+        // stretch without red, and the red spans the stretch's share of the time axis.
+        let dots = census.violationCentres
+        #expect(dots.count > 0 && dots.count < beyond)
+        let columns = Set(dots.map { Int($0.x.rounded()) }).sorted()
+        #expect(zip(columns, columns.dropFirst()).allSatisfy { $1 - $0 <= 1 }, "a gap in the red: \(columns)")
+        let span = Double((columns.last ?? 0) - (columns.first ?? 0) + 1) / 852  // the plot is 852 px wide
+        let share = Double(beyond) / Double(run.frames.count)
+        #expect(abs(span - share) < 0.02, "red over \(span) of the width, violations over \(share) of the frames")
         #expect(svg.contains("#d62728"))
         #expect(census.polylinePointCounts.allSatisfy { $0 <= PlotRenderer.maxPointsPerLine })
         #expect(census.polylinePointCounts.count == 9)
+    }
+
+    /// A hostile program (50,000 keyframes that break every limit at every frame) still
+    /// draws a plot of a few MB: every mark is thinned to one per pixel.
+    @Test func aProgramOfManyKeyframesAndViolationsMakesABoundedPlot() throws {
+        let keys = (0..<50_000).map { Keyframe(time: Double($0) * 0.02, value: $0 % 2 == 0 ? -80 : 80) }
+        let motion: Motion = .continuous(tracks: [AxisTrack(keys: keys), AxisTrack(keys: keys), nil], durationSeconds: keys.last?.time ?? 0)
+        let svg = PlotRenderer.svg(program: program(motion), startPose: [0, 0, 0])
+        #expect(svg.utf8.count < 5_000_000, "\(svg.utf8.count) bytes")
+        let census = try #require(SVGCensus.of(svg))
+        #expect((census.classes["violation"] ?? 0) > 0)
+        #expect((census.classes["keyframe"] ?? 0) > 0 && (census.classes["keyframe"] ?? 0) < 2 * 50_000)
     }
 
     @Test func velocityAndAccelerationViolationsAreMarked() throws {

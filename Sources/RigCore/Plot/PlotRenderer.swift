@@ -7,7 +7,10 @@
 /// `maxVelocity` and `maxAcceleration` as dashed lines, keyframes as dots (continuous programs) and step arrivals
 /// as dotted lines (stepped programs). Frames that break a limit, as `LimitMonitor` sees
 /// them, are red dots (`class="violation"`); a feasible program has no red at all. Lines are
-/// thinned to about 2000 points each, keeping each stretch's extremes; violation dots never are.
+/// thinned to about 2000 points each, keeping each stretch's extremes; marks (violation
+/// dots, keyframes, step arrivals) to one per pixel they land on, so every pixel that has
+/// a violation shows red and a program of a million keyframes still makes a plot of a few
+/// MB, not hundreds.
 public enum PlotRenderer {
     /// The SVG document for `program` started from `startPose` (one position per rig axis).
     /// A panorama is replanned from `startPose`, as `rig play` does.
@@ -101,8 +104,9 @@ private struct PlotLayout {
         drawStepArrivals(position, labelled: true, into: &w)
         position.polyline(times: samples.times, values: data.positions, color: "#1f77b4", into: &w)
         drawKeyframes(axis: i, panel: position, into: &w)
+        var marked = PixelMarks()
         for v in data.violations where v.limit == .softMin || v.limit == .softMax {
-            position.violation(time: samples.times[v.index], value: data.positions[v.index], limit: v.limit, into: &w)
+            position.violation(time: samples.times[v.index], value: data.positions[v.index], limit: v.limit, marked: &marked, into: &w)
         }
         w.line("</g>")
 
@@ -139,15 +143,18 @@ private struct PlotLayout {
         }
         drawStepArrivals(panel, labelled: false, into: &w)
         panel.polyline(times: samples.times, values: values, color: color, into: &w)
+        var marked = PixelMarks()
         for v in violations {
-            panel.violation(time: samples.times[v.index], value: values[v.index], limit: v.limit, into: &w)
+            panel.violation(time: samples.times[v.index], value: values[v.index], limit: v.limit, marked: &marked, into: &w)
         }
         w.line("</g>")
         return panel
     }
 
     func drawStepArrivals(_ panel: Panel, labelled: Bool, into w: inout SVGWriter) {
+        var marked = PixelMarks()
         for arrival in samples.stepArrivals {
+            guard marked.admit(x: panel.mapX(arrival.time), y: 0) else { continue }
             let x = SVGWriter.px(panel.mapX(arrival.time))
             w.line(
                 ##"<line class="step-arrival" x1="\##(x)" y1="\##(SVGWriter.px(panel.y))" x2="\##(x)" y2="\##(SVGWriter.px(panel.y + panel.height))" stroke="#777" stroke-width="1" stroke-dasharray="2 3"/>"##
@@ -160,9 +167,10 @@ private struct PlotLayout {
 
     func drawKeyframes(axis i: Int, panel: Panel, into w: inout SVGWriter) {
         guard case .continuous(let tracks, _) = program.motion, let track = tracks[i], let start = samples.pathStartSeconds else { return }
+        var marked = PixelMarks()
         for key in track.keys {
             let t = start + key.time
-            guard t <= endSeconds else { continue }
+            guard t <= endSeconds, marked.admit(x: panel.mapX(t), y: panel.mapY(key.value)) else { continue }
             w.line(
                 ##"<circle class="keyframe" cx="\##(SVGWriter.px(panel.mapX(t)))" cy="\##(SVGWriter.px(panel.mapY(key.value)))" r="3.5" fill="#222"><title>key at \##(rounded(key.time)) s: \##(rounded(key.value))</title></circle>"##
             )
@@ -216,9 +224,23 @@ private struct Panel {
         w.line(##"<polyline class="trace" points="\##(points)" fill="none" stroke="\##(color)" stroke-width="1.5" stroke-linejoin="round"/>"##)
     }
 
-    func violation(time: Double, value: Double, limit: Limit, into w: inout SVGWriter) {
+    func violation(time: Double, value: Double, limit: Limit, marked: inout PixelMarks, into w: inout SVGWriter) {
+        guard marked.admit(x: mapX(time), y: mapY(value)) else { return }
         w.line(
             ##"<circle class="violation" cx="\##(SVGWriter.px(mapX(time)))" cy="\##(SVGWriter.px(mapY(value)))" r="3" fill="\##(red)"><title>t=\##(rounded(time)) s: \##(XMLText.escape(limit.rawValue))</title></circle>"##
         )
+    }
+}
+
+/// The pixels a panel has marked: a second mark on the same pixel would draw nothing new.
+struct PixelMarks {
+    private var seen: Set<Int> = []
+
+    /// True the first time a mark lands on the pixel at (`x`, `y`).
+    mutating func admit(x: Double, y: Double) -> Bool {
+        guard x.isFinite, y.isFinite else { return false }
+        let column = Int(min(max(x.rounded(), -1e6), 1e6))
+        let row = Int(min(max(y.rounded(), -1e6), 1e6))
+        return seen.insert(column &* 4_000_003 &+ row).inserted
     }
 }

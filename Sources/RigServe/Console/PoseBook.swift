@@ -9,19 +9,32 @@ public final class PoseBook: Sendable {
     public let filePath: String
     private let poses: Mutex<[String: [String: Double]]>
 
+    /// Why the file could not be used, when it could not (the caller logs it): it was
+    /// moved aside, whole, to `poses.json.damaged`, and the server starts with no poses.
+    public let loadWarning: String?
+
     /// Loads `poses.json` from `directory` (none yet: empty). A file that cannot be read
-    /// is an error: saving over it would lose the poses in it.
+    /// (cut short by a power loss, edited by hand) is moved aside to `poses.json.damaged`
+    /// rather than saved over, so nothing in it is lost, and the server still starts.
     public init(directory: String) throws(ServeError) {
         filePath = directory.hasSuffix("/") ? directory + "poses.json" : directory + "/poses.json"
         var loaded: [String: [String: Double]] = [:]
+        var warning: String?
         if FileManager.default.fileExists(atPath: filePath) {
-            guard let data = FileManager.default.contents(atPath: filePath),
-                let file = try? JSONDecoder().decode(File.self, from: data)
-            else {
-                throw ServeError(.internalServerError, "\(filePath):1:1: error: $: not a poses file ({\"poses\": {NAME: {AXIS: NUMBER}}}); fix or move it")
+            if let data = FileManager.default.contents(atPath: filePath), let file = try? JSONDecoder().decode(File.self, from: data) {
+                loaded = file.poses.filter { $0.value.values.allSatisfy(\.isFinite) }
+            } else {
+                let aside = filePath + ".damaged"
+                _ = try? FileManager.default.removeItem(atPath: aside)
+                do { try FileManager.default.moveItem(atPath: filePath, toPath: aside) } catch {
+                    throw ServeError(
+                        .internalServerError, "\(filePath): not a poses file, and it cannot be moved aside (\(error.localizedDescription)); fix or move it")
+                }
+                warning =
+                    "\(filePath) was not a poses file ({\"poses\": {NAME: {AXIS: NUMBER}}}; cut short by a power loss?): moved aside to \(aside), starting with no saved poses"
             }
-            loaded = file.poses
         }
+        loadWarning = warning
         poses = Mutex(loaded)
     }
 
@@ -45,12 +58,19 @@ public final class PoseBook: Sendable {
 
     /// Saves `pose` as `name` (replacing one of that name) and writes the file.
     public func save(_ name: String, pose: [String: Double]) throws(ServeError) {
-        let text: String = poses.withLock { p in
-            p[name] = pose
+        guard pose.values.allSatisfy(\.isFinite) else { throw ServeError(.badRequest, "the pose has a position that is not a number") }
+        // Encoded from a copy: a failed encode changes nothing, in memory or on disk.
+        let encoded: Data? = poses.withLock { p in
+            var next = p
+            next[name] = pose
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return (try? encoder.encode(File(poses: p))).map { String(decoding: $0, as: UTF8.self) } ?? "{\"poses\": {}}"
+            guard let data = try? encoder.encode(File(poses: next)) else { return nil }
+            p = next
+            return data
         }
+        guard let encoded else { throw ServeError(.internalServerError, "cannot save the pose: it could not be encoded") }
+        let text = String(decoding: encoded, as: UTF8.self)
         do {
             try AtomicFile.write(text + "\n", to: filePath, createDirectory: true)
         } catch {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigRuntime
 
 struct PlotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,10 +17,15 @@ struct PlotCommand: ParsableCommand {
     var output: String
 
     func run() throws {
+        // The one output-path check: never the program or its rig, a FIFO or a directory.
+        do { try OutputPath.check(output, option: "-o", inputs: PlayCommand.inputFiles(program: file)) } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
         let prepared = try PreparedProgram.load(file)
         let svg = PlotRenderer.svg(program: prepared.program, startPose: prepared.startPose)
         do {
-            try svg.write(toFile: output, atomically: true, encoding: .utf8)
+            try AtomicFile.write(svg, to: output)
         } catch {
             printError("\(output): error: cannot write the plot: \(error.localizedDescription)")
             throw ExitCode(1)

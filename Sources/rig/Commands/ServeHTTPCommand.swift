@@ -83,6 +83,7 @@ struct ServeHTTPCommand: ParsableCommand {
             printError(error.message)
             throw ExitCode(2)
         }
+        if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
         let device: Output
         do { device = try makeOutput(for: model, logger: logger) } catch {
@@ -92,7 +93,8 @@ struct ServeHTTPCommand: ParsableCommand {
         let start = StartPose.resolve(rig: model, output: device)
         if !start.clampedAxes.isEmpty {
             logger.warning(
-                "the remembered position of \(start.clampedAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit")
+                "the remembered position of \(start.clampedAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit"
+            )
         }
         var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime, stopWhenLimited: false), tracePath: runOptions.trace)
         options.inputPaths = [rig]
