@@ -81,6 +81,11 @@ public struct DFMocoDevice: Sendable {
         return abs(observed.velocities[axis]) > rig.axes[axis].maxVelocity * 1e-9
     }
 
+    /// True while any motor moves (or was just sent off).
+    public func anyMoving(_ observed: Observation) -> Bool {
+        (0..<motorCount).contains { isMoving(motor: $0, observed) }
+    }
+
     /// `mp <motor> <pos>` for `motor` (0-based).
     public func positionLine(motor m: Int, _ observed: Observation) -> String {
         "mp \(m + 1) \(steps(motor: m, observed))"
@@ -157,6 +162,10 @@ public struct DFMocoDevice: Sendable {
             let m = motor - 1
             map.setOffset(motor: m, position: self.position(axis: map.axisIndices[m], observed), steps: position)
             r.replies = ["np \(motor) \(position)"]
+        case .blurSetup where anyMoving(observed), .go where anyMoving(observed):
+            // As the reference firmware: no go-motion set-up or start while a motor moves.
+            r.log.append("\(request.command) while a motor moves: refused (parse error); wait until ms reports all stopped")
+            r.replies = ["parse error"]
         case .blurSetup(let request):
             // The go-motion delay in ms between `go` and the shutter window, or -1 when a
             // motor cannot reach the go-motion speed (the limits win; the blur will differ).
@@ -246,7 +255,13 @@ public struct DFMocoDevice: Sendable {
         let plan = GoMotionPlan(
             rig: rig, motions: motions, exposureSeconds: Double(request.exposureMilliseconds) / 1000,
             blurFraction: Double(request.blur) / 1000)
-        for warning in plan.warnings { r.log.append("go-motion: \(warning); the limits win, so the blur will differ") }
+        guard plan.warnings.isEmpty else {
+            // The limits would bend the move, so the blur would not be what Dragonframe
+            // planned: refused (`bf -1`), nothing moves; slow the move or shorten the blur.
+            for warning in plan.warnings { r.log.append("go-motion refused (bf -1): \(warning)") }
+            goMotion = nil
+            return plan
+        }
         goMotion = plan
         var started: [Int] = []
         for motor in request.motors {

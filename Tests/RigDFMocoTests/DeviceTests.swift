@@ -148,6 +148,10 @@ import Testing
         #expect(bf.replies == ["bf 1000"])
         #expect(bf.commands == [.goTo(pose: [nil, -20, nil])])
         #expect(device.handle(.movingStatus, still(ticks: 11)).replies == ["ms 10"])
+        // Dragonframe must wait for the approach: go (or another bf) while moving is refused.
+        let early = device.handle(.go, still(ticks: 11))
+        #expect(early.replies == ["parse error"] && early.commands.isEmpty)
+        #expect(device.handle(.blurSetup(GoMotionRequest(exposureMilliseconds: 200, blur: 500, motors: [])), still(ticks: 11)).replies == ["parse error"])
         let go = device.handle(.go, still(tilt: -20, ticks: 300))
         #expect(go.replies == ["go"])
         guard case .follow(let tracks) = go.commands.first, let tilt = tracks[1] else {
@@ -165,5 +169,20 @@ import Testing
         #expect(again.commands.isEmpty)
         #expect(again.replies == ["parse error"])
         #expect(again.log == ["go without a go-motion set-up (bf): refused (parse error); nothing moves"])
+    }
+
+    /// A blur the limits would bend is refused with `bf -1`; nothing moves and `go` then
+    /// has no set-up.
+    @Test mutating func aGoMotionTheLimitsWouldBendIsRefused() {
+        // Tilt 0 → 100 → 200 steps per degree… 1000 steps in 20 ms of exposure: far past 90°/s.
+        let bf = device.handle(
+            .blurSetup(
+                GoMotionRequest(
+                    exposureMilliseconds: 20, blur: 1000,
+                    motors: [.init(motor: 1, previous: 0, current: 1000, next: 2000)])), still(ticks: 10))
+        #expect(bf.replies == ["bf -1"])
+        #expect(bf.commands.isEmpty)
+        #expect(bf.log.contains { $0.hasPrefix("go-motion refused (bf -1): axis") })
+        #expect(device.handle(.go, still(ticks: 300)).replies == ["parse error"])
     }
 }
