@@ -29,7 +29,7 @@ enum RawHTTP {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failed(description: "connect: \(errno)") }
         var offset = 0
@@ -49,6 +49,50 @@ enum RawHTTP {
         let text = String(decoding: reply, as: UTF8.self)
         let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
         return (status, text)
+    }
+
+    /// An open connection to 127.0.0.1:`port` (the caller closes it), reads timing out
+    /// after `timeoutSeconds`.
+    static func connect(port: Int, timeoutSeconds: Int = 30) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failed(description: "connect: \(errno)")
+        }
+        return fd
+    }
+
+    /// Writes all of `bytes`.
+    static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Reads until the server closes the connection: what came, and whether the end was
+    /// the server's close (false: the read timed out first).
+    static func readToClose(_ fd: Int32) -> (text: String, closed: Bool) {
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return (String(decoding: reply, as: UTF8.self), true) }
+            if n < 0 { return (String(decoding: reply, as: UTF8.self), errno == ECONNRESET) }
+            reply.append(contentsOf: buffer[0..<n])
+        }
     }
 
     /// A request with `Connection: close` and, if given, a JSON body.

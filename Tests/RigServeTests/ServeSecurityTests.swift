@@ -96,4 +96,54 @@ import Testing
             port: server.port)
         #expect(own.status == 202, "\(own.reply)")
     }
+
+    /// A request that does not arrive whole in time (a client that sends its head a byte
+    /// at a time, or nothing) is closed; an event stream, once asked for, is not.
+    @Test func aRequestThatDoesNotArriveInTimeIsClosedButAStreamStays() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, arguments: ["--request-timeout", "1"])
+        defer { server.stop() }
+        let slow = try RawHTTP.connect(port: server.port)
+        defer { close(slow) }
+        RawHTTP.write(slow, Array("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+        let cut = RawHTTP.readToClose(slow)
+        #expect(cut.closed, "the half-sent request was not closed: \(cut.text)")
+        #expect(cut.text.isEmpty, "nothing is answered to a request that never arrived")
+
+        let stream = try RawHTTP.connect(port: server.port)
+        defer { close(stream) }
+        RawHTTP.write(stream, Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        let opened = DispatchTime.now().uptimeNanoseconds
+        var text = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // Heartbeats keep coming well past the request timeout.
+        while text.components(separatedBy: "event: heartbeat").count - 1 < 3 || DispatchTime.now().uptimeNanoseconds - opened < 2_500_000_000 {
+            let n = buffer.withUnsafeMutableBytes { recv(stream, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else {
+                Issue.record("the event stream ended after \(Double(DispatchTime.now().uptimeNanoseconds - opened) / 1e9) s: \(text.suffix(300))")
+                return
+            }
+            text += String(decoding: buffer[0..<n], as: UTF8.self)
+        }
+        #expect(text.hasPrefix("HTTP/1.1 200"))
+    }
+
+    /// One connection more than `--max-connections` is closed at once; the others work.
+    @Test func connectionsBeyondTheCapAreClosed() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig, arguments: ["--max-connections", "4", "--request-timeout", "120"])
+        defer { server.stop() }
+        let fds = try (0..<5).map { _ in try RawHTTP.connect(port: server.port) }
+        defer { for fd in fds { close(fd) } }
+        // Exactly one of the five is closed by the server (which one depends on the order
+        // the server's threads took them up).
+        var polls = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = poll(&polls, nfds_t(polls.count), 30_000)
+        #expect(ready == 1, "\(ready) connections closed or answered")
+        let closedIndex = try #require(polls.firstIndex { $0.revents != 0 })
+        #expect(RawHTTP.readToClose(fds[closedIndex]).closed)
+        for (index, fd) in fds.enumerated() where index != closedIndex {
+            RawHTTP.write(fd, RawHTTP.request("GET", "/api/status"))
+            let reply = RawHTTP.readToClose(fd)
+            #expect(reply.text.hasPrefix("HTTP/1.1 200"), "connection \(index): \(reply.text.prefix(200))")
+        }
+    }
 }

@@ -36,8 +36,12 @@ public enum ServeApp {
         _ parts: Parts, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let limits = parts.settings.connections
+        let count = ConnectionCount()
+        return Application(
             router: router(parts),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, count: count)])),
             configuration: .init(
                 address: .hostname(parts.settings.listen.host, port: parts.settings.listen.port),
                 serverName: "rig"),

@@ -7,6 +7,8 @@ public struct ServeSettings: Sendable {
     public var token: AccessToken?
     /// Monotonic seconds (the control lease's clock); tests pass their own.
     public var nowSeconds: @Sendable () -> Double
+    /// Connections at most and how long a request may take to arrive.
+    public var connections = ConnectionLimits()
 
     public init(
         listen: ListenAddress, token: AccessToken?,

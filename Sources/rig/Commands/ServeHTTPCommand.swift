@@ -34,12 +34,23 @@ struct ServeHTTPCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
     var output: String?
 
+    @Option(help: ArgumentHelp("Open connections at most (event streams included); more are closed at once.", valueName: "n"))
+    var maxConnections = ConnectionLimits().maxConnections
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a request (head and body) may take to arrive, from the connection's start or the previous response's end; a slower one is closed.",
+            valueName: "seconds"))
+    var requestTimeout = ConnectionLimits().requestSeconds
+
     @OptionGroup var runOptions: SessionRunOptions
 
     @OptionGroup var log: LogOptions
 
     func validate() throws {
         guard ListenAddress(listen) != nil else { throw ValidationError("--listen \(listen): expected HOST:PORT, such as 0.0.0.0:8080") }
+        guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections \(maxConnections): valid: 1…10000") }
+        guard requestTimeout >= 0.1, requestTimeout <= 3600 else { throw ValidationError("--request-timeout: valid: 0.1…3600 seconds") }
         if let output, output != "sim" {
             throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output")
         }
@@ -104,10 +115,12 @@ struct ServeHTTPCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
+        var settings = ServeSettings(listen: address, token: token)
+        settings.connections = ConnectionLimits(maxConnections: maxConnections, requestSeconds: requestTimeout)
         let parts = ServeApp.Parts(
             console: console,
             library: ProgramLibrary(directory: programs, rig: model, rigText: rigText, rigPath: rig),
-            poses: poses, lease: ControlLease(), settings: ServeSettings(listen: address, token: token))
+            poses: poses, lease: ControlLease(), settings: settings)
         let printedToken = tokenCreated ? token : nil
         let needsToken = token != nil
         let server = ServeServer(
