@@ -279,6 +279,9 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let wall = MonotonicClock()
         var lastRender = wall.now()
         var lastPersist = wall.now()
+        // The output's text display shows progress unless the trigger writes to it.
+        let display = trigger?.drivesTextDisplay == true ? nil : output as? TextDisplay
+        var feed = TextDisplayFeed()
         while result == nil {
             _ = loop.eventsPushed.wait(timeout: .now() + .nanoseconds(Int(min(viewNanoseconds, persistNanoseconds))))
             drain()
@@ -286,7 +289,11 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             let now = wall.now()
             if result == nil, now &- lastRender >= viewNanoseconds {
                 lastRender = now
-                options.liveView?.render(loop.status, outputStatus: output.statusLine)
+                let status = loop.status
+                options.liveView?.render(status, outputStatus: output.statusLine)
+                if let display, let lines = feed.update(status.progress, nowSeconds: Double(now) / 1e9) {
+                    display.showText(line1: lines.line1, line2: lines.line2)
+                }
             }
             if result == nil, now &- lastPersist >= persistNanoseconds {
                 lastPersist = now

@@ -16,10 +16,14 @@ public protocol StepTrigger: AnyObject {
     func stop()
     /// Hardware the trigger uses exclusively (GPIO lines), as `HardwareLock` names.
     var exclusiveResources: [String] { get }
+    /// True when the trigger writes to the output's text display itself (Cascable step
+    /// sync shows its messages); otherwise the session shows progress there.
+    var drivesTextDisplay: Bool { get }
 }
 
 extension StepTrigger {
     public var exclusiveResources: [String] { [] }
+    public var drivesTextDisplay: Bool { false }
 }
 
 /// What a trigger may ask of the running loop besides "next" (keyboard `r`, `b`, `g`,

@@ -31,6 +31,8 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private let connection: DBusConnection
     private let logger: Logger
     private let display: @Sendable (String) -> Void
+    /// Cascable's messages and the step go to the display (when there is one).
+    public var drivesTextDisplay: Bool { textDisplay != nil }
     private let textDisplay: TextDisplay?
     private let queue = DispatchQueue(label: "rig.bui")
     private let lock = NSLock()

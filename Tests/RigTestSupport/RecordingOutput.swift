@@ -12,6 +12,8 @@ public final class RecordingOutput: Output, @unchecked Sendable {
         public var started: [ChannelCommand] = []
         public var writes: [[ChannelCommand]] = []
         public var shutdowns: [[ChannelCommand]] = []
+        /// What was put on the text display (as the BLEControl board's LCD), in order.
+        public var texts: [[String]] = []
     }
 
     public let inner: Output?
@@ -64,5 +66,12 @@ public final class RecordingOutput: Output, @unchecked Sendable {
     public func shutdown(safe: [ChannelCommand]) {
         log.withLock { $0.shutdowns.append(safe) }
         inner?.shutdown(safe: safe)
+    }
+}
+
+/// A text display like the BLEControl board's LCD: every pair of lines is recorded.
+extension RecordingOutput: TextDisplay {
+    public func showText(line1: String, line2: String) {
+        log.withLock { $0.texts.append([line1, line2]) }
     }
 }
