@@ -98,7 +98,7 @@ import Testing
         #expect(refused.status == 2)
         #expect(
             refused.stderr
-                == "rigs/timelapse.json: error: --format pto needs the lens's field of view: a timelapse program has no lens (only panorama programs do); give --hfov DEGREES (the horizontal field of view of the image as stored)\n"
+                == "rigs/timelapse.json:5:11: error: $.kind: --format pto needs the lens's field of view: a timelapse program has no lens (only panorama programs do); give --hfov DEGREES (the horizontal field of view of the image as stored)\n"
         )
         let given = try RigProcess.run(["plan", "rigs/timelapse.json", "--format", "pto", "--hfov", "40", "--image-size", "4000x3000", "--names", "F%d.jpg"])
         #expect(given.status == 0, "\(given.stderr)")

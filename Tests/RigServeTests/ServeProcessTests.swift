@@ -84,6 +84,22 @@ import Testing
         }
     }
 
+    /// The page as a field safety device in the browser (`serve_field.py`): STOP wins over a
+    /// finger held on the pad, a black-holed link is shown and late jogs move nothing, a
+    /// page from another origin moves nothing. Its figures go to docs/serve.md.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func thePageIsAFieldSafetyDevice() async throws {
+        let server = try await ServeProcess(rig: ServeSamples.rig)
+        defer { server.stop() }
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_field.py").path
+        let result = try await runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(240))
+        #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
+        for check in ["stop-latch", "link-lost", "foreign", "bytes"] {
+            #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
+        }
+        print(result.output.split(separator: "\n").filter { $0.hasPrefix("FIGURE") || $0.hasPrefix("PASS") }.joined(separator: "\n"))
+    }
+
     /// Runs a tool from the test venv in `directory` (its own files stay there), bounded
     /// by `limit` (killed after it).
     private func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {

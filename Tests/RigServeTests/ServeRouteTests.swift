@@ -197,7 +197,7 @@ import Testing
                 uri: "/api/goto", method: .post, headers: .client("a"),
                 body: jsonBody(#"{"pose": {"roll": 3}}"#))
             #expect(unknownAxis.status == .badRequest)
-            #expect((unknownAxis.json["error"] as? String)?.contains("pan, tilt") == true)
+            #expect((unknownAxis.json["error"] as? String)?.contains(#""pan", "tilt""#) == true)
             let outOfRange = try await client.execute(
                 uri: "/api/jog", method: .post, headers: .client("a"),
                 body: jsonBody(#"{"velocity": {"pan": 2}}"#))
