@@ -91,6 +91,9 @@ final class BLEControlLink: Sendable {
         var label: String
         /// The `AcquireWrite` socket, or -1 (WriteValue fallback).
         var fd: Int32
+        /// The board's replies, subscribed to before its notifications were switched on, so
+        /// a reply to the very first value is not lost however late the watcher starts.
+        var notes: AsyncStream<[UInt8]>?
     }
 
     private let shared = Mutex(Shared())
@@ -246,6 +249,9 @@ final class BLEControlLink: Sendable {
         }
         linkLost.store(false, ordering: .releasing)
         setState(.initialising(label))
+        // Listen first, then switch the notifications on: a reply the board sends at once
+        // (to INIT, to the first value) must not arrive before anyone listens.
+        let notes = try? await characteristic.notifications()
         do {
             try await characteristic.startNotify()
         } catch {
@@ -285,7 +291,7 @@ final class BLEControlLink: Sendable {
         // Let the bucket pay for the set-up bytes before streaming starts.
         try await Task.sleep(for: .milliseconds(Int((Double(bytes) / settings.linkBytesPerSecond * 1000).rounded(.up))))
 
-        let writer = Writer(characteristic: characteristic, device: device, label: label, fd: fd)
+        let writer = Writer(characteristic: characteristic, device: device, label: label, fd: fd, notes: notes)
         do { try settings.memory?.save(address: found.address, name: found.name) } catch {
             logger.debug("blecontrol: cannot remember the board: \(error)")
         }
@@ -303,7 +309,7 @@ final class BLEControlLink: Sendable {
     /// Watches the ready link until it drops or a stop is requested.
     private func runReady(_ writer: Writer) async {
         let changes = try? await writer.device.propertyChanges()
-        let notes = try? await writer.characteristic.notifications()
+        let notes = writer.notes
         let watchers = [
             Task { [self] in
                 guard let changes else { return }
