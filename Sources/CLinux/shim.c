@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <sys/timex.h>
 #include "CLinux.h"
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -21,4 +22,12 @@ __attribute__((noinline)) void rig_prefault_stack(size_t bytes) {
     volatile unsigned char stack[bytes];
     for (size_t i = 0; i < bytes; i += 4096) stack[i] = 0;
     stack[bytes - 1] = 0;
+}
+
+int rig_clock_synchronised(long *esterror_us) {
+    struct timex tx = {0};
+    int state = adjtimex(&tx);
+    if (state < 0) return -1;
+    *esterror_us = tx.esterror;
+    return (state == TIME_ERROR || (tx.status & STA_UNSYNC)) ? 0 : 1;
 }

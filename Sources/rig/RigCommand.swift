@@ -18,6 +18,7 @@ struct RigCommand: ParsableCommand {
             ExportCommand.self,
             PlotCommand.self,
             ProbeCommand.self,
+            DoctorCommand.self,
             CalibrateCommand.self,
             JogCommand.self,
             ScanCommand.self,

@@ -13,15 +13,8 @@ struct RigProcess {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// The products folder: where the test bundle (and `rig`) were built.
-    static var executable: URL {
-        let bundle = Bundle.main.bundleURL
-        for base in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = base.appendingPathComponent("rig")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/rig")
-    }
+    /// The `rig` binary built beside the test bundle.
+    static var executable: URL { TestTools.rigExecutable }
 
     /// Starts `rig` (or `program`, such as a shell that runs rig) with `arguments` in the
     /// package root.

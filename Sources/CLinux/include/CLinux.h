@@ -16,6 +16,11 @@ void rig_prefault_stack(size_t bytes);
 /// Swift's Glibc module does not define. Returns 0, or -1 with errno.
 int rig_thread_page_faults(long *minor, long *major);
 
+/// Whether the kernel's clock is synchronised (adjtimex: not TIME_ERROR, STA_UNSYNC clear):
+/// 1 yes, 0 no, -1 with errno. `esterror_us`: the kernel's estimated error. <sys/timex.h> is
+/// not in Swift's Glibc module.
+int rig_clock_synchronised(long *esterror_us);
+
 // evdev ioctl requests and struct sizes (RigGamepad).
 #include "CLinuxInput.h"
 

@@ -12,6 +12,12 @@ public struct ButtonsConfig: Sendable, Equatable {
     public var activeLow = true
     public var debounceSeconds = 0.03
 
+    /// Every line the buttons and LEDs use, with what it is for.
+    public var usedLines: [(line: Int, what: String)] {
+        [(continueLine, "continue button"), (stopLine, "stop button")] + (continueLED.map { [($0, "continue LED")] } ?? [])
+            + (stopLED.map { [($0, "stop LED")] } ?? [])
+    }
+
     public init() {}
 
     static func parse(_ value: ValueReader) throws(FileError) -> ButtonsConfig {

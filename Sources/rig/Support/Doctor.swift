@@ -1,0 +1,336 @@
+import Foundation
+import Glibc
+import RigBluetooth
+import RigCore
+import RigDBus
+import RigPCA9685
+import RigRuntime
+import RigStepSync
+
+/// One line of `rig doctor`: what was checked, how it stands, and the fix when it is not ok.
+struct DoctorFinding: Sendable, Equatable {
+    enum Level: String, Sendable {
+        case ok
+        case warning
+        case problem
+    }
+
+    var check: String
+    var level: Level
+    var message: String
+    var fix: String?
+
+    static func ok(_ check: String, _ message: String) -> DoctorFinding { DoctorFinding(check: check, level: .ok, message: message) }
+    static func warning(_ check: String, _ message: String, fix: String) -> DoctorFinding {
+        DoctorFinding(check: check, level: .warning, message: message, fix: fix)
+    }
+    static func problem(_ check: String, _ message: String, fix: String) -> DoctorFinding {
+        DoctorFinding(check: check, level: .problem, message: message, fix: fix)
+    }
+
+    var line: String {
+        let tag = level == .ok ? "ok     " : level == .warning ? "warning" : "problem"
+        return "\(tag)  \(check): \(message)" + (fix.map { "\n         fix: \($0)" } ?? "")
+    }
+
+    var json: String {
+        "{\"check\":\(JSONText.string(check)),\"status\":\"\(level.rawValue)\",\"message\":\(JSONText.string(message))"
+            + (fix.map { ",\"fix\":\(JSONText.string($0))" } ?? "") + "}"
+    }
+}
+
+/// The checks `rig doctor` runs for a rig on this machine. None moves anything or writes
+/// to a device: the PCA9685 is read (MODE1, PRE_SCALE), GPIO lines are looked at, not
+/// requested, Bluetooth is asked, not connected.
+enum Doctor {
+    /// Every check for `rig` (and the programs, each checked as `rig check` does).
+    static func run(rig: Rig, rigPath: String, programs: [String], scanSeconds: Double) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = [.ok("rig file", "\(rigPath): \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")]
+        findings += programs.map(program)
+        switch rig.output {
+        case .sim: findings.append(.ok("output", "the simulated rig: no hardware needed"))
+        case .pca9685(let config): findings += pca9685(config)
+        case .blecontrol(let config): findings += bluetooth(adapter: config.adapter, board: config, scanSeconds: scanSeconds)
+        }
+        if let stepSync = rig.stepSync, case .blecontrol(let config) = rig.output, config.adapter == stepSync.adapter {
+            // Checked above with the board.
+        } else if let stepSync = rig.stepSync {
+            findings += bluetooth(adapter: stepSync.adapter, board: nil, scanSeconds: 0)
+        }
+        findings += gpio(rig)
+        findings.append(gamepad())
+        findings += realtime()
+        findings += directories()
+        findings.append(clock())
+        return findings
+    }
+
+    // MARK: programs
+
+    static func program(_ path: String) -> DoctorFinding {
+        let check = "program"
+        let parsed: Program
+        do {
+            parsed = try ProgramParser.parse(text: FileLoading.readText(path), file: path, loadRig: FileLoading.rigLoader(programPath: path))
+        } catch {
+            return .problem(check, "\(error)", fix: "correct the file (rig check \(path) says the same)")
+        }
+        let report = FeasibilityChecker.check(
+            rig: parsed.rig, motion: parsed.motion, startPose: parsed.rig.homePose, shooting: ShootSetup.checkPlan(parsed))
+        if !report.feasible || !report.intervalMisses.isEmpty {
+            let first = report.problems.first.map { "\($0)" } ?? report.intervalMisses.first.map { "\($0)" } ?? "infeasible"
+            return .problem(
+                check, "\(path): breaks the rig's limits: \(elided(first, maxCharacters: 300))",
+                fix: "rig check \(path) lists every frame; slow the move or widen the limits")
+        }
+        return .ok(check, "\(path): \(parsed.kind.rawValue), within every limit")
+    }
+
+    // MARK: PCA9685 over I2C
+
+    static func pca9685(_ config: PCA9685OutputConfig) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        let check = "i2c"
+        guard FileManager.default.fileExists(atPath: config.bus) else {
+            let fix =
+                FileManager.default.fileExists(atPath: "/sys/module/i2c_dev") || !(I2CProbe.scanAllBuses().isEmpty)
+                ? "the rig file's \"bus\" names a bus this machine does not have; rig probe i2c lists the buses"
+                : "enable I2C (raspi-config → Interface Options → I2C, or dtparam=i2c_arm=on in config.txt) and load i2c-dev (echo i2c-dev > /etc/modules-load.d/i2c.conf)"
+            return [.problem(check, "\(config.bus) does not exist", fix: fix)]
+        }
+        guard access(config.bus, R_OK | W_OK) == 0 else {
+            return [
+                .problem(
+                    check, "\(config.bus) is not readable and writable by this user",
+                    fix:
+                        "add the user to the group that owns it (sudo usermod -aG i2c $USER, then log in again); the package's udev rules give /dev/i2c-* to group i2c"
+                )
+            ]
+        }
+        findings.append(.ok(check, "\(config.bus) is there and open to this user"))
+        do throws(I2CError) {
+            let bus = try LinuxI2CBus(path: config.bus)
+            let report = try I2CProbe.checkPCA9685(bus: bus, address: config.address)
+            if report.looksLikePCA9685 {
+                findings.append(.ok("pca9685", "\(report)"))
+            } else {
+                findings.append(.problem("pca9685", "\(report)", fix: "the rig file's \"address\" may name another chip; rig probe i2c lists what answers"))
+            }
+        } catch {
+            findings.append(
+                .problem(
+                    "pca9685", "nothing answered at 0x\(String(config.address, radix: 16)) on \(config.bus): \(error)",
+                    fix: "check the board's power (VCC 3.3 V and V+ for the servos), SDA/SCL wiring and its address jumpers; rig probe i2c lists what answers"))
+        }
+        return findings
+    }
+
+    // MARK: Bluetooth
+
+    /// bluetoothd, the adapter powered, and (with a BLEControl output) the board in a scan.
+    static func bluetooth(adapter: String, board: BLEControlOutputConfig?, scanSeconds: Double) -> [DoctorFinding] {
+        let result = blocking { () async -> [DoctorFinding] in
+            var findings: [DoctorFinding] = []
+            let bus: DBusConnection
+            do { bus = try DBusConnection(bus: .system) } catch {
+                return [.problem("bluetooth", "no system D-Bus: \(error)", fix: "is dbus running? (systemctl status dbus)")]
+            }
+            defer { bus.close() }
+            guard (try? await bus.nameHasOwner("org.bluez")) == true else {
+                return [
+                    .problem(
+                        "bluetooth", "bluetoothd is not running (nobody owns org.bluez on the system bus)",
+                        fix: "sudo apt install bluez && sudo systemctl enable --now bluetooth")
+                ]
+            }
+            findings.append(.ok("bluetooth", "bluetoothd is running"))
+            let chosen: BlueZAdapter
+            do { chosen = try await BlueZAdapter.named(adapter, on: bus) } catch {
+                return findings + [
+                    .problem(
+                        "adapter", "\(error)",
+                        fix: "sudo rfkill unblock bluetooth; bluetoothctl power on (or set \"adapter\" in the rig file to one that exists)")
+                ]
+            }
+            findings.append(.ok("adapter", "\(adapter) is powered"))
+            guard let board, scanSeconds > 0 else { return findings }
+            var filter = BlueZDeviceFilter(serviceUUID: "FFE0", address: board.address, name: board.name)
+            filter.address = board.address
+            do {
+                let seen = try await BlueZCentral(bus: bus).scan(on: chosen, filter: filter, duration: .milliseconds(Int(scanSeconds * 1000)))
+                if let first = seen.first {
+                    findings.append(.ok("blecontrol", "board \(first.address) \(first.name.map { "\"\($0)\"" } ?? "") seen on \(adapter)"))
+                } else {
+                    findings.append(
+                        .problem(
+                            "blecontrol", "no BLEControl board\(board.address.map { " \($0)" } ?? "") seen on \(adapter) in \(format(scanSeconds)) s",
+                            fix: "power the board; a phone connected to it hides it (disconnect); rig scan lists what advertises FFE0"))
+                }
+            } catch {
+                findings.append(.problem("blecontrol", "the scan failed: \(error)", fix: "bluetoothctl shows what the adapter does; is another scan running?"))
+            }
+            return findings
+        }
+        return result
+    }
+
+    /// Runs async work from the synchronous command and waits for it.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let box = LockedBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.value = await work()
+            done.signal()
+        }
+        done.wait()
+        return box.value!
+    }
+
+    final class LockedBox<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: T?
+        var value: T? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+
+    // MARK: GPIO
+
+    /// The GPIO chip and lines the rig's camera and buttons use: there, and free.
+    static func gpio(_ rig: Rig) -> [DoctorFinding] {
+        var wanted: [(chip: String, line: Int, what: String)] = []
+        if let camera = rig.camera, camera.kind == .gpio {
+            for line in camera.lines { wanted.append((camera.chip, line, "camera")) }
+        }
+        if let buttons = rig.buttons {
+            for (line, what) in buttons.usedLines { wanted.append((buttons.chip, line, what)) }
+        }
+        guard !wanted.isEmpty else { return [] }
+        var findings: [DoctorFinding] = []
+        for chip in Set(wanted.map(\.chip)).sorted() {
+            let path = chip.hasPrefix("/") ? chip : "/dev/" + chip
+            guard FileManager.default.fileExists(atPath: path) else {
+                findings.append(
+                    .problem("gpio", "\(path) does not exist", fix: "the rig file names a GPIO chip this machine does not have (gpiodetect lists them)"))
+                continue
+            }
+            guard access(path, R_OK | W_OK) == 0 else {
+                findings.append(.problem("gpio", "\(path) is not open to this user", fix: "sudo usermod -aG gpio $USER, then log in again"))
+                continue
+            }
+            let lines = wanted.filter { $0.chip == chip }
+            let busy = lines.compactMap { line -> String? in
+                GPIOLineInfo.consumer(chip: path, line: line.line).map { "line \(line.line) (\(line.what)) is held by \"\($0)\"" }
+            }
+            if busy.isEmpty {
+                findings.append(.ok("gpio", "\(path): lines \(lines.map { String($0.line) }.joined(separator: ", ")) free"))
+            } else {
+                findings.append(
+                    .problem(
+                        "gpio", "\(path): \(busy.joined(separator: "; "))", fix: "stop the process that holds them (gpioinfo names it), or pick other lines"))
+            }
+        }
+        return findings
+    }
+
+    // MARK: gamepad
+
+    static func gamepad() -> DoctorFinding {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/input")) ?? []
+        let joysticks = names.filter { $0.hasPrefix("js") }
+        if joysticks.isEmpty {
+            return .warning(
+                "gamepad", "no gamepad (/dev/input/js*): rig jog needs one (or --keyboard)",
+                fix: "plug it in or pair it (bluetoothctl); the user needs group input")
+        }
+        return .ok("gamepad", "\(joysticks.sorted().map { "/dev/input/" + $0 }.joined(separator: ", "))")
+    }
+
+    // MARK: real time
+
+    static func realtime() -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        // Tried, not guessed from the limits: root in a container may still be refused.
+        let fifo = tryFIFO(priority: 50)
+        var rt = rlimit()
+        getrlimit(__rlimit_resource_t(14), &rt)  // RLIMIT_RTPRIO (not in Swift's Glibc)
+        if fifo == 0 {
+            findings.append(.ok("real-time", "SCHED_FIFO priority 50 allowed"))
+        } else {
+            findings.append(
+                .warning(
+                    "real-time",
+                    "SCHED_FIFO refused (\(String(cString: strerror(fifo))); RLIMIT_RTPRIO \(rt.rlim_cur)): the loop runs at normal priority and may be late under load",
+                    fix: "run as the package's service (LimitRTPRIO=50), or add \"@rig - rtprio 50\" to /etc/security/limits.d/rig.conf"))
+        }
+        var memlock = rlimit()
+        getrlimit(__rlimit_resource_t(8), &memlock)  // RLIMIT_MEMLOCK
+        if mlockall(Int32(MCL_CURRENT)) == 0 {
+            munlockall()
+            findings.append(.ok("memlock", "this process's memory can be locked (mlockall)"))
+        } else {
+            let error = errno
+            findings.append(
+                .warning(
+                    "memlock",
+                    "mlockall refused (\(String(cString: strerror(error))); RLIMIT_MEMLOCK \(memlock.rlim_cur == rlim_t.max ? "unlimited" : "\(memlock.rlim_cur / 1024) KiB")): a page fault may delay a tick",
+                    fix: "run as the package's service (LimitMEMLOCK=infinity), or add \"@rig - memlock unlimited\" to /etc/security/limits.d/rig.conf"))
+        }
+        return findings
+    }
+
+    /// Tries SCHED_FIFO at `priority` on a thread of its own (which then ends): 0, or the errno.
+    static func tryFIFO(priority: Int32) -> Int32 {
+        let result = LockedBox<Int32>()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var param = sched_param(sched_priority: priority)
+            result.value = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return result.value ?? EPERM
+    }
+
+    // MARK: directories
+
+    static func directories() -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        if let state = StateDirectory.default() {
+            findings.append(writable(state, check: "state directory", purpose: "the remembered pose, shot logs, the serve token"))
+        } else {
+            findings.append(.problem("state directory", "none (HOME and XDG_STATE_HOME unset)", fix: "set XDG_STATE_HOME (the service sets /var/lib)"))
+        }
+        findings.append(writable(HardwareLock.directory(), check: "lock directory", purpose: "one process per output"))
+        return findings
+    }
+
+    /// Whether this user can create a file in `path` (made if missing, as rig would).
+    static func writable(_ path: String, check: String, purpose: String) -> DoctorFinding {
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let probe = path + "/.rig-doctor-\(getpid())"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            return .problem(
+                check, "\(path) is not writable (\(String(cString: strerror(errno)))): \(purpose) cannot be kept",
+                fix: "give the user \(path), or set XDG_STATE_HOME / RIG_LOCK_DIR elsewhere")
+        }
+        close(fd)
+        unlink(probe)
+        return .ok(check, "\(path) is writable")
+    }
+
+    // MARK: clock
+
+    /// Sun and moon programs need the right time: the kernel's NTP state.
+    static func clock() -> DoctorFinding {
+        guard let clock = SystemClock.synchronisation(), clock.synchronised else {
+            return .warning(
+                "clock", "the system clock is not synchronised (no NTP): times and sky positions may be off",
+                fix: "timedatectl set-ntp true, with a network; in the field, a GPS or RTC module")
+        }
+        return .ok("clock", "synchronised (NTP), estimated error \(clock.estimatedErrorMicroseconds) µs")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+/// `rig doctor` with the real binary: the good and the broken case of the checks this
+/// machine can stage without hardware (a program, the I2C bus, the state and lock
+/// directories, a malformed rig). Bluetooth is checked against bluezoo in
+/// RigBLEControlTests, the PCA9685 and GPIO against i2c-stub and gpio-sim in the HIL tier.
+@Suite struct DoctorTests {
+    /// Runs `rig doctor ARGS` with `environment` added.
+    func doctor(_ arguments: [String], environment: [String: String] = [:]) throws -> RigProcess.Result {
+        let env = environment.map { "\($0.key)=\($0.value)" }
+        return try RigProcess.run(
+            env + [RigProcess.executable.path, "doctor", "--scan-seconds", "0"] + arguments, program: URL(fileURLWithPath: "/usr/bin/env"))
+    }
+
+    func writable() throws -> [String: String] {
+        let dir = try TestTools.temporaryDirectory().path
+        return ["XDG_STATE_HOME": dir + "/state", "RIG_LOCK_DIR": dir + "/lock"]
+    }
+
+    @Test func theSimulatedRigAndAFeasibleProgramAreReady() throws {
+        let result = try doctor(["--rig", "rigs/pantilt.json", "--program", "rigs/pano.json"], environment: try writable())
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("ok       rig file: rigs/pantilt.json: 2 axes on sim"))
+        #expect(result.stdout.contains("ok       program: rigs/pano.json: panorama, within every limit"))
+        #expect(result.stdout.contains("ok       state directory:") && result.stdout.contains("ok       lock directory:"))
+        #expect(result.stdout.contains("doctor: ready"))
+    }
+
+    @Test func anInfeasibleProgramIsAProblemWithItsFix() throws {
+        let program = try RigProcess.temporaryFile(
+            "fast.json",
+            contents:
+                #"{"rig": "\#(RigProcess.packageRoot.path)/rigs/pantilt.json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}, {"t": 0.2, "value": 80}]}}"#
+        )
+        let result = try doctor(["--rig", "rigs/pantilt.json", "--program", program], environment: try writable())
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("problem  program: \(program): breaks the rig's limits"), "\(result.stdout)")
+        #expect(result.stdout.contains("fix: rig check \(program) lists every frame"))
+    }
+
+    @Test func aMissingI2CBusIsAProblemNamingTheFix() throws {
+        let rig = try RigProcess.temporaryFile(
+            "rig.json",
+            contents: #"{"output": {"type": "pca9685", "bus": "/dev/i2c-250"}, "axes": [{"name": "pan", "channel": 0}]}"#)
+        let result = try doctor(["--rig", rig], environment: try writable())
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("problem  i2c: /dev/i2c-250 does not exist"), "\(result.stdout)")
+        #expect(result.stdout.contains("fix: "))
+    }
+
+    @Test func directoriesThatCannotBeWrittenAreProblems() throws {
+        let file = try RigProcess.temporaryFile("not-a-dir", contents: "x")
+        let result = try doctor(["--rig", "rigs/pantilt.json"], environment: ["XDG_STATE_HOME": file, "RIG_LOCK_DIR": file + "/lock"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("problem  state directory: \(file)/rig is not writable"), "\(result.stdout)")
+        #expect(result.stdout.contains("problem  lock directory: \(file)/lock is not writable"), "\(result.stdout)")
+    }
+
+    @Test func aMalformedRigIsExit2WithItsPlace() throws {
+        let rig = try RigProcess.temporaryFile("bad.json", contents: #"{"axes": [{"name": "pan", "channel": 99}]}"#)
+        let result = try doctor(["--rig", rig])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("\(rig):1:"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func jsonListsEveryFinding() throws {
+        let result = try doctor(["--rig", "rigs/pantilt.json", "--json"], environment: try writable())
+        #expect(result.status == 0)
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]])
+        #expect(findings.first?["check"] == "rig file" && findings.first?["status"] == "ok")
+        #expect(findings.allSatisfy { ["ok", "warning", "problem"].contains($0["status"] ?? "") && $0["message"] != nil })
+        #expect(findings.contains { $0["check"] == "clock" })
+    }
+}
