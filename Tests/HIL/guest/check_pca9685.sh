@@ -7,6 +7,8 @@
 #   pca9685-probe    rig probe i2c lists 0x40 on the stub's bus; --rig reads MODE1/PRE_SCALE
 #   pca9685-absent   a rig file naming 0x41 (nothing there): exit 1 with a message naming
 #                    the bus, the address and the errno; no crash
+#   pca9685-doctor   rig doctor: the bus and the chip at 0x40 ok (PRE_SCALE read), exit 0 on
+#                    that; 0x41 a problem with its fix, exit 1; the registers untouched
 . "$GUEST/lib.sh"
 
 modprobe i2c-dev && modprobe i2c-stub chip_addr=0x40 || { result pca9685-play FAIL "modprobe i2c-stub/i2c-dev failed"; exit 0; }
@@ -108,5 +110,18 @@ if [ $rc = 1 ] && names_all "$W/absent.out" && ! crashed "$W/absent.out" \
   result pca9685-absent PASS "address 0x41: exit 1, '$(grep 'error:' "$W/absent.out" | head -1 | cut -c1-110)…'; 0x40 untouched"
 else
   result pca9685-absent FAIL "play exit $rc, probe exit $rc2 (want 1 and 1, a message naming $BUS, 0x41 and the errno, no crash; 0x40 untouched)"
+fi
+
+# --- doctor ------------------------------------------------------------------------------
+XDG_STATE_HOME=$W/doctor-state RIG_LOCK_DIR=$W/doctor-lock "$RIG" doctor --rig "$W/rig.json" --scan-seconds 0 > "$W/doctor.out" 2>&1; rc=$?
+XDG_STATE_HOME=$W/doctor-state RIG_LOCK_DIR=$W/doctor-lock "$RIG" doctor --rig "$W/rig41.json" --scan-seconds 0 > "$W/doctor41.out" 2>&1; rc2=$?
+echo "--- doctor (exit $rc):"; cat "$W/doctor.out"; echo "--- doctor 0x41 (exit $rc2):"; cat "$W/doctor41.out"
+i2cdump -y "$N" 0x40 b > "$W/dump4.txt" 2>&1
+if [ $rc = 0 ] && grep -q "^ok       i2c: $BUS is there" "$W/doctor.out" && grep -q "^ok       pca9685: 0x40: MODE1 .*PRE_SCALE 107" "$W/doctor.out" \
+   && [ $rc2 = 1 ] && grep -q "^problem  pca9685: nothing answered at 0x41 on $BUS" "$W/doctor41.out" && grep -q "fix: check the board's power" "$W/doctor41.out" \
+   && cmp -s "$W/dump3.txt" "$W/dump4.txt"; then
+  result pca9685-doctor PASS "rig doctor: $BUS and the chip at 0x40 ok (exit 0); 0x41 a problem with its fix (exit 1); registers untouched"
+else
+  result pca9685-doctor FAIL "doctor exit $rc / $rc2 (want 0 with $BUS and 0x40 ok, 1 naming 0x41 with a fix; registers untouched)"
 fi
 exit 0
