@@ -197,6 +197,16 @@ func errorLine(_ file: BadFile) -> String {
             #"r.json:2:33: error: $.output.adress: unknown key "adress" (did you mean "address"?); valid keys here: "address", "bus", "frequencyHz", "oscillatorHz", "phaseStagger", "type""#
         ),
         .rig(
+            "a PCA9685 frequency its oscillator cannot make",
+            """
+            {
+              "output": {"type": "pca9685", "frequencyHz": 24, "oscillatorHz": 27000000},
+              "axes": [{"name": "pan", "channel": 0}]
+            }
+            """,
+            "r.json:2:48: error: $.output.frequencyHz: 24 Hz cannot be made with a 27000000 Hz oscillator: the slowest it makes is 25.75 Hz; valid: 25.75…1647.95 Hz"
+        ),
+        .rig(
             "unknown output type",
             """
             {

@@ -12,16 +12,38 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
     public init() {}
 
     public static let frequencyRangeHz: ClosedRange<Double> = 24...1526
+    /// The PRE_SCALE values the chip accepts: the output frequency is
+    /// `oscillatorHz / (4096 × (PRE_SCALE + 1))`.
+    public static let prescaleRange: ClosedRange<Int> = 3...255
+
+    /// The frequencies this oscillator can make: PRE_SCALE 255 to 3.
+    public var achievableFrequencyRangeHz: ClosedRange<Double> {
+        oscillatorHz / (4096 * Double(Self.prescaleRange.upperBound + 1))...oscillatorHz / (4096 * Double(Self.prescaleRange.lowerBound + 1))
+    }
 
     static func parse(_ object: ObjectReader) throws(FileError) -> PCA9685OutputConfig {
         var config = PCA9685OutputConfig()
         if let bus = object.optional("bus") { config.bus = try bus.nonEmptyString() }
         if let address = object.optional("address") { config.address = try parseI2CAddress(address) }
-        if let frequency = object.optional("frequencyHz") {
+        let frequency = object.optional("frequencyHz")
+        if let frequency {
             config.frequencyHz = try frequency.number(in: frequencyRangeHz, unit: "Hz")
         }
-        if let oscillator = object.optional("oscillatorHz") {
+        let oscillator = object.optional("oscillatorHz")
+        if let oscillator {
             config.oscillatorHz = try oscillator.number(in: 1_000_000...50_000_000, unit: "Hz")
+        }
+        // The chip rounds PRE_SCALE (datasheet equation 1); one outside 3…255 would be
+        // clamped by the driver to a frequency the file does not say.
+        let prescale = (config.oscillatorHz / (4096 * config.frequencyHz)).rounded() - 1
+        if !Self.prescaleRange.contains(Int(prescale)) {
+            let range = config.achievableFrequencyRangeHz
+            let (edge, side) = prescale > Double(Self.prescaleRange.upperBound) ? (range.lowerBound, "slowest") : (range.upperBound, "fastest")
+            let message =
+                "\(format(config.frequencyHz)) Hz cannot be made with a \(format(config.oscillatorHz)) Hz oscillator: the \(side) it makes is \(fixed(edge, 2)) Hz; valid: \(fixed(range.lowerBound, 2))…\(fixed(range.upperBound, 2)) Hz"
+            if let frequency { throw frequency.error(message) }
+            if let oscillator { throw oscillator.error(message) }
+            throw object.error(message)
         }
         if let stagger = object.optional("phaseStagger") { config.phaseStagger = try stagger.bool() }
         return config

@@ -1,3 +1,5 @@
+import RigCore
+
 /// The PCA9685's arithmetic as pure functions: prescale, period, counts, calibration.
 ///
 /// The chip counts 4096 ticks per PWM period; one tick is `(PRE_SCALE + 1) / oscillatorHz`
@@ -6,7 +8,7 @@ public enum PCA9685Math {
     /// Ticks per PWM period (12-bit counter).
     public static let countsPerPeriod = 4096
     /// The PRE_SCALE values the chip accepts (1526 Hz … 24 Hz at 25 MHz).
-    public static let prescaleRange: ClosedRange<Int> = 3...255
+    public static let prescaleRange = PCA9685OutputConfig.prescaleRange
     /// The datasheet's nominal internal oscillator. Real chips run at 23–27 MHz.
     public static let nominalOscillatorHz = 25_000_000.0
 
