@@ -110,14 +110,32 @@ private let threeSteps = Motion.stepped([
         #expect(run.violations.isEmpty)
     }
 
-    @Test func anIntervalProgramAdvancesThatManyTicksAfterEachStepSettles() {
+    /// `interval:S` means what it means in `rig play`: shot start to shot start (each
+    /// step's settled moment), S apart to the tick, the player starting each move late
+    /// enough; and the same ticks as a `Player` given the same plan.
+    @Test func anIntervalProgramSettlesItsStepsTheIntervalApartAsPlayDoes() {
         var run = ConsoleRun(rig: rig, start: [20, 10])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .interval(seconds: 0.5))))
-        #expect(run.run { $0.isWaiting })
-        let readyTick = run.ticks
-        #expect(run.run { !$0.isWaiting })
-        // 0.5 s at 100 Hz: the move to step 2 starts 50 ticks after step 1 was ready.
-        #expect(run.ticks - readyTick == 50)
+        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .interval(seconds: 3))))
+        var readyTicks: [Int] = []
+        for _ in 0..<3 {
+            #expect(run.run { $0.isWaiting })
+            readyTicks.append(run.ticks)
+            #expect(run.run { !$0.isWaiting })
+        }
+        #expect(zip(readyTicks, readyTicks.dropFirst()).allSatisfy { $1 - $0 == 300 }, "ready at ticks \(readyTicks)")
+        #expect(run.violations.isEmpty)
+
+        // rig play's host: a Player with the same plan, advanced at every ready.
+        var player = Player(rig: rig, motion: threeSteps, startPose: [20, 10], shooting: ShootingPlan(intervalSeconds: 3))
+        var out = [Double](repeating: 0, count: rig.axes.count)
+        var playTicks: [Int] = []
+        for tick in 1...5000 where playTicks.count < 3 {
+            if case .ready? = player.tick(into: &out) {
+                playTicks.append(tick)
+                player.advance()
+            }
+        }
+        #expect(zip(playTicks, playTicks.dropFirst()).map { $1 - $0 } == zip(readyTicks, readyTicks.dropFirst()).map { $1 - $0 })
     }
 
     @Test func stopBrakesParksAndTheSourceTakesCommandsAgain() {

@@ -100,6 +100,59 @@ import Testing
         print(result.output.split(separator: "\n").filter { $0.hasPrefix("FIGURE") || $0.hasPrefix("PASS") }.joined(separator: "\n"))
     }
 
+    /// `interval:S` is one thing: the same stepped program through `rig play` and through
+    /// `rig serve` (POST /api/play) reaches its steps at the same times, S apart from shot
+    /// to shot, to the tick (both traces compared).
+    @Test func intervalMeansTheSameInPlayAndServe() async throws {
+        let program = #"""
+            {"rig": "rig.json", "kind": "steps", "trigger": "interval:2", "settleSeconds": 0.2,
+             "steps": [{"pose": {"pan": -20}}, {"pose": {"pan": 0}}, {"pose": {"pan": 20}}, {"pose": {"pan": 40}}]}
+            """#
+        let dir = try TestTools.temporaryDirectory()
+        let serveTrace = dir.appendingPathComponent("serve.csv").path
+        let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["steps.json": program], arguments: ["--trace", serveTrace])
+        let (status, json) = try await server.request("POST", "/api/play", body: #"{"program": "steps.json"}"#)
+        #expect(status == 202, "\(json)")
+        try await server.waitStatus(for: .seconds(90)) { ($0["program"] as? String) == nil && ($0["state"] as? String) == "idle" }
+        server.stop()
+
+        try ServeSamples.rig.write(to: dir.appendingPathComponent("rig.json"), atomically: true, encoding: .utf8)
+        let programPath = dir.appendingPathComponent("steps.json").path
+        try program.write(toFile: programPath, atomically: true, encoding: .utf8)
+        let playTrace = dir.appendingPathComponent("play.csv").path
+        let play = Process()
+        play.executableURL = TestTools.rigExecutable
+        play.arguments = ["play", programPath, "--trace", playTrace, "--no-realtime"]
+        play.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": dir.appendingPathComponent("state").path]) { $1 }
+        play.standardOutput = FileHandle.nullDevice
+        play.standardError = FileHandle.nullDevice
+        try play.run()
+        play.waitUntilExit()
+        #expect(play.terminationStatus == 0)
+
+        let targets = [-20.0, 0, 20, 40]
+        let served = try Self.arrivals(trace: serveTrace, axis: "pan", targets: targets)
+        let played = try Self.arrivals(trace: playTrace, axis: "pan", targets: targets)
+        #expect(served.count == 4 && played.count == 4, "serve \(served), play \(played)")
+        let servedGaps = zip(served, served.dropFirst()).map { $1 - $0 }
+        let playedGaps = zip(played, played.dropFirst()).map { $1 - $0 }
+        #expect(zip(servedGaps, playedGaps).allSatisfy { abs($0 - $1) <= 0.0101 }, "serve \(servedGaps), play \(playedGaps)")
+        // Shot start to shot start: each step is ready (arrived + settled) 2 s after the last.
+        #expect(servedGaps.allSatisfy { abs($0 - 2) <= 0.0101 }, "\(servedGaps)")
+    }
+
+    /// When `axis` first reaches each of `targets` in turn (trace time, s).
+    static func arrivals(trace path: String, axis: String, targets: [Double]) throws -> [Double] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+        var result: [Double] = []
+        for line in lines where result.count < targets.count {
+            let fields = line.split(separator: ",")
+            guard fields.count >= 5, fields[1] == axis, let time = Double(fields[0]), let position = Double(fields[4]) else { continue }
+            if abs(position - targets[result.count]) < 1e-3 { result.append(time) }
+        }
+        return result
+    }
+
     /// Runs a tool from the test venv in `directory` (its own files stay there), bounded
     /// by `limit` (killed after it).
     private func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {

@@ -4,8 +4,9 @@ public struct ConsoleProgram: Sendable, Equatable {
     /// What the operator chose (a file name); shown in the status.
     public var name: String
     public var motion: Motion
-    /// `.auto` advances a step as soon as it settles, `.interval` that long after it
-    /// settles; every other trigger waits for `ConsoleRequest.next`.
+    /// `.auto` advances a step as soon as it settles; `.interval(S)` paces the steps so
+    /// each one's shot (its settled moment: the server fires no camera) starts S after the
+    /// previous one's, as `rig play` does; every other trigger waits for `ConsoleRequest.next`.
     public var trigger: Trigger
     /// 0-based step a stepped program starts at (ignored for continuous paths).
     public var firstStep: Int
@@ -15,6 +16,13 @@ public struct ConsoleProgram: Sendable, Equatable {
         self.motion = motion
         self.trigger = trigger
         self.firstStep = firstStep
+    }
+
+    /// How the player paces the shots: `interval:S` is shot start to shot start, the one
+    /// meaning `rig play` and `rig check` give it.
+    public var shooting: ShootingPlan {
+        if stepCount > 0, case .interval(let seconds) = trigger { return ShootingPlan(intervalSeconds: seconds) }
+        return .none
     }
 
     /// Steps in the whole program (0 for a continuous path).

@@ -25,7 +25,6 @@ public struct ConsoleSource: MotionSource {
     /// Programs started since the source began (a new play, not a back or redo).
     public private(set) var programsStarted = 0
 
-    private var intervalTicksLeft: Int?
     /// A `.next` was applied during the current wait (cleared when the wait ends).
     private var nextTaken = false
     private var stopRequested = false
@@ -137,42 +136,30 @@ public struct ConsoleSource: MotionSource {
         guard var p = player else { return nil }
         // Moved out (not copied) so its arrays stay uniquely owned: no copy per tick.
         player = nil
-        if let left = intervalTicksLeft, !isPaused, case .waiting = p.phase {
-            // Counted in ticks like everything in the loop; held while paused.
-            if left <= 1 {
-                intervalTicksLeft = nil
-                p.advance()
-            } else {
-                intervalTicksLeft = left - 1
-            }
-        }
         let event = p.tick(into: &out)
         if !p.phase.isWaiting { nextTaken = false }
         commands.passThrough(&out)
-        switch event {
-        case .ready?:
-            switch program?.trigger {
-            case .auto?: if !isPaused { p.advance() }
-            case .interval(let seconds)?:
-                let t = (seconds / rig.tickSeconds).rounded(.up)
-                intervalTicksLeft = t.isFinite ? Int(min(max(t, 1), 1e9)) : 1
-            default: break
-            }
-        case .moveStarted?:
-            intervalTicksLeft = nil
-        default: break
-        }
+        // Auto and interval programs go on by themselves (the player paces an interval's
+        // moves so the shots start S apart); held while paused.
+        if case .ready? = event, advancesByItself, !isPaused { p.advance() }
         guard !p.isFinished else {
             // The program is over and parked: back to commands. Its `.finished` is not
             // passed on: for the loop that means the whole source is done.
             player = nil
             program = nil
             isPaused = false
-            intervalTicksLeft = nil
             return event == .finished ? nil : event
         }
         player = p
         return event
+    }
+
+    /// The program goes on without Next: `auto`, or `interval:S` (paced by the player).
+    private var advancesByItself: Bool {
+        switch program?.trigger {
+        case .auto?, .interval?: true
+        default: false
+        }
     }
 
     private mutating func apply(_ request: ConsoleRequest) {
@@ -189,8 +176,7 @@ public struct ConsoleSource: MotionSource {
             program = new
             programsStarted += 1
             isPaused = false
-            intervalTicksLeft = nil
-            player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep)
+            player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep, shooting: new.shooting)
         case .next:
             // Only while waiting at a step, once per wait: a Next during a move (or a
             // second one before the first took effect) would skip a step's shot.
@@ -205,14 +191,12 @@ public struct ConsoleSource: MotionSource {
                 refusedRequests += 1
                 return
             }
-            intervalTicksLeft = nil
             player?.goTo(step: step - 1)
         case .redo:
             guard isWaiting else {
                 refusedRequests += 1
                 return
             }
-            intervalTicksLeft = nil
             player?.redo()
         case .pause:
             guard program?.stepCount ?? 0 > 0 else {
@@ -226,7 +210,7 @@ public struct ConsoleSource: MotionSource {
                 return
             }
             isPaused = false
-            if isWaiting, program?.trigger == .auto { player?.advance() }
+            if isWaiting, advancesByItself { player?.advance() }
         case .stop:
             guard player != nil else {
                 refusedRequests += 1

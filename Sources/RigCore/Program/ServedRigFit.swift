@@ -78,7 +78,8 @@ public enum ServedProgram {
         guard fromStep >= 1 else { throw .badStep("fromStep counts from 1") }
         guard fromStep <= max(steps, 1) else { throw .noSuchStep("\(elided(file)) has no step \(fromStep); valid: 1…\(max(steps, 1))") }
         let console = ConsoleProgram(name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1)
-        let report = FeasibilityChecker.check(rig: served, motion: console.motion, startPose: startPose, firstStep: console.firstStep, maxTicks: maxTicks)
+        let report = FeasibilityChecker.check(
+            rig: served, motion: console.motion, startPose: startPose, shooting: console.shooting, firstStep: console.firstStep, maxTicks: maxTicks)
         return (program, console, report)
     }
 }

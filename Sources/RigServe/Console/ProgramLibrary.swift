@@ -72,7 +72,8 @@ public final class ProgramLibrary: Sendable {
                 return ProgramEntry(
                     file: file, kind: checked.program.kind.rawValue, steps: checked.program.steps.count,
                     durationSeconds: (checked.report.durationSeconds * 10).rounded() / 10,
-                    feasible: checked.report.feasible, message: checked.report.problems.first?.description)
+                    feasible: checked.report.feasible && checked.report.intervalMisses.isEmpty,
+                    message: checked.report.problems.first?.description ?? checked.report.intervalMisses.first.map { "\($0)" })
             } catch {
                 return ProgramEntry(file: file, kind: nil, steps: nil, durationSeconds: nil, feasible: false, message: error.message)
             }
@@ -129,7 +130,8 @@ public final class ProgramLibrary: Sendable {
         switch checked.program.trigger {
         case _ where steps == 0: return checked.report.durationSeconds
         case .auto: return checked.report.durationSeconds
-        case .interval(let s): return checked.report.durationSeconds + s * Double(steps)
+        // The check paces an interval program as it plays: its duration is the run's.
+        case .interval: return checked.report.durationSeconds
         default: return nil
         }
     }

@@ -205,6 +205,9 @@ struct ServeRoutes: Sendable {
         let body = try await body(PlayBody.self, request)
         // A refused play (a bad name, 404, 422) takes no control: checked first.
         let checked = try parts.library.load(body.program, fromStep: body.fromStep ?? 1, startPose: console.pose)
+        if let miss = checked.report.intervalMisses.first {
+            throw ServeError(.unprocessableContent, "\(body.program): refusing to play (nothing moved): \(miss); use a longer interval")
+        }
         if let problem = checked.report.problems.first {
             throw ServeError(.unprocessableContent, "\(body.program): refusing to play (nothing moved): \(problem.description)")
         }
