@@ -111,6 +111,7 @@ for w in writes:
 # Enables before values, per used channel; values in range.
 enabled = {}
 last = {}
+lcd = 0
 safe_at = None
 for k, c in enumerate(cmds):
     if c["name"] == "ANALOG_OUT_EN":
@@ -123,6 +124,8 @@ for k, c in enumerate(cmds):
         if not enabled.get(c["channel"]): bad.append(f"SERVO_VAL on channel {c['channel']} before its enable")
         if not (c["channel"] < 8 and 0 <= c["value"] <= 1000): bad.append(f"bad SERVO_VAL {c}")
         last[c["channel"]] = c["value"]
+    elif c["name"] in ("LCD_TEXT", "LCD_CLEAR"):
+        lcd += 1  # the session's progress on the board's LCD (no step sync here)
     elif c["name"] != "INIT":
         bad.append(f"unexpected command {c}")
 if sorted(enabled) != [0, 3]: bad.append(f"enabled channels {sorted(enabled)}, want [0, 3]")
@@ -157,6 +160,7 @@ vbytes = sum(len(w["bytes"]) for w in vw)
 span = vw[-1]["t"] - vw[0]["t"] if vw else 0
 limit = span * budget + 2 * 20
 if vbytes > limit: bad.append(f"{vbytes} value bytes in {span:.2f} s > {limit:.0f} ({budget:.0f} B/s)")
+if lcd == 0: bad.append("no LCD_TEXT: the board's LCD should show the run's progress")
 nvals = sum(1 for c in cmds if c["name"] == "SERVO_VAL")
 print(f"writes {len(writes)}, SERVO_VAL {nvals}, value bytes {vbytes} in {span:.2f} s "
       f"({vbytes / span if span else 0:.0f} B/s, limit {limit:.0f}), via {sorted(set(w['via'] for w in vw))}, "
@@ -166,7 +170,7 @@ sys.exit(1 if bad else 0)
 EOF
 finish
 if [ -z "$fails" ]; then
-  result blecontrol PASS "rig scan on hci1 lists $BOARD_NAME $ADDR; rig play (blecontrol on hci1, ch 0 and 3, $BUDGET B/s) exit 0; INIT first and alone, enables before values, writes <= 20 B of whole commands, values 0..1000, the move's end pose then the park pose arrived (last = trace), within budget, AcquireWrite (rig log), FF 01 07 logged, only disables after the safe state"
+  result blecontrol PASS "rig scan on hci1 lists $BOARD_NAME $ADDR; rig play (blecontrol on hci1, ch 0 and 3, $BUDGET B/s) exit 0; INIT first and alone, enables before values, writes <= 20 B of whole commands, values 0..1000, the move's end pose then the park pose arrived (last = trace), within budget, AcquireWrite (rig log), FF 01 07 logged, progress on the LCD, only disables after the safe state"
 else
   result blecontrol FAIL "${fails#; }"
 fi
