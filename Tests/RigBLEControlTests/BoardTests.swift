@@ -18,7 +18,7 @@ struct BoardTests {
         let calibration = try! Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get()
         var config = BLEControlOutputConfig()
         config.adapter = BoardHarness.centralAdapter
-        config.connectTimeoutSeconds = 20
+        config.connectTimeoutSeconds = 90  // a deadline, not a wait: under load (stress-ng, a build beside) the scan and connect took over 20 s
         return Rig(
             name: "ble",
             axes: [

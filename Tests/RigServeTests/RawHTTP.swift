@@ -15,23 +15,12 @@ enum RawHTTP {
     /// should say `Connection: close`) or `timeoutSeconds` pass. Returns the status code
     /// (0 when none came) and the whole reply.
     static func send(_ request: [UInt8], port: Int, timeoutSeconds: Int = 20) throws -> (status: Int, reply: String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
+        let fd = try connect(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // A server that answers early (413) stops reading: the rest of the body is not
         // waited on for long.
         var sendTimeout = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failed(description: "connect: \(errno)") }
         var offset = 0
         while offset < request.count {
             let n = request[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

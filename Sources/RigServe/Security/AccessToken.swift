@@ -22,10 +22,7 @@ public struct AccessToken: Sendable, Equatable {
     /// 32 bytes from the kernel's CSPRNG (`SystemRandomNumberGenerator` is getrandom(2)
     /// on Linux).
     public static func generate() throws(Failure) -> AccessToken {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let hex = bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        guard let token = AccessToken(text: hex) else { throw Failure(description: "token encoding failed") }
+        guard let token = AccessToken(text: Secret.hex(bytes: 32)) else { throw Failure(description: "token encoding failed") }
         return token
     }
 
@@ -68,10 +65,6 @@ public struct AccessToken: Sendable, Equatable {
     /// Compares in time that depends only on the length, not on where `candidate` first
     /// differs, so the token cannot be guessed byte by byte from response times.
     public func matches(_ candidate: Substring) -> Bool {
-        let a = Array(text.utf8)
-        let b = Array(candidate.utf8)
-        var difference = UInt8(a.count == b.count ? 0 : 1)
-        for i in 0..<a.count { difference |= a[i] ^ (i < b.count ? b[i] : 0) }
-        return difference == 0
+        Secret.equal(text, candidate)
     }
 }

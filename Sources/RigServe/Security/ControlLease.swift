@@ -72,24 +72,7 @@ public final class ControlLease: Sendable {
     }
 
     /// 16 bytes from the kernel's CSPRNG as 32 hex digits.
-    static func newKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var text = ""
-        for _ in 0..<2 {
-            let word = generator.next()
-            let hex = String(word, radix: 16)
-            text += String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        return text
-    }
+    static func newKey() -> String { Secret.hex(bytes: 16) }
 
-    /// Compares in time that does not depend on where the strings first differ.
-    static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for i in x.indices { difference |= x[i] ^ y[i] }
-        return difference == 0
-    }
+    static func same(_ a: String, _ b: String) -> Bool { Secret.equal(a, b) }
 }
