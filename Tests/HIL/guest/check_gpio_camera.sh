@@ -1,7 +1,8 @@
 #!/bin/sh
 # The GPIO camera trigger (`"camera": {"type": "gpio"}`) on the gpio-sim chip: the contacts'
 # edges in order (focus, shutter, release), the shutter held for the shutter time or, in
-# bulb mode, the exposure; both lines released after the run and after Ctrl-C mid-exposure.
+# bulb mode, the exposure; both lines released after the run and after Ctrl-C mid-exposure;
+# rig doctor names the holder of the lines while they are held, and finds them free after.
 # See docs/hil.md (gpio-camera).
 . "$GUEST/lib.sh"
 if ! "$RIG" play --help 2>&1 | grep -q -- '--no-shoot'; then
@@ -85,6 +86,11 @@ timeout 200 "$RIG" play "$W/long.json" --log "$W/long.jsonl" --no-realtime > "$W
 wait_for 120 sh -c "[ \"\$(cat $SIM_SYS/sim_gpio$SHUTTER/value)\" = 1 ]" || fail "run 3: the shutter never closed"
 lines_free && fail "run 3: gpioinfo shows the camera lines unused while rig runs"
 gpioinfo "$SIM_CHIP" | grep -E "line +($FOCUS|$SHUTTER):"
+# rig doctor while another rig holds the lines: a problem naming the holder, exit 1.
+doctor() { XDG_STATE_HOME=$W/doctor-state RIG_LOCK_DIR=$W/doctor-lock "$RIG" doctor --rig "$W/rig.json" --scan-seconds 0 > "$W/doctor-$1.out" 2>&1; }
+doctor held; drc=$?; cat "$W/doctor-held.out"
+[ $drc = 1 ] && grep -q "^problem  gpio: /dev/$SIM_CHIP: line $SHUTTER (camera) is held by \"rig-camera\"" "$W/doctor-held.out" \
+  || fail "rig doctor with the lines held: exit $drc, no problem naming line $SHUTTER and its holder"
 kill -INT $RP
 wait $RP; rc=$?
 tail -8 "$W/long.out"
@@ -92,10 +98,14 @@ tail -8 "$W/long.out"
 wait_for 10 lines_free || fail "run 3: lines not released after Ctrl-C"
 [ "$(value $FOCUS)$(value $SHUTTER)" = 00 ] || fail "run 3: contacts not open after Ctrl-C"
 grep -q '"reason":"stopped"' "$W/long.jsonl" || fail "run 3: the log does not end stopped"
+# …and with them free again: ok, exit 0.
+doctor free; drc=$?; cat "$W/doctor-free.out"
+[ $drc = 0 ] && grep -q "^ok       gpio: /dev/$SIM_CHIP: lines $SHUTTER, $FOCUS free" "$W/doctor-free.out" \
+  || fail "rig doctor with the lines free: exit $drc, no ok for lines $SHUTTER, $FOCUS"
 keep "$W/long.jsonl" "$W/long.out"
 
 if [ -z "$fails" ]; then
-  result gpio-camera PASS "$SIM_CHIP: focus then shutter then release per shot, 3 shots (holds $(echo "$P" | cut -d' ' -f1 | tr '\n' ' ')s), bulb held $(echo "$B" | cut -d' ' -f1)s for 1.5 s, lines released after each run and after Ctrl-C mid-exposure"
+  result gpio-camera PASS "$SIM_CHIP: focus then shutter then release per shot, 3 shots (holds $(echo "$P" | cut -d' ' -f1 | tr '\n' ' ')s), bulb held $(echo "$B" | cut -d' ' -f1)s for 1.5 s, lines released after each run and after Ctrl-C mid-exposure; rig doctor names the lines' holder (exit 1), then finds them free (exit 0)"
 else
   result gpio-camera FAIL "${fails#; }"
 fi
