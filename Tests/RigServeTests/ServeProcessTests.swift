@@ -89,12 +89,14 @@ import Testing
     /// page from another origin moves nothing. Its figures go to docs/serve.md.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
     func thePageIsAFieldSafetyDevice() async throws {
-        let server = try await ServeProcess(rig: ServeSamples.rig)
+        let wait =
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "keyboard", "steps": [{"pose": {"pan": -10}}, {"pose": {"pan": 0}}, {"pose": {"pan": 10}}]}"#
+        let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["wait.json": wait])
         defer { server.stop() }
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_field.py").path
         let result = try await runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(240))
         #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
-        for check in ["stop-latch", "link-lost", "foreign", "bytes"] {
+        for check in ["stop-latch", "link-lost", "foreign", "page", "bytes"] {
             #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
         }
         print(result.output.split(separator: "\n").filter { $0.hasPrefix("FIGURE") || $0.hasPrefix("PASS") }.joined(separator: "\n"))

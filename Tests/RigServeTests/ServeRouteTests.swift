@@ -234,4 +234,26 @@ import Testing
             #expect(try await client.execute(uri: "/api/poses/nowhere/goto", method: .post, headers: .client("a")).status == .notFound)
         }
     }
+
+    /// Poses are deleted by name (404 for none), and at most `PoseBook.maxPoses` are kept:
+    /// one more is refused (422) while replacing one by name still works.
+    @Test func posesAreDeletedAndCapped() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            for i in 0..<PoseBook.maxPoses {
+                #expect(try await client.execute(uri: "/api/poses/p\(i)", method: .put, headers: .client("a")).status == .ok)
+            }
+            let over = try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a"))
+            #expect(over.status == .unprocessableContent)
+            #expect((over.json["error"] as? String)?.contains("at most \(PoseBook.maxPoses) poses") == true)
+            #expect(try await client.execute(uri: "/api/poses/p7", method: .put, headers: .client("a")).status == .ok)
+            let deleted = try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("a"))
+            #expect(deleted.status == .ok && deleted.json["deleted"] as? String == "p7")
+            #expect(try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("a")).status == .notFound)
+            #expect(try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a")).status == .ok)
+            let reread = try PoseBook(directory: fixture.directory.path)
+            #expect(reread.all.count == PoseBook.maxPoses && reread.pose(named: "p7") == nil && reread.pose(named: "one-more") != nil)
+        }
+    }
 }

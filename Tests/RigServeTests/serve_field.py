@@ -13,6 +13,9 @@ through Selenium, touch emulated on a 375x812 phone):
                nothing; STOP pressed while lost says it is retrying, then that it arrived.
   foreign      a page from another origin posts to the API (text/plain, JSON, a form): the
                rig does not move and control does not change hands.
+  page         labels readable (STOP and Start ≥ 4.5:1), Next on screen on a phone on its side,
+               after STOP an offer to resume from the step it stopped at (which works),
+               poses saved with Enter, replacing one asks first, deleted with ✕.
   bytes        the event stream's bytes over a few seconds at rest, as bytes per hour.
 
 Prints one line per check ("PASS name: …" / "FAIL name: …") and "FIGURE name value unit"
@@ -241,6 +244,71 @@ Promise.allSettled([
           f"after three fetches and a form post from {other}: pan {before:.2f} → {pan(s):.2f}, controller {holder} → {s['controller']}")
 
 
+def contrast(fg, bg):
+    """WCAG contrast ratio of two "rgb(r, g, b)" colours."""
+    def lum(text):
+        r, g, b = [int(v) / 255 for v in text[text.index("(") + 1:text.index(")")].split(",")[:3]]
+        f = lambda c: c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
+    a, b = sorted((lum(fg), lum(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def page(driver):
+    problems = []
+    open_page(driver, BASE)
+    style = lambda id, prop: driver.execute_script(f"return getComputedStyle(document.getElementById('{id}')).{prop}")
+    for id in ("stop", "start"):
+        ratio = contrast(style(id, "color"), style(id, "backgroundColor"))
+        figure(f"{id}_label_contrast", ratio, ":1")
+        if ratio < 4.5:
+            problems.append(f"{id} label contrast {ratio:.2f}:1 < 4.5")
+    # A phone on its side: Next is on screen, above the dock.
+    driver.set_window_size(812, 375)
+    driver.execute_script("window.scrollTo(0, 0)")
+    next_box = driver.execute_script("const r = document.getElementById('next').getBoundingClientRect(); return [r.top, r.bottom]")
+    dock_top = driver.execute_script("return document.getElementById('dock').getBoundingClientRect().top")
+    if not (0 <= next_box[0] and next_box[1] <= dock_top):
+        problems.append(f"landscape: Next at {next_box}, the dock from {dock_top}")
+    driver.set_window_size(375, 812)
+    wait = WebDriverWait(driver, 30, poll_frequency=0.05)
+    # Start, Next to step 2, STOP: the page offers to resume from step 2, and that plays it.
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#programs input[value="wait.json"]'))
+    # The list is redrawn as programs load: pick the radio as it is now, by script.
+    wait.until(lambda d: d.execute_script(
+        "const r = document.querySelector('#programs input[value=\"wait.json\"]'); if (r && !r.checked) r.click(); return !!r && r.checked"))
+    wait.until(lambda d: d.find_element(By.ID, "start").is_enabled())
+    driver.find_element(By.ID, "start").click()
+    wait.until(lambda d: d.find_element(By.ID, "stepline").text.startswith("step 1 /") and d.find_element(By.ID, "next").is_enabled())
+    driver.find_element(By.ID, "next").click()
+    wait.until(lambda d: d.find_element(By.ID, "stepline").text.startswith("step 2 /") and d.find_element(By.ID, "next").is_enabled())
+    driver.execute_script("document.getElementById('stop').click()")
+    wait.until(lambda d: d.find_element(By.ID, "resume").is_displayed())
+    offer = driver.find_element(By.ID, "resume").text
+    if offer != "Resume wait.json from step 2":
+        problems.append(f"after STOP the page offers {offer!r}")
+    wait_status(lambda s: s["program"] is None and not moving(s))
+    driver.find_element(By.ID, "resume").click()
+    resumed = wait_status(lambda s: s["program"] == "wait.json" and s["step"] == 2 and s["state"] == "waiting")
+    if resumed is None:
+        problems.append("resume did not play wait.json from step 2")
+    driver.execute_script("document.getElementById('stop').click()")
+    wait_status(lambda s: s["program"] is None and not moving(s))
+    # Poses: Enter saves; a name in use asks before replacing; ✕ deletes (after asking).
+    driver.execute_script("window.asked = []; window.confirm = (q) => { window.asked.push(q); return true; }")
+    name = driver.find_element(By.ID, "posename")
+    name.send_keys("door\n")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#poses button[data-pose="door"]'))
+    name.send_keys("door\n")
+    wait.until(lambda d: len(d.execute_script("return window.asked")) == 1)
+    driver.find_element(By.CSS_SELECTOR, '#poses button[data-delete="door"]').click()
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '#poses button[data-pose="door"]'))
+    asked = driver.execute_script("return window.asked")
+    if len(asked) != 2 or "Replace" not in asked[0] or "Delete" not in asked[1]:
+        problems.append(f"confirmations: {asked}")
+    check("page", not problems, "; ".join(problems) or "labels ≥ 4.5:1, Next on screen on its side, resume from step 2 offered and played, poses: Enter saves, replacing asks, ✕ deletes")
+
+
 def stream_bytes(seconds=5.0):
     with socket.create_connection(("127.0.0.1", int(BASE.rsplit(":", 1)[1]))) as sock:
         sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -262,7 +330,7 @@ def stream_bytes(seconds=5.0):
 def main():
     driver = browser()
     try:
-        for scenario in (stop_latch, link_lost, foreign):
+        for scenario in (stop_latch, link_lost, foreign, page):
             try:
                 scenario(driver)
             except Exception as error:  # a bounded wait that ran out, a lost browser

@@ -56,21 +56,42 @@ public final class PoseBook: Sendable {
 
     public func pose(named name: String) -> [String: Double]? { poses.withLock { $0[name] } }
 
+    /// Poses kept at most: the page lists them all, and the file stays small.
+    public static let maxPoses = 100
+
     /// Saves `pose` as `name` (replacing one of that name) and writes the file.
     public func save(_ name: String, pose: [String: Double]) throws(ServeError) {
         guard pose.values.allSatisfy(\.isFinite) else { throw ServeError(.badRequest, "the pose has a position that is not a number") }
-        // Encoded from a copy: a failed encode changes nothing, in memory or on disk.
-        let encoded: Data? = poses.withLock { p in
-            var next = p
+        try write { (next: inout [String: [String: Double]]) throws(ServeError) in
+            guard next[name] != nil || next.count < Self.maxPoses else {
+                throw ServeError(.unprocessableContent, "at most \(Self.maxPoses) poses are kept; delete one first")
+            }
             next[name] = pose
+        }
+    }
+
+    /// Deletes the pose `name` and writes the file; 404 when there is none.
+    public func delete(_ name: String) throws(ServeError) {
+        try write { (next: inout [String: [String: Double]]) throws(ServeError) in
+            guard next.removeValue(forKey: name) != nil else { throw ServeError(.notFound, "no saved pose \"\(name)\"") }
+        }
+    }
+
+    /// Applies `change` to a copy of the poses, encodes it and, only then, keeps it and
+    /// writes the file: a refused change or a failed encode changes nothing.
+    private func write(_ change: (inout [String: [String: Double]]) throws(ServeError) -> Void) throws(ServeError) {
+        let encoded: Result<Data, ServeError> = poses.withLock { p in
+            var next = p
+            do throws(ServeError) { try change(&next) } catch { return .failure(error) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            guard let data = try? encoder.encode(File(poses: next)) else { return nil }
+            guard let data = try? encoder.encode(File(poses: next)) else {
+                return .failure(ServeError(.internalServerError, "cannot save the poses: they could not be encoded"))
+            }
             p = next
-            return data
+            return .success(data)
         }
-        guard let encoded else { throw ServeError(.internalServerError, "cannot save the pose: it could not be encoded") }
-        let text = String(decoding: encoded, as: UTF8.self)
+        let text = String(decoding: try encoded.get(), as: UTF8.self)
         do {
             try AtomicFile.write(text + "\n", to: filePath, createDirectory: true)
         } catch {

@@ -72,6 +72,7 @@ public enum ServeApp {
         router.post("/api/goto") { request, context in try await routes.goTo(request, context) }
         router.get("/api/poses") { _, _ in try routes.poseList() }
         router.put("/api/poses/:name") { request, context in try await routes.savePose(request, context) }
+        router.delete("/api/poses/:name") { request, context in try await routes.deletePose(request, context) }
         router.post("/api/poses/:name/goto") { request, context in try await routes.goToPose(request, context) }
         return router
     }
@@ -84,7 +85,7 @@ public enum ServeApp {
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            if parts.count == 4, parts[1] == "api", parts[2] == "poses" { return "PUT" }
+            if parts.count == 4, parts[1] == "api", parts[2] == "poses" { return "PUT, DELETE" }
             if parts.count == 5, parts[1] == "api", parts[2] == "poses", parts[4] == "goto" { return "POST" }
             return nil
         }

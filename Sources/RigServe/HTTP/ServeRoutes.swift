@@ -316,6 +316,13 @@ struct ServeRoutes: Sendable {
         return try Self.json(SavedPose(name: name, pose: pose))
     }
 
+    func deletePose(_ request: Request, _ context: ServeContext) async throws -> Response {
+        try await drain(request)
+        let name = try poseName(context)
+        try parts.poses.delete(name)
+        return try Self.json(["deleted": name])
+    }
+
     func goToPose(_ request: Request, _ context: ServeContext) async throws -> Response {
         try await drain(request)
         let name = try poseName(context)
