@@ -187,6 +187,24 @@ import Testing
         }
     }
 
+    /// Paused, the ETA holds: the run will end that much later, it does not count down.
+    @Test func theETAHoldsWhilePaused() async throws {
+        let steps =
+            #"{"rig": "r.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.2, "steps": [{"pose": {"pan": 10}}, {"pose": {"pan": 20}}, {"pose": {"pan": 30}}]}"#
+        let fixture = try ServeFixture(programs: ["auto.json": steps])
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "auto.json"}"#))
+            let key = try #require(play.controlKey)
+            #expect(try await client.execute(uri: "/api/pause", method: .post, headers: .client("a", key: key)).status == .accepted)
+            // Held at step 1 (a pause lets the move there finish).
+            let paused = try await fixture.waitStatus { $0.state == "paused" && $0.pose["pan"] == 10 && $0.etaSeconds != nil }
+            // A second of program time later, still paused: the same ETA (to its rounding).
+            let later = try await fixture.waitStatus { $0.state == "paused" && ($0.elapsedSeconds ?? 0) >= (paused.elapsedSeconds ?? 0) + 1 }
+            #expect(abs((later.etaSeconds ?? 0) - (paused.etaSeconds ?? 0)) <= 0.11, "ETA \(paused.etaSeconds ?? -1) → \(later.etaSeconds ?? -1)")
+        }
+    }
+
     /// A one-axis rig embedded in a program dropped into the folder while another plays:
     /// listed as not playable, refused with 422, and the server and the run go on.
     @Test func aProgramForAnotherRigIsNotPlayableAndCrashesNothing() async throws {

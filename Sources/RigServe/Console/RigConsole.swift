@@ -35,6 +35,10 @@ public final class RigConsole: @unchecked Sendable {
         var estimatedSeconds: Double?
         var postedAtTick: Int
         var seenPlaying = false
+        /// Program seconds spent paused (seen between two statuses), which the ETA does not
+        /// count down, and the elapsed time last seen.
+        var pausedSeconds = 0.0
+        var lastElapsed: Double?
     }
 
     private struct Shared: Sendable {
@@ -142,6 +146,12 @@ public final class RigConsole: @unchecked Sendable {
             if var run = s.run {
                 if inProgram {
                     run.seenPlaying = true
+                    let elapsed = status.progress.elapsedSeconds
+                    // Paused and holding at a step (a pause lets the move under way finish).
+                    if phase == "paused", status.velocities.allSatisfy({ $0 == 0 }), let last = run.lastElapsed, elapsed > last {
+                        run.pausedSeconds += elapsed - last
+                    }
+                    run.lastElapsed = elapsed
                     s.run = run
                 } else if run.seenPlaying || status.ticks > run.postedAtTick + 5 {
                     // Over (or refused by the source); a few ticks' grace for the loop to
@@ -176,7 +186,8 @@ public final class RigConsole: @unchecked Sendable {
             status.step = progress.step
             let elapsed = run.seenPlaying ? progress.elapsedSeconds : 0
             status.elapsedSeconds = (elapsed * 100).rounded() / 100
-            status.etaSeconds = run.estimatedSeconds.map { (max(0, $0 - elapsed) * 10).rounded() / 10 }
+            // Paused time does not count down the ETA: the run is that much later.
+            status.etaSeconds = run.estimatedSeconds.map { (max(0, $0 - elapsed + run.pausedSeconds) * 10).rounded() / 10 }
         }
         return status
     }
