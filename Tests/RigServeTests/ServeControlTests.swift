@@ -187,6 +187,25 @@ import Testing
         }
     }
 
+    /// A goto's and a jog's reply carry the accepted command's state, not the "idle" of the
+    /// tick before the loop took it up (the page flickered).
+    @Test func aMoveReplySaysTheRigMoves() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let goto = try await client.execute(uri: "/api/goto", method: .post, headers: .client("a"), body: jsonBody(#"{"pose": {"pan": 20}}"#))
+            #expect(goto.status == .accepted)
+            #expect((goto.json["status"] as? [String: Any])?["state"] as? String == "moving", "\(goto.text)")
+            let key = try #require(goto.controlKey)
+            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 20 }
+            let jog = try await client.execute(
+                uri: "/api/jog", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "p1", "seq": 1, "t": 0}"#)
+            )
+            #expect(jog.status == .accepted)
+            #expect(jog.json["state"] as? String == "jogging", "\(jog.text)")
+        }
+    }
+
     /// Paused, the ETA holds: the run will end that much later, it does not count down.
     @Test func theETAHoldsWhilePaused() async throws {
         let steps =

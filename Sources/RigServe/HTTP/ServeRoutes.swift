@@ -276,7 +276,11 @@ struct ServeRoutes: Sendable {
         }
         let key = try control(request, context)
         try console.jog(fractions.map { $0 ?? 0 })
-        return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
+        // The accepted command's state: the loop takes the jog up on its next tick, and a
+        // reply saying "idle" made the page flicker.
+        var reply = currentStatus(request)
+        if reply.program == nil { reply.state = stopping ? "idle" : "jogging" }
+        return Self.withControl(try Self.json(reply, status: .accepted), key: key)
     }
 
     func goTo(_ request: Request, _ context: ServeContext) async throws -> Response {
@@ -287,7 +291,9 @@ struct ServeRoutes: Sendable {
     private func move(to pose: [Double?], _ request: Request, _ context: ServeContext) throws -> Response {
         let key = try control(request, context)
         let clamped = try console.goTo(pose)
-        return Self.withControl(try Self.json(MoveReply(clamped: clamped, status: currentStatus(request)), status: .accepted), key: key)
+        var reply = currentStatus(request)
+        if reply.program == nil { reply.state = "moving" }  // the accepted move's, not the tick before it
+        return Self.withControl(try Self.json(MoveReply(clamped: clamped, status: reply), status: .accepted), key: key)
     }
 
     // MARK: Poses
