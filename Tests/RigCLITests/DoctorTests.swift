@@ -74,4 +74,24 @@ import Testing
         #expect(findings.allSatisfy { ["ok", "warning", "problem"].contains($0["status"] ?? "") && $0["message"] != nil })
         #expect(findings.contains { $0["check"] == "clock" })
     }
+
+    /// Real time is tried, not guessed: with the capabilities (root here, as in CI) SCHED_FIFO
+    /// and mlockall are ok; the same process without CAP_SYS_NICE and CAP_IPC_LOCK (setpriv)
+    /// is warned, with the fix.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func realTimeIsTriedGoodAndWithoutTheCapabilities() throws {
+        let env = try writable()
+        let good = try doctor(["--rig", "rigs/pantilt.json"], environment: env)
+        #expect(good.stdout.contains("ok       real-time: SCHED_FIFO priority 50 allowed"), "\(good.stdout)")
+        #expect(good.stdout.contains("ok       memlock:"), "\(good.stdout)")
+        let args = env.map { "\($0.key)=\($0.value)" } + [RigProcess.executable.path, "doctor", "--scan-seconds", "0", "--rig", "rigs/pantilt.json"]
+        let limited = try RigProcess.run(
+            ["--bounding-set=-sys_nice,-ipc_lock", "--inh-caps=-sys_nice,-ipc_lock", "/usr/bin/prlimit", "--rtprio=0", "--memlock=65536", "/usr/bin/env"]
+                + args,
+            program: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        #expect(limited.status == 0, "warnings only: \(limited.stdout)\(limited.stderr)")
+        #expect(limited.stdout.contains("warning  real-time: SCHED_FIFO refused"), "\(limited.stdout)")
+        #expect(limited.stdout.contains("warning  memlock: mlockall refused"), "\(limited.stdout)")
+        #expect(limited.stdout.contains("fix: run as the package's service (LimitRTPRIO=50)"))
+    }
 }

@@ -3,6 +3,7 @@ import Glibc
 import RigBluetooth
 import RigCore
 import RigDBus
+import RigGamepad
 import RigPCA9685
 import RigRuntime
 import RigStepSync
@@ -236,15 +237,17 @@ enum Doctor {
 
     // MARK: gamepad
 
+    /// The first gamepad `rig jog` would take (the same search: evdev nodes with absolute
+    /// axes and gamepad buttons), opened to look and closed again.
     static func gamepad() -> DoctorFinding {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/input")) ?? []
-        let joysticks = names.filter { $0.hasPrefix("js") }
-        if joysticks.isEmpty {
-            return .warning(
-                "gamepad", "no gamepad (/dev/input/js*): rig jog needs one (or --keyboard)",
-                fix: "plug it in or pair it (bluetoothctl); the user needs group input")
+        let (found, problems) = GamepadFinder().find()
+        if let found {
+            try? found.fd.close()
+            return .ok("gamepad", "\(found.path)")
         }
-        return .ok("gamepad", "\(joysticks.sorted().map { "/dev/input/" + $0 }.joined(separator: ", "))")
+        return .warning(
+            "gamepad", "no gamepad\(problems.isEmpty ? "" : " (" + problems.joined(separator: "; ") + ")"): rig jog needs one (or --keyboard)",
+            fix: "plug it in or pair it (bluetoothctl); the user needs group input")
     }
 
     // MARK: real time
