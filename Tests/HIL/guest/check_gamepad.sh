@@ -34,4 +34,27 @@ for mode in record unplug; do
   [ $rc = 0 ] && result gamepad-$mode PASS "$summary" || result gamepad-$mode FAIL "${summary:-exit $rc}"
 done
 keep "$W/jog-record.csv" "$W/jog-unplug.csv" "$W/programs/jogged.json" "$W/jog-record.log" "$W/jog-unplug.log"
+
+# rig doctor: no pad → a warning; a uinput pad → ok, naming its node (the search rig jog uses).
+note "gamepad doctor"
+$PY - "$GUEST" "$RIG" "$W" > "$W/doctor.out" 2>&1 <<'EOF2'; rc=$?
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from gamepad_jog import Pad
+rig, work = sys.argv[2], sys.argv[3]
+env = dict(os.environ, XDG_STATE_HOME=work + "/doctor-state", RIG_LOCK_DIR=work + "/doctor-lock")
+ask = lambda: subprocess.run([rig, "doctor", "--rig", work + "/jogrig.json", "--scan-seconds", "0"], env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout
+before = ask()
+pad = Pad("HIL Doctor Pad")
+during = ask()
+pad.destroy()
+print(before); print(during)
+ok = "warning  gamepad: no gamepad" in before and f"ok       gamepad: {pad.node}" in during
+print("SUMMARY:", f"rig doctor: no pad → warning; {pad.node} → ok" if ok else "rig doctor's gamepad lines are not as expected")
+sys.exit(0 if ok else 1)
+EOF2
+cat "$W/doctor.out"
+summary=$(sed -n 's/^SUMMARY: //p' "$W/doctor.out" | tail -1)
+[ $rc = 0 ] && result gamepad-doctor PASS "$summary" || result gamepad-doctor FAIL "${summary:-exit $rc}"
 exit 0
