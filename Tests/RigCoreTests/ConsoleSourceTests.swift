@@ -199,3 +199,18 @@ private let threeSteps = Motion.stepped([
         #expect(!run.source.isPaused)
     }
 }
+
+extension ConsoleSourceTests {
+    /// A program stopped while it waits at a step, then the same program played again at
+    /// once: it plays (the server's "resume" and a second Start rely on it).
+    @Test func aStoppedProgramCanBePlayedAgainAtOnce() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        let manual = ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)
+        run.post(.play(manual))
+        #expect(run.run { $0.isWaiting })
+        run.post(.stop)
+        #expect(run.run { $0.player == nil })
+        run.post(.play(manual))
+        #expect(run.run(maxTicks: 2000) { $0.isWaiting }, "refused \(run.source.refusedRequests), phase \(run.source.progress.phase)")
+    }
+}

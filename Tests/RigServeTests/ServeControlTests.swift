@@ -206,6 +206,31 @@ import Testing
         }
     }
 
+    /// Another client's STOP is named in the status (who, which program, which step) so the
+    /// phone whose run it was is told; the next program clears it.
+    @Test func aStopByAnotherClientIsNamedInTheStatus() async throws {
+        let steps =
+            #"{"rig": "r.json", "kind": "steps", "trigger": "keyboard", "steps": [{"pose": {"pan": 10}}, {"pose": {"pan": 20}}]}"#
+        let fixture = try ServeFixture(programs: ["wait.json": steps])
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            #expect(
+                try await client.execute(uri: "/api/play", method: .post, headers: .client("phone a"), body: jsonBody(#"{"program": "wait.json"}"#)).status
+                    == .accepted)
+            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 1 }
+            #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("phone b")).status == .accepted)
+            let stopped = try await fixture.waitStatus { $0.state == "idle" && $0.program == nil }
+            #expect(stopped.lastStop == ServeStatus.LastStop(by: "phone b", program: "wait.json", step: 1))
+            let status = try await client.execute(uri: "/api/status", method: .get, headers: .client("phone a"))
+            #expect((status.json["lastStop"] as? [String: Any])?["by"] as? String == "phone b")
+            #expect(
+                try await client.execute(uri: "/api/play", method: .post, headers: .client("phone a"), body: jsonBody(#"{"program": "wait.json"}"#)).status
+                    == .accepted)
+            let again = try await fixture.waitStatus { $0.state == "waiting" }
+            #expect(again.lastStop == nil)
+        }
+    }
+
     /// Paused, the ETA holds: the run will end that much later, it does not count down.
     @Test func theETAHoldsWhilePaused() async throws {
         let steps =

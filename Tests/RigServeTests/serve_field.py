@@ -15,6 +15,7 @@ through Selenium, touch emulated on a 375x812 phone):
                rig does not move and control does not change hands.
   page         labels readable (STOP and Start ≥ 4.5:1), Next on screen on a phone on its side,
                after STOP an offer to resume from the step it stopped at (which works),
+               another phone's STOP named on this page,
                poses saved with Enter, replacing one asks first, deleted with ✕.
   bytes        the event stream's bytes over a few seconds at rest, as bytes per hour.
 
@@ -292,8 +293,14 @@ def page(driver):
     resumed = wait_status(lambda s: s["program"] == "wait.json" and s["step"] == 2 and s["state"] == "waiting")
     if resumed is None:
         problems.append("resume did not play wait.json from step 2")
-    driver.execute_script("document.getElementById('stop').click()")
+    # Another phone's STOP: this page says who stopped it, and where.
+    stop_request = urllib.request.Request(BASE + "/api/stop", data=b"{}", method="POST",
+                                          headers={"Content-Type": "application/json", "X-Rig-Client": "other phone"})
+    urllib.request.urlopen(stop_request, timeout=5).read()
     wait_status(lambda s: s["program"] is None and not moving(s))
+    told = WebDriverWait(driver, 20, poll_frequency=0.05).until(lambda d: "STOPPED by other phone" in d.find_element(By.ID, "toast").text or None)
+    if not told:
+        problems.append("the page did not say another phone stopped its run")
     # Poses: Enter saves; a name in use asks before replacing; ✕ deletes (after asking).
     driver.execute_script("window.asked = []; window.confirm = (q) => { window.asked.push(q); return true; }")
     name = driver.find_element(By.ID, "posename")
@@ -306,7 +313,7 @@ def page(driver):
     asked = driver.execute_script("return window.asked")
     if len(asked) != 2 or "Replace" not in asked[0] or "Delete" not in asked[1]:
         problems.append(f"confirmations: {asked}")
-    check("page", not problems, "; ".join(problems) or "labels ≥ 4.5:1, Next on screen on its side, resume from step 2 offered and played, poses: Enter saves, replacing asks, ✕ deletes")
+    check("page", not problems, "; ".join(problems) or "labels ≥ 4.5:1, Next on screen on its side, resume from step 2 offered and played, another phone's STOP named, poses: Enter saves, replacing asks, ✕ deletes")
 
 
 def stream_bytes(seconds=5.0):

@@ -146,6 +146,7 @@ public struct ConsoleSource: MotionSource {
             // The program is over and parked: back to commands. Its `.finished` is not
             // passed on: for the loop that means the whole source is done.
             player = nil
+            commands.settleAfterProgram()
             program = nil
             isPaused = false
             return event == .finished ? nil : event

@@ -44,6 +44,7 @@ public final class RigConsole: @unchecked Sendable {
     private struct Shared: Sendable {
         var loop: ControlLoop<ConsoleSource>?
         var run: Run?
+        var lastStop: ServeStatus.LastStop?
         var startError: String?
         var summary: SessionSummary?
         var lastError: String?
@@ -164,7 +165,7 @@ public final class RigConsole: @unchecked Sendable {
         var status = ServeStatus(
             state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
             pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
-            error: lastError, controller: controller)
+            error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop })
         if let summary {
             status.state = summary.loop.fault == nil ? "idle" : "fault"
             status.error = summary.loop.fault.map { "\($0)" } ?? lastError
@@ -213,6 +214,7 @@ public final class RigConsole: @unchecked Sendable {
         // (the source would refuse it too, but the status must name the one that plays).
         let claimed = shared.withLock { s in
             guard s.run == nil else { return false }
+            s.lastStop = nil
             s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds, postedAtTick: ticks)
             s.lastError = nil
             requests.post(.play(program))
@@ -258,8 +260,17 @@ public final class RigConsole: @unchecked Sendable {
     }
 
     /// Stops whatever moves: a program brakes and parks; a jog or a move brakes.
-    public func stopMotion() {
-        if isPlaying { requests.post(.stop) } else { inbox.post(.halt) }
+    /// Stops whatever moves; `by` (a display name) is remembered when it stops a program.
+    public func stopMotion(by name: String? = nil) {
+        if isPlaying {
+            let now = status(controller: nil)
+            if let name, let program = now.program {
+                shared.withLock { $0.lastStop = ServeStatus.LastStop(by: name, program: program, step: now.step) }
+            }
+            requests.post(.stop)
+        } else {
+            inbox.post(.halt)
+        }
     }
 
     /// Jog at `fractions` (−1…1 of each axis's maxVelocity, after the rig's expo); must

@@ -24,9 +24,19 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     public var error: String?
     /// The client that holds control, if any.
     public var controller: String?
+    /// Who stopped the last program with STOP, and where it was (until the next one plays),
+    /// so the phone whose run another client stopped is told so.
+    public var lastStop: LastStop?
+
+    public struct LastStop: Sendable, Equatable, Encodable {
+        /// The display name of the client that sent STOP.
+        public var by: String
+        public var program: String
+        public var step: Int?
+    }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -41,6 +51,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(output, forKey: .output)
         try c.encode(error, forKey: .error)
         try c.encode(controller, forKey: .controller)
+        try c.encode(lastStop, forKey: .lastStop)
     }
 
     /// The same apart from elapsed time and ETA (the events stream sends those changes

@@ -241,7 +241,7 @@ struct ServeRoutes: Sendable {
     /// moves nothing until it lifts and presses again).
     func stop(_ request: Request, _ context: ServeContext) async throws -> Response {
         parts.jogGuard.latchAll()
-        console.stopMotion()
+        console.stopMotion(by: displayName(request, context))
         lease.release()
         _ = try? await drain(request)
         return try Self.json(currentStatus(request), status: .accepted)
