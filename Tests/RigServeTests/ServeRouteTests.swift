@@ -220,7 +220,7 @@ import Testing
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
             let saved = try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("a"))
             #expect(saved.status == .ok)
-            #expect(try await client.execute(uri: "/api/poses/bad%20name", method: .put, headers: .client("a")).status == .badRequest)
+            #expect(try await client.execute(uri: "/api/poses/%20leading-space", method: .put, headers: .client("a")).status == .badRequest)
             let reread = try PoseBook(directory: fixture.directory.path)
             #expect(reread.pose(named: "sunset") == ["pan": 12, "tilt": 45])
             #expect(
@@ -254,6 +254,24 @@ import Testing
             #expect(try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a")).status == .ok)
             let reread = try PoseBook(directory: fixture.directory.path)
             #expect(reread.all.count == PoseBook.maxPoses && reread.pose(named: "p7") == nil && reread.pose(named: "one-more") != nil)
+        }
+    }
+
+    /// Names as people write them: spaces and accented letters, sent %-escaped in the URL
+    /// and kept decoded; a leading space or dot, a slash or a control character refused.
+    @Test func poseNamesMayHaveSpacesAndAccents() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let saved = try await client.execute(uri: "/api/poses/Ch%C3%AAne%20ouest", method: .put, headers: .client("a"))
+            #expect(saved.status == .ok, "\(saved.text)")
+            #expect(saved.json["name"] as? String == "Chêne ouest")
+            #expect(try PoseBook(directory: fixture.directory.path).pose(named: "Chêne ouest") != nil)
+            #expect(try await client.execute(uri: "/api/poses/Ch%C3%AAne%20ouest/goto", method: .post, headers: .client("a")).status == .accepted)
+            for bad in ["%20lead", ".hidden", "a%2Fb", "tab%09", "%E2%9C%93"] {
+                let refused = try await client.execute(uri: "/api/poses/\(bad)", method: .put, headers: .client("a"))
+                #expect(refused.status == .badRequest, "\(bad): \(refused.status)")
+            }
         }
     }
 }

@@ -308,7 +308,9 @@ def page(driver):
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#poses button[data-pose="door"]'))
     name.send_keys("door\n")
     wait.until(lambda d: len(d.execute_script("return window.asked")) == 1)
-    driver.find_element(By.CSS_SELECTOR, '#poses button[data-delete="door"]').click()
+    # The list is redrawn after each save: press ✕ as it is now, by script.
+    wait.until(lambda d: d.execute_script(
+        "const b = document.querySelector('#poses button[data-delete=\"door\"]'); if (b) b.click(); return !!b"))
     wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '#poses button[data-pose="door"]'))
     asked = driver.execute_script("return window.asked")
     if len(asked) != 2 or "Replace" not in asked[0] or "Delete" not in asked[1]:

@@ -42,14 +42,22 @@ public final class PoseBook: Sendable {
         var poses: [String: [String: Double]]
     }
 
-    /// A name the URL and the file can carry: 1–64 ASCII letters, digits, `-`, `_`, `.`,
-    /// not starting with `.` (the document's pattern `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`).
+    /// A name people write and the URL and the file carry: 1–64 letters (ASCII and the
+    /// accented Latin ones, "Chêne", "Großer Baum"), digits, spaces, `-`, `_`, `.`; not
+    /// starting with `.` or a space (the document's pattern
+    /// `^[A-Za-z0-9À-ÖØ-öø-ÿ_-][A-Za-z0-9À-ÖØ-öø-ÿ ._-]{0,63}$`).
     public static func isValidName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        func allowed(_ b: UInt8) -> Bool {
-            (48...57).contains(b) || (65...90).contains(b) || (97...122).contains(b) || b == 45 || b == 95 || b == 46
+        let scalars = Array(name.unicodeScalars)
+        func allowed(_ s: Unicode.Scalar, first: Bool) -> Bool {
+            switch s.value {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: true  // digits, letters, - _
+            case 0xC0...0xD6, 0xD8...0xF6, 0xF8...0xFF: true  // Latin-1 letters
+            case 0x2E, 0x20: !first  // . and space, not first
+            default: false
+            }
         }
-        return (1...64).contains(bytes.count) && bytes[0] != 46 && bytes.allSatisfy(allowed)
+        guard (1...64).contains(scalars.count) else { return false }
+        return scalars.enumerated().allSatisfy { allowed($1, first: $0 == 0) }
     }
 
     public var all: [String: [String: Double]] { poses.withLock { $0 } }

@@ -303,8 +303,12 @@ struct ServeRoutes: Sendable {
     }
 
     private func poseName(_ context: ServeContext) throws(ServeError) -> String {
-        guard let name = context.parameters.get("name"), PoseBook.isValidName(name) else {
-            throw ServeError(.badRequest, "a pose name is 1–64 ASCII letters, digits, '-', '_' or '.', not starting with '.'")
+        // The router hands over the segment as sent: %-escapes (a space, an accent) decoded here.
+        guard let raw = context.parameters.get("name"), let bytes = AccessMiddleware.percentDecoded(raw.utf8),
+            let name = String(validating: bytes, as: UTF8.self), PoseBook.isValidName(name)
+        else {
+            throw ServeError(
+                .badRequest, "a pose name is 1–64 letters (accented Latin ones too), digits, spaces, '-', '_' or '.', not starting with '.' or a space")
         }
         return name
     }
