@@ -9,6 +9,8 @@
 #                    the bus, the address and the errno; no crash
 #   pca9685-doctor   rig doctor: the bus and the chip at 0x40 ok (PRE_SCALE read), exit 0 on
 #                    that; 0x41 a problem with its fix, exit 1; the registers untouched
+#   clock-doctor     rig doctor's clock check with the VM kernel's NTP state set unsynchronised,
+#                    then synchronised (adjtimex ADJ_STATUS, ntp_status.py)
 . "$GUEST/lib.sh"
 
 modprobe i2c-dev && modprobe i2c-stub chip_addr=0x40 || { result pca9685-play FAIL "modprobe i2c-stub/i2c-dev failed"; exit 0; }
@@ -123,5 +125,17 @@ if [ $rc = 0 ] && grep -q "^ok       i2c: $BUS is there" "$W/doctor.out" && grep
   result pca9685-doctor PASS "rig doctor: $BUS and the chip at 0x40 ok (exit 0); 0x41 a problem with its fix (exit 1); registers untouched"
 else
   result pca9685-doctor FAIL "doctor exit $rc / $rc2 (want 0 with $BUS and 0x40 ok, 1 naming 0x41 with a fix; registers untouched)"
+fi
+
+# --- doctor's clock check (the VM's own kernel NTP state, set both ways) --------------------
+$PY "$GUEST/ntp_status.py" unsync
+XDG_STATE_HOME=$W/doctor-state RIG_LOCK_DIR=$W/doctor-lock "$RIG" doctor --rig "$W/rig.json" --scan-seconds 0 > "$W/doctor-unsync.out" 2>&1
+$PY "$GUEST/ntp_status.py" sync
+XDG_STATE_HOME=$W/doctor-state RIG_LOCK_DIR=$W/doctor-lock "$RIG" doctor --rig "$W/rig.json" --scan-seconds 0 > "$W/doctor-sync.out" 2>&1
+grep clock "$W/doctor-unsync.out" "$W/doctor-sync.out"
+if grep -q "^warning  clock: the system clock is not synchronised" "$W/doctor-unsync.out" && grep -q "^ok       clock: synchronised (NTP)" "$W/doctor-sync.out"; then
+  result clock-doctor PASS "rig doctor: kernel NTP state unsynchronised → warning with the fix; synchronised → ok"
+else
+  result clock-doctor FAIL "rig doctor's clock lines do not follow the kernel's NTP state (see log)"
 fi
 exit 0
