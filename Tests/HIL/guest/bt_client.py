@@ -15,9 +15,16 @@ def find_dev():
         if d and d["Adapter"] == ADAPTER and d["Address"].upper() == TARGET: return p, d
     return None, None
 dev = None
+restarted = t0
 while time.time() - t0 < float(__import__("os").environ.get("DISC_TIMEOUT", "30")):
     dev, d = find_dev()
     if dev: break
+    if time.time() - restarted > 20:
+        # Nothing seen for 20 s: scan again (resets the controller's duplicate filter; under
+        # TCG an advertisement report has been missed).
+        try: a1.StopDiscovery()
+        except dbus.DBusException: pass
+        a1.StartDiscovery(); restarted = time.time(); print("client: scanning again", flush=True)
     time.sleep(0.2)
 print(f"client: discovered {dev} in {time.time()-t0:.2f}s props:", {k: str(v) for k, v in (d or {}).items() if k in ("Name", "UUIDs", "RSSI", "AddressType")}, flush=True)
 if not dev: sys.exit(2)

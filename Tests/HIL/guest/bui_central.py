@@ -122,7 +122,21 @@ def connect_all(again=False):
                 found.update(path=p, name=str(d.get("Name", d.get("Alias", ""))), address=str(d["Address"]))
                 return True
         return False
-    run_until(scan, TIMEOUT, "a device advertising the BUI service")
+    # A scan that has seen nothing for 20 s starts again: under TCG, btvirt and bluetoothd
+    # have been seen to miss the advertisement of a peripheral that just re-registered, and
+    # a new scan resets the controller's duplicate filter. The deadline stays TIMEOUT.
+    t0 = restarted = time.monotonic()
+    while not scan():
+        now = time.monotonic()
+        if now - t0 > TIMEOUT:
+            fail(f"timed out after {TIMEOUT:.0f}s waiting for a device advertising the BUI service")
+        if now - restarted > 20:
+            try:
+                a1.StopDiscovery()
+            except dbus.DBusException:
+                pass
+            a1.StartDiscovery(); restarted = now; emit("rescan")
+        GLib.timeout_add(50, loop.quit); loop.run()
     a1.StopDiscovery()
     emit("discovered", **found)
     dev = bus.get_object("org.bluez", found["path"])
