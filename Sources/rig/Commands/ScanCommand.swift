@@ -27,21 +27,9 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         // The root command is synchronous: run the D-Bus work on a task and wait for it.
-        let outcome = Mutex<Result<Void, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
         let adapter = self.adapter
         let seconds = self.seconds
-        Task {
-            do {
-                try await Self.scan(adapter: adapter, seconds: seconds)
-                outcome.withLock { $0 = .success(()) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        if case .failure(let error) = outcome.withLock({ $0 }) { throw error }
+        try runBlocking { try await Self.scan(adapter: adapter, seconds: seconds) }
     }
 
     private static func scan(adapter: String, seconds: Double) async throws {

@@ -7,6 +7,7 @@ import RigGamepad
 import RigPCA9685
 import RigRuntime
 import RigStepSync
+import Synchronization
 
 /// One line of `rig doctor`: what was checked, how it stands, and the fix when it is not ok.
 struct DoctorFinding: Sendable, Equatable {
@@ -130,70 +131,51 @@ enum Doctor {
 
     /// bluetoothd, the adapter powered, and (with a BLEControl output) the board in a scan.
     static func bluetooth(adapter: String, board: BLEControlOutputConfig?, scanSeconds: Double) -> [DoctorFinding] {
-        let result = blocking { () async -> [DoctorFinding] in
-            var findings: [DoctorFinding] = []
-            let bus: DBusConnection
-            do { bus = try DBusConnection(bus: .system) } catch {
-                return [.problem("bluetooth", "no system D-Bus: \(error)", fix: "is dbus running? (systemctl status dbus)")]
-            }
-            defer { bus.close() }
-            guard (try? await bus.nameHasOwner("org.bluez")) == true else {
-                return [
-                    .problem(
-                        "bluetooth", "bluetoothd is not running (nobody owns org.bluez on the system bus)",
-                        fix: "sudo apt install bluez && sudo systemctl enable --now bluetooth")
-                ]
-            }
-            findings.append(.ok("bluetooth", "bluetoothd is running"))
-            let chosen: BlueZAdapter
-            do { chosen = try await BlueZAdapter.named(adapter, on: bus) } catch {
-                return findings + [
-                    .problem(
-                        "adapter", "\(error)",
-                        fix: "sudo rfkill unblock bluetooth; bluetoothctl power on (or set \"adapter\" in the rig file to one that exists)")
-                ]
-            }
-            findings.append(.ok("adapter", "\(adapter) is powered"))
-            guard let board, scanSeconds > 0 else { return findings }
-            var filter = BlueZDeviceFilter(serviceUUID: "FFE0", address: board.address, name: board.name)
-            filter.address = board.address
-            do {
-                let seen = try await BlueZCentral(bus: bus).scan(on: chosen, filter: filter, duration: .milliseconds(Int(scanSeconds * 1000)))
-                if let first = seen.first {
-                    findings.append(.ok("blecontrol", "board \(first.address) \(first.name.map { "\"\($0)\"" } ?? "") seen on \(adapter)"))
-                } else {
-                    findings.append(
-                        .problem(
-                            "blecontrol", "no BLEControl board\(board.address.map { " \($0)" } ?? "") seen on \(adapter) in \(format(scanSeconds)) s",
-                            fix: "power the board; a phone connected to it hides it (disconnect); rig scan lists what advertises FFE0"))
+        let result =
+            (try? runBlocking { () async -> [DoctorFinding] in
+                var findings: [DoctorFinding] = []
+                let bus: DBusConnection
+                do { bus = try DBusConnection(bus: .system) } catch {
+                    return [.problem("bluetooth", "no system D-Bus: \(error)", fix: "is dbus running? (systemctl status dbus)")]
                 }
-            } catch {
-                findings.append(.problem("blecontrol", "the scan failed: \(error)", fix: "bluetoothctl shows what the adapter does; is another scan running?"))
-            }
-            return findings
-        }
+                defer { bus.close() }
+                guard (try? await bus.nameHasOwner("org.bluez")) == true else {
+                    return [
+                        .problem(
+                            "bluetooth", "bluetoothd is not running (nobody owns org.bluez on the system bus)",
+                            fix: "sudo apt install bluez && sudo systemctl enable --now bluetooth")
+                    ]
+                }
+                findings.append(.ok("bluetooth", "bluetoothd is running"))
+                let chosen: BlueZAdapter
+                do { chosen = try await BlueZAdapter.named(adapter, on: bus) } catch {
+                    return findings + [
+                        .problem(
+                            "adapter", "\(error)",
+                            fix: "sudo rfkill unblock bluetooth; bluetoothctl power on (or set \"adapter\" in the rig file to one that exists)")
+                    ]
+                }
+                findings.append(.ok("adapter", "\(adapter) is powered"))
+                guard let board, scanSeconds > 0 else { return findings }
+                var filter = BlueZDeviceFilter(serviceUUID: "FFE0", address: board.address, name: board.name)
+                filter.address = board.address
+                do {
+                    let seen = try await BlueZCentral(bus: bus).scan(on: chosen, filter: filter, duration: .milliseconds(Int(scanSeconds * 1000)))
+                    if let first = seen.first {
+                        findings.append(.ok("blecontrol", "board \(first.address) \(first.name.map { "\"\($0)\"" } ?? "") seen on \(adapter)"))
+                    } else {
+                        findings.append(
+                            .problem(
+                                "blecontrol", "no BLEControl board\(board.address.map { " \($0)" } ?? "") seen on \(adapter) in \(format(scanSeconds)) s",
+                                fix: "power the board; a phone connected to it hides it (disconnect); rig scan lists what advertises FFE0"))
+                    }
+                } catch {
+                    findings.append(
+                        .problem("blecontrol", "the scan failed: \(error)", fix: "bluetoothctl shows what the adapter does; is another scan running?"))
+                }
+                return findings
+            }) ?? []
         return result
-    }
-
-    /// Runs async work from the synchronous command and waits for it.
-    static func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-        let box = LockedBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.value = await work()
-            done.signal()
-        }
-        done.wait()
-        return box.value!
-    }
-
-    final class LockedBox<T: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: T?
-        var value: T? {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
     }
 
     // MARK: GPIO
@@ -285,16 +267,17 @@ enum Doctor {
 
     /// Tries SCHED_FIFO at `priority` on a thread of its own (which then ends): 0, or the errno.
     static func tryFIFO(priority: Int32) -> Int32 {
-        let result = LockedBox<Int32>()
+        let result = Mutex<Int32>(EPERM)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             var param = sched_param(sched_priority: priority)
-            result.value = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
+            let outcome = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
+            result.withLock { $0 = outcome }
             done.signal()
         }
         thread.start()
         done.wait()
-        return result.value ?? EPERM
+        return result.withLock { $0 }
     }
 
     // MARK: directories
