@@ -34,7 +34,10 @@ public enum RealtimeSetup {
     /// that a code page the loop first needs mid-run (a path the first ticks did not take)
     /// costs one page fault then; `LoopResult.pageFaults` counts them, and `rig bench loop`
     /// reports them. The stack is touched here, so it never faults.
-    public static func apply(fifoPriority: Int32 = 50, lockMemory: Bool = true) -> RealtimeGrant {
+    /// The loop thread's SCHED_FIFO priority (the units' `LimitRTPRIO=50` allows it).
+    public static let fifoPriority: Int32 = 50
+
+    public static func apply(fifoPriority: Int32 = RealtimeSetup.fifoPriority, lockMemory: Bool = true) -> RealtimeGrant {
         var grant = RealtimeGrant()
         grant.timerSlack = rig_set_timer_slack(1) == 0
         var param = sched_param()
@@ -78,5 +81,36 @@ public struct PageFaults: Sendable, Equatable {
 
     public static func + (a: PageFaults, b: PageFaults) -> PageFaults {
         PageFaults(minor: a.minor + b.minor, major: a.major + b.major)
+    }
+}
+
+extension RealtimeSetup {
+    /// What ``apply(fifoPriority:lockMemory:)`` would get with its defaults, tried the same
+    /// way on a thread of its own that then ends, with the memory lock undone (`rig doctor`):
+    /// 0 for each that was granted, else its errno.
+    public static func probe() -> (fifoErrno: Int32, memoryLockErrno: Int32) {
+        var result: (Int32, Int32) = (EPERM, EPERM)
+        var thread = pthread_t()
+        // Joined before the pointer goes out of scope.
+        let created = withUnsafeMutablePointer(to: &result) { pointer -> Int32 in
+            let status = pthread_create(
+                &thread, nil,
+                { raw in
+                    let out = raw!.assumingMemoryBound(to: (Int32, Int32).self)
+                    var param = sched_param()
+                    param.sched_priority = RealtimeSetup.fifoPriority
+                    out.pointee.0 = sched_setscheduler(0, SCHED_FIFO, &param) == 0 ? 0 : errno
+                    if mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0 || (errno == EINVAL && mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) == 0) {
+                        out.pointee.1 = 0
+                        munlockall()
+                    } else {
+                        out.pointee.1 = errno
+                    }
+                    return nil
+                }, pointer)
+            if status == 0 { pthread_join(thread, nil) }
+            return status
+        }
+        return created == 0 ? result : (created, created)
     }
 }

@@ -215,9 +215,6 @@ public struct CommandSource: MotionSource {
         }
     }
 
-    /// Emits `external` (a preview played by the owner) through the limiter and adopts it,
-    /// so that later commands continue from where it left the rig. Leaves a move or jog
-    /// under way: the source is idle afterwards.
     /// A program that played through `passThrough` ended parked, at rest: its last frame's
     /// last small step must not leave the commands "moving" (the next play, asked for the
     /// moment the status says idle, was refused for it and lost).
@@ -226,6 +223,9 @@ public struct CommandSource: MotionSource {
         controller.follow(velocities: limiter.velocities)
     }
 
+    /// Emits `external` (a preview played by the owner) through the limiter and adopts it,
+    /// so that later commands continue from where it left the rig. Leaves a move or jog
+    /// under way: the source is idle afterwards.
     public mutating func passThrough(_ external: inout [Double]) {
         tickIndex += 1
         _ = limiter.limit(&external)

@@ -16,6 +16,12 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
     /// `oscillatorHz / (4096 × (PRE_SCALE + 1))`.
     public static let prescaleRange: ClosedRange<Int> = 3...255
 
+    /// PRE_SCALE for `frequencyHz`, unclamped: `round(oscillatorHz / (4096 × frequencyHz)) − 1`
+    /// (datasheet equation 1). Outside ``prescaleRange`` the chip cannot make the frequency.
+    public static func exactPrescale(frequencyHz: Double, oscillatorHz: Double) -> Double {
+        (oscillatorHz / (4096 * frequencyHz)).rounded() - 1
+    }
+
     /// The frequencies this oscillator can make: PRE_SCALE 255 to 3.
     public var achievableFrequencyRangeHz: ClosedRange<Double> {
         oscillatorHz / (4096 * Double(Self.prescaleRange.upperBound + 1))...oscillatorHz / (4096 * Double(Self.prescaleRange.lowerBound + 1))
@@ -35,7 +41,7 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
         }
         // The chip rounds PRE_SCALE (datasheet equation 1); one outside 3…255 would be
         // clamped by the driver to a frequency the file does not say.
-        let prescale = (config.oscillatorHz / (4096 * config.frequencyHz)).rounded() - 1
+        let prescale = exactPrescale(frequencyHz: config.frequencyHz, oscillatorHz: config.oscillatorHz)
         if !Self.prescaleRange.contains(Int(prescale)) {
             let range = config.achievableFrequencyRangeHz
             let (edge, side) = prescale > Double(Self.prescaleRange.upperBound) ? (range.lowerBound, "slowest") : (range.upperBound, "fastest")

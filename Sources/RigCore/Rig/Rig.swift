@@ -40,14 +40,25 @@ extension Rig {
     /// angle ↔ pulse mapping (`"inverted"` flips it), as text a person can compare. A shot
     /// log records it (`rigPointing`) so `--resume` notices a rig that would now point the
     /// same steps elsewhere; speeds, limits and comments do not count.
-    public var pointing: [(axis: String, description: String)] {
+    public var pointing: [AxisPointing] {
         axes.map { axis in
             var text = "\(axis.kind.rawValue) on channel \(axis.channel)"
             if let calibration = axis.calibration {
                 text += ", "
                 text += zip(calibration.angles, calibration.pulses).map { "\(format($0))° at \(format($1)) µs" }.joined(separator: ", ")
             }
-            return (axis.name, text)
+            return AxisPointing(axis: axis.name, description: text)
         }
+    }
+}
+
+/// One axis's entry in ``Rig/pointing``: its name and what decides where it points.
+public struct AxisPointing: Sendable, Equatable {
+    public var axis: String
+    public var description: String
+
+    public init(axis: String, description: String) {
+        self.axis = axis
+        self.description = description
     }
 }

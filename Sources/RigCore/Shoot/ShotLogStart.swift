@@ -21,25 +21,19 @@ public struct ShotLogStart: Sendable, Equatable {
     public var startPose: [Double]
     /// What decided where the run's shots pointed (``Rig/pointing``): each axis's channel
     /// and angle ↔ pulse mapping, by axis name. Empty in logs written before it was recorded.
-    public var rigPointing: [(axis: String, description: String)]
-    /// SHA-256 of `rigPointing` (one `axis: description` line each), lowercase hex.
-    public var rigSha256: String?
-
-    public static func == (a: ShotLogStart, b: ShotLogStart) -> Bool {
-        a.program == b.program && a.programSha256 == b.programSha256 && a.steps == b.steps && a.startedAt == b.startedAt
-            && a.fromStep == b.fromStep && a.startAxisNames == b.startAxisNames && a.startPose == b.startPose
-            && a.rigPointing.map(\.axis) == b.rigPointing.map(\.axis) && a.rigPointing.map(\.description) == b.rigPointing.map(\.description)
-            && a.rigSha256 == b.rigSha256
-    }
+    public var rigPointing: [AxisPointing]
+    /// SHA-256 of `rigPointing` (one `axis: description` line each), lowercase hex, as the
+    /// log records it beside the lines (derived from them, so it is read and not kept).
+    public var rigSha256: String? { rigPointing.isEmpty ? nil : Self.sha256(pointing: rigPointing) }
 
     /// The hash `rigSha256` holds for `pointing`.
-    public static func sha256(pointing: [(axis: String, description: String)]) -> String {
+    public static func sha256(pointing: [AxisPointing]) -> String {
         SHA256.hex(Array(pointing.map { "\($0.axis): \($0.description)\n" }.joined().utf8))
     }
 
     public init(
         program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
-        startAxisNames: [String] = [], startPose: [Double] = [], rigPointing: [(axis: String, description: String)] = []
+        startAxisNames: [String] = [], startPose: [Double] = [], rigPointing: [AxisPointing] = []
     ) {
         self.program = program
         self.programSha256 = programSha256
@@ -49,7 +43,6 @@ public struct ShotLogStart: Sendable, Equatable {
         self.startAxisNames = startAxisNames
         self.startPose = startPose
         self.rigPointing = rigPointing
-        self.rigSha256 = rigPointing.isEmpty ? nil : Self.sha256(pointing: rigPointing)
     }
 
     /// The event as one line of JSON, without the line break.
@@ -95,10 +88,11 @@ public struct ShotLogStart: Sendable, Equatable {
         rigPointing = []
         if let pointing = try object.optional("rigPointing")?.object() {
             for member in pointing.members {
-                rigPointing.append((member.key, try ValueReader(member.value, pointing.context.appending(key: member.key)).string()))
+                rigPointing.append(
+                    AxisPointing(axis: member.key, description: try ValueReader(member.value, pointing.context.appending(key: member.key)).string()))
             }
         }
-        rigSha256 = try object.optional("rigSha256")?.string()
+        _ = try object.optional("rigSha256")?.string()
         try object.finish()
     }
 }

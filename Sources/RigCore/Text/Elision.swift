@@ -48,10 +48,10 @@ public func elided(_ text: String, maxCharacters: Int = 80) -> String {
     return "\(head)…(\(count - 2 * keep) characters)…\(tail)"
 }
 
-/// Names from a file for an error line, quoted: at most `limit` of them (each elided),
+/// Names from a file for an error line, quoted (or not, `quoted: false`): at most `limit` of them (each elided),
 /// then how many more, so a rig of 10,000 axes does not make a 100 kB message.
-public func quotedList(_ names: some Collection<String>, limit: Int = 12) -> String {
-    var parts = names.prefix(limit).map { "\"\(elided($0, maxCharacters: 40))\"" }
+public func quotedList(_ names: some Collection<String>, limit: Int = 12, quoted: Bool = true) -> String {
+    var parts = names.prefix(limit).map { quoted ? "\"\(elided($0, maxCharacters: 40))\"" : elided($0, maxCharacters: 40) }
     if names.count > limit { parts.append("… (\(names.count - limit) more)") }
     return parts.joined(separator: ", ")
 }

@@ -106,11 +106,11 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     for problem in initial.problems { logger.warning("gamepad: \(problem)") }
 
     if !remembered.restoredAxes.isEmpty, options.startPose == nil {
-        logger.info("starting from where the last run left \(remembered.restoredAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", "))")
+        logger.info("starting from where the last run left \(quotedList(remembered.restoredAxes, quoted: false))")
     }
     if !remembered.clampedAxes.isEmpty, options.startPose == nil {
         logger.warning(
-            "the remembered position of \(remembered.clampedAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+            "the remembered position of \(quotedList(remembered.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
         )
     }
 

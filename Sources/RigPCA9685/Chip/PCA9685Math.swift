@@ -15,7 +15,7 @@ public enum PCA9685Math {
     /// PRE_SCALE for a frequency: `round(oscillatorHz / (4096 × frequencyHz)) − 1`
     /// (datasheet equation 1), clamped to 3…255.
     public static func prescale(frequencyHz: Double, oscillatorHz: Double) -> UInt8 {
-        let exact = (oscillatorHz / (Double(countsPerPeriod) * frequencyHz)).rounded() - 1
+        let exact = PCA9685OutputConfig.exactPrescale(frequencyHz: frequencyHz, oscillatorHz: oscillatorHz)
         guard exact.isFinite else { return UInt8(prescaleRange.upperBound) }
         let clamped = min(max(exact, Double(prescaleRange.lowerBound)), Double(prescaleRange.upperBound))
         return UInt8(clamped)

@@ -89,7 +89,7 @@ public enum ResumeLookup {
     /// calibration, `inverted`) is refused unless `acceptRigChange`, naming each change.
     public static func find(
         program: String, sha256: String, stepCount: Int, logPath: String?,
-        directory: RunLogDirectory?, rigPointing: [(axis: String, description: String)] = [], acceptRigChange: Bool = false
+        directory: RunLogDirectory?, rigPointing: [AxisPointing] = [], acceptRigChange: Bool = false
     ) throws -> Found {
         let candidates = logPath.map { [$0] } ?? directory?.logs(of: program) ?? []
         guard let path = candidates.first else {
@@ -133,18 +133,18 @@ public enum ResumeLookup {
 
     /// One line per axis whose pointing differs (added, removed, or changed); nothing
     /// when the log recorded none (an older log).
-    static func rigChanges(from old: [(axis: String, description: String)], to new: [(axis: String, description: String)]) -> [String] {
+    static func rigChanges(from old: [AxisPointing], to new: [AxisPointing]) -> [String] {
         guard !old.isEmpty else { return [] }
         var changes: [String] = []
-        for (axis, was) in old {
-            guard let now = new.first(where: { $0.axis == axis })?.description else {
-                changes.append("axis \"\(elided(axis))\" is gone (was \(was))")
+        for was in old {
+            guard let now = new.first(where: { $0.axis == was.axis }) else {
+                changes.append("axis \"\(elided(was.axis))\" is gone (was \(was.description))")
                 continue
             }
-            if now != was { changes.append("axis \"\(elided(axis))\" was \(was), now \(now)") }
+            if now != was { changes.append("axis \"\(elided(was.axis))\" was \(was.description), now \(now.description)") }
         }
-        for (axis, now) in new where !old.contains(where: { $0.axis == axis }) {
-            changes.append("axis \"\(elided(axis))\" is new (\(now))")
+        for now in new where !old.contains(where: { $0.axis == now.axis }) {
+            changes.append("axis \"\(elided(now.axis))\" is new (\(now.description))")
         }
         return changes
     }

@@ -97,11 +97,11 @@ struct PlayCommand: ParsableCommand {
         }
         let device = try openOutput(prepared, logger: logger)
         if !prepared.restoredAxes.isEmpty {
-            logger.info("starting from where the last run left \(prepared.restoredAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", "))")
+            logger.info("starting from where the last run left \(quotedList(prepared.restoredAxes, quoted: false))")
         }
         if !prepared.clampedAxes.isEmpty {
             logger.warning(
-                "the remembered position of \(prepared.clampedAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+                "the remembered position of \(quotedList(prepared.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
             )
         }
         let startPose = prepared.startPose

@@ -59,7 +59,7 @@ struct ServeDFMocoCommand: ParsableCommand {
         let start = StartPose.resolve(rig: model, output: output)
         if !start.clampedAxes.isEmpty {
             logger.warning(
-                "the remembered position of \(start.clampedAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+                "the remembered position of \(quotedList(start.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
             )
         }
         var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime), tracePath: runOptions.trace)

@@ -104,7 +104,7 @@ struct ServeHTTPCommand: ParsableCommand {
         let start = StartPose.resolve(rig: model, output: device)
         if !start.clampedAxes.isEmpty {
             logger.warning(
-                "the remembered position of \(start.clampedAxes.map { elided($0, maxCharacters: 40) }.joined(separator: ", ")) is outside the soft limits; starting from the nearest limit"
+                "the remembered position of \(quotedList(start.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit"
             )
         }
         var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime, stopWhenLimited: false), tracePath: runOptions.trace)

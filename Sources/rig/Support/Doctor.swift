@@ -7,7 +7,6 @@ import RigGamepad
 import RigPCA9685
 import RigRuntime
 import RigStepSync
-import Synchronization
 
 /// One line of `rig doctor`: what was checked, how it stands, and the fix when it is not ok.
 struct DoctorFinding: Sendable, Equatable {
@@ -236,12 +235,13 @@ enum Doctor {
 
     static func realtime() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
-        // Tried, not guessed from the limits: root in a container may still be refused.
-        let fifo = tryFIFO(priority: 50)
+        // Tried as the loop does it, not guessed from the limits: root in a container may
+        // still be refused.
+        let (fifo, memoryLock) = RealtimeSetup.probe()
         var rt = rlimit()
         getrlimit(__rlimit_resource_t(14), &rt)  // RLIMIT_RTPRIO (not in Swift's Glibc)
         if fifo == 0 {
-            findings.append(.ok("real-time", "SCHED_FIFO priority 50 allowed"))
+            findings.append(.ok("real-time", "SCHED_FIFO priority \(RealtimeSetup.fifoPriority) allowed"))
         } else {
             findings.append(
                 .warning(
@@ -251,33 +251,16 @@ enum Doctor {
         }
         var memlock = rlimit()
         getrlimit(__rlimit_resource_t(8), &memlock)  // RLIMIT_MEMLOCK
-        if mlockall(Int32(MCL_CURRENT)) == 0 {
-            munlockall()
+        if memoryLock == 0 {
             findings.append(.ok("memlock", "this process's memory can be locked (mlockall)"))
         } else {
-            let error = errno
             findings.append(
                 .warning(
                     "memlock",
-                    "mlockall refused (\(String(cString: strerror(error))); RLIMIT_MEMLOCK \(memlock.rlim_cur == rlim_t.max ? "unlimited" : "\(memlock.rlim_cur / 1024) KiB")): a page fault may delay a tick",
+                    "mlockall refused (\(String(cString: strerror(memoryLock))); RLIMIT_MEMLOCK \(memlock.rlim_cur == rlim_t.max ? "unlimited" : "\(memlock.rlim_cur / 1024) KiB")): a page fault may delay a tick",
                     fix: "run as the package's service (LimitMEMLOCK=infinity), or add \"@rig - memlock unlimited\" to /etc/security/limits.d/rig.conf"))
         }
         return findings
-    }
-
-    /// Tries SCHED_FIFO at `priority` on a thread of its own (which then ends): 0, or the errno.
-    static func tryFIFO(priority: Int32) -> Int32 {
-        let result = Mutex<Int32>(EPERM)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            var param = sched_param(sched_priority: priority)
-            let outcome = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        thread.start()
-        done.wait()
-        return result.withLock { $0 }
     }
 
     // MARK: directories
