@@ -141,13 +141,21 @@ def open_page(driver, base):
     return driver.find_element(By.ID, "pad")
 
 
-def stop_latch(driver):
-    pad = open_page(driver, BASE)
-    hold = ActionChains(driver)
+def hold_pad_right(driver, base, name):
+    """Opens the page at `base`, puts a finger on the pad and pushes right until pan moves;
+    the pad, or None (the check failed) when pan never moved."""
+    pad = open_page(driver, base)
     start = pan(status())
-    hold.click_and_hold(pad).move_by_offset(70, 0).perform()
+    ActionChains(driver).click_and_hold(pad).move_by_offset(70, 0).perform()
     if not wait_status(lambda s: pan(s) > start + 1):
-        check("stop-latch", False, "holding the pad to the right never moved pan")
+        check(name, False, "holding the pad to the right never moved pan")
+        return None
+    return pad
+
+
+def stop_latch(driver):
+    pad = hold_pad_right(driver, BASE, "stop-latch")
+    if pad is None:
         return
     pressed = time.monotonic()
     driver.execute_script("document.getElementById('stop').click()")
@@ -173,12 +181,7 @@ def stop_latch(driver):
 
 def link_lost(driver):
     proxy = Proxy(int(BASE.rsplit(":", 1)[1]))
-    pad = open_page(driver, f"http://127.0.0.1:{proxy.port}")
-    hold = ActionChains(driver)
-    start = pan(status())
-    hold.click_and_hold(pad).move_by_offset(70, 0).perform()
-    if not wait_status(lambda s: pan(s) > start + 1):
-        check("link-lost", False, "holding the pad never moved pan")
+    if hold_pad_right(driver, f"http://127.0.0.1:{proxy.port}", "link-lost") is None:
         return
     proxy.open.clear()
     cut = time.monotonic()
