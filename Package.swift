@@ -35,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CGPhoto2", pkgConfig: "libgphoto2", providers: [.apt(["libgphoto2-dev"])]),
 
         // Real-time loop, clocks, simulated rig, trace, terminal view, output protocol.
         .target(
@@ -87,6 +88,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
 
+        // Camera control through libgphoto2: settings, confirmed captures, downloads.
+        .target(
+            name: "RigGPhoto2",
+            dependencies: [
+                "RigCore", "RigRuntime", "CGPhoto2",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
+
         // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
         // executable compile against it).
         .target(
@@ -119,7 +128,7 @@ let package = Package(
             name: "rig",
             dependencies: [
                 "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
-                "RigDFMocoServer", "RigServe",
+                "RigDFMocoServer", "RigServe", "RigGPhoto2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),

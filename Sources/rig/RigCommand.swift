@@ -19,6 +19,7 @@ struct RigCommand: ParsableCommand {
             PlotCommand.self,
             ProbeCommand.self,
             DoctorCommand.self,
+            CameraCommand.self,
             CalibrateCommand.self,
             JogCommand.self,
             ScanCommand.self,

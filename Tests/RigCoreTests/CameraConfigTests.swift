@@ -7,37 +7,25 @@ import Testing
         try RigParser.parse(text: #"{"axes": [{"name": "pan", "channel": 0}], \#(extra)}"#, file: "r.json")
     }
 
-    @Test func aGPIOCameraReadsItsLinesAndTimings() throws {
+    @Test func theCameraSectionKeepsItsTypeTimingsAndTheRestForItsBackend() throws {
         let camera = try #require(
             try rig(#""camera": {"type": "gpio", "shutterLine": 5, "focusLine": null, "focusMs": 300, "shutterMs": 100, "afterShotMs": 2000}"#).camera)
-        #expect(camera.kind == .gpio)
-        #expect(camera.lines == [5])
+        #expect(camera.type == "gpio")
         #expect(camera.focusSeconds == 0.3)
         #expect(camera.shutterSeconds == 0.1)
         #expect(camera.afterShotSeconds == 2)
-        let defaults = try #require(try rig(#""camera": {"type": "gpio"}"#).camera)
-        #expect(defaults.chip == "gpiochip0")
-        #expect(defaults.lines == [27, 22])
-        #expect(defaults.activeLow == false)
+        // The backend's keys stay in the section, with their place in the file.
+        let section = try camera.section.object(sharedKeys: CameraConfig.sharedKeys)
+        #expect(try section.required("shutterLine").integer() == 5)
+        #expect(section.optional("focusLine")?.isNull() == true)
+        #expect(camera.section.path == "$.camera")
         #expect(try rig("\"name\": \"x\"").camera == nil)
     }
 
     static let bad: [(String, String)] = [
-        (#""camera": {"type": "usb"}"#, #"r.json:1:62: error: $.camera.type: "usb" is not valid; valid: "gpio", "sim""#),
-        (
-            #""camera": {"type": "sim", "shutterLine": 3}"#,
-            #"r.json:1:84: error: $.camera.shutterLine: "shutterLine" is for a "gpio" camera; a "sim" camera has no lines"#
-        ),
-        (
-            #""camera": {"type": "gpio", "shutterLine": 22}"#,
-            #"r.json:1:85: error: $.camera.shutterLine: line 22 is the focus line (focusLine's default); set "focusLine" to another line, or null if focus is not wired"#
-        ),
+        (#""camera": {"type": ""}"#, #"r.json:1:62: error: $.camera.type: must not be empty"#),
         (#""camera": {"type": "gpio", "shutterMs": 5}"#, "r.json:1:83: error: $.camera.shutterMs: 5 ms is out of range; valid: 10…10000 ms"),
-        (
-            #""camera": {"type": "gpio", "shutterLine": 13}, "buttons": {}"#,
-            #"r.json:1:53: error: $.camera: line 13 of gpiochip0 is already used by "buttons"; the camera needs lines of its own"#
-        ),
-        (#""camera": {}"#, #"r.json:1:53: error: $.camera: missing required key "type" ("gpio" or "sim")"#),
+        (#""camera": {}"#, #"r.json:1:53: error: $.camera: missing required key "type" (the camera's type, such as "gpio", "gphoto2" or "sim")"#),
     ]
 
     @Test(arguments: bad) func badCameraKeysAreLocated(_ extra: String, _ expected: String) {

@@ -27,8 +27,8 @@ final class FakeCameraLines: CameraLines, @unchecked Sendable {
 }
 
 final class Results: @unchecked Sendable {
-    let values = Mutex<[Result<Void, CameraError>]>([])
-    func add(_ r: Result<Void, CameraError>) { values.withLock { $0.append(r) } }
+    let values = Mutex<[Result<ShotReport, CameraError>]>([])
+    func add(_ r: Result<ShotReport, CameraError>) { values.withLock { $0.append(r) } }
     var count: Int { values.withLock { $0.count } }
     var failures: [String] { values.withLock { $0.compactMap { if case .failure(let e) = $0 { e.description } else { nil } } } }
 }
@@ -38,10 +38,10 @@ final class Results: @unchecked Sendable {
 
     @Test func aShotIsFocusThenShutterThenReleaseInThatOrder() async throws {
         let lines = FakeCameraLines()
-        let camera = GPIOCamera(config: CameraConfig(kind: .gpio), lines: lines)
+        let camera = GPIOCamera(config: GPIOCameraConfig(), lines: lines)
         let results = Results()
-        camera.shoot(timing: quick) { results.add($0) }
-        camera.shoot(timing: quick) { results.add($0) }
+        camera.shoot(ShotRequest(timing: quick)) { results.add($0) }
+        camera.shoot(ShotRequest(timing: quick)) { results.add($0) }
         _ = try await poll { results.count == 2 ? true : nil }
         let one: [FakeCameraLines.Change] = [.focus(true), .shutter(true), .shutter(false), .focus(false)]
         #expect(lines.log == one + one, "shots run one after the other, never overlapping")
@@ -49,7 +49,7 @@ final class Results: @unchecked Sendable {
         camera.close()
         #expect(lines.log.last == .closed)
         // A closed camera takes no shot.
-        camera.shoot(timing: quick) { results.add($0) }
+        camera.shoot(ShotRequest(timing: quick)) { results.add($0) }
         _ = try await poll { results.count == 3 ? true : nil }
         #expect(results.failures.count == 1)
         #expect(lines.log.filter { $0 == .shutter(true) }.count == 2)
@@ -57,10 +57,10 @@ final class Results: @unchecked Sendable {
 
     @Test func closingMidExposureOpensTheContactsAtOnceAndReportsNoShot() async throws {
         let lines = FakeCameraLines()
-        let camera = GPIOCamera(config: CameraConfig(kind: .gpio), lines: lines)
+        let camera = GPIOCamera(config: GPIOCameraConfig(), lines: lines)
         let bulb = ShotTiming(focusSeconds: 0, shutterHoldSeconds: 600, exposureWindowSeconds: 600, afterShotSeconds: 0, shotsPerStep: 1)
         let results = Results()
-        camera.shoot(timing: bulb) { results.add($0) }
+        camera.shoot(ShotRequest(timing: bulb)) { results.add($0) }
         _ = try await poll { lines.log.contains(.shutter(true)) ? true : nil }
         camera.close()
         // The 600 s exposure ended now: the lines were released and the shot reported as cut short.
@@ -73,9 +73,9 @@ final class Results: @unchecked Sendable {
     @Test func aLineThatFailsOpensTheOtherContactAndReportsTheError() async throws {
         let lines = FakeCameraLines()
         lines.failShutter.store(true, ordering: .relaxed)
-        let camera = GPIOCamera(config: CameraConfig(kind: .gpio), lines: lines)
+        let camera = GPIOCamera(config: GPIOCameraConfig(), lines: lines)
         let results = Results()
-        camera.shoot(timing: quick) { results.add($0) }
+        camera.shoot(ShotRequest(timing: quick)) { results.add($0) }
         _ = try await poll { results.count == 1 ? true : nil }
         #expect(results.failures == ["shutter line: I/O error"])
         #expect(lines.log == [.focus(true), .focus(false)], "focus released after the shutter line failed")

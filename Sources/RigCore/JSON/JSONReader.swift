@@ -175,6 +175,10 @@ public final class ObjectReader {
 
     /// Marks keys as known without reading them (read by someone else).
     public func allow(_ keys: String...) {
+        allow(keys)
+    }
+
+    public func allow(_ keys: [String]) {
         for key in keys where !asked.contains(key) { asked.append(key) }
     }
 

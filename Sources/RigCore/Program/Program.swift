@@ -65,11 +65,14 @@ public struct Step: Sendable, Equatable {
     public var settleSeconds: Double
     /// Where the step came from, for messages ("shot 3 (row 1, column 2)").
     public var label: String
+    /// The step's own camera settings (a `steps` program's `"exposure"`), over the program's.
+    public var exposure: Exposure?
 
-    public init(pose: [Double], settleSeconds: Double, label: String) {
+    public init(pose: [Double], settleSeconds: Double, label: String, exposure: Exposure? = nil) {
         self.pose = pose
         self.settleSeconds = settleSeconds
         self.label = label
+        self.exposure = exposure
     }
 }
 

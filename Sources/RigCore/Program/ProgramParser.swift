@@ -196,8 +196,9 @@ public enum ProgramParser {
             try poseObject.finish()
             let stepSettle = try step.optional("settleSeconds")?.number(in: Bounds.settleSeconds, unit: "s") ?? settle
             let label = try step.optional("label")?.string() ?? "step \(index + 1)"
+            let exposure = try step.optional("exposure").map { v throws(FileError) in try Exposure.parse(v) }
             try step.finish()
-            steps.append(Step(pose: pose, settleSeconds: stepSettle, label: label))
+            steps.append(Step(pose: pose, settleSeconds: stepSettle, label: label, exposure: exposure))
         }
         return steps
     }

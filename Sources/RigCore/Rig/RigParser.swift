@@ -34,12 +34,6 @@ public enum RigParser {
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
         let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
-        if let camera, let cameraValue = object.optional("camera"), let buttons {
-            let taken = [buttons.continueLine, buttons.stopLine] + [buttons.continueLED, buttons.stopLED].compactMap { $0 }
-            if buttons.chip == camera.chip, let clash = camera.lines.first(where: taken.contains) {
-                throw cameraValue.error("line \(clash) of \(camera.chip) is already used by \"buttons\"; the camera needs lines of its own")
-            }
-        }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog

@@ -21,11 +21,21 @@ public struct ShotLogShot: Sendable, Equatable {
     /// for the camera's file numbering, not as the step's shot: `--resume` shoots the step
     /// again and `rig export` skips it.
     public var interrupted: Bool
+    /// The file the camera reported for this frame (`/store_00010001/DCIM/100CANON/IMG_0042.CR3`),
+    /// when it reports one (`gphoto2`).
+    public var file: String?
+    /// Where the frame was copied to (`"download"` in the camera section).
+    public var downloaded: String?
+    /// The camera settings the frame was taken with, as the camera names them.
+    public var settings: [CameraSetting]
 
     public init(
         step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
-        interrupted: Bool = false
+        interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = []
     ) {
+        self.file = file
+        self.downloaded = downloaded
+        self.settings = settings
         self.step = step
         self.label = label
         self.axisNames = axisNames
@@ -53,6 +63,11 @@ public struct ShotLogShot: Sendable, Equatable {
         if redo { out += ",\"redo\":true" }
         if let bracket { out += ",\"bracket\":\(bracket)" }
         if interrupted { out += ",\"interrupted\":true" }
+        if let file { out += ",\"file\":\(JSONText.string(file))" }
+        if let downloaded { out += ",\"downloaded\":\(JSONText.string(downloaded))" }
+        if !settings.isEmpty {
+            out += ",\"settings\":{" + settings.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(separator: ",") + "}"
+        }
         return out + "}"
     }
 
@@ -77,6 +92,14 @@ public struct ShotLogShot: Sendable, Equatable {
         redo = try object.optional("redo")?.bool() ?? false
         bracket = try object.optional("bracket")?.integer(in: 1...Int(Int32.max))
         interrupted = try object.optional("interrupted")?.bool() ?? false
+        file = try object.optional("file")?.nonEmptyString()
+        downloaded = try object.optional("downloaded")?.nonEmptyString()
+        settings = []
+        if let settingsObject = try object.optional("settings")?.object() {
+            for member in settingsObject.members {
+                settings.append(CameraSetting(member.key, try settingsObject.required(member.key).string()))
+            }
+        }
         try object.finish()
     }
 }

@@ -15,11 +15,43 @@ public protocol Camera: AnyObject, Sendable {
     /// True: the camera reports each shot's end (`done`), and the player holds until it
     /// does. False: the player ends the shot after its planned time (the simulator).
     var reportsShotDone: Bool { get }
-    /// Takes one shot with `timing` (focus, shutter, exposure, release) off the caller's
-    /// thread and calls `done` once the exposure is over and the contacts are open, or
-    /// with the error that stopped it.
-    func shoot(timing: ShotTiming, done: @escaping @Sendable (Result<Void, CameraError>) -> Void)
+    /// Takes one shot off the caller's thread and calls `done` once the exposure is over
+    /// (the contacts open; a camera that reports files: the camera confirmed the new
+    /// file), with what the camera reported, or with the error that stopped it.
+    func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void)
     /// Opens both contacts now and releases the hardware (every way out calls this; a
     /// shot under way is cut short and reports nothing). Idempotent.
     func close()
+}
+
+/// One frame to take: its timing (focus, shutter, exposure, release), and where it belongs
+/// (a camera that can be set picks the frame's settings by them).
+public struct ShotRequest: Sendable {
+    public var timing: ShotTiming
+    /// 0-based step (or shot, for a keyframes program's `--interval`).
+    public var step: Int
+    /// 1-based frame of the step's bracket.
+    public var bracket: Int
+
+    public init(timing: ShotTiming, step: Int = 0, bracket: Int = 1) {
+        self.timing = timing
+        self.step = step
+        self.bracket = bracket
+    }
+}
+
+/// What a camera reported about a frame it took: nothing for a contact closure; the new
+/// file and the settings used for a camera that reports them.
+public struct ShotReport: Sendable, Equatable {
+    public var file: String?
+    public var downloaded: String?
+    public var settings: [CameraSetting]
+
+    public init(file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = []) {
+        self.file = file
+        self.downloaded = downloaded
+        self.settings = settings
+    }
+
+    public static let none = ShotReport()
 }

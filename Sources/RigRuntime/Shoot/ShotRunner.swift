@@ -40,9 +40,14 @@ public final class ShotRunner: @unchecked Sendable {
     private var lastStep: Int?
     private var ended: Bool?
     private let fault = Mutex<String?>(nil)
+    /// The shot the camera failed (0-based step) and why: logged `missed`, not interrupted.
+    private let cameraFailed = Mutex<(step: Int, reason: String)?>(nil)
     /// Set before the camera is closed on purpose: a shot it cuts short is no fault.
     private let cameraClosed = Atomic<Bool>(false)
     private let logFailure = Mutex<String?>(nil)
+    /// What the camera reported for each frame it confirmed, until the player ends the
+    /// shot and the runner logs it (the camera's thread writes, the event thread takes).
+    private let reports = Mutex<[ShotKey: ShotReport]>([:])
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
     public private(set) var shotsInterrupted = 0
@@ -98,9 +103,10 @@ public final class ShotRunner: @unchecked Sendable {
                 redoing[step] = shotSteps.contains(step)
                 shotSteps.insert(step)
             }
+            let report = reports.withLock { $0.removeValue(forKey: ShotKey(step: step, bracket: bracket)) }
             record(
                 step: step, start: shotStart[step] ?? time, end: time, redo: redoing[step] ?? false,
-                bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil)
+                bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil, report: report ?? .none)
         case .shot(.slotMissed(let step, let slot)):
             slotsMissed += 1
             missedSlot[step] = slot
@@ -158,8 +164,14 @@ public final class ShotRunner: @unchecked Sendable {
     /// A stop while the camera was taking a shot: the card holds a frame (perhaps cut
     /// short) that the log must count, so `export` numbers the files as the camera did.
     private func logInterruptedShot(at time: Double?) {
-        guard let shot = shotUnderWay, steps.indices.contains(shot.step) else { return }
+        guard let shot = shotUnderWay else { return }
         shotUnderWay = nil
+        if let failed = cameraFailed.withLock({ $0 }), failed.step == shot.step {
+            // The camera never confirmed it: no frame to count, and the step is shot again.
+            write(.missed(ShotLogMissed(step: shot.step + 1, slotSeconds: nil, startSeconds: shot.start, reason: failed.reason)))
+            return
+        }
+        guard steps.indices.contains(shot.step) else { return }
         shotsInterrupted += 1
         write(
             .shot(
@@ -177,10 +189,10 @@ public final class ShotRunner: @unchecked Sendable {
         holdingSince = nil
         let redo = shotSteps.contains(hold.step)
         shotSteps.insert(hold.step)
-        record(step: hold.step, start: hold.time, end: time, redo: redo, bracket: nil)
+        record(step: hold.step, start: hold.time, end: time, redo: redo, bracket: nil, report: .none)
     }
 
-    private func record(step: Int, start: Double, end: Double, redo: Bool, bracket: Int?) {
+    private func record(step: Int, start: Double, end: Double, redo: Bool, bracket: Int?, report: ShotReport) {
         guard steps.indices.contains(step) else { return }
         lastStep = step
         shotsTaken += 1
@@ -188,7 +200,8 @@ public final class ShotRunner: @unchecked Sendable {
             .shot(
                 ShotLogShot(
                     step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
-                    startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket)))
+                    startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
+                    file: report.file, downloaded: report.downloaded, settings: report.settings)))
     }
 
     private func fire(step: Int, bracket: Int) {
@@ -197,20 +210,28 @@ public final class ShotRunner: @unchecked Sendable {
             (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)")
             + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
         display("📷 \(what)")
-        let reports = camera.reportsShotDone
-        camera.shoot(timing: timing) { [weak self] result in
+        let reportsDone = camera.reportsShotDone
+        let key = ShotKey(step: step, bracket: bracket)
+        camera.shoot(ShotRequest(timing: timing, step: step, bracket: bracket)) { [weak self] result in
             guard let self else { return }
             switch result {
-            case .success:
-                if reports { self.requests.withLock { $0 }?.shotDone() }
+            case .success(let report):
+                self.reports.withLock { $0[key] = report }
+                if reportsDone { self.requests.withLock { $0 }?.shotDone() }
             case .failure(let error):
                 if self.cameraClosed.load(ordering: .relaxed) { return }
                 let message = "camera (\(camera.label)) failed at \(what): \(error)"
+                self.cameraFailed.withLock { $0 = (step, error.description) }
                 self.fault.withLock { $0 = $0 ?? message }
                 self.logger.error("\(message): stopping")
                 self.requests.withLock { $0 }?.stop()
             }
         }
+    }
+
+    private struct ShotKey: Hashable {
+        var step: Int
+        var bracket: Int
     }
 
     private func write(_ event: ShotLogEvent) {

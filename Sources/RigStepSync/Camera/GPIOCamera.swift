@@ -9,7 +9,7 @@ import RigRuntime
 /// at once, even mid-shot, and releases the lines.
 public final class GPIOCamera: Camera, @unchecked Sendable {
     private let lines: CameraLines
-    private let config: CameraConfig
+    private let config: GPIOCameraConfig
     private let queue = DispatchQueue(label: "rig.camera")
     private let lock = NSLock()
     private var closed = false
@@ -18,7 +18,7 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     /// The lines' `HardwareLock`, held from opening to `close()` (nil for injected lines).
     private let hardwareLock: HardwareLock?
 
-    public init(config: CameraConfig, lines: CameraLines) {
+    public init(config: GPIOCameraConfig, lines: CameraLines) {
         self.config = config
         self.lines = lines
         hardwareLock = nil
@@ -26,7 +26,7 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
 
     /// Locks the configured lines against other rig processes (the error names the holder),
     /// then requests them through libgpiod.
-    public init(config: CameraConfig) throws {
+    public init(config: GPIOCameraConfig) throws {
         let held = try HardwareLock.acquire(config.lockNames)
         do {
             lines = try LibgpiodCameraLines(config: config)
@@ -44,11 +44,11 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
 
     public var reportsShotDone: Bool { true }
 
-    public func shoot(timing: ShotTiming, done: @escaping @Sendable (Result<Void, CameraError>) -> Void) {
+    public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
         queue.async { [self] in
             do {
-                try sequence(timing)
-                done(.success(()))
+                try sequence(request.timing)
+                done(.success(.none))
             } catch let error as CameraError {
                 release()
                 done(.failure(error))

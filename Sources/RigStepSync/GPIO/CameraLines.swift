@@ -22,7 +22,7 @@ public final class LibgpiodCameraLines: CameraLines {
     private let focus: OpaquePointer?
     private var closed = false
 
-    public init(config: CameraConfig, consumer: String = "rig-camera") throws {
+    public init(config: GPIOCameraConfig, consumer: String = "rig-camera") throws {
         guard let chip = gpiod_chip_open_lookup(config.chip) else {
             throw CameraError("no GPIO chip \"\(config.chip)\" (\(String(cString: strerror(errno))))")
         }

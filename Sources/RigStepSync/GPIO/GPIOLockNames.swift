@@ -17,7 +17,7 @@ extension ButtonsConfig {
     }
 }
 
-extension CameraConfig {
+extension GPIOCameraConfig {
     /// The shutter and focus lines.
     var lockNames: [String] {
         ([shutterLine] + [focusLine].compactMap { $0 }).map { GPIOLockNames.name(chip: chip, line: $0) }

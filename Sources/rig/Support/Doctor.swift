@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
+import Logging
 import RigBluetooth
 import RigCore
 import RigDBus
+import RigGPhoto2
 import RigGamepad
 import RigPCA9685
 import RigRuntime
@@ -59,6 +61,9 @@ enum Doctor {
             findings += bluetooth(adapter: stepSync.adapter, board: nil, scanSeconds: 0)
         }
         findings += gpio(rig)
+        if let camera = rig.camera, camera.type == GPhoto2CameraConfig.type, let config = try? GPhoto2CameraConfig.parse(camera) {
+            findings += gphoto2(config)
+        }
         findings.append(gamepad())
         findings += realtime()
         findings += directories()
@@ -177,13 +182,47 @@ enum Doctor {
         return result
     }
 
+    // MARK: gphoto2
+
+    /// The camera answers: model, port, battery, and the exposure settings a program can set.
+    static func gphoto2(_ config: GPhoto2CameraConfig) -> [DoctorFinding] {
+        let camera: GPhoto2Camera
+        do { camera = try GPhoto2Camera.open(config, within: 20, logger: Logger(label: "rig.doctor")) } catch {
+            let seen = (try? GPhoto2Device.detect()) ?? []
+            return [
+                .problem(
+                    "camera", "\(config.label): \(error)",
+                    fix: seen.isEmpty
+                        ? "connect the camera by USB (or join its Wi-Fi for ptpip:), switch it on and turn its auto power-off off"
+                        : "libgphoto2 sees \(seen.map { "\($0.model) on \($0.port)" }.joined(separator: "; ")): fix \"model\"/\"port\" in the rig file")
+            ]
+        }
+        defer { camera.close() }
+        var findings: [DoctorFinding] = [.ok("camera", "\(camera.model) on \(camera.port) answers")]
+        if let battery = camera.battery() {
+            if let percent = Int(battery.filter(\.isNumber)), percent < 20 {
+                findings.append(.warning("camera", "battery at \(battery)", fix: "charge it, or power the camera from a dummy battery for long shoots"))
+            } else {
+                findings.append(.ok("camera", "battery \(battery)"))
+            }
+        }
+        if let choices = try? camera.choices() {
+            let offered = CameraChoices.Setting.allCases.filter { choices.widgets[$0] != nil }.map(\.rawValue)
+            findings.append(
+                offered.isEmpty
+                    ? .warning("camera", "offers none of shutter, aperture, iso, ev", fix: "set the mode dial to M; programs cannot set exposure otherwise")
+                    : .ok("camera", "programs can set \(offered.joined(separator: ", "))"))
+        }
+        return findings
+    }
+
     // MARK: GPIO
 
     /// The GPIO chip and lines the rig's camera and buttons use: there, and free.
     static func gpio(_ rig: Rig) -> [DoctorFinding] {
         var wanted: [(chip: String, line: Int, what: String)] = []
-        if let camera = rig.camera, camera.kind == .gpio {
-            for line in camera.lines { wanted.append((camera.chip, line, "camera")) }
+        if let camera = rig.camera, camera.type == GPIOCameraConfig.type, let lines = try? GPIOCameraConfig.parse(camera, buttons: nil) {
+            for line in lines.lines { wanted.append((lines.chip, line, "camera")) }
         }
         if let buttons = rig.buttons {
             for (line, what) in buttons.usedLines { wanted.append((buttons.chip, line, what)) }

@@ -90,17 +90,27 @@ enum FileLoading {
                 do { return try parser.parseDocument() } catch { throw error.fileError(file: path) }
             }
             let root = try parsed()
-            if looksLikeRig(root: root) { return .rig(try RigParser.parse(ValueReader(root, JSONContext(file: path)))) }
-            return .program(try ProgramParser.parse(root: root, file: path, loadRig: rigLoader(programPath: path)))
+            if looksLikeRig(root: root) { return .rig(try devicesChecked(RigParser.parse(ValueReader(root, JSONContext(file: path))))) }
+            let program = try ProgramParser.parse(root: root, file: path, loadRig: rigLoader(programPath: path))
+            _ = try devicesChecked(program.rig)
+            return .program(program)
         } catch {
             printError(error.description)
             throw ExitCode(2)
         }
     }
 
+    /// The rig, once each device's own module has read its section (`CameraBackends`).
+    static func devicesChecked(_ rig: Rig) throws(FileError) -> Rig {
+        try CameraBackends.validate(rig)
+        return rig
+    }
+
     static func loadProgram(_ path: String) throws(ExitCode) -> Program {
         do {
-            return try ProgramParser.parse(text: readText(path), file: path, loadRig: rigLoader(programPath: path))
+            let program = try ProgramParser.parse(text: readText(path), file: path, loadRig: rigLoader(programPath: path))
+            _ = try devicesChecked(program.rig)
+            return program
         } catch {
             printError(error.description)
             throw ExitCode(2)
@@ -109,7 +119,7 @@ enum FileLoading {
 
     static func loadRig(_ path: String) throws(ExitCode) -> Rig {
         do {
-            return try RigParser.parse(text: readText(path), file: path)
+            return try devicesChecked(RigParser.parse(text: readText(path), file: path))
         } catch {
             printError(error.description)
             throw ExitCode(2)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
+import RigGPhoto2
 import RigRuntime
 import RigStepSync
 
@@ -62,7 +63,16 @@ struct ShootSetup {
         let sha = sha256(of: programPath)
         let shooting = !options.noShoot && trigger != .bui && program.rig.camera != nil
         let timing = shooting ? program.shotTiming : nil
-        var plan = ShootingPlan(timing: timing, selfTimed: program.rig.camera?.kind != .gpio)
+        var plan = ShootingPlan(timing: timing, selfTimed: program.rig.camera.map { !CameraBackends.reportsShotDone($0) } ?? true)
+        if let camera = program.rig.camera, !CameraBackends.takesSettings(camera) {
+            let asks = program.shoot.exposure != nil || program.shoot.bracket != nil || program.steps.contains { $0.exposure != nil }
+            if asks {
+                printError(
+                    "error: the program sets \"exposure\" or \"bracket\", and a \"\(camera.type)\" camera cannot be set; use a \"gphoto2\" camera, or the camera's own bracket mode with shotsPerStep"
+                )
+                throw ExitCode(2)
+            }
+        }
         var firstStep = 0
         var alreadyShot: Set<Int> = []
         var logPath = options.log
@@ -163,19 +173,45 @@ struct ShootSetup {
                 startAxisNames: originalStart?.startAxisNames ?? names,
                 startPose: originalStart?.startPose ?? startPose, rigPointing: program.rig.pointing)
             self.logPath = logPath
-            if timing != nil, let config = program.rig.camera {
-                switch config.kind {
-                case .sim: camera = SimCamera()
-                case .gpio:
-                    do { camera = try GPIOCamera(config: config) } catch {
-                        printError("error: camera: \(error)")
-                        throw ExitCode(1)
-                    }
+            if timing != nil {
+                do { camera = try CameraBackends.open(program.rig, logger: logger) } catch {
+                    printError("error: camera: \(error)")
+                    throw ExitCode(1)
+                }
+                if let settable = camera as? GPhoto2Camera {
+                    try Self.prepareExposure(settable, program: program, firstStep: firstStep)
                 }
             }
             runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
                 start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
+        }
+    }
+
+    /// Matches every step's exposure and bracket to the connected camera's choices before
+    /// anything moves (exit 2 naming the step and the valid choices), and gives the camera
+    /// the frames to shoot. Warns of a low battery.
+    static func prepareExposure(_ camera: GPhoto2Camera, program: Program, firstStep: Int) throws {
+        let choices: CameraChoices
+        do { choices = try camera.choices() } catch {
+            camera.close()
+            printError("error: camera: \(error)")
+            throw ExitCode(1)
+        }
+        switch ExposurePlan.make(program: program, camera: choices) {
+        case .success(let plan):
+            camera.prepare(plan)
+            if let bracket = program.shoot.bracket, let frames = plan.programFrames.first.map({ _ in plan.programFrames }) {
+                let speeds = frames.map { $0.last?.value ?? "?" }
+                say("bracket of \(bracket.count) at \(format(bracket.stepEV)) EV: \(speeds.joined(separator: ", "))")
+            }
+        case .failure(let problem):
+            camera.close()
+            printError("error: \(problem)")
+            throw ExitCode(2)
+        }
+        if let battery = camera.battery(), let percent = Int(battery.filter(\.isNumber)), percent < 20 {
+            printError("warning: the camera's battery is at \(battery)")
         }
     }
 

@@ -1,0 +1,2 @@
+#include <gphoto2/gphoto2.h>
+#include <stdlib.h>

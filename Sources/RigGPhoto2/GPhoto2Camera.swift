@@ -1,0 +1,257 @@
+import Foundation
+import Logging
+import RigCore
+import RigRuntime
+import Synchronization
+
+/// A camera the rig controls through libgphoto2 (`"camera": {"type": "gphoto2"}`): it
+/// writes each frame's settings, triggers the capture and reports the shot done only when
+/// the camera reports the new file. A shot not confirmed in time is tried once more, then
+/// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
+/// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
+public final class GPhoto2Camera: Camera, Sendable {
+    public let config: GPhoto2CameraConfig
+    public let model: String
+    public let port: String
+    private let worker: GPhoto2Worker
+    private let logger: Logger
+    private let plan = Mutex(ExposurePlan())
+    /// The settings written last, by name: a frame writes only what changes.
+    private let applied = Mutex<[String: String]>([:])
+    private let closed = Atomic<Bool>(false)
+    /// A download of a RAM-target frame failed: the frame is lost, and the next shot says so.
+    private let lostFrame = Mutex<String?>(nil)
+
+    /// The camera's names for each exposure setting, in the order brands use them.
+    public static let settingNames: [CameraChoices.Setting: [String]] = [
+        .shutter: ["shutterspeed", "shutterspeed2", "exposuretime"],
+        .aperture: ["f-number", "aperture"],
+        .iso: ["iso", "isospeed"],
+        .ev: ["exposurecompensation", "exposurecompensation2"],
+    ]
+
+    /// Opens the camera (bounded: `seconds`), and sets its capture target if the config asks.
+    public static func open(_ config: GPhoto2CameraConfig, within seconds: Double = 30, logger: Logger) throws(CameraError) -> GPhoto2Camera {
+        let opened = Mutex<Result<GPhoto2Device, CameraError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // Opening blocks in libgphoto2 (USB enumeration, PTP session): off this thread, bounded.
+        Thread.detachNewThread {
+            let result: Result<GPhoto2Device, CameraError>
+            do throws(GPhoto2Error) {
+                result = .success(try GPhoto2Device(model: config.model, port: config.port))
+            } catch {
+                result = .failure(CameraError(error.description))
+            }
+            opened.withLock { $0 = result }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success, let result = opened.withLock({ $0 }) else {
+            throw CameraError("\(config.label): the camera did not answer within \(Int(seconds)) s (asleep, or held by another program?)")
+        }
+        let device = try result.get()
+        let camera = GPhoto2Camera(config: config, device: device, logger: logger)
+        if let target = config.captureTarget {
+            let found = try camera.widget("capturetarget")
+            let word = target == .card ? "card" : "ram"
+            guard let choice = found.choices.first(where: { $0.lowercased().contains(word) }) else {
+                camera.close()
+                throw CameraError("the camera's capture targets are \(quotedList(found.choices)); none is the \(target.rawValue)")
+            }
+            try camera.set("capturetarget", choice)
+        }
+        return camera
+    }
+
+    private init(config: GPhoto2CameraConfig, device: GPhoto2Device, logger: Logger) {
+        self.config = config
+        model = device.model
+        port = device.port
+        worker = GPhoto2Worker(device)
+        self.logger = logger
+    }
+
+    public var label: String { "gphoto2 \(model) on \(port)" }
+    public var reportsShotDone: Bool { true }
+
+    // MARK: Settings
+
+    /// Every setting the camera offers.
+    public func widgets() throws(CameraError) -> [GPhoto2Widget] {
+        try worker.run(within: 30, "reading the camera's settings") { device throws(GPhoto2Error) in try device.widgets() }.get()
+    }
+
+    public func widget(_ name: String) throws(CameraError) -> GPhoto2Widget {
+        try worker.run(within: 15, "reading \"\(name)\"") { device throws(GPhoto2Error) in try device.widget(name) }.get()
+    }
+
+    /// Writes a setting; a radio or menu setting takes only one of its own choices (the
+    /// error lists them), a read-only one nothing.
+    public func set(_ name: String, _ value: String) throws(CameraError) {
+        let current = try widget(name)
+        if current.readOnly { throw CameraError("\"\(name)\" is read-only on this camera (it is \"\(current.value ?? "?")\")") }
+        if current.type == "radio" || current.type == "menu", !current.choices.contains(value) {
+            throw CameraError("\"\(elided(value))\" is not one of \(name)'s choices: \(quotedList(current.choices, limit: 80))")
+        }
+        try worker.run(within: 15, "setting \"\(name)\"") { device throws(GPhoto2Error) in try device.set(name, value) }.get()
+        applied.withLock { $0[name] = value }
+    }
+
+    /// The exposure settings this camera offers, under the names it uses.
+    public func choices() throws(CameraError) -> CameraChoices {
+        var out = CameraChoices()
+        let all = try widgets()
+        for (setting, names) in Self.settingNames {
+            if let widget = names.lazy.compactMap({ name in all.first { $0.name == name && !$0.readOnly } }).first {
+                out.widgets[setting] = CameraChoices.Widget(name: widget.name, current: widget.value ?? "", choices: widget.choices)
+            }
+        }
+        return out
+    }
+
+    /// The settings of each frame of the run to come (resolved by `ExposurePlan.make`).
+    public func prepare(_ exposure: ExposurePlan) {
+        plan.withLock { $0 = exposure }
+    }
+
+    /// The battery as the camera reports it ("50%"), if it does.
+    public func battery() -> String? {
+        guard let widget = try? widget("batterylevel") else { return nil }
+        return widget.value
+    }
+
+    // MARK: Shots
+
+    public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
+        guard !closed.load(ordering: .relaxed) else { return done(.failure(CameraError("the camera is closed"))) }
+        if let lost = lostFrame.withLock({ $0 }) { return done(.failure(CameraError(lost))) }
+        let settings = plan.withLock { $0.settings(step: request.step, bracket: request.bracket) }
+        let shutter = settings.first { Self.settingNames[.shutter]?.contains($0.name) == true }.flatMap { ShutterSpeed.seconds($0.value) }
+        let exposure = max(shutter ?? 0, request.timing.exposureWindowSeconds)
+        let attemptSeconds = exposure + config.confirmSeconds
+        // Both tries, the settings and a margin: past this, a libgphoto2 call has hung.
+        let watchdog = 2 * attemptSeconds + 15
+        let reported = Atomic<Bool>(false)
+        let finish: @Sendable (Result<ShotReport, CameraError>) -> Void = { result in
+            if reported.exchange(true, ordering: .acquiringAndReleasing) == false { done(result) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + watchdog) { [worker] in
+            guard !reported.load(ordering: .acquiring) else { return }
+            finish(.failure(worker.markStuck("the camera has not answered in \(Int(watchdog)) s")))
+        }
+        if let stuck = worker.stuck { return finish(.failure(CameraError(stuck))) }
+        worker.enqueue("a shot") { [self] device in
+            do throws(CameraError) {
+                let file = try take(device, settings: settings, attemptSeconds: attemptSeconds)
+                var report = ShotReport(file: file.description, settings: settings)
+                if let folder = config.download { report.downloaded = downloadPath(folder: folder, name: file.name) }
+                finish(.success(report))
+                if let path = report.downloaded { download(device, file, to: path) }
+            } catch {
+                finish(.failure(error))
+            }
+        } closed: {
+            finish(.failure(CameraError("the camera is closed")))
+        }
+    }
+
+    /// Writes the frame's settings, triggers, and waits for the camera's file; once more if
+    /// the first try is not confirmed in `attemptSeconds`.
+    private func take(_ device: GPhoto2Device, settings: [CameraSetting], attemptSeconds: Double) throws(CameraError) -> GPhoto2FilePath {
+        var confirmed: GPhoto2FilePath?
+        do throws(GPhoto2Error) {
+            for setting in settings where applied.withLock({ $0[setting.name] }) != setting.value {
+                try device.set(setting.name, setting.value)
+                applied.withLock { $0[setting.name] = setting.value }
+            }
+            drain(device)
+            for attempt in 1...2 where confirmed == nil && !closed.load(ordering: .relaxed) {
+                if attempt > 1 { logger.warning("\(label): no file \(Int(attemptSeconds.rounded())) s after the shutter; trying the shot once more") }
+                let deadline = Date().addingTimeInterval(attemptSeconds)
+                try trigger(device, until: deadline)
+                confirmed = try awaitFile(device, until: deadline)
+            }
+        } catch {
+            throw CameraError(error.description)
+        }
+        guard let confirmed else {
+            throw CameraError("the camera did not confirm the shot: no new file \(Int(attemptSeconds.rounded())) s after the shutter, tried twice")
+        }
+        return confirmed
+    }
+
+    /// Triggers, retrying while the camera says it is busy.
+    private func trigger(_ device: GPhoto2Device, until deadline: Date) throws(GPhoto2Error) {
+        while true {
+            do throws(GPhoto2Error) {
+                try device.triggerCapture()
+                return
+            } catch  where error.code == -110 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.1)  // the camera asked to be asked again later
+            }
+        }
+    }
+
+    /// Waits for the new file; the capture-complete event (or a quiet moment) after it ends
+    /// the wait, so a RAW+JPEG pair's second file is not taken for the next frame's.
+    private func awaitFile(_ device: GPhoto2Device, until deadline: Date) throws(GPhoto2Error) -> GPhoto2FilePath? {
+        var file: GPhoto2FilePath?
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 || closed.load(ordering: .relaxed) { return file }
+            switch try device.waitForEvent(milliseconds: file == nil ? Int(min(left, 1) * 1000) + 1 : 200) {
+            case .fileAdded(let path):
+                if file == nil { file = path } else { logger.info("\(label): the camera also wrote \(path)") }
+            case .captureComplete, .timeout:
+                if file != nil { return file }
+            case .other:
+                break
+            }
+        }
+    }
+
+    /// Drops events left from before (property changes, a late second file).
+    private func drain(_ device: GPhoto2Device) {
+        for _ in 0..<50 {
+            guard let event = try? device.waitForEvent(milliseconds: 1), event != .timeout else { return }
+            if case .fileAdded(let path) = event { logger.info("\(label): a file the rig did not ask for: \(path)") }
+        }
+    }
+
+    private func downloadPath(folder: String, name: String) -> String {
+        let base = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+        guard FileManager.default.fileExists(atPath: base) else { return base }
+        let ext = (name as NSString).pathExtension
+        let stem = (name as NSString).deletingPathExtension
+        var n = 2
+        while FileManager.default.fileExists(atPath: URL(fileURLWithPath: folder).appendingPathComponent("\(stem)-\(n).\(ext)").path) { n += 1 }
+        return URL(fileURLWithPath: folder).appendingPathComponent("\(stem)-\(n).\(ext)").path
+    }
+
+    /// Copies the frame off the camera (after the shot was reported: the rig may move).
+    private func download(_ device: GPhoto2Device, _ file: GPhoto2FilePath, to path: String) {
+        do {
+            let data = try device.download(file)
+            try AtomicFile.write([UInt8](data), to: path, createDirectory: true)
+            if config.captureTarget == .ram { try device.delete(file) }
+        } catch {
+            let message = "downloading \(file) to \(path) failed: \(error)"
+            logger.error("\(label): \(message)")
+            if config.captureTarget == .ram { lostFrame.withLock { $0 = $0 ?? "\(message); with captureTarget ram the frame is lost" } }
+        }
+    }
+
+    /// Takes one picture now (`rig camera capture`), with the same confirmation bound.
+    public func captureOne(within seconds: Double) throws(CameraError) -> GPhoto2FilePath {
+        try worker.run(within: seconds + 5, "capturing") { device throws(GPhoto2Error) in try device.capture() }.get()
+    }
+
+    /// The bytes of a file on the camera.
+    public func download(_ file: GPhoto2FilePath) throws(CameraError) -> Data {
+        try worker.run(within: 120, "downloading \(file)") { device throws(GPhoto2Error) in try device.download(file) }.get()
+    }
+
+    public func close() {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        worker.close(within: 5)
+    }
+}

@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RigCore
+import RigGPhoto2
+import RigRuntime
+
+/// `rig camera`: the camera through libgphoto2, without moving anything.
+struct CameraCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "camera",
+        abstract: "See and set the camera over libgphoto2 (USB, or PTP/IP over Wi-Fi).",
+        discussion: """
+            Which camera: the rig's "camera" section (type gphoto2) with --rig, else --model/--port, \
+            else the first camera libgphoto2 finds. Exit 1 when the camera cannot be reached, 2 when a \
+            value is not one of the camera's choices.
+            """,
+        subcommands: [List.self, Info.self, Get.self, Set.self, Capture.self]
+    )
+
+    struct Which: ParsableArguments {
+        @Option(help: ArgumentHelp("A rig file whose camera (type gphoto2) to use.", valueName: "rig.json"))
+        var rig: String?
+
+        @Option(help: ArgumentHelp("The camera's model as `rig camera list` prints it.", valueName: "model"))
+        var model: String?
+
+        @Option(help: ArgumentHelp("The camera's port: usb:BUS,DEV or ptpip:ADDRESS.", valueName: "port"))
+        var port: String?
+
+        func config() throws -> GPhoto2CameraConfig {
+            var config = GPhoto2CameraConfig()
+            if let rig {
+                let loaded = try FileLoading.loadRig(rig)
+                guard let camera = loaded.camera, camera.type == GPhoto2CameraConfig.type else {
+                    printError("error: \(rig) has no \"camera\" of type \"gphoto2\"")
+                    throw ExitCode(2)
+                }
+                do { config = try GPhoto2CameraConfig.parse(camera) } catch {
+                    printError(error.description)
+                    throw ExitCode(2)
+                }
+            }
+            if let model { config.model = model }
+            if let port { config.port = port }
+            return config
+        }
+
+        func open() throws -> GPhoto2Camera {
+            let config = try config()
+            do { return try GPhoto2Camera.open(config, logger: Logger(label: "rig.camera")) } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The cameras libgphoto2 finds: model and port.")
+
+        func run() throws {
+            let found: [(model: String, port: String)]
+            do { found = try GPhoto2Device.detect() } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+            if found.isEmpty {
+                printError("no camera found (connected by USB, switched on, awake? a Wi-Fi camera is not listed: give --port ptpip:ADDRESS)")
+                throw ExitCode(1)
+            }
+            for camera in found { print("\(camera.model)\t\(camera.port)") }
+        }
+    }
+
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The camera's model, port, battery and exposure settings with their choices.")
+        @OptionGroup var which: Which
+
+        func run() throws {
+            let camera = try which.open()
+            defer { camera.close() }
+            print("model: \(camera.model)")
+            print("port: \(camera.port)")
+            if let battery = camera.battery() { print("battery: \(battery)") }
+            let choices: CameraChoices
+            do { choices = try camera.choices() } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+            for setting in CameraChoices.Setting.allCases {
+                guard let widget = choices.widgets[setting] else {
+                    print("\(setting.rawValue): not offered")
+                    continue
+                }
+                print("\(setting.rawValue) (\(widget.name)): \(widget.current) [\(widget.choices.joined(separator: ", "))]")
+            }
+        }
+    }
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One setting with its choices, or every setting with its value.")
+        @OptionGroup var which: Which
+        @Argument(help: ArgumentHelp("A setting's name (shutterspeed, f-number, iso, …).", valueName: "name"))
+        var name: String?
+
+        func run() throws {
+            let camera = try which.open()
+            defer { camera.close() }
+            do {
+                if let name {
+                    let widget = try camera.widget(name)
+                    print("\(widget.name): \(widget.value ?? "")")
+                    if !widget.choices.isEmpty { print("choices: \(widget.choices.joined(separator: ", "))") }
+                    if widget.readOnly { print("read-only") }
+                } else {
+                    for widget in try camera.widgets() {
+                        print("\(widget.name)\t\(widget.value ?? "")\t\(widget.label)\(widget.readOnly ? " (read-only)" : "")")
+                    }
+                }
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write one setting; a list setting takes only the camera's own choices.")
+        @OptionGroup var which: Which
+        @Argument(help: ArgumentHelp("The setting's name.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("The value: one of the setting's choices (`rig camera get NAME`).", valueName: "value")) var value: String
+
+        func run() throws {
+            let camera = try which.open()
+            defer { camera.close() }
+            let widget: GPhoto2Widget
+            do { widget = try camera.widget(name) } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+            if (widget.type == "radio" || widget.type == "menu") && !widget.choices.contains(value) || widget.readOnly {
+                printError(
+                    widget.readOnly
+                        ? "error: \"\(name)\" is read-only on this camera"
+                        : "error: \"\(elided(value))\" is not one of \(name)'s choices: \(quotedList(widget.choices, limit: 80))")
+                throw ExitCode(2)
+            }
+            do { try camera.set(name, value) } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+            let now = (try? camera.widget(name))?.value ?? value
+            print("\(name): \(now)")
+        }
+    }
+
+    struct Capture: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take one picture and print its file on the camera (and copy it with -o).")
+        @OptionGroup var which: Which
+        @Option(name: .shortAndLong, help: ArgumentHelp("Copy the picture into this folder.", valueName: "dir")) var output: String?
+
+        func run() throws {
+            let camera = try which.open()
+            defer { camera.close() }
+            do throws(any Error) {
+                let file = try camera.captureOne(within: camera.config.confirmSeconds + 30)
+                print(file.description)
+                if let output {
+                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+                    let path = URL(fileURLWithPath: output).appendingPathComponent(file.name).path
+                    try OutputPath.check(path, option: "-o", inputs: [], mustNotExist: true)
+                    try AtomicFile.write([UInt8](camera.download(file)), to: path, createDirectory: true)
+                    print(path)
+                }
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Logging
+import RigCore
+import RigGPhoto2
+import RigRuntime
+import RigStepSync
+
+/// The camera backends this build knows, each owning its config section: the one place a
+/// new camera type is added. `rig check` (and every command that loads a rig) validates
+/// the section through here before anything opens.
+enum CameraBackends {
+    static let types = [SimCamera.type, GPIOCameraConfig.type, GPhoto2CameraConfig.type]
+
+    /// Parses the rig's camera section with its backend (`FILE:LINE:COL` errors).
+    static func validate(_ rig: Rig) throws(FileError) {
+        guard let camera = rig.camera else { return }
+        switch camera.type {
+        case SimCamera.type: try SimCamera.checkConfig(camera)
+        case GPIOCameraConfig.type: _ = try GPIOCameraConfig.parse(camera, buttons: rig.buttons)
+        case GPhoto2CameraConfig.type: _ = try GPhoto2CameraConfig.parse(camera)
+        default:
+            let at = camera.section.reader.member("type") ?? camera.section.reader
+            throw at.error("\"\(elided(camera.type))\" is not a camera type; valid: \(quotedList(types))")
+        }
+    }
+
+    /// True when the camera reports each shot's end (the player holds until it does);
+    /// false when the player times the shot itself (the simulator).
+    static func reportsShotDone(_ camera: CameraConfig) -> Bool {
+        camera.type != SimCamera.type
+    }
+
+    /// True when the camera can be set (exposure, brackets).
+    static func takesSettings(_ camera: CameraConfig) -> Bool {
+        camera.type == GPhoto2CameraConfig.type
+    }
+
+    /// Opens the rig's camera (validated already). The caller closes it.
+    static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
+        guard let camera = rig.camera else { return nil }
+        switch camera.type {
+        case GPIOCameraConfig.type: return try GPIOCamera(config: GPIOCameraConfig.parse(camera, buttons: rig.buttons))
+        case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), logger: logger)
+        default: return SimCamera()
+        }
+    }
+}
