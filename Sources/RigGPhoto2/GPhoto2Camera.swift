@@ -155,28 +155,32 @@ public final class GPhoto2Camera: Camera, Sendable {
     }
 
     /// Writes the frame's settings, triggers, and waits for the camera's file; once more if
-    /// the first try is not confirmed in `attemptSeconds`.
+    /// the first try fails or is not confirmed in `attemptSeconds`.
     private func take(_ device: GPhoto2Device, settings: [CameraSetting], attemptSeconds: Double) throws(CameraError) -> GPhoto2FilePath {
-        var confirmed: GPhoto2FilePath?
         do throws(GPhoto2Error) {
             for setting in settings where applied.withLock({ $0[setting.name] }) != setting.value {
                 try device.set(setting.name, setting.value)
                 applied.withLock { $0[setting.name] = setting.value }
             }
-            drain(device)
-            for attempt in 1...2 where confirmed == nil && !closed.load(ordering: .relaxed) {
-                if attempt > 1 { logger.warning("\(label): no file \(Int(attemptSeconds.rounded())) s after the shutter; trying the shot once more") }
-                let deadline = Date().addingTimeInterval(attemptSeconds)
-                try trigger(device, until: deadline)
-                confirmed = try awaitFile(device, until: deadline)
-            }
         } catch {
             throw CameraError(error.description)
         }
-        guard let confirmed else {
-            throw CameraError("the camera did not confirm the shot: no new file \(Int(attemptSeconds.rounded())) s after the shutter, tried twice")
+        drain(device)
+        var problems: [String] = []
+        for attempt in 1...2 where !closed.load(ordering: .relaxed) {
+            if attempt > 1 { logger.warning("\(label): \(problems.last ?? "no file"); trying the shot once more") }
+            let deadline = Date().addingTimeInterval(attemptSeconds)
+            do throws(GPhoto2Error) {
+                try trigger(device, until: deadline)
+                var said: String?
+                if let file = try awaitFile(device, until: deadline, said: &said) { return file }
+                problems.append(said.map { "no new file: the camera reported \($0)" } ?? "no new file \(Int(attemptSeconds.rounded())) s after the shutter")
+            } catch {
+                problems.append(error.description)
+            }
         }
-        return confirmed
+        let unique = problems.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        throw CameraError("the camera did not confirm the shot, tried twice: \(unique.joined(separator: "; then "))")
     }
 
     /// Triggers, retrying while the camera says it is busy.
@@ -193,18 +197,23 @@ public final class GPhoto2Camera: Camera, Sendable {
 
     /// Waits for the new file; the capture-complete event (or a quiet moment) after it ends
     /// the wait, so a RAW+JPEG pair's second file is not taken for the next frame's.
-    private func awaitFile(_ device: GPhoto2Device, until deadline: Date) throws(GPhoto2Error) -> GPhoto2FilePath? {
+    private func awaitFile(_ device: GPhoto2Device, until deadline: Date, said: inout String?) throws(GPhoto2Error) -> GPhoto2FilePath? {
         var file: GPhoto2FilePath?
         while true {
             let left = deadline.timeIntervalSinceNow
             if left <= 0 || closed.load(ordering: .relaxed) { return file }
-            switch try device.waitForEvent(milliseconds: file == nil ? Int(min(left, 1) * 1000) + 1 : 200) {
+            let event = try device.waitForEvent(milliseconds: file == nil ? Int(min(left, 1) * 1000) + 1 : 200)
+            switch event {
             case .fileAdded(let path):
                 if file == nil { file = path } else { logger.info("\(label): the camera also wrote \(path)") }
             case .captureComplete, .timeout:
                 if file != nil { return file }
             case .other:
-                break
+                // The camera said why no file will come: no need to wait out the deadline.
+                if let problem = event.shotProblem, file == nil {
+                    said = problem
+                    return nil
+                }
             }
         }
     }

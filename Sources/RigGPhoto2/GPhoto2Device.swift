@@ -61,7 +61,17 @@ public enum GPhoto2Event: Sendable, Equatable {
     case fileAdded(GPhoto2FilePath)
     case captureComplete
     case timeout
-    case other
+    /// Anything else, in libgphoto2's words ("PTP Event 400a, Param1 …").
+    case other(String)
+
+    /// What an unknown event means for a shot, if anything: PTP StoreFull and StoreRemoved.
+    public var shotProblem: String? {
+        guard case .other(let text) = self else { return nil }
+        let lower = text.lowercased()
+        if lower.contains("event 400a") { return "the card is full (PTP StoreFull)" }
+        if lower.contains("event 4005") { return "the card was removed (PTP StoreRemoved)" }
+        return nil
+    }
 }
 
 /// One opened camera: thin, blocking calls into libgphoto2. Not thread-safe (libgphoto2
@@ -285,11 +295,13 @@ public final class GPhoto2Device: @unchecked Sendable {
         defer { free(data) }
         switch type {
         case GP_EVENT_FILE_ADDED:
-            guard let data else { return .other }
+            guard let data else { return .other("a file without its path") }
             return .fileAdded(Self.path(data.load(as: CameraFilePath.self)))
         case GP_EVENT_CAPTURE_COMPLETE: return .captureComplete
         case GP_EVENT_TIMEOUT: return .timeout
-        default: return .other
+        case GP_EVENT_UNKNOWN:
+            return .other(data.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "")
+        default: return .other("")
         }
     }
 

@@ -18,10 +18,11 @@ struct RigProcess {
 
     /// Starts `rig` (or `program`, such as a shell that runs rig) with `arguments` in the
     /// package root.
-    static func start(_ arguments: [String], program: URL = executable) throws -> (Process, Pipe, Pipe) {
+    static func start(_ arguments: [String], program: URL = executable, environment: [String: String]? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = packageRoot
         let out = Pipe()
         let err = Pipe()
@@ -32,8 +33,8 @@ struct RigProcess {
         return (process, out, err)
     }
 
-    static func run(_ arguments: [String], program: URL = executable) throws -> Result {
-        let (process, out, err) = try start(arguments, program: program)
+    static func run(_ arguments: [String], program: URL = executable, environment: [String: String]? = nil) throws -> Result {
+        let (process, out, err) = try start(arguments, program: program, environment: environment)
         // Read both pipes to the end before waiting, so a full pipe cannot stall rig.
         let errText = PipeCollector(err)
         let outData = out.fileHandleForReading.readDataToEndOfFile()

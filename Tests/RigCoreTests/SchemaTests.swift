@@ -269,12 +269,14 @@ import Testing
         Place(
             name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
             probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
+        // The camera sections are read by their backends, outside RigCore: CameraSectionTests
+        // (RigCLITests) compares their keys with the schema through `rig check`.
         Place(
-            name: "gpio camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "gpio"}"#,
-            probe: #"{"axes": \#(axes), "camera": {"type": "gpio", "zzzz": 0}}"#),
+            name: "exposure", document: "program.schema.json", pointer: "$defs/exposure", instance: #"{"ev": 0}"#,
+            probe: program(#""kind": "steps", "shoot": {"exposure": {"ev": 0, "zzzz": 0}}, "steps": [{"pose": {"pan": 0}}]"#)),
         Place(
-            name: "sim camera", document: "rig.schema.json", pointer: "$defs/camera", instance: #"{"type": "sim"}"#,
-            probe: #"{"axes": \#(axes), "camera": {"type": "sim", "zzzz": 0}}"#),
+            name: "bracket", document: "program.schema.json", pointer: "properties/shoot/properties/bracket", instance: #"{"count": 3, "stepEV": 1}"#,
+            probe: program(#""kind": "steps", "shoot": {"bracket": {"count": 3, "stepEV": 1, "zzzz": 0}}, "steps": [{"pose": {"pan": 0}}]"#)),
         Place(
             name: "shoot", document: "program.schema.json", pointer: "properties/shoot", instance: "{}",
             probe: program(#""kind": "steps", "shoot": {"zzzz": 0}, "steps": [{"pose": {"pan": 0}}]"#)),

@@ -26,7 +26,18 @@ import Testing
         .end(ShotLogEnd(reason: .fault, lastStep: nil, message: "camera: gpiochip0 line 27: Device or resource busy")),
     ]
 
-    @Test(arguments: events)
+    /// What a camera that reports its files adds: the file, the download, the settings, and
+    /// a shot it never confirmed.
+    static let cameraEvents: [ShotLogEvent] = [
+        .shot(
+            ShotLogShot(
+                step: 4, label: "step 4", axisNames: ["pan"], pose: [10], startSeconds: 12, endSeconds: 12.5, bracket: 3,
+                file: "/store_00010001/DCIM/100CANON/IMG_0042.CR3", downloaded: "shots/IMG \"0042\".CR3",
+                settings: [CameraSetting("shutterspeed", "1/250"), CameraSetting("f-number", "f/8")])),
+        .missed(ShotLogMissed(step: 5, slotSeconds: nil, startSeconds: 14, reason: "the camera did not confirm the shot, tried twice")),
+    ]
+
+    @Test(arguments: events + cameraEvents)
     func eachEventRoundTripsThroughOneLine(_ event: ShotLogEvent) throws {
         let line = event.jsonLine()
         #expect(!line.contains("\n"))

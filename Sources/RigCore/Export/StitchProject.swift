@@ -132,10 +132,13 @@ public struct StitchProject: Sendable, Equatable {
     /// step and bracket (a redo replaces the take it redid), in the order the steps were
     /// first shot. The camera numbers every take, redos and interrupted takes included, so take k of the log
     /// (counting from 0) is image `firstNumber + k`.
-    /// - Parameter program: the program the log ran, for the pan/tilt axes, settle time and lens.
+    /// - Parameters:
+    ///   - program: the program the log ran, for the pan/tilt axes, settle time and lens.
+    ///   - loggedNames: name each image as the log does where it can (the downloaded path,
+    ///     else the camera's file name), the pattern only where it cannot.
     public static func export(
         _ log: ShotLog, file: String, program: Program?, lens: CameraLens?, imageSize: PixelSize?,
-        names: ImageNamePattern, firstNumber: Int
+        names: ImageNamePattern, firstNumber: Int, loggedNames: Bool = true
     ) -> StitchProject {
         // Every take with its number and wall-clock time: times count from their run's start.
         struct Take {
@@ -162,8 +165,9 @@ public struct StitchProject: Sendable, Equatable {
         let lens = chooseLens(lens, program: program)
         let shots = finals.map { take in
             let s = take.shot
+            let logged = loggedNames ? s.downloaded ?? s.file.map { String($0.split(separator: "/").last ?? "") } : nil
             return StitchShot(
-                imageNumber: take.number, imageName: names.name(take.number), step: s.step, label: s.label,
+                imageNumber: take.number, imageName: logged.flatMap(usableImageName) ?? names.name(take.number), step: s.step, label: s.label,
                 bracket: s.bracket ?? 1, pose: axisNames.map { s.value(of: $0) ?? .nan },
                 yawDegrees: pan.flatMap { s.value(of: $0) }.map { StitchAngles.yaw(panDegrees: $0) } ?? 0,
                 pitchDegrees: tilt.flatMap { s.value(of: $0) }.map { StitchAngles.pitch(tiltDegrees: $0) } ?? 0,
@@ -177,6 +181,13 @@ public struct StitchProject: Sendable, Equatable {
             exposureSeconds: program.flatMap { $0.shoot.exposureSeconds > 0 ? $0.shoot.exposureSeconds : nil }, fromLog: true,
             startTime: shots.compactMap(\.time).min(),
             endTime: shots.compactMap { s in s.time.map { $0.addingTimeInterval((s.endSeconds ?? 0) - (s.startSeconds ?? 0)) } }.max())
+    }
+
+    /// A name from a shot log as an image name, or nil if a stitcher file cannot hold it
+    /// (Hugin quotes names in "…"; a line break would end the line).
+    static func usableImageName(_ name: String) -> String? {
+        guard !name.isEmpty, !name.contains("\""), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        return name
     }
 
     /// The lens given on the command line (`--hfov`), mounted as the program's camera is

@@ -67,7 +67,7 @@ struct ExportCommand: ParsableCommand {
         }
         let project = StitchProject.export(
             shotLog, file: log, program: loaded, lens: stitch.lensOverride(imageSize: checked.imageSize),
-            imageSize: checked.imageSize, names: checked.names, firstNumber: stitch.firstNumber)
+            imageSize: checked.imageSize, names: checked.names, firstNumber: stitch.firstNumber, loggedNames: !checked.namesGiven)
         if checked.format.needsLens, let problem = project.stitcherProblem {
             let why: String
             if project.lens != nil {

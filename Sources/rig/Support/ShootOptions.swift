@@ -142,16 +142,27 @@ struct ShootSetup {
     }
 
     /// Opens the log and the camera and makes the runner (none for a keyframes program
-    /// without `--interval`). The camera lines come last, once nothing else can fail.
+    /// without `--interval`). The camera opens first, so a setting it cannot take is refused before the log begins; it is closed again if the log cannot be opened.
     mutating func open(logger: Logger, display: @escaping @Sendable (String) -> Void) throws {
         let timing = plan.timing
         if program.isStepped || plan.intervalSeconds != nil {
+            // The camera first: a setting it cannot take is refused before the log is begun.
+            if timing != nil {
+                do { camera = try CameraBackends.open(program.rig, logger: logger) } catch {
+                    printError("error: camera: \(error)")
+                    throw ExitCode(1)
+                }
+                if let settable = camera as? GPhoto2Camera {
+                    try Self.prepareExposure(settable, program: program)
+                }
+            }
             var writer: ShotLogWriter?
             var logPath = self.logPath
             if program.isStepped {
                 let path = logPath ?? directory?.newLogPath(program: programPath)
                 if let path {
                     do { writer = try ShotLogWriter(path: path) } catch {
+                        camera?.close()
                         printError("error: cannot write the shot log \(path): \(error)")
                         throw ExitCode(1)
                     }
@@ -173,15 +184,6 @@ struct ShootSetup {
                 startAxisNames: originalStart?.startAxisNames ?? names,
                 startPose: originalStart?.startPose ?? startPose, rigPointing: program.rig.pointing)
             self.logPath = logPath
-            if timing != nil {
-                do { camera = try CameraBackends.open(program.rig, logger: logger) } catch {
-                    printError("error: camera: \(error)")
-                    throw ExitCode(1)
-                }
-                if let settable = camera as? GPhoto2Camera {
-                    try Self.prepareExposure(settable, program: program, firstStep: firstStep)
-                }
-            }
             runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
                 start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
@@ -191,7 +193,7 @@ struct ShootSetup {
     /// Matches every step's exposure and bracket to the connected camera's choices before
     /// anything moves (exit 2 naming the step and the valid choices), and gives the camera
     /// the frames to shoot. Warns of a low battery.
-    static func prepareExposure(_ camera: GPhoto2Camera, program: Program, firstStep: Int) throws {
+    static func prepareExposure(_ camera: GPhoto2Camera, program: Program) throws {
         let choices: CameraChoices
         do { choices = try camera.choices() } catch {
             camera.close()
@@ -201,8 +203,8 @@ struct ShootSetup {
         switch ExposurePlan.make(program: program, camera: choices) {
         case .success(let plan):
             camera.prepare(plan)
-            if let bracket = program.shoot.bracket, let frames = plan.programFrames.first.map({ _ in plan.programFrames }) {
-                let speeds = frames.map { $0.last?.value ?? "?" }
+            if let bracket = program.shoot.bracket {
+                let speeds = plan.programFrames.map { $0.last?.value ?? "?" }
                 say("bracket of \(bracket.count) at \(format(bracket.stepEV)) EV: \(speeds.joined(separator: ", "))")
             }
         case .failure(let problem):

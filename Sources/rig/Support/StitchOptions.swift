@@ -44,8 +44,11 @@ struct StitchOptions: ParsableArguments {
         help: ArgumentHelp("Write to this file (replaced atomically) instead of stdout. Never one of the input files.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Image file names, with one integer conversion for the camera's file number.", valueName: "pattern"))
-    var names = "IMG_%04d.JPG"
+    @Option(
+        help: ArgumentHelp(
+            "Image file names, with one integer conversion for the camera's file number. Default: IMG_%04d.JPG; export: the names the camera reported (gphoto2), else this.",
+            valueName: "pattern"))
+    var names: String?
 
     @Option(help: ArgumentHelp("The camera's file number of the first image (plan: of step 1; export: of the log's first take).", valueName: "n"))
     var firstNumber = 1
@@ -66,6 +69,8 @@ struct StitchOptions: ParsableArguments {
     struct Checked {
         var format: StitchFormat
         var names: ImageNamePattern
+        /// True when `--names` was given: it wins over the names a shot log carries.
+        var namesGiven: Bool
         var imageSize: PixelSize?
         var output: String?
     }
@@ -85,7 +90,7 @@ struct StitchOptions: ParsableArguments {
             throw usage("--format \(chosen.rawValue) is not available here; valid: \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
         let pattern: ImageNamePattern
-        do { pattern = try ImageNamePattern(names) } catch { throw usage("--names \(error)") }
+        do { pattern = try ImageNamePattern(names ?? "IMG_%04d.JPG") } catch { throw usage("--names \(error)") }
         guard firstNumber >= 0, firstNumber <= 1_000_000_000 else { throw usage("--first-number \(firstNumber) is out of range; valid: 0…1000000000") }
         var size: PixelSize?
         if let imageSize {
@@ -108,7 +113,7 @@ struct StitchOptions: ParsableArguments {
         if let output {
             do { try OutputPath.check(output, option: "-o", inputs: inputs) } catch { throw usage("\(error)") }
         }
-        return Checked(format: chosen, names: pattern, imageSize: size, output: output)
+        return Checked(format: chosen, names: pattern, namesGiven: names != nil, imageSize: size, output: output)
     }
 
     /// The lens `--hfov` describes, if given.

@@ -1,0 +1,248 @@
+import Foundation
+import RigCore
+import RigTestSupport
+import Testing
+
+/// rig's libgphoto2 camera code end to end against libgphoto2's virtual camera (a Nikon
+/// D750 on a virtual USB port, `VirtualCamera`): detection, settings, a bracketed panorama
+/// whose log names every file, refusals before anything moves, a full card and a camera
+/// that stops answering mid-run. Where the virtual camera is not installed these are
+/// skipped with a loud reason (CI installs it through `scripts/setup --test`).
+@Suite(.enabled(if: VirtualCamera.available, Comment(rawValue: VirtualCamera.missing)))
+struct CameraEndToEndTests {
+    let pictures: URL
+    let environment: [String: String]
+    let dir: URL
+
+    init() throws {
+        pictures = try VirtualCamera.pictures()
+        environment = VirtualCamera.environment(pictures: pictures)
+        dir = try TestTools.temporaryDirectory()
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func rig(_ args: [String]) throws -> RigProcess.Result {
+        try RigProcess.run(args, environment: environment)
+    }
+
+    func rigFile(camera extra: String = "") throws -> String {
+        try write(
+            "rig.json",
+            #"{"name": "gp", "loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "softLimits": [-80, 80]}, {"name": "tilt", "channel": 1, "softLimits": [-40, 40]}], "camera": {"type": "gphoto2", "afterShotMs": 0\#(extra)}}"#
+        )
+    }
+
+    func events(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    @Test func findsTheCameraAndTakesOnlyItsOwnChoices() throws {
+        let list = try rig(["camera", "list"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("Nikon DSC D750\tusb:001,001"))
+
+        let info = try rig(["camera", "info"])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("shutter (shutterspeed): 0.0100s [1.0000s, 0.1000s"))
+        #expect(info.stdout.contains("aperture (f-number): f/2.8"))
+        #expect(info.stdout.contains("battery: 50%"))
+
+        // A value the camera does not list: refused, naming its choices.
+        let wrong = try rig(["camera", "set", "shutterspeed", "1/3"])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains(#""1/3" is not one of shutterspeed's choices: "1.0000s", "0.1000s""#))
+        // One of its choices: written, and read back from the camera.
+        let right = try rig(["camera", "set", "f-number", "f/8"])
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(right.stdout == "f-number: f/8\n")
+        let readOnly = try rig(["camera", "set", "batterylevel", "90%"])
+        #expect(readOnly.status == 2)
+        #expect(readOnly.stderr.contains("read-only"))
+
+        let out = dir.appendingPathComponent("captured")
+        let capture = try rig(["camera", "capture", "-o", out.path])
+        #expect(capture.status == 0, "\(capture.stderr)")
+        let lines = capture.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("/store_00010001/DCIM/") == true)
+        #expect(lines.count == 2)
+        if lines.count == 2 { #expect(FileManager.default.contents(atPath: lines[1]) == VirtualCamera.jpeg) }
+    }
+
+    @Test func aBracketedPanoramaLogsEveryFileTheCameraWrote() throws {
+        let download = dir.appendingPathComponent("dl").path
+        _ = try rigFile(camera: #", "download": "\#(download)""#)
+        let program = try write(
+            "pano.json",
+            #"{"rig": "rig.json", "kind": "panorama", "trigger": "auto", "settleSeconds": 0.1, "shoot": {"exposure": {"aperture": "f/8"}, "bracket": {"count": 3, "stepEV": 1}}, "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-40, 40], "tilt": [0, 0]}}"#
+        )
+        let log = dir.appendingPathComponent("pano.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("bracket of 3 at 1 EV: 0.0100s, 0.0050s, 0.0200s"))
+        let shots = try events(log).filter { $0["event"] as? String == "shot" }
+        #expect(shots.count == 9)
+        let files = shots.compactMap { $0["file"] as? String }
+        #expect(files.count == 9 && Set(files).count == 9, "every frame names its own file: \(files)")
+        #expect(files.allSatisfy { $0.hasPrefix("/store_00010001/DCIM/") && $0.hasSuffix(".JPG") })
+        // Each step: the base exposure, one stop under, one over — at the aperture asked for.
+        for (i, shot) in shots.enumerated() {
+            let settings = shot["settings"] as? [String: String] ?? [:]
+            #expect(shot["bracket"] as? Int == i % 3 + 1)
+            #expect(settings["shutterspeed"] == ["0.0100s", "0.0050s", "0.0200s"][i % 3])
+            #expect(settings["f-number"] == "f/8")
+            // Downloaded (the rig may move meanwhile; all are there once play returns).
+            let path = try #require(shot["downloaded"] as? String)
+            #expect(FileManager.default.contents(atPath: path) == VirtualCamera.jpeg)
+        }
+        // The stitcher file opens the downloaded files, in brackets stacked per position.
+        let pto = try rig(["export", log, "--format", "pto"])
+        #expect(pto.status == 0, "\(pto.stderr)")
+        let images = pto.stdout.split(separator: "\n").filter { $0.hasPrefix("i ") }
+        #expect(images.count == 9)
+        for (image, shot) in zip(images, shots) {
+            #expect(image.hasSuffix("n\"\(shot["downloaded"] as? String ?? "?")\""))
+        }
+        #expect(images.filter { $0.contains(" j=0 ") }.count == 2, "the second and third frames of the first stack")
+        // --names still wins when given.
+        let named = try rig(["export", log, "--format", "csv", "--names", "DSC_%04d.NEF"])
+        #expect(named.stdout.contains("DSC_0001.NEF"))
+    }
+
+    @Test func anExposureTheCameraCannotTakeIsRefusedBeforeAnythingMoves() throws {
+        _ = try rigFile()
+        let program = try write(
+            "steps.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 10}}, {"pose": {"pan": 20}, "exposure": {"shutter": "1/8000"}}]}"#
+        )
+        let log = dir.appendingPathComponent("refused.jsonl").path
+        let trace = dir.appendingPathComponent("refused.csv").path
+        let play = try rig(["play", program, "--log", log, "--trace", trace])
+        #expect(play.status == 2)
+        #expect(
+            play.stderr.contains(#"error: step 2 (step 2): shutter "1/8000" is not one of the camera's choices (shutterspeed): "1.0000s""#), "\(play.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
+        let rows = (try? Trace(path: trace).rows) ?? []
+        #expect(rows.allSatisfy { $0.position == 0 }, "nothing moved")
+        // The virtual camera has no ISO: a program asking for one is told what it offers.
+        let iso = try write(
+            "iso.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"iso": 400}}, "steps": [{"pose": {"pan": 10}}]}"#)
+        let noISO = try rig(["play", iso, "--log", log])
+        #expect(noISO.status == 2)
+        #expect(noISO.stderr.contains(#"the camera offers no iso setting; it offers "shutter", "aperture", "ev""#), "\(noISO.stderr)")
+    }
+
+    @Test func aFullCardStopsTheRunCleanlyAndResumeFinishesIt() throws {
+        // The virtual camera's card is full after 26 frames: the 27th is never confirmed.
+        _ = try rigFile(camera: #", "confirmSeconds": 2"#)
+        let steps = (0..<30).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
+        let program = try write("full.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "steps": [\#(steps)]}"#)
+        let log = dir.appendingPathComponent("full.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 1)
+        #expect(play.stderr.contains("trying the shot once more"))
+        #expect(play.stderr.contains("failed at step 27/30: the camera did not confirm the shot, tried twice"))
+        #expect(play.stderr.contains("the card is full"))
+        let logged = try events(log)
+        #expect(logged.filter { $0["event"] as? String == "shot" }.count == 26)
+        let missed = try #require(logged.first { $0["event"] as? String == "missed" })
+        #expect(missed["step"] as? Int == 27)
+        #expect((missed["reason"] as? String)?.contains("the card is full") == true)
+        #expect(logged.last?["event"] as? String == "end" && logged.last?["reason"] as? String == "fault")
+
+        // A new card (the next process): --resume shoots what was missed and the rest.
+        let resumed = try rig(["play", program, "--log", log, "--resume"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let all = try events(log)
+        let shotSteps = all.filter { $0["event"] as? String == "shot" }.compactMap { $0["step"] as? Int }
+        #expect(shotSteps == Array(1...30))
+        #expect(all.last?["reason"] as? String == "done")
+    }
+
+    @Test func aCameraThatStopsAnsweringMidRunStopsTheRun() async throws {
+        _ = try rigFile(camera: #", "confirmSeconds": 2"#)
+        let steps = (0..<8).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
+        let program = try write("gone.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "interval:1", "settleSeconds": 0.05, "steps": [\#(steps)]}"#)
+        let log = dir.appendingPathComponent("gone.jsonl").path
+        let (process, out, err) = try RigProcess.start(["play", program, "--log", log], environment: environment)
+        let stdout = PipeCollector(out)
+        let stderr = PipeCollector(err)
+        // Two frames confirmed, then the camera's pictures vanish: every later call fails.
+        try await poll(for: .seconds(60)) { () -> Bool? in
+            let shots = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: #""event":"shot""#).count - 1
+            return shots >= 2 ? true : nil
+        }
+        try FileManager.default.removeItem(at: pictures)
+        stdout.waitForEnd()
+        stderr.waitForEnd()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(stderr.text)")
+        let logged = try events(log)
+        let missed = try #require(logged.first { $0["event"] as? String == "missed" }, "\(stderr.text)")
+        #expect((missed["reason"] as? String)?.contains("the camera did not confirm the shot, tried twice") == true)
+        #expect(logged.last?["event"] as? String == "end" && logged.last?["reason"] as? String == "fault")
+        #expect(stderr.text.contains("braking, then park"))
+    }
+}
+
+/// Camera sections that are wrong whatever camera is plugged in.
+@Suite struct CameraSectionTests {
+    /// The keys rig/schema/rig.schema.json allows in a camera of `type`: its properties,
+    /// minus those an if/then on that type forbids.
+    static func schemaKeys(type: String) throws -> Set<String> {
+        let data = try Data(contentsOf: TestTools.packageRoot.appendingPathComponent("schema/rig.schema.json"))
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let camera = try #require((root["$defs"] as? [String: Any])?["camera"] as? [String: Any])
+        var keys = Set((camera["properties"] as? [String: Any] ?? [:]).keys)
+        for rule in camera["allOf"] as? [[String: Any]] ?? [] {
+            let condition = ((rule["if"] as? [String: Any])?["properties"] as? [String: Any])?["type"] as? [String: Any]
+            guard condition?["const"] as? String == type else { continue }
+            for (key, value) in (rule["then"] as? [String: Any])?["properties"] as? [String: Any] ?? [:] where value as? Bool == false {
+                keys.remove(key)
+            }
+        }
+        return keys
+    }
+
+    @Test(arguments: ["sim", "gpio", "gphoto2"])
+    func eachBackendAllowsTheKeysTheSchemaLists(_ type: String) throws {
+        let path = try RigProcess.temporaryFile("r.json", contents: #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "\#(type)", "zzzz": 0}}"#)
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 2)
+        let range = try #require(check.stderr.range(of: "valid keys here: "), "\(check.stderr)")
+        let line = check.stderr[range.upperBound...].prefix { $0 != "\n" }
+        let parser = Set(line.split(separator: ", ").map { String($0.dropFirst().dropLast()) })
+        #expect(parser == (try Self.schemaKeys(type: type)))
+    }
+
+    @Test func anUnknownCameraTypeNamesTheValidOnes() throws {
+        let path = try RigProcess.temporaryFile("r.json", contents: #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "usb"}}"#)
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 2)
+        #expect(check.stderr.contains(#"r.json:1:62: error: $.camera.type: "usb" is not a camera type; valid: "sim", "gpio", "gphoto2""#), "\(check.stderr)")
+        let ram = try RigProcess.temporaryFile(
+            "r.json", contents: #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "gphoto2", "captureTarget": "ram"}}"#)
+        let noDownload = try RigProcess.run(["check", ram])
+        #expect(noDownload.status == 2)
+        #expect(
+            noDownload.stderr.contains(#"$.camera.captureTarget: with "captureTarget": "ram" the file lives only until it is downloaded"#),
+            "\(noDownload.stderr)")
+    }
+
+    @Test func aCameraThatCannotBeSetRefusesExposureBeforeOpeningAnything() throws {
+        let path = try RigProcess.temporaryFile(
+            "p.json",
+            contents:
+                #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "gpio", "chip": "/dev/no-such-chip"}}, "kind": "steps", "trigger": "auto", "shoot": {"bracket": {"count": 3, "stepEV": 1}}, "steps": [{"pose": {"pan": 1}}]}"#
+        )
+        let play = try RigProcess.run(["play", path, "--log", path + ".jsonl"])
+        #expect(play.status == 2)
+        #expect(play.stderr.contains(#"a "gpio" camera cannot be set"#), "\(play.stderr)")
+    }
+}

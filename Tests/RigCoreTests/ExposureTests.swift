@@ -1,0 +1,121 @@
+import Testing
+
+@testable import RigCore
+
+/// A program's exposure and brackets, and their matching to a camera's own choices.
+@Suite struct ExposureTests {
+    @Test(arguments: [
+        ("1/250", 0.004), ("0.0040s", 0.004), ("2", 2.0), ("2s", 2.0), ("30\"", 30.0), ("1.3\"", 1.3), ("1/3.2", 1 / 3.2),
+    ])
+    func shutterSpeedsAsCamerasWriteThem(_ text: String, _ seconds: Double) {
+        let parsed = ShutterSpeed.seconds(text)
+        #expect(parsed != nil && abs(parsed! - seconds) < 1e-9)
+    }
+
+    @Test func wordsAreNotShutterSpeeds() {
+        for text in ["Bulb", "Auto", "", "1/0", "-2", "1/x"] { #expect(ShutterSpeed.seconds(text) == nil, "\(text)") }
+        #expect(Aperture.number("f/5.6") == 5.6)
+        #expect(Aperture.number("F8") == 8)
+        #expect(Aperture.number("wide") == nil)
+    }
+
+    @Test func bracketsGoNormalThenUnderThenOver() {
+        #expect(Bracket(count: 3, stepEV: 1).offsetsEV == [0, -1, 1])
+        #expect(Bracket(count: 5, stepEV: 0.7).offsetsEV.map { ($0 * 10).rounded() / 10 } == [0, -0.7, 0.7, -1.4, 1.4])
+        #expect(Bracket(count: 9, stepEV: 2).offsetsEV.count == 9)
+    }
+
+    static let nikon = CameraChoices([
+        .shutter: .init(
+            name: "shutterspeed", current: "1/60",
+            choices: ["30", "15", "8", "4", "2", "1", "1/2", "1/4", "1/8", "1/15", "1/30", "1/60", "1/125", "1/250", "1/500", "1/1000", "Bulb"]),
+        .aperture: .init(name: "f-number", current: "f/4", choices: ["f/2.8", "f/4", "f/5.6", "f/8", "f/11"]),
+        .iso: .init(name: "iso", current: "Auto", choices: ["Auto", "100", "200", "400", "800"]),
+    ])
+
+    @Test func settingsMatchTheCamerasOwnSpelling() throws {
+        let frames = try ExposureMatch.frames(Exposure(shutter: "0.004", aperture: "8", iso: "400"), bracket: nil, camera: Self.nikon).get()
+        #expect(frames == [[CameraSetting("shutterspeed", "1/250"), CameraSetting("f-number", "f/8"), CameraSetting("iso", "400")]])
+        #expect(try ExposureMatch.frames(Exposure(iso: "auto"), bracket: nil, camera: Self.nikon).get() == [[CameraSetting("iso", "Auto")]])
+    }
+
+    @Test func aValueTheCameraDoesNotListIsRefusedWithItsChoices() {
+        guard case .failure(let problem) = ExposureMatch.frames(Exposure(aperture: "f/22"), bracket: nil, camera: Self.nikon) else {
+            Issue.record("f/22 accepted")
+            return
+        }
+        #expect(problem.description == #"aperture "f/22" is not one of the camera's choices (f-number): "f/2.8", "f/4", "f/5.6", "f/8", "f/11""#)
+        guard case .failure(let ev) = ExposureMatch.frames(Exposure(ev: 1), bracket: nil, camera: Self.nikon) else {
+            Issue.record("ev accepted")
+            return
+        }
+        #expect(ev.description == #"the camera offers no ev setting; it offers "shutter", "aperture", "iso""#)
+    }
+
+    @Test func aBracketTakesTheNearestShutterSpeedForEachFrame() throws {
+        // 1/60 at ±1 EV and ±2 EV: exact choices; at ±1.3 EV (stepEV 1.3 is not a stop) the nearest.
+        let frames = try ExposureMatch.frames(nil, bracket: Bracket(count: 5, stepEV: 1), camera: Self.nikon).get()
+        #expect(frames.map { $0.last?.value } == ["1/60", "1/125", "1/30", "1/250", "1/15"])
+        let odd = try ExposureMatch.frames(Exposure(aperture: "f/8"), bracket: Bracket(count: 3, stepEV: 1.3), camera: Self.nikon).get()
+        #expect(odd.map { $0.map(\.value) } == [["f/8", "1/60"], ["f/8", "1/125"], ["f/8", "1/30"]])
+        // Far past the camera's range: the extreme choice, never "Bulb".
+        let far = try ExposureMatch.frames(Exposure(shutter: "1/1000"), bracket: Bracket(count: 3, stepEV: 3), camera: Self.nikon).get()
+        #expect(far.map { $0.last?.value } == ["1/1000", "1/1000", "1/125"])
+        var bulb = Self.nikon
+        bulb.widgets[.shutter]?.current = "Bulb"
+        guard case .failure(let problem) = ExposureMatch.frames(nil, bracket: Bracket(count: 3, stepEV: 1), camera: bulb) else {
+            Issue.record("a bracket from Bulb")
+            return
+        }
+        #expect(problem.description.hasPrefix(#"a bracket needs a base shutter speed: the camera's is "Bulb"; give "shutter" in "exposure""#))
+    }
+
+    func program(_ body: String) throws(FileError) -> Program {
+        try ProgramParser.parse(
+            text: #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "gphoto2"}}, "kind": "steps", \#(body)}"#, file: "p.json"
+        ) { _, at throws(FileError) in throw at.error("no rig files here") }
+    }
+
+    @Test func aStepsExposureGoesOverTheProgramsAndTheProblemNamesTheStep() throws {
+        let p = try program(
+            #""shoot": {"exposure": {"shutter": "1/60", "aperture": "f/4"}}, "steps": [{"pose": {"pan": 1}}, {"pose": {"pan": 2}, "exposure": {"aperture": "f/11"}}]"#
+        )
+        let plan = try ExposurePlan.make(program: p, camera: Self.nikon).get()
+        #expect(plan.settings(step: 0, bracket: 1) == [CameraSetting("shutterspeed", "1/60"), CameraSetting("f-number", "f/4")])
+        #expect(plan.settings(step: 1, bracket: 1) == [CameraSetting("shutterspeed", "1/60"), CameraSetting("f-number", "f/11")])
+        // The rig holds still for the exposure it set.
+        #expect(p.shoot.exposureSeconds == 1.0 / 60)
+        let bad = try program(#""steps": [{"pose": {"pan": 1}}, {"pose": {"pan": 2}, "exposure": {"aperture": "f/16"}}]"#)
+        guard case .failure(let problem) = ExposurePlan.make(program: bad, camera: Self.nikon) else {
+            Issue.record("f/16 accepted")
+            return
+        }
+        #expect(problem.description.hasPrefix(#"step 2 (step 2): aperture "f/16" is not one of the camera's choices"#))
+    }
+
+    @Test(arguments: [
+        (
+            #""shoot": {"exposure": {}}, "steps": [{"pose": {"pan": 1}}]"#,
+            #"$.shoot.exposure: an empty exposure; give any of "shutter", "aperture", "iso", "ev""#
+        ),
+        (#""shoot": {"exposure": {"shutter": "fast"}}, "steps": [{"pose": {"pan": 1}}]"#, #"$.shoot.exposure.shutter: "fast" is not a shutter speed"#),
+        (#""shoot": {"bracket": {"count": 4, "stepEV": 1}}, "steps": [{"pose": {"pan": 1}}]"#, #"$.shoot.bracket.count: 4 frames; valid: 3, 5, 7 or 9"#),
+        (
+            #""shoot": {"bracket": {"count": 3, "stepEV": 5}}, "steps": [{"pose": {"pan": 1}}]"#,
+            #"$.shoot.bracket.stepEV: 5 EV is out of range; valid: 0.3…3 EV"#
+        ),
+        (
+            #""shoot": {"shotsPerStep": 3, "bracket": {"count": 3, "stepEV": 1}}, "steps": [{"pose": {"pan": 1}}]"#,
+            #"$.shoot.shotsPerStep: a bracket takes its own count of frames per step"#
+        ),
+        (#""steps": [{"pose": {"pan": 1}, "exposure": {"iso": 0}}]"#, #"$.steps[0].exposure.iso: 0 is out of range"#),
+    ])
+    func badExposureKeysAreLocated(_ body: String, _ expected: String) {
+        do {
+            _ = try program(body)
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.contains(expected), "\(error.description)")
+        }
+    }
+}
