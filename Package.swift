@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CGPhoto2", pkgConfig: "libgphoto2", providers: [.apt(["libgphoto2-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
 
         // Real-time loop, clocks, simulated rig, trace, terminal view, output protocol.
         .target(
@@ -92,7 +93,7 @@ let package = Package(
         .target(
             name: "RigGPhoto2",
             dependencies: [
-                "RigCore", "RigRuntime", "CGPhoto2",
+                "RigCore", "RigRuntime", "CGPhoto2", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
 

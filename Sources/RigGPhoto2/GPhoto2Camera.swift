@@ -21,6 +21,7 @@ public final class GPhoto2Camera: Camera, Sendable {
     private let closed = Atomic<Bool>(false)
     /// A download of a RAM-target frame failed: the frame is lost, and the next shot says so.
     private let lostFrame = Mutex<String?>(nil)
+    private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
 
     /// The camera's names for each exposure setting, in the order brands use them.
     public static let settingNames: [CameraChoices.Setting: [String]] = [
@@ -113,6 +114,11 @@ public final class GPhoto2Camera: Camera, Sendable {
         plan.withLock { $0 = exposure }
     }
 
+    /// Called (on the camera's thread) with each downloaded frame's measures.
+    public func onImage(_ handler: @escaping @Sendable (ShotLogImage) -> Void) {
+        imageHandler.withLock { $0 = handler }
+    }
+
     /// The battery as the camera reports it ("50%"), if it does.
     public func battery() -> String? {
         guard let widget = try? widget("batterylevel") else { return nil }
@@ -145,7 +151,9 @@ public final class GPhoto2Camera: Camera, Sendable {
                 var report = ShotReport(file: file.description, settings: settings)
                 if let folder = config.download { report.downloaded = downloadPath(folder: folder, name: file.name) }
                 finish(.success(report))
-                if let path = report.downloaded { download(device, file, to: path) }
+                if let path = report.downloaded {
+                    download(device, file, to: path, step: request.step + 1, bracket: request.timing.shotsPerStep > 1 ? request.bracket : nil)
+                }
             } catch {
                 finish(.failure(error))
             }
@@ -237,11 +245,26 @@ public final class GPhoto2Camera: Camera, Sendable {
     }
 
     /// Copies the frame off the camera (after the shot was reported: the rig may move).
-    private func download(_ device: GPhoto2Device, _ file: GPhoto2FilePath, to path: String) {
+    private func download(_ device: GPhoto2Device, _ file: GPhoto2FilePath, to path: String, step: Int, bracket: Int?) {
         do {
             let data = try device.download(file)
             try AtomicFile.write([UInt8](data), to: path, createDirectory: true)
             if config.captureTarget == .ram { try device.delete(file) }
+            // A raw file: measure the camera's own preview of it instead.
+            let analysed = ImageAnalysis.analyse(jpeg: data) ?? (try? device.download(file, type: .preview)).flatMap { ImageAnalysis.analyse(jpeg: $0) }
+            if let analysed, let measures = ShotLogImage.measures(histogram: analysed.histogram), let handler = imageHandler.withLock({ $0 }) {
+                var previewPath: String?
+                if let preview = analysed.preview {
+                    let url = URL(fileURLWithPath: path)
+                    let target = url.deletingLastPathComponent().appendingPathComponent("previews")
+                        .appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".jpg").path
+                    if (try? AtomicFile.write(preview, to: target, createDirectory: true)) != nil { previewPath = target }
+                }
+                handler(
+                    ShotLogImage(
+                        step: step, bracket: bracket, file: file.description, meanLevel: measures.meanLevel, brightnessEV: measures.brightnessEV,
+                        clippedHigh: measures.clippedHigh, clippedLow: measures.clippedLow, preview: previewPath))
+            }
         } catch {
             let message = "downloading \(file) to \(path) failed: \(error)"
             logger.error("\(label): \(message)")

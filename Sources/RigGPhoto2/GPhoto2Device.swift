@@ -305,12 +305,20 @@ public final class GPhoto2Device: @unchecked Sendable {
         }
     }
 
+    public enum FileKind: Sendable {
+        /// The file as the camera wrote it.
+        case normal
+        /// The camera's small JPEG of it (of a raw file too).
+        case preview
+    }
+
     /// The file's bytes.
-    public func download(_ file: GPhoto2FilePath) throws(GPhoto2Error) -> Data {
+    public func download(_ file: GPhoto2FilePath, type: FileKind = .normal) throws(GPhoto2Error) -> Data {
         var cameraFile: OpaquePointer?
         try Self.check(gp_file_new(&cameraFile), "downloading \(file)")
         defer { gp_file_unref(cameraFile) }
-        try Self.check(gp_camera_file_get(openCamera(), file.folder, file.name, GP_FILE_TYPE_NORMAL, cameraFile, context), "downloading \(file)")
+        let kind = type == .normal ? GP_FILE_TYPE_NORMAL : GP_FILE_TYPE_PREVIEW
+        try Self.check(gp_camera_file_get(openCamera(), file.folder, file.name, kind, cameraFile, context), "downloading \(file)")
         var bytes: UnsafePointer<CChar>?
         var size: UInt = 0
         try Self.check(gp_file_get_data_and_size(cameraFile, &bytes, &size), "downloading \(file)")

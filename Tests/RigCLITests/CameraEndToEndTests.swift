@@ -72,7 +72,7 @@ struct CameraEndToEndTests {
         let lines = capture.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("/store_00010001/DCIM/") == true)
         #expect(lines.count == 2)
-        if lines.count == 2 { #expect(FileManager.default.contents(atPath: lines[1]) == VirtualCamera.jpeg) }
+        if lines.count == 2 { #expect(FileManager.default.contents(atPath: lines[1]) == VirtualCamera.bytes()) }
     }
 
     @Test func aBracketedPanoramaLogsEveryFileTheCameraWrote() throws {
@@ -99,20 +99,44 @@ struct CameraEndToEndTests {
             #expect(settings["f-number"] == "f/8")
             // Downloaded (the rig may move meanwhile; all are there once play returns).
             let path = try #require(shot["downloaded"] as? String)
-            #expect(FileManager.default.contents(atPath: path) == VirtualCamera.jpeg)
+            #expect(FileManager.default.contents(atPath: path) == VirtualCamera.bytes())
         }
+        // Each download measured: 18 % grey is 0 EV, nothing clipped; a preview kept.
+        let images = try events(log).filter { $0["event"] as? String == "image" }
+        #expect(images.count == 9)
+        for image in images {
+            #expect(abs((image["brightnessEV"] as? Double ?? 99)) < 0.05)
+            #expect(image["clippedHigh"] as? Double == 0 && image["clippedLow"] as? Double == 0)
+            let preview = try #require(image["preview"] as? String)
+            #expect(FileManager.default.fileExists(atPath: preview))
+        }
+        #expect(Set(images.compactMap { $0["file"] as? String }) == Set(files))
         // The stitcher file opens the downloaded files, in brackets stacked per position.
         let pto = try rig(["export", log, "--format", "pto"])
         #expect(pto.status == 0, "\(pto.stderr)")
-        let images = pto.stdout.split(separator: "\n").filter { $0.hasPrefix("i ") }
-        #expect(images.count == 9)
-        for (image, shot) in zip(images, shots) {
+        let lines = pto.stdout.split(separator: "\n").filter { $0.hasPrefix("i ") }
+        #expect(lines.count == 9)
+        for (image, shot) in zip(lines, shots) {
             #expect(image.hasSuffix("n\"\(shot["downloaded"] as? String ?? "?")\""))
         }
-        #expect(images.filter { $0.contains(" j=0 ") }.count == 2, "the second and third frames of the first stack")
+        #expect(lines.filter { $0.contains(" j=0 ") }.count == 2, "the second and third frames of the first stack")
         // --names still wins when given.
         let named = try rig(["export", log, "--format", "csv", "--names", "DSC_%04d.NEF"])
         #expect(named.stdout.contains("DSC_0001.NEF"))
+    }
+
+    @Test func aClippedFrameIsMeasuredAsClipped() throws {
+        let clipped = try VirtualCamera.pictures("clipped.jpg")
+        let download = dir.appendingPathComponent("clipped").path
+        _ = try rigFile(camera: #", "download": "\#(download)""#)
+        let program = try write("one.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 5}}]}"#)
+        let log = dir.appendingPathComponent("clipped.jsonl").path
+        let play = try RigProcess.run(["play", program, "--log", log], environment: VirtualCamera.environment(pictures: clipped))
+        #expect(play.status == 0, "\(play.stderr)")
+        let image = try #require(try events(log).first { $0["event"] as? String == "image" })
+        // A quarter at 0, a quarter at 255 (JPEG ringing moves a few edge pixels).
+        #expect(abs((image["clippedHigh"] as? Double ?? 0) - 0.25) < 0.02)
+        #expect(abs((image["clippedLow"] as? Double ?? 0) - 0.25) < 0.02)
     }
 
     @Test func anExposureTheCameraCannotTakeIsRefusedBeforeAnythingMoves() throws {
@@ -167,27 +191,25 @@ struct CameraEndToEndTests {
 
     @Test func aCameraThatStopsAnsweringMidRunStopsTheRun() async throws {
         _ = try rigFile(camera: #", "confirmSeconds": 2"#)
-        let steps = (0..<8).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
-        let program = try write("gone.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "interval:1", "settleSeconds": 0.05, "steps": [\#(steps)]}"#)
+        let steps = (0..<4).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
+        let program = try write("gone.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "keyboard", "settleSeconds": 0.05, "steps": [\#(steps)]}"#)
         let log = dir.appendingPathComponent("gone.jsonl").path
-        let (process, out, err) = try RigProcess.start(["play", program, "--log", log], environment: environment)
-        let stdout = PipeCollector(out)
-        let stderr = PipeCollector(err)
-        // Two frames confirmed, then the camera's pictures vanish: every later call fails.
-        try await poll(for: .seconds(60)) { () -> Bool? in
-            let shots = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: #""event":"shot""#).count - 1
-            return shots >= 2 ? true : nil
-        }
+        let rig = try TerminalProcess(["play", program, "--log", log, "--no-realtime"], environment: environment)
+        let stdout = rig.stdout
+        // Step 1 shot; then the camera's pictures vanish and every later call fails.
+        _ = try await poll(for: .seconds(60)) { stdout.count(" ready: Enter to ") >= 1 ? true : nil }
         try FileManager.default.removeItem(at: pictures)
-        stdout.waitForEnd()
-        stderr.waitForEnd()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(stderr.text)")
+        rig.type("\r")
+        rig.process.waitUntilExit()
+        rig.stderr.waitForEnd()
+        #expect(rig.process.terminationStatus == 1, "\(rig.stderr.text)")
         let logged = try events(log)
-        let missed = try #require(logged.first { $0["event"] as? String == "missed" }, "\(stderr.text)")
+        #expect(logged.filter { $0["event"] as? String == "shot" }.count == 1)
+        let missed = try #require(logged.first { $0["event"] as? String == "missed" }, "\(rig.stderr.text)")
+        #expect(missed["step"] as? Int == 2)
         #expect((missed["reason"] as? String)?.contains("the camera did not confirm the shot, tried twice") == true)
         #expect(logged.last?["event"] as? String == "end" && logged.last?["reason"] as? String == "fault")
-        #expect(stderr.text.contains("braking, then park"))
+        #expect(rig.stderr.text.contains("braking, then park"))
     }
 }
 

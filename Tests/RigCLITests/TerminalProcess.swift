@@ -12,13 +12,14 @@ final class TerminalProcess: @unchecked Sendable {
 
     struct NoTerminal: Error {}
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw NoTerminal() }
         terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
         process.executableURL = RigProcess.executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = RigProcess.packageRoot
         let out = Pipe()
         let err = Pipe()

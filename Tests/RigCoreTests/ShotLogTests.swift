@@ -111,7 +111,7 @@ import Testing
         ),
         (
             #"{"event":"shoot"}"#,
-            #"run.jsonl:2:10: error: $.event: "shoot" is not valid; valid: "start", "shot", "missed", "warning", "end""#
+            #"run.jsonl:2:10: error: $.event: "shoot" is not valid; valid: "start", "shot", "missed", "warning", "end", "image""#
         ),
         (
             #"{"event":"end","reason":"crash","lastStep":1}"#,

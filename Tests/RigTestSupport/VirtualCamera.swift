@@ -35,18 +35,22 @@ public enum VirtualCamera {
         return environment
     }
 
-    /// A folder holding one small JPEG for the camera to "take".
-    public static func pictures() throws -> URL {
+    /// A folder holding one picture for the camera to "take", again and again: a JPEG from
+    /// Tests/Fixtures/camera (`grey118.jpg`: 320×240 of sRGB 118, 18 % grey in linear
+    /// light; `clipped.jpg`: a quarter black, a quarter white).
+    public static func pictures(_ name: String = "grey118.jpg") throws -> URL {
         let dir = try TestTools.temporaryDirectory().appendingPathComponent("vcamera")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try jpeg.write(to: dir.appendingPathComponent("frame.jpg"))
+        try FileManager.default.copyItem(at: fixture(name), to: dir.appendingPathComponent(name))
         return dir
     }
 
-    /// A 1×1 grey baseline JPEG.
-    public static let jpeg =
-        Data(
-            base64Encoded:
-                "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA="
-        ) ?? Data()
+    public static func fixture(_ name: String) -> URL {
+        TestTools.packageRoot.appendingPathComponent("Tests/Fixtures/camera").appendingPathComponent(name)
+    }
+
+    /// The bytes of a fixture picture.
+    public static func bytes(_ name: String = "grey118.jpg") -> Data? {
+        FileManager.default.contents(atPath: fixture(name).path)
+    }
 }

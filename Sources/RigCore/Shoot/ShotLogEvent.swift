@@ -8,8 +8,9 @@ public enum ShotLogEvent: Sendable, Equatable {
     case missed(ShotLogMissed)
     case warning(ShotLogWarning)
     case end(ShotLogEnd)
+    case image(ShotLogImage)
 
-    public static let eventNames = ["start", "shot", "missed", "warning", "end"]
+    public static let eventNames = ["start", "shot", "missed", "warning", "end", "image"]
 
     /// The event as one line of JSON, without the line break.
     public func jsonLine() -> String {
@@ -19,6 +20,7 @@ public enum ShotLogEvent: Sendable, Equatable {
         case .missed(let e): e.jsonLine()
         case .warning(let e): e.jsonLine()
         case .end(let e): e.jsonLine()
+        case .image(let e): e.jsonLine()
         }
     }
 
@@ -34,6 +36,7 @@ public enum ShotLogEvent: Sendable, Equatable {
             case "shot": return .shot(try ShotLogShot(reading: object))
             case "missed": return .missed(try ShotLogMissed(reading: object))
             case "warning": return .warning(try ShotLogWarning(reading: object))
+            case "image": return .image(try ShotLogImage(reading: object))
             default: return .end(try ShotLogEnd(reading: object))
             }
         } catch {

@@ -48,6 +48,7 @@ public final class ShotRunner: @unchecked Sendable {
     /// What the camera reported for each frame it confirmed, until the player ends the
     /// shot and the runner logs it (the camera's thread writes, the event thread takes).
     private let reports = Mutex<[ShotKey: ShotReport]>([:])
+    private let pendingImages = Mutex<[ShotLogImage]>([])
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
     public private(set) var shotsInterrupted = 0
@@ -83,8 +84,24 @@ public final class ShotRunner: @unchecked Sendable {
     /// ends with exit 1; the log holds every event before the failure, on whole lines.
     public var logIncomplete: String? { logFailure.withLock { $0 } }
 
+    /// A frame's measures, from the camera's thread (a download finishes after its shot):
+    /// written with the next event, or at the end.
+    public func recordImage(_ image: ShotLogImage) {
+        pendingImages.withLock { $0.append(image) }
+    }
+
+    private func writePendingImages() {
+        for image in pendingImages.withLock({ pending in
+            defer { pending = [] }
+            return pending
+        }) {
+            write(.image(image))
+        }
+    }
+
     /// Feed every loop event here (the session's `onEvent`).
     public func handle(_ event: LoopEvent) {
+        writePendingImages()
         guard case .player(let playerEvent, let tickTime) = event else { return }
         // Tick times are whole ticks; rounding to the µs drops the binary noise (0.94000000000001).
         let time = (tickTime * 1e6).rounded() / 1e6
@@ -139,6 +156,7 @@ public final class ShotRunner: @unchecked Sendable {
     /// loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
         closeCamera()
+        writePendingImages()
         logInterruptedShot(at: nil)
         let ownFault = faultMessage
         let reason: ShotLogEnd.Reason

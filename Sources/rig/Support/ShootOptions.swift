@@ -184,9 +184,11 @@ struct ShootSetup {
                 startAxisNames: originalStart?.startAxisNames ?? names,
                 startPose: originalStart?.startPose ?? startPose, rigPointing: program.rig.pointing)
             self.logPath = logPath
-            runner = ShotRunner(
+            let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
                 start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
+            (camera as? GPhoto2Camera)?.onImage { [weak runner] in runner?.recordImage($0) }
+            self.runner = runner
         }
     }
 
