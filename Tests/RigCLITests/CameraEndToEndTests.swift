@@ -125,6 +125,17 @@ struct CameraEndToEndTests {
         #expect(named.stdout.contains("DSC_0001.NEF"))
     }
 
+    @Test func theCameraBenchmarkRunsRigAndTheFloorOnTheCamera() throws {
+        let bench = try rig(["bench", "camera", "--pairs", "1", "--shots", "2", "--json"])
+        #expect(bench.status == 0, "\(bench.stderr)")
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(bench.stdout.utf8)) as? [String: Any], "\(bench.stdout)")
+        let pairs = try #require(figures["pairs"] as? [[String: Double]])
+        #expect(pairs.count == 1)
+        #expect((pairs.first?["rigMs"] ?? 0) > 0 && (pairs.first?["floorMs"] ?? 0) > 0)
+        #expect(figures["panoramaShots"] as? Int == 9)
+        #expect((figures["panoramaShotsPerMinute"] as? Double ?? 0) > 0)
+    }
+
     @Test func aClippedFrameIsMeasuredAsClipped() throws {
         let clipped = try VirtualCamera.pictures("clipped.jpg")
         let download = dir.appendingPathComponent("clipped").path

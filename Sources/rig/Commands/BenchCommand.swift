@@ -11,7 +11,10 @@ struct BenchCommand: ParsableCommand {
             Figures depend on the machine and on what else it is doing: say which load they \
             were taken under. docs/performance.md has the latest figures and how to reproduce them.
             """,
-        subcommands: [BenchLoopCommand.self, BenchStartupCommand.self, BenchBLEControlCommand.self, BenchPCA9685Command.self, BenchMovesCommand.self]
+        subcommands: [
+            BenchLoopCommand.self, BenchStartupCommand.self, BenchBLEControlCommand.self, BenchPCA9685Command.self, BenchMovesCommand.self,
+            BenchCameraCommand.self,
+        ]
     )
 }
 

@@ -7,16 +7,24 @@ import RigCore
 enum FloorReferenceLoop {
     static let sourceName = "floor_loop.c"
 
-    /// Compiles `source` with `cc -O2` into a fresh temporary folder; returns the binary.
-    static func compile(source: String) throws(BenchError) -> String {
+    /// Compiles `source` with `cc -O2` (and `libraries`' pkg-config flags) into a fresh
+    /// temporary folder; returns the binary.
+    static func compile(source: String, libraries: [String] = []) throws(BenchError) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-floor-\(getpid())")
         do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
             throw BenchError("cannot create \(dir.path): \(error.localizedDescription)")
         }
-        let binary = dir.appendingPathComponent("floor_loop").path
-        let status = runTool(["cc", "-O2", "-o", binary, source])
+        let binary = dir.appendingPathComponent(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent).path
+        var flags: [String] = []
+        if !libraries.isEmpty {
+            guard let text = toolOutput(["pkg-config", "--cflags", "--libs"] + libraries) else {
+                throw BenchError("pkg-config --cflags --libs \(libraries.joined(separator: " ")) failed (Debian: pkg-config and the -dev packages)")
+            }
+            flags = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+        let status = runTool(["cc", "-O2", "-o", binary, source] + flags)
         guard status == 0 else {
-            throw BenchError("cc -O2 -o \(binary) \(source) failed (exit status \(status)); --compare floor needs a C compiler (Debian: build-essential)")
+            throw BenchError("cc -O2 -o \(binary) \(source) failed (exit status \(status)); the floor needs a C compiler (Debian: build-essential)")
         }
         return binary
     }
@@ -48,6 +56,20 @@ enum FloorReferenceLoop {
     /// Removes the temporary folder `compile` made.
     static func remove(binary: String) {
         try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: binary).deletingLastPathComponent().path)
+    }
+
+    private static func toolOutput(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     private static func runTool(_ arguments: [String]) -> Int32 {
