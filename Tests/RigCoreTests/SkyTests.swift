@@ -1,0 +1,63 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+@testable import RigCore
+
+/// Sky positions against PyEphem, an independent ephemeris (libastro's own theories), over
+/// thousands of random sites and times in 2024–2030.
+@Suite struct SkyTests {
+    struct Sample: Decodable {
+        var lat: Double
+        var lon: Double
+        var elev: Double
+        var unix: Double
+        var body: String
+        var az: Double
+        var alt: Double
+        var ra: Double?
+        var dec: Double?
+    }
+
+    struct ReferenceFailed: Error, CustomStringConvertible {
+        var description: String { "sky_reference.py failed (is PyEphem installed? \(TestTools.setupHint))" }
+    }
+
+    static func reference(count: Int, seed: Int) throws -> [Sample] {
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigCoreTests/sky_reference.py").path
+        let process = TestTools.process("python3", [script, String(count), String(seed)])
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ReferenceFailed() }
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONDecoder().decode(Sample.self, from: Data($0.utf8)) }
+    }
+
+    @Test func sunMoonAndStarsAgreeWithPyEphem() throws {
+        let samples = try Self.reference(count: 6000, seed: 20_261_125)
+        #expect(samples.count == 6000, "\(TestTools.setupHint)")
+        var worst: [String: Double] = [:]
+        var compared: [String: Int] = [:]
+        for s in samples where s.alt > 3 {
+            // Near the horizon refraction formulas differ by arcminutes: compared above 3°.
+            let target: SkyTarget =
+                switch s.body {
+                case "sun": .sun
+                case "moon": .moon
+                default: .fixed(raDegrees: s.ra ?? 0, decDegrees: s.dec ?? 0)
+                }
+            let kind = s.body == "sun" || s.body == "moon" ? s.body : "star"
+            let ours = Sky.position(of: target, at: s.unix, site: Site(latitude: s.lat, longitude: s.lon, elevationM: s.elev))
+            let error = ours.separation(from: HorizontalPosition(azimuth: s.az, altitude: s.alt))
+            worst[kind] = max(worst[kind] ?? 0, error)
+            compared[kind, default: 0] += 1
+        }
+        #expect((compared["sun"] ?? 0) > 500 && (compared["moon"] ?? 0) > 500 && (compared["star"] ?? 0) > 1000, "\(compared)")
+        #expect((worst["sun"] ?? 99) <= 0.02, "sun: worst \(worst["sun"] ?? -1)° over \(compared["sun"] ?? 0) samples")
+        #expect((worst["moon"] ?? 99) <= 0.1, "moon: worst \(worst["moon"] ?? -1)° over \(compared["moon"] ?? 0) samples")
+        #expect((worst["star"] ?? 99) <= 0.02, "star: worst \(worst["star"] ?? -1)° over \(compared["star"] ?? 0) samples")
+        print("sky vs PyEphem, worst separation above 3°: \(worst.map { "\($0.key) \(String(format: "%.4f", $0.value))°" }.sorted().joined(separator: ", "))")
+    }
+}

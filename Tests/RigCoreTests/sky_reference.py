@@ -1,0 +1,52 @@
+"""Reference sky positions from PyEphem (an independent ephemeris: libastro, with its own
+VSOP87/ELP theories), for SkyTests: one JSON line per sample.
+
+    sky_reference.py COUNT SEED
+
+Each sample: a random site (|latitude| <= 65, any longitude, 0-3000 m), a random UTC time in
+2024-2030, and a body: the sun, the moon, or a fixed J2000 point (the galactic centre, Sirius,
+Vega). Printed: the inputs and ephem's apparent topocentric azimuth/altitude (refraction at
+1010 hPa, 15 C, as rig assumes)."""
+import json
+import math
+import random
+import sys
+
+import ephem
+
+FIXED = {"gc": (266.41684, -29.00781), "sirius": (101.287155, -16.716116), "vega": (279.234735, 38.783689)}
+START = 1704067200  # 2024-01-01T00:00:00Z
+END = 1924992000  # 2031-01-01T00:00:00Z
+
+
+def main():
+    count, seed = int(sys.argv[1]), int(sys.argv[2])
+    rng = random.Random(seed)
+    for _ in range(count):
+        lat = rng.uniform(-65, 65)
+        lon = rng.uniform(-180, 180)
+        elev = rng.uniform(0, 3000)
+        unix = rng.uniform(START, END)
+        body_name = rng.choice(["sun", "moon", "gc", "sirius", "vega"])
+        obs = ephem.Observer()
+        obs.lat, obs.lon, obs.elevation = str(lat), str(lon), elev
+        obs.pressure, obs.temp = 1010, 15
+        obs.date = ephem.Date(36525 + (unix - 946728000) / 86400)  # ephem counts days from 1899-12-31 12:00 UTC
+        if body_name == "sun":
+            body = ephem.Sun()
+        elif body_name == "moon":
+            body = ephem.Moon()
+        else:
+            ra, dec = FIXED[body_name]
+            body = ephem.FixedBody()
+            body._ra, body._dec, body._epoch = math.radians(ra), math.radians(dec), ephem.J2000
+        body.compute(obs)
+        sample = {"lat": lat, "lon": lon, "elev": elev, "unix": unix, "body": body_name,
+                  "az": math.degrees(body.az), "alt": math.degrees(body.alt)}
+        if body_name in FIXED:
+            sample["ra"], sample["dec"] = FIXED[body_name]
+        print(json.dumps(sample))
+
+
+if __name__ == "__main__":
+    main()
