@@ -184,7 +184,7 @@ func errorLine(_ file: BadFile) -> String {
               "axes": [{"name": "pan", "channel": 0}]
             }
             """,
-            #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "stepSync""#
+            #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "site", "stepSync""#
         ),
         .rig(
             "misspelt output key",
@@ -224,7 +224,7 @@ func errorLine(_ file: BadFile) -> String {
               "steps": [{"pose": {"pan": 10}}]
             }
             """,
-            #"p.json:4:3: error: $.setleSeconds: unknown key "setleSeconds" (did you mean "settleSeconds"?); valid keys here: "$schema", "description", "kind", "rig", "settleSeconds", "shoot", "steps", "stopRecipeAtEnd", "trigger""#
+            #"p.json:4:3: error: $.setleSeconds: unknown key "setleSeconds" (did you mean "settleSeconds"?); valid keys here: "$schema", "description", "kind", "rig", "settleSeconds", "shoot", "site", "steps", "stopRecipeAtEnd", "trigger""#
         ),
         .program(
             "unknown keyframe key",
@@ -571,7 +571,7 @@ func errorLine(_ file: BadFile) -> String {
               "rig": {"axes": [{"name": "pan", "channel": 0}]},
               "kind": "sequence"
             }
-            """, #"p.json:3:11: error: $.kind: "sequence" is not valid; valid: "keyframes", "steps", "panorama", "timelapse""#),
+            """, #"p.json:3:11: error: $.kind: "sequence" is not valid; valid: "keyframes", "steps", "panorama", "timelapse", "track""#),
         .program(
             "timelapse key past the last frame",
             """

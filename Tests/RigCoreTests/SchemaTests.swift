@@ -269,6 +269,21 @@ import Testing
         Place(
             name: "dfmoco", document: "rig.schema.json", pointer: "$defs/dfmoco", instance: "{}",
             probe: #"{"axes": \#(axes), "dfmoco": {"zzzz": 0}}"#),
+        Place(
+            name: "track program", document: "program.schema.json", pointer: "",
+            instance: program(#""kind": "track", "track": {"target": "sun", "start": "2026-07-15T10:00:00Z", "durationSeconds": 60}"#),
+            probe: program(
+                #""kind": "track", "zzzz": 0, "site": {"latitude": 28.76, "longitude": -17.88}, "track": {"target": "sun", "start": "2026-07-15T10:00:00Z", "durationSeconds": 60}"#
+            )),
+        Place(
+            name: "track section", document: "program.schema.json", pointer: "$defs/track",
+            instance: #"{"target": "sun", "start": "2026-07-15T10:00:00Z", "durationSeconds": 60}"#,
+            probe: program(
+                #""kind": "track", "site": {"latitude": 28.76, "longitude": -17.88}, "track": {"zzzz": 0, "target": "sun", "start": "2026-07-15T10:00:00Z", "durationSeconds": 60}"#
+            )),
+        Place(
+            name: "site", document: "rig.schema.json", pointer: "$defs/site", instance: #"{"latitude": 0, "longitude": 0}"#,
+            probe: #"{"axes": \#(axes), "site": {"latitude": 0, "longitude": 0, "zzzz": 0}}"#),
         // The camera sections are read by their backends, outside RigCore: CameraSectionTests
         // (RigCLITests) compares their keys with the schema through `rig check`.
         Place(

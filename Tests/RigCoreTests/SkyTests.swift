@@ -24,15 +24,20 @@ import Testing
     }
 
     static func reference(count: Int, seed: Int) throws -> [Sample] {
+        let data = try runReference([String(count), String(seed)])
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONDecoder().decode(Sample.self, from: Data($0.utf8)) }
+    }
+
+    static func runReference(_ arguments: [String]) throws -> Data {
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigCoreTests/sky_reference.py").path
-        let process = TestTools.process("python3", [script, String(count), String(seed)])
+        let process = TestTools.process("python3", [script] + arguments)
         let out = Pipe()
         process.standardOutput = out
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw ReferenceFailed() }
-        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONDecoder().decode(Sample.self, from: Data($0.utf8)) }
+        return data
     }
 
     @Test func sunMoonAndStarsAgreeWithPyEphem() throws {
@@ -59,5 +64,26 @@ import Testing
         #expect((worst["moon"] ?? 99) <= 0.1, "moon: worst \(worst["moon"] ?? -1)° over \(compared["moon"] ?? 0) samples")
         #expect((worst["star"] ?? 99) <= 0.02, "star: worst \(worst["star"] ?? -1)° over \(compared["star"] ?? 0) samples")
         print("sky vs PyEphem, worst separation above 3°: \(worst.map { "\($0.key) \(String(format: "%.4f", $0.value))°" }.sorted().joined(separator: ", "))")
+    }
+
+    @Test(arguments: [
+        (51.4779, -0.0015, 1_782_000_000.0),  // Greenwich, June: no astronomical dusk
+        (-33.86, 151.21, 1_798_000_000.0),  // Sydney, December
+        (64.14, -21.94, 1_770_000_000.0),  // Reykjavík, February
+        (0.0, 36.8, 1_760_000_000.0),  // Nairobi-ish, on the equator
+    ])
+    func sunsetAndDusksAgreeWithPyEphem(_ latitude: Double, _ longitude: Double, _ unix: Double) throws {
+        let reference = try JSONSerialization.jsonObject(with: try Self.runReference(["suntimes", String(latitude), String(longitude), String(unix)]))
+        let expected = try #require(reference as? [String: Double])
+        let events = SunTimes.events(site: Site(latitude: latitude, longitude: longitude), from: unix, to: unix + 86400)
+        for (name, time) in expected {
+            let ours = events.first { $0.name == name }
+            #expect(ours != nil, "\(name) missing")
+            if let ours { #expect(abs(ours.unix - time) < 60, "\(name): \(ours.unix - time) s from PyEphem") }
+        }
+        // Nothing PyEphem does not have either (a dusk at midsummer in London).
+        for event in events where event.name.hasSuffix("dusk") || event.name == "sunset" {
+            #expect(expected[event.name] != nil || event.unix > unix + 86400, "\(event.name) only in rig")
+        }
     }
 }

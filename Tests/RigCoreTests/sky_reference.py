@@ -2,6 +2,7 @@
 VSOP87/ELP theories), for SkyTests: one JSON line per sample.
 
     sky_reference.py COUNT SEED
+    sky_reference.py suntimes LATITUDE LONGITUDE UNIX
 
 Each sample: a random site (|latitude| <= 65, any longitude, 0-3000 m), a random UTC time in
 2024-2030, and a body: the sun, the moon, or a fixed J2000 point (the galactic centre, Sirius,
@@ -19,7 +20,26 @@ START = 1704067200  # 2024-01-01T00:00:00Z
 END = 1924992000  # 2031-01-01T00:00:00Z
 
 
+def sun_times(lat, lon, unix):
+    """ephem's sunset and dusks after `unix` (the centre at the thresholds rig uses)."""
+    obs = ephem.Observer()
+    obs.lat, obs.lon, obs.elevation = str(lat), str(lon), 0
+    obs.pressure = 0  # the thresholds include refraction, as rig's do
+    obs.date = ephem.Date(36525 + (unix - 946728000) / 86400)
+    out = {}
+    for name, horizon in [("sunset", "-0.833"), ("civil dusk", "-6"), ("nautical dusk", "-12"), ("astronomical dusk", "-18")]:
+        obs.horizon = horizon
+        try:
+            d = obs.next_setting(ephem.Sun(), use_center=True)
+            out[name] = (float(d) - 36525) * 86400 + 946728000
+        except (ephem.AlwaysUpError, ephem.NeverUpError):
+            pass
+    print(json.dumps(out))
+
+
 def main():
+    if sys.argv[1] == "suntimes":
+        return sun_times(float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]))
     count, seed = int(sys.argv[1]), int(sys.argv[2])
     rng = random.Random(seed)
     for _ in range(count):

@@ -4,7 +4,8 @@ public enum Trigger: Sendable, Equatable, CustomStringConvertible {
     case auto
     /// Enter in the terminal.
     case keyboard
-    /// A fixed time after the rig has settled.
+    /// A shot every S seconds, shot start to shot start (each move starts so its shot keeps
+    /// the interval).
     case interval(seconds: Double)
     /// Cascable's Wait For Input over Bluetooth LE.
     case bui
@@ -86,7 +87,7 @@ public enum Motion: Sendable, Equatable {
 /// A parsed program file.
 public struct Program: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable, CaseIterable {
-        case keyframes, steps, panorama, timelapse
+        case keyframes, steps, panorama, timelapse, track
     }
 
     public var file: String
@@ -105,6 +106,10 @@ public struct Program: Sendable, Equatable {
     public var settleSeconds: Double
     /// How each shot is taken with the rig's camera (`"shoot"`).
     public var shoot = ShootConfig()
+    /// Where the rig stands (the program's `"site"`, else the rig's).
+    public var site: Site?
+    /// A track program's target, start and mount, for `rig plan`.
+    public var track: SkyTrack?
 
     /// The timing of one shot with this rig's camera; nil when the rig has none.
     public var shotTiming: ShotTiming? {

@@ -33,7 +33,9 @@ public enum ProgramParser {
         let kind = Program.Kind(rawValue: try kindValue.oneOf(Program.Kind.allCases.map(\.rawValue))) ?? .keyframes
 
         // Each kind reads its own section; the others' sections are errors.
-        let sections: [Program.Kind: String] = [.keyframes: "keyframes", .steps: "steps", .panorama: "panorama", .timelapse: "timelapse"]
+        let sections: [Program.Kind: String] = [
+            .keyframes: "keyframes", .steps: "steps", .panorama: "panorama", .timelapse: "timelapse", .track: "track",
+        ]
         // In file order, so the first wrong section is the one reported.
         for member in object.members where member.key != sections[kind] && sections.values.contains(member.key) {
             let key = member.key
@@ -48,15 +50,20 @@ public enum ProgramParser {
             kind == .keyframes && !object.has(key) ? nil : object.optional(key)
         }
         var trigger = Trigger.keyboard
+        var givenTrigger: Trigger?
         if let t = steppedOnly("trigger") {
             guard kind != .keyframes else {
                 throw t.error("a keyframes program runs continuously and takes no trigger; triggers are for steps, panorama and timelapse programs")
             }
             switch Trigger.parse(try t.string()) {
-            case .success(let parsed): trigger = parsed
+            case .success(let parsed):
+                trigger = parsed
+                givenTrigger = parsed
             case .failure(let problem): throw t.error(problem.message)
             }
         }
+        let site = try object.optional("site").map { v throws(FileError) in try parseSite(v) } ?? rig.site
+        var skyTrack: SkyTrack?
         var settle = 0.5
         if let s = steppedOnly("settleSeconds") {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
@@ -101,12 +108,19 @@ public enum ProgramParser {
         case .timelapse:
             let section = try object.required("timelapse", "frames and keyframes keyed by frame number")
             motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle))
+        case .track:
+            let section = try object.required("track", "the target, the start, and frames or durationSeconds")
+            let parsed = try parseTrack(section, rig: rig, site: site, trigger: givenTrigger, settle: settle)
+            skyTrack = parsed.0
+            motion = parsed.1
         }
         try object.finish()
         var program = Program(
             file: file, rig: rig, kind: kind, motion: motion, trigger: trigger,
             stopRecipeAtEnd: stopAtEnd, panorama: panorama, panoramaSpec: panoramaSpec, settleSeconds: settle)
         program.shoot = shoot
+        program.site = site
+        program.track = skyTrack
         return program
     }
 

@@ -14,6 +14,8 @@ public struct Rig: Sendable, Equatable {
     public var dfmoco: DFMocoConfig?
     /// The camera trigger (`"camera"`); nil: the rig fires no camera.
     public var camera: CameraConfig?
+    /// Where the rig stands (`"site"`), for sky positions.
+    public var site: Site?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

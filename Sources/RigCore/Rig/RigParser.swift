@@ -34,6 +34,7 @@ public enum RigParser {
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
         let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
+        let site = try object.optional("site").map { v throws(FileError) in try ProgramParser.parseSite(v) }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
@@ -41,6 +42,7 @@ public enum RigParser {
         rig.buttons = buttons
         rig.dfmoco = dfmoco
         rig.camera = camera
+        rig.site = site
         return rig
     }
 

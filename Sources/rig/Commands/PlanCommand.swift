@@ -28,6 +28,10 @@ struct PlanCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let program = try PreparedProgram.load(file).program
+        if let track = program.track, !csv, stitch.format == nil || stitch.format == .table {
+            try StitchOptions.emit(trackTable(program, track), to: stitch.output, summary: "the track")
+            return
+        }
         guard program.isStepped else {
             printError(
                 FileLoading.errorAt(
@@ -53,6 +57,32 @@ struct PlanCommand: ParsableCommand {
         }
         let text = format == .table ? table(program) : StitchOptions.render(project, as: format)
         try StitchOptions.emit(text, to: checked.output, summary: "\(project.shots.count) shot\(project.shots.count == 1 ? "" : "s") as \(format.rawValue)")
+    }
+
+    /// A track: the sun's times on the day, then each frame (or key) with the target's place
+    /// and the pose.
+    private func trackTable(_ program: Program, _ track: SkyTrack) -> String {
+        let rig = program.rig
+        var lines: [String] = []
+        let site = track.site
+        let place = "\(fixed(abs(site.latitude), 4))°\(site.latitude >= 0 ? "N" : "S") \(fixed(abs(site.longitude), 4))°\(site.longitude >= 0 ? "E" : "W")"
+        let end = track.times.last ?? 0
+        lines.append("\(file): track of \(track.target.name) from \(SkyTrack.utc(track.startUnix, dateToo: true)) for \(rounded(end)) s at \(place)")
+        // The sun's times from 12 hours before the start to 12 hours after the end.
+        let events = SunTimes.events(site: site, from: track.startUnix - 43_200, to: track.startUnix + end + 43_200)
+        lines.append(
+            "sun: "
+                + (events.isEmpty
+                    ? "no rise, set or twilight within 12 h of the track (polar day or night)"
+                    : events.map { "\($0.name) \(SkyTrack.utc($0.unix, dateToo: true))" }.joined(separator: ", ")))
+        for (i, sample) in track.samples(at: track.times).enumerated() {
+            let pose = [(track.mount.azimuthAxis, sample.pan), (track.mount.altitudeAxis, sample.tilt)]
+                .map { "\(rig.axes[$0.0].name) \(fixed($0.1, 2))\(rig.axes[$0.0].unit)" }.joined(separator: "  ")
+            lines.append(
+                String(i + 1).leftPadded(to: 4) + "  " + track.clock(sample.seconds) + "  az " + fixed(sample.position.azimuth, 2).leftPadded(to: 7)
+                    + "°  alt " + fixed(sample.position.altitude, 2).leftPadded(to: 6) + "°  " + pose)
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The summary and one line per shot, as `rig plan` has always printed them.

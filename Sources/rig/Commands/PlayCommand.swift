@@ -133,6 +133,15 @@ struct PlayCommand: ParsableCommand {
             if case .interval = chosenTrigger { return true }
             return chosenTrigger == .auto
         }()
+        if let track = program.track {
+            // A track points where the target is at the track's own times, not now.
+            let off = Date().timeIntervalSince1970 - track.startUnix
+            if abs(off) > 120 {
+                printError(
+                    "warning: the track starts at \(SkyTrack.utc(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now"): the rig points where \(track.target.name) is at the track's times, not where it is now"
+                )
+            }
+        }
         let isTTY = LiveView.stdoutIsTTY
         let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
