@@ -63,15 +63,15 @@ public enum ProgramParser {
             }
         }
         let site = try object.optional("site").map { v throws(FileError) in try parseSite(v) } ?? rig.site
+        var shoot = ShootConfig()
+        if let s = object.optional("shoot") {
+            shoot = try ShootConfig.parse(s, site: site)
+        }
         var skyTrack: SkyTrack?
         var settle = 0.5
         if let s = steppedOnly("settleSeconds") {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
             settle = try s.number(in: Bounds.settleSeconds, unit: "s")
-        }
-        var shoot = ShootConfig()
-        if let s = object.optional("shoot") {
-            shoot = try ShootConfig.parse(s)
         }
         var stopAtEnd = false
         if let s = steppedOnly("stopRecipeAtEnd") {

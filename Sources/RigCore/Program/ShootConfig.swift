@@ -14,6 +14,8 @@ public struct ShootConfig: Sendable, Equatable {
     public var exposure: Exposure?
     /// The rig sets each frame's shutter speed itself; `shotsPerStep` is its count.
     public var bracket: Bracket?
+    /// A timelapse's exposure following the light, frame by frame.
+    public var ramp: ExposureRamp?
 
     public init(exposureSeconds: Double = 0, bulb: Bool = false, shotsPerStep: Int = 1, exposure: Exposure? = nil, bracket: Bracket? = nil) {
         self.exposureSeconds = exposureSeconds
@@ -23,7 +25,7 @@ public struct ShootConfig: Sendable, Equatable {
         self.bracket = bracket
     }
 
-    static func parse(_ value: ValueReader) throws(FileError) -> ShootConfig {
+    static func parse(_ value: ValueReader, site: Site? = nil) throws(FileError) -> ShootConfig {
         let object = try value.object()
         var config = ShootConfig()
         if let s = object.optional("exposureSeconds") { config.exposureSeconds = try s.number(in: 0...3600, unit: "s") }
@@ -37,6 +39,15 @@ public struct ShootConfig: Sendable, Equatable {
             let bracket = try Bracket.parse(b)
             config.bracket = bracket
             config.shotsPerStep = bracket.count
+        }
+        if let r = object.optional("ramp") {
+            if config.bracket != nil || config.exposure != nil {
+                throw r.error("a ramp sets every frame's exposure; remove \"exposure\" and \"bracket\"")
+            }
+            let ramp = try ExposureRamp.parse(r, site: site)
+            config.ramp = ramp
+            // The rig holds still for the longest exposure the ramp may make.
+            config.exposureSeconds = max(config.exposureSeconds, ramp.longestShutterSeconds)
         }
         if config.exposureSeconds == 0, let shutter = config.exposure?.shutter, let seconds = ShutterSpeed.seconds(shutter) {
             // The rig holds still for the exposure it set (the longest frame of a bracket).

@@ -32,11 +32,17 @@ public struct ShotRequest: Sendable {
     public var step: Int
     /// 1-based frame of the step's bracket.
     public var bracket: Int
+    /// The frame's exposure when a ramp sets it (the timing's hold is its shutter in bulb).
+    public var exposure: ExposureSettings?
+    /// When the shot starts, in seconds on the run's clock (a simulated scene's time).
+    public var runSeconds: Double
 
-    public init(timing: ShotTiming, step: Int = 0, bracket: Int = 1) {
+    public init(timing: ShotTiming, step: Int = 0, bracket: Int = 1, exposure: ExposureSettings? = nil, runSeconds: Double = 0) {
         self.timing = timing
         self.step = step
         self.bracket = bracket
+        self.exposure = exposure
+        self.runSeconds = runSeconds
     }
 }
 

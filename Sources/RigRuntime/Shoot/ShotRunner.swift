@@ -49,6 +49,9 @@ public final class ShotRunner: @unchecked Sendable {
     /// shot and the runner logs it (the camera's thread writes, the event thread takes).
     private let reports = Mutex<[ShotKey: ShotReport]>([:])
     private let pendingImages = Mutex<[ShotLogImage]>([])
+    /// A timelapse's exposure ramp: each frame's settings, and the measures it follows (event thread).
+    private var ramp: ExposureRampRunner?
+    private var rampSettings: [Int: ExposureSettings] = [:]
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
     public private(set) var shotsInterrupted = 0
@@ -58,8 +61,9 @@ public final class ShotRunner: @unchecked Sendable {
     ///   - start: the `start` event to write first; nil with no writer.
     public init(
         steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
-        start: ShotLogStart?, alreadyShot: Set<Int> = [], logger: Logger, display: @escaping @Sendable (String) -> Void
+        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, logger: Logger, display: @escaping @Sendable (String) -> Void
     ) {
+        self.ramp = ramp.map(ExposureRampRunner.init)
         self.steps = steps
         self.axisNames = axisNames
         self.camera = camera
@@ -96,6 +100,9 @@ public final class ShotRunner: @unchecked Sendable {
             return pending
         }) {
             write(.image(image))
+            if let settings = rampSettings.removeValue(forKey: image.step - 1) {
+                ramp?.measured(image.brightnessEV, settingsEV: settings.ev100)
+            }
         }
     }
 
@@ -112,7 +119,7 @@ public final class ShotRunner: @unchecked Sendable {
             }
             shotStart[step] = time
             shotUnderWay = (step, bracket, time)
-            fire(step: step, bracket: bracket)
+            fire(step: step, bracket: bracket, at: time)
         case .shot(.ended(let step, let bracket)):
             shotUnderWay = nil
             if bracket == 1 {
@@ -222,15 +229,26 @@ public final class ShotRunner: @unchecked Sendable {
                     file: report.file, downloaded: report.downloaded, settings: report.settings)))
     }
 
-    private func fire(step: Int, bracket: Int) {
-        guard let camera, let timing else { return }
+    private func fire(step: Int, bracket: Int, at time: Double) {
+        guard let camera, var timing else { return }
+        var exposure: ExposureSettings?
+        if ramp != nil, bracket == 1 {
+            let settings = ramp?.settings(frame: step, seconds: time)
+            exposure = settings
+            rampSettings[step] = settings
+            if let settings {
+                // The rig times the exposure: the shutter is held for the ramp's time.
+                timing.shutterHoldSeconds = settings.shutterSeconds
+                timing.exposureWindowSeconds = settings.shutterSeconds
+            }
+        }
         let what =
             (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)")
             + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
         display("📷 \(what)")
         let reportsDone = camera.reportsShotDone
         let key = ShotKey(step: step, bracket: bracket)
-        camera.shoot(ShotRequest(timing: timing, step: step, bracket: bracket)) { [weak self] result in
+        camera.shoot(ShotRequest(timing: timing, step: step, bracket: bracket, exposure: exposure, runSeconds: time)) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let report):

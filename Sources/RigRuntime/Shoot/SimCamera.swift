@@ -1,3 +1,4 @@
+import Foundation
 import RigCore
 import Synchronization
 
@@ -7,16 +8,49 @@ import Synchronization
 public final class SimCamera: Camera {
     private let shots = Mutex(0)
     private let closed = Atomic<Bool>(false)
+    /// The light it "sees": each shot with an exposure is measured against it.
+    public let scene: SimScene?
+    private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
 
-    public init() {}
+    public init(scene: SimScene? = nil) {
+        self.scene = scene
+    }
+
+    /// Called with each shot's measure (a scene and an exposure).
+    public func onImage(_ handler: @escaping @Sendable (ShotLogImage) -> Void) {
+        imageHandler.withLock { $0 = handler }
+    }
 
     public var label: String { "sim camera" }
     public var reportsShotDone: Bool { false }
 
     public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
         guard !closed.load(ordering: .relaxed) else { return done(.failure(CameraError("the camera is closed"))) }
-        shots.withLock { $0 += 1 }
-        done(.success(.none))
+        let frame = shots.withLock { count in
+            count += 1
+            return count
+        }
+        var report = ShotReport.none
+        if let exposure = request.exposure {
+            report.settings = Self.settings(exposure)
+            if let scene, let handler = imageHandler.withLock({ $0 }) {
+                let brightness = scene.brightness(frame: frame, at: request.runSeconds, settings: exposure)
+                let level = min(1, max(0, 0.4627 * pow(2, brightness / 2.2)))
+                handler(
+                    ShotLogImage(
+                        step: request.step + 1, bracket: request.timing.shotsPerStep > 1 ? request.bracket : nil, file: "sim-\(frame)",
+                        meanLevel: level, brightnessEV: brightness, clippedHigh: brightness > 2.5 ? 0.05 : 0, clippedLow: brightness < -4 ? 0.05 : 0))
+            }
+        }
+        done(.success(report))
+    }
+
+    /// A ramp's settings as the shot log records them.
+    public static func settings(_ exposure: ExposureSettings) -> [CameraSetting] {
+        [
+            CameraSetting("exposureSeconds", format((exposure.shutterSeconds * 1e6).rounded() / 1e6)),
+            CameraSetting("iso", format(exposure.iso.rounded())), CameraSetting("aperture", "f/" + format((exposure.aperture * 10).rounded() / 10)),
+        ]
     }
 
     /// Shots asked for so far.
@@ -28,12 +62,34 @@ public final class SimCamera: Camera {
 extension SimCamera {
     public static let type = "sim"
 
-    /// A `"type": "sim"` camera has only the shared keys (its shot timing).
-    public static func checkConfig(_ camera: CameraConfig) throws(FileError) {
+    /// A `"type": "sim"` camera's section: the shared keys and `"scene"` — `"sunset"`,
+    /// `"sunrise"` (EV 14 ↔ −4 over 90 minutes) or `[{"t": SECONDS, "ev": EV100}, …]` — the
+    /// light its shots are measured against.
+    @discardableResult
+    public static func checkConfig(_ camera: CameraConfig) throws(FileError) -> SimScene? {
         let object = try camera.section.object(sharedKeys: CameraConfig.sharedKeys)
         if let key = ["chip", "shutterLine", "focusLine", "activeLow"].first(where: object.has), let value = object.optional(key) {
             throw value.error("\"\(key)\" is for a \"gpio\" camera; a \"sim\" camera has no lines")
         }
+        var scene: SimScene?
+        if let value = object.optional("scene") {
+            if case .string = value.node.value {
+                scene = try value.oneOf(["sunset", "sunrise"]) == "sunset" ? .sunset : .sunrise
+            } else {
+                var keys: [(seconds: Double, ev: Double)] = []
+                for key in try value.nonEmptyArray() {
+                    let k = try key.object()
+                    let t = try k.required("t", "seconds into the run").number(in: 0...604_800, unit: "s")
+                    if let last = keys.last, t <= last.seconds {
+                        throw key.error("t \(format(t)) s is not after \(format(last.seconds)) s; keys go in increasing time")
+                    }
+                    keys.append((t, try k.required("ev", "the scene's EV100").number(in: -20...25, unit: "EV")))
+                    try k.finish()
+                }
+                scene = SimScene(keys: keys)
+            }
+        }
         try object.finish()
+        return scene
     }
 }

@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
             """,
         subcommands: [
             BenchLoopCommand.self, BenchStartupCommand.self, BenchBLEControlCommand.self, BenchPCA9685Command.self, BenchMovesCommand.self,
-            BenchCameraCommand.self,
+            BenchCameraCommand.self, BenchRampCommand.self,
         ]
     )
 }

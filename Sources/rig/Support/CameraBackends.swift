@@ -35,13 +35,22 @@ enum CameraBackends {
         camera.type == GPhoto2CameraConfig.type
     }
 
+    /// Why the camera cannot follow an exposure ramp, if it cannot: a GPIO camera ramps
+    /// only in bulb mode (the rig times the exposure); a camera that can be set and the
+    /// simulator always can.
+    static func rampProblem(_ camera: CameraConfig, shoot: ShootConfig) -> String? {
+        guard shoot.ramp != nil, camera.type == GPIOCameraConfig.type, !shoot.bulb else { return nil }
+        return
+            "a \"gpio\" camera follows a ramp only in bulb mode (the rig holds the shutter for each frame's time): set \"bulb\": true in \"shoot\" and the camera to Bulb"
+    }
+
     /// Opens the rig's camera (validated already). The caller closes it.
     static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
         guard let camera = rig.camera else { return nil }
         switch camera.type {
         case GPIOCameraConfig.type: return try GPIOCamera(config: GPIOCameraConfig.parse(camera, buttons: rig.buttons))
         case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), logger: logger)
-        default: return SimCamera()
+        default: return SimCamera(scene: try SimCamera.checkConfig(camera))
         }
     }
 }

@@ -64,6 +64,10 @@ struct ShootSetup {
         let shooting = !options.noShoot && trigger != .bui && program.rig.camera != nil
         let timing = shooting ? program.shotTiming : nil
         var plan = ShootingPlan(timing: timing, selfTimed: program.rig.camera.map { !CameraBackends.reportsShotDone($0) } ?? true)
+        if let camera = program.rig.camera, let problem = CameraBackends.rampProblem(camera, shoot: program.shoot) {
+            printError("error: \(problem)")
+            throw ExitCode(2)
+        }
         if let camera = program.rig.camera, !CameraBackends.takesSettings(camera) {
             let asks = program.shoot.exposure != nil || program.shoot.bracket != nil || program.steps.contains { $0.exposure != nil }
             if asks {
@@ -186,8 +190,9 @@ struct ShootSetup {
             self.logPath = logPath
             let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
-                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, logger: logger, display: display)
+                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, logger: logger, display: display)
             (camera as? GPhoto2Camera)?.onImage { [weak runner] in runner?.recordImage($0) }
+            (camera as? SimCamera)?.onImage { [weak runner] in runner?.recordImage($0) }
             self.runner = runner
         }
     }

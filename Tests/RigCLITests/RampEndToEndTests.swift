@@ -1,0 +1,66 @@
+import Foundation
+import RigCore
+import RigTestSupport
+import Testing
+
+/// An exposure ramp played by `rig play` on the simulated rig, its camera measuring each
+/// frame against a simulated scene.
+@Suite struct RampEndToEndTests {
+    static func program(frames: Int, ramp: String, scene: String) -> String {
+        #"""
+        {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "maxVelocity": 30}],
+                 "camera": {"type": "sim", "scene": \#(scene), "focusMs": 0, "afterShotMs": 50}},
+         "kind": "timelapse", "trigger": "interval:5", "settleSeconds": 0.1,
+         "shoot": {"bulb": true, "ramp": \#(ramp)},
+         "timelapse": {"frames": \#(frames), "keyframes": {"pan": [{"frame": 0, "value": -5}, {"frame": \#(frames - 1), "value": 5}]}}}
+        """#
+    }
+
+    func play(_ text: String) throws -> (RigProcess.Result, [[String: Any]]) {
+        let path = try RigProcess.temporaryFile("ramp.json", contents: text)
+        let log = path + ".jsonl"
+        let result = try RigProcess.run(["play", path, "--speed", "100", "--log", log, "--no-realtime"])
+        let events = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        return (result, events)
+    }
+
+    @Test func theClosedLoopRampHoldsAFallingScene() throws {
+        // 6 EV of dusk in 10 minutes: 120 frames 5 s apart.
+        let (result, events) = try play(
+            Self.program(frames: 120, ramp: #"{"mode": "auto", "startEV": 12, "maxShutterSeconds": 2}"#, scene: #"[{"t": 0, "ev": 12}, {"t": 600, "ev": 6}]"#))
+        #expect(result.status == 0, "\(result.stderr)")
+        let images = events.filter { $0["event"] as? String == "image" }.compactMap { $0["brightnessEV"] as? Double }
+        #expect(images.count == 120)
+        #expect(images.allSatisfy { abs($0) <= 0.5 }, "\(images)")
+        let steps = zip(images.dropFirst(), images).map { abs($0 - $1) }
+        #expect(steps.allSatisfy { $0 <= 0.35 }, "\(steps.max() ?? 0)")
+        // The shots record what the ramp set: the exposure lengthens as the light falls.
+        let times = events.filter { $0["event"] as? String == "shot" }.compactMap { ($0["settings"] as? [String: String])?["exposureSeconds"] }
+            .compactMap(Double.init)
+        #expect(times.count == 120)
+        #expect((times.last ?? 0) > (times.first ?? 1) * 30, "6 EV is 64× the light: \(times.first ?? 0) → \(times.last ?? 0)")
+    }
+
+    @Test func withoutTheRampTheSameSceneDrifts() throws {
+        // The same scene at one fixed exposure (keys that never change): 6 EV under by the end.
+        let (result, events) = try play(
+            Self.program(frames: 120, ramp: #"{"mode": "keys", "keys": [{"frame": 0, "ev": 12}]}"#, scene: #"[{"t": 0, "ev": 12}, {"t": 600, "ev": 6}]"#))
+        #expect(result.status == 0, "\(result.stderr)")
+        let images = events.filter { $0["event"] as? String == "image" }.compactMap { $0["brightnessEV"] as? Double }
+        #expect(images.count == 120)
+        #expect((images.last ?? 0) < -5.5)
+    }
+
+    @Test func aGPIOCameraRampsOnlyInBulb() throws {
+        let path = try RigProcess.temporaryFile(
+            "gpio-ramp.json",
+            contents:
+                #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "gpio"}}, "kind": "timelapse", "trigger": "interval:5", "shoot": {"ramp": {"mode": "auto", "startEV": 12}}, "timelapse": {"frames": 3, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}"#
+        )
+        let play = try RigProcess.run(["play", path, "--log", path + ".jsonl"])
+        #expect(play.status == 2)
+        #expect(play.stderr.contains(#"a "gpio" camera follows a ramp only in bulb mode"#), "\(play.stderr)")
+    }
+}
