@@ -119,6 +119,24 @@ public final class GPhoto2Camera: Camera, Sendable {
         imageHandler.withLock { $0 = handler }
     }
 
+    /// The camera's choices, read once for ramps.
+    private let cachedChoices = Mutex<CameraChoices?>(nil)
+
+    /// A ramp's exposure as the camera's own nearest choices.
+    private func rampSettings(_ exposure: ExposureSettings) -> [CameraSetting] {
+        let choices = cachedChoices.withLock { $0 } ?? (try? self.choices()) ?? CameraChoices()
+        cachedChoices.withLock { $0 = choices }
+        var out: [CameraSetting] = []
+        func nearest(_ setting: CameraChoices.Setting, _ value: Double, _ parse: (String) -> Double?) {
+            guard let widget = choices.widgets[setting] else { return }
+            let parsed = widget.choices.compactMap { c in parse(c).map { (c, $0) } }
+            if let best = parsed.min(by: { abs(log2($0.1 / value)) < abs(log2($1.1 / value)) }) { out.append(CameraSetting(widget.name, best.0)) }
+        }
+        nearest(.shutter, exposure.shutterSeconds, ShutterSpeed.seconds)
+        nearest(.iso, exposure.iso) { Double($0) }
+        return out
+    }
+
     /// The battery as the camera reports it ("50%"), if it does.
     public func battery() -> String? {
         guard let widget = try? widget("batterylevel") else { return nil }
@@ -130,7 +148,8 @@ public final class GPhoto2Camera: Camera, Sendable {
     public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
         guard !closed.load(ordering: .relaxed) else { return done(.failure(CameraError("the camera is closed"))) }
         if let lost = lostFrame.withLock({ $0 }) { return done(.failure(CameraError(lost))) }
-        let settings = plan.withLock { $0.settings(step: request.step, bracket: request.bracket) }
+        // A ramp's frame: the camera's nearest shutter speed (and ISO, if it offers ISO).
+        let settings = request.exposure.map(rampSettings) ?? plan.withLock { $0.settings(step: request.step, bracket: request.bracket) }
         let shutter = settings.first { Self.settingNames[.shutter]?.contains($0.name) == true }.flatMap { ShutterSpeed.seconds($0.value) }
         let exposure = max(shutter ?? 0, request.timing.exposureWindowSeconds)
         let attemptSeconds = exposure + config.confirmSeconds

@@ -136,6 +136,20 @@ struct CameraEndToEndTests {
         #expect((figures["panoramaShotsPerMinute"] as? Double ?? 0) > 0)
     }
 
+    @Test func aRampSetsTheNearestShutterSpeedTheCameraOffers() throws {
+        _ = try rigFile()
+        let program = try write(
+            "ramp.json",
+            #"{"rig": "rig.json", "kind": "timelapse", "trigger": "interval:2", "settleSeconds": 0.05, "shoot": {"ramp": {"mode": "keys", "maxStepEV": 3, "keys": [{"frame": 0, "ev": 10}, {"frame": 2, "ev": 4}]}}, "timelapse": {"frames": 3, "keyframes": {"pan": [{"frame": 0, "value": 0}, {"frame": 2, "value": 2}]}}}"#
+        )
+        let log = dir.appendingPathComponent("ramp.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 0, "\(play.stderr)")
+        // f/2.8 at ISO 100: EV 10 is 1/131 s, EV 7 1/16 s, EV 4 0.49 s; the camera's nearest speeds.
+        let speeds = try events(log).filter { $0["event"] as? String == "shot" }.map { ($0["settings"] as? [String: String])?["shutterspeed"] }
+        #expect(speeds == ["0.0100s", "0.0500s", "1.0000s"])
+    }
+
     @Test func aClippedFrameIsMeasuredAsClipped() throws {
         let clipped = try VirtualCamera.pictures("clipped.jpg")
         let download = dir.appendingPathComponent("clipped").path

@@ -63,4 +63,27 @@ import Testing
         #expect(play.status == 2)
         #expect(play.stderr.contains(#"a "gpio" camera follows a ramp only in bulb mode"#), "\(play.stderr)")
     }
+
+    @Test func aRampedIntervalSlowsTheShotsDown() throws {
+        // A shot every 1 s slowing to every 3 s by frame 4, then held.
+        let text = #"""
+            {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 0, "shutterMs": 20, "afterShotMs": 0}},
+             "kind": "timelapse", "trigger": "interval:1", "settleSeconds": 0.05,
+             "timelapse": {"frames": 7, "keyframes": {"pan": [{"frame": 0, "value": 0}, {"frame": 6, "value": 3}]},
+                           "intervalKeys": [{"frame": 0, "seconds": 1}, {"frame": 4, "seconds": 3}]}}
+            """#
+        let (result, events) = try play(text)
+        #expect(result.status == 0, "\(result.stderr)")
+        let starts = events.filter { $0["event"] as? String == "shot" }.compactMap { $0["startSeconds"] as? Double }
+        #expect(starts.count == 7)
+        let gaps = zip(starts.dropFirst(), starts).map { (($0 - $1) * 50).rounded() / 50 }
+        #expect(gaps == [1, 1.5, 2, 2.5, 3, 3], "\(gaps)")
+        // An interval a frame cannot keep is refused before anything moves, naming it.
+        let tight = text.replacingOccurrences(of: #"{"frame": 4, "seconds": 3}"#, with: #"{"frame": 4, "seconds": 0.02}"#)
+        let path = try RigProcess.temporaryFile("tight.json", contents: tight)
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 1)
+        let said = check.stdout + check.stderr
+        #expect(said.contains("step 5 (frame 5) needs") && said.contains("the interval is 0.265 s"), "\(said)")
+    }
 }

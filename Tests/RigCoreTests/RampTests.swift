@@ -59,3 +59,31 @@ import Testing
         #expect(night.iso == 800)  // 7.84 × 16 × 100/800 = 15.7 s ≤ 20 s; ISO 400 would need 31 s
     }
 }
+
+@Suite struct SunRampTests {
+    @Test func theSunRampGoesFromTheDayExposureToTheNightsAsTheSunSets() throws {
+        let program = try ProgramParser.parse(
+            text: #"""
+                {"rig": {"axes": [{"name": "pan", "channel": 0}], "site": {"latitude": 51.48, "longitude": 0}}, "kind": "timelapse", "trigger": "interval:10",
+                 "shoot": {"bulb": true, "ramp": {"mode": "sun", "start": "2026-06-21T19:00:00Z",
+                           "day": {"shutter": "1/500", "aperture": "f/8", "iso": 100}, "night": {"shutter": "15", "aperture": "f/2.8", "iso": 1600}}},
+                 "timelapse": {"frames": 10, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}
+                """#, file: "p.json"
+        ) { _, at throws(FileError) in throw at.error("no rig files here") }
+        let ramp = try #require(program.shoot.ramp)
+        let dayEV = ExposureSettings(shutterSeconds: 1.0 / 500, iso: 100, aperture: 8).ev100
+        let nightEV = ExposureSettings(shutterSeconds: 15, iso: 1600, aperture: 2.8).ev100
+        // 19:00 UTC at Greenwich on midsummer: the sun 9.7° up, day; at midnight about 15° down, night.
+        #expect(abs((ramp.plannedEV(frame: 0, seconds: 0) ?? 0) - dayEV) < 1e-9)
+        #expect(abs((ramp.plannedEV(frame: 0, seconds: 5 * 3600) ?? 0) - nightEV) < 1e-9)
+        // In between it only ever falls.
+        var last = dayEV
+        for minute in stride(from: 0.0, through: 300, by: 5) {
+            let ev = ramp.plannedEV(frame: 0, seconds: minute * 60) ?? .nan
+            #expect(ev <= last + 1e-9)
+            last = ev
+        }
+        // The rig holds still for the night's exposure: check paces the interval with it.
+        #expect(abs(program.shoot.exposureSeconds - ramp.longestShutterSeconds) < 1e-9)
+    }
+}

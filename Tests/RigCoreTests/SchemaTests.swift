@@ -284,6 +284,9 @@ import Testing
         Place(
             name: "site", document: "rig.schema.json", pointer: "$defs/site", instance: #"{"latitude": 0, "longitude": 0}"#,
             probe: #"{"axes": \#(axes), "site": {"latitude": 0, "longitude": 0, "zzzz": 0}}"#),
+        Place(
+            name: "ramp", document: "program.schema.json", pointer: "$defs/ramp", instance: #"{"mode": "auto", "startEV": 12}"#,
+            probe: program(#""kind": "steps", "shoot": {"ramp": {"mode": "auto", "startEV": 12, "zzzz": 0}}, "steps": [{"pose": {"pan": 0}}]"#)),
         // The camera sections are read by their backends, outside RigCore: CameraSectionTests
         // (RigCLITests) compares their keys with the schema through `rig check`.
         Place(

@@ -122,7 +122,7 @@ public enum FeasibilityChecker {
         var lastStart: Double?
         var missed: Set<Int> = []
         func shotStarted(_ step: Int, _ time: Double) {
-            if missed.contains(step), let lastStart, let interval = plan.intervalSeconds, case .stepped(let steps) = motion {
+            if missed.contains(step), let lastStart, let interval = plan.interval(after: step - 1), case .stepped(let steps) = motion {
                 misses.append(IntervalMiss(step: step, label: steps[step].label, neededSeconds: time - lastStart, intervalSeconds: interval))
             }
             starts[step] = starts[step] ?? time

@@ -95,6 +95,8 @@ public struct Player: Sendable {
     private let shotTicks: Int
     private let afterShotTicks: Int
     private let intervalTicks: Int?
+    /// A ramped interval, in ticks after each step's shot (`ShootingPlan.stepIntervals`).
+    private let stepIntervalTicks: [Int]?
     private let lashed: Bool
     private var bracket = 0
     private var shotOpen = false
@@ -140,6 +142,7 @@ public struct Player: Sendable {
         shotTicks = max(1, ticks(shooting.timing?.shotSeconds ?? 0))
         afterShotTicks = ticks(shooting.timing?.afterShotSeconds ?? 0)
         intervalTicks = shooting.intervalSeconds.map { max(1, ticks($0)) }
+        stepIntervalTicks = shooting.intervalSeconds == nil ? nil : shooting.stepIntervals?.map { max(1, ticks($0)) }
         lashed = rig.axes.contains { $0.backlashDeg > 0 }
         waypoint = startPose.map { $0 }
         // Storage of their own (`map`, not a shared copy of `startPose`): arrays share
@@ -315,9 +318,9 @@ public struct Player: Sendable {
             }
             guard pendingAdvance else { break }
             if step + 1 < steps.count {
-                if let intervalTicks, let last = lastShotStartTick {
+                if let interval = intervalTicks(after: step), let last = lastShotStartTick {
                     // Start the move late enough that the next shot starts on its slot.
-                    let slot = last + intervalTicks
+                    let slot = last + interval
                     // Planned once per wait: the rig stands still, so the move is the same each tick.
                     let start = plannedMoveStartTick ?? (slot - ticksToReach(step + 1, steps: steps))
                     plannedMoveStartTick = start
@@ -418,6 +421,12 @@ public struct Player: Sendable {
     private func settleTicks(_ step: Step) -> Int {
         let t = (step.settleSeconds / dt).rounded(.up)
         return t.isFinite ? Int(min(max(t, 0), 1e12)) : 0
+    }
+
+    /// The ticks from `step`'s shot to the next one's, when the shots are paced.
+    private func intervalTicks(after step: Int) -> Int? {
+        if let stepIntervalTicks, stepIntervalTicks.indices.contains(step) { return stepIntervalTicks[step] }
+        return intervalTicks
     }
 
     /// Settled at `step`: hold for its shots (none without a camera, but an interval's

@@ -110,6 +110,8 @@ public struct Program: Sendable, Equatable {
     public var site: Site?
     /// A track program's target, start and mount, for `rig plan`.
     public var track: SkyTrack?
+    /// A timelapse's ramped interval (`intervalKeys`): the interval after each frame's shot.
+    public var stepIntervals: [Double]?
 
     /// The timing of one shot with this rig's camera; nil when the rig has none.
     public var shotTiming: ShotTiming? {

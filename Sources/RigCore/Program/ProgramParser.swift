@@ -68,6 +68,7 @@ public enum ProgramParser {
             shoot = try ShootConfig.parse(s, site: site)
         }
         var skyTrack: SkyTrack?
+        var stepIntervals: [Double]?
         var settle = 0.5
         if let s = steppedOnly("settleSeconds") {
             guard kind != .keyframes else { throw s.error("a keyframes program does not stop to settle; settleSeconds is for stepped programs") }
@@ -107,7 +108,7 @@ public enum ProgramParser {
             motion = .stepped(steps(for: plan, spec: spec, rig: rig, settle: settle))
         case .timelapse:
             let section = try object.required("timelapse", "frames and keyframes keyed by frame number")
-            motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle))
+            motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle, trigger: givenTrigger, intervals: &stepIntervals))
         case .track:
             let section = try object.required("track", "the target, the start, and frames or durationSeconds")
             let parsed = try parseTrack(section, rig: rig, site: site, trigger: givenTrigger, settle: settle)
@@ -121,6 +122,7 @@ public enum ProgramParser {
         program.shoot = shoot
         program.site = site
         program.track = skyTrack
+        program.stepIntervals = stepIntervals
         return program
     }
 
@@ -288,7 +290,33 @@ public enum ProgramParser {
         }
     }
 
-    static func parseTimelapse(_ section: ValueReader, rig: Rig, settle: Double) throws(FileError) -> [Step] {
+    /// `"intervalKeys": [{"frame": N, "seconds": S}, …]`: the interval after each frame,
+    /// interpolated linearly between keys (held past the ends). Needs `interval:S`.
+    static func parseIntervalKeys(_ value: ValueReader, frames: Int, trigger: Trigger?) throws(FileError) -> [Double] {
+        guard case .interval? = trigger else {
+            throw value.error("a ramped interval paces the shots: give \"trigger\": \"interval:SECONDS\" (the keys then set each frame's interval)")
+        }
+        var keys: [(frame: Double, seconds: Double)] = []
+        for key in try value.nonEmptyArray() {
+            let k = try key.object()
+            let frameValue = try k.required("frame")
+            let frame = Double(try frameValue.integer(in: 0...max(0, frames - 1)))
+            if let last = keys.last, frame <= last.frame {
+                throw frameValue.error("frame \(Int(frame)) is not after frame \(Int(last.frame)); keys go in increasing frames")
+            }
+            keys.append((frame, try k.required("seconds", "the interval after this frame").number(in: Bounds.intervalSeconds, unit: "s")))
+            try k.finish()
+        }
+        return (0..<frames).map { f in
+            let x = Double(f)
+            guard let next = keys.firstIndex(where: { $0.frame >= x }) else { return keys.last?.seconds ?? 1 }
+            guard next > 0 else { return keys[0].seconds }
+            let (a, b) = (keys[next - 1], keys[next])
+            return a.seconds + (b.seconds - a.seconds) * (x - a.frame) / (b.frame - a.frame)
+        }
+    }
+
+    static func parseTimelapse(_ section: ValueReader, rig: Rig, settle: Double, trigger: Trigger?, intervals: inout [Double]?) throws(FileError) -> [Step] {
         let object = try section.object()
         let framesValue = try object.required("frames", "how many frames to shoot")
         let frames = try framesValue.integer(in: 1...Bounds.maxSteps)
@@ -300,6 +328,7 @@ public enum ProgramParser {
             throw (keyFrame ?? framesValue).error(
                 "frame \(Int(last.time)) is past the last frame \(frames - 1) (\"frames\": \(frames) counts from 0); raise \"frames\" or move the key")
         }
+        if let keys = object.optional("intervalKeys") { intervals = try parseIntervalKeys(keys, frames: frames, trigger: trigger) }
         try object.finish()
         var cursors = [Int](repeating: 0, count: tracks.count)
         return (0..<frames).map { frame in

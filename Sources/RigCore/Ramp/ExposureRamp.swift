@@ -212,6 +212,13 @@ extension ExposureRamp {
         let object = try value.object()
         let modeValue = try object.required("mode", "\"keys\", \"sun\" or \"auto\"")
         let mode = try modeValue.oneOf(["keys", "sun", "auto"])
+        let modeKeys = ["keys": ["keys"], "sun": ["day", "night", "start"], "auto": ["startEV", "targetEV"]]
+        for (other, keys) in modeKeys where other != mode {
+            if let key = keys.first(where: object.has), let value = object.optional(key) {
+                throw value.error("\"\(key)\" is for \"mode\": \"\(other)\"; this ramp's mode is \"\(mode)\"")
+            }
+        }
+        object.allow(modeKeys.values.flatMap { $0 })
         var limits = ExposureLimits()
         if let a = object.optional("aperture") { limits.aperture = try a.number(in: 0.5...128) }
         if let isos = object.optional("isos") {

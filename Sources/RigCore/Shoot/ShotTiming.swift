@@ -39,11 +39,22 @@ public struct ShootingPlan: Sendable, Equatable {
     /// True: the player ends each shot itself after `timing.shotSeconds` (the simulated
     /// camera, `rig check`). False: it holds until `shotDone()` (a real camera reports).
     public var selfTimed: Bool
+    /// A ramped interval (a timelapse's `intervalKeys`): element i is the time from step
+    /// i's shot to step i+1's; `intervalSeconds` for steps past its end.
+    public var stepIntervals: [Double]?
 
-    public init(timing: ShotTiming? = nil, intervalSeconds: Double? = nil, selfTimed: Bool = true) {
+    public init(timing: ShotTiming? = nil, intervalSeconds: Double? = nil, selfTimed: Bool = true, stepIntervals: [Double]? = nil) {
         self.timing = timing
         self.intervalSeconds = intervalSeconds
         self.selfTimed = selfTimed
+        self.stepIntervals = stepIntervals
+    }
+
+    /// The interval from step `step`'s shot to the next step's, if the shots are paced.
+    public func interval(after step: Int) -> Double? {
+        guard intervalSeconds != nil else { return nil }
+        if let stepIntervals, stepIntervals.indices.contains(step) { return stepIntervals[step] }
+        return intervalSeconds
     }
 
     /// Nothing to shoot, no pacing: the player behaves as it did before cameras.

@@ -83,7 +83,10 @@ struct ShootSetup {
         var originalStart: ShotLogStart?
 
         if program.isStepped {
-            if case .interval(let s) = trigger { plan.intervalSeconds = s }
+            if case .interval(let s) = trigger {
+                plan.intervalSeconds = s
+                plan.stepIntervals = program.stepIntervals
+            }
             if options.interval != nil {
                 printError("error: --interval is for keyframes programs; a stepped program takes --trigger interval:SECONDS")
                 throw ExitCode(2)
@@ -228,7 +231,10 @@ struct ShootSetup {
     /// with no options would.
     static func checkPlan(_ program: Program) -> ShootingPlan {
         var plan = ShootingPlan(timing: program.trigger == .bui ? nil : program.shotTiming)
-        if program.isStepped, case .interval(let s) = program.trigger { plan.intervalSeconds = s }
+        if program.isStepped, case .interval(let s) = program.trigger {
+            plan.intervalSeconds = s
+            plan.stepIntervals = program.stepIntervals
+        }
         return plan
     }
 
