@@ -9,7 +9,7 @@ import Synchronization
 /// the camera reports the new file. A shot not confirmed in time is tried once more, then
 /// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
 /// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
-public final class GPhoto2Camera: Camera, Sendable {
+public final class GPhoto2Camera: Camera, ImageReporting, Sendable {
     public let config: GPhoto2CameraConfig
     public let model: String
     public let port: String
@@ -282,7 +282,8 @@ public final class GPhoto2Camera: Camera, Sendable {
                 handler(
                     ShotLogImage(
                         step: step, bracket: bracket, file: file.description, meanLevel: measures.meanLevel, brightnessEV: measures.brightnessEV,
-                        clippedHigh: measures.clippedHigh, clippedLow: measures.clippedLow, preview: previewPath))
+                        clippedHigh: measures.clippedHigh, clippedLow: measures.clippedLow, preview: previewPath,
+                        histogram: ShotLogImage.sixteenBins(analysed.histogram)))
             }
         } catch {
             let message = "downloading \(file) to \(path) failed: \(error)"

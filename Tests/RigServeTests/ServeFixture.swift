@@ -29,22 +29,29 @@ final class ServeFixture: Sendable {
     let parts: ServeApp.Parts
     private let leaseNow = LeaseClock()
 
-    init(listen: String = "127.0.0.1:8080", token: AccessToken? = nil, programs: [String: String] = [:]) throws {
+    /// - Parameters:
+    ///   - rigText: the served rig (default `rigText`).
+    ///   - camera: the rig's camera, as `rig serve` opens it; its shot logs go in `directory/runs`.
+    init(
+        listen: String = "127.0.0.1:8080", token: AccessToken? = nil, programs: [String: String] = [:], rigText: String = ServeFixture.rigText,
+        camera: Camera? = nil
+    ) throws {
         directory = try TestTools.temporaryDirectory()
         let programDirectory = directory.appendingPathComponent("programs")
         try FileManager.default.createDirectory(at: programDirectory, withIntermediateDirectories: true)
         for (name, text) in programs {
             try text.write(to: programDirectory.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
-        rig = try RigParser.parse(text: Self.rigText, file: "test-rig.json")
+        rig = try RigParser.parse(text: rigText, file: "test-rig.json")
         console = RigConsole(
             rig: rig, output: SimOutput(config: SimOutputConfig(), rig: rig), startPose: rig.homePose,
-            options: SessionOptions(loop: LoopOptions(realtime: false)), logger: Logger(label: "test"))
+            options: SessionOptions(loop: LoopOptions(realtime: false)), logger: Logger(label: "test"), camera: camera,
+            shotLogs: RunLogDirectory(stateDirectory: directory.path))
         try console.start()
         let now = leaseNow
         parts = ServeApp.Parts(
             console: console,
-            library: ProgramLibrary(directory: programDirectory.path, rig: rig, rigText: Self.rigText, rigPath: "test-rig.json"),
+            library: ProgramLibrary(directory: programDirectory.path, rig: rig, rigText: rigText, rigPath: "test-rig.json"),
             poses: try PoseBook(directory: directory.path),
             lease: ControlLease(),
             settings: ServeSettings(listen: ListenAddress(listen)!, token: token, nowSeconds: { now.seconds }))

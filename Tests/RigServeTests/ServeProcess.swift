@@ -15,7 +15,8 @@ final class ServeProcess: Sendable {
 
     /// Starts `rig serve --rig RIG --listen 127.0.0.1:0 …` and waits (bounded) for the
     /// line with its URL.
-    init(rig: String, programs: [String: String] = [:], arguments: [String] = []) async throws {
+    /// - Parameter environment: more variables for the server (the virtual camera's).
+    init(rig: String, programs: [String: String] = [:], arguments: [String] = [], environment extra: [String: String] = [:]) async throws {
         directory = try TestTools.temporaryDirectory()
         let programDirectory = directory.appendingPathComponent("programs")
         try FileManager.default.createDirectory(at: programDirectory, withIntermediateDirectories: true)
@@ -33,6 +34,7 @@ final class ServeProcess: Sendable {
             ] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.currentDirectoryURL = directory
         let pipe = Pipe()
@@ -88,6 +90,15 @@ final class ServeProcess: Sendable {
         let (data, response) = try await URLSession.shared.data(for: request)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+    }
+
+    /// A GET's status and raw bytes.
+    func fetch(_ path: String) async throws -> (status: Int, body: Data, type: String?) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.setValue("test", forHTTPHeaderField: "X-Rig-Client")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Content-Type"))
     }
 
     /// Waits (bounded) until `/api/status` satisfies `condition`.

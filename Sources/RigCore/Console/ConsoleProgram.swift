@@ -11,18 +11,36 @@ public struct ConsoleProgram: Sendable, Equatable {
     /// 0-based step a stepped program starts at (ignored for continuous paths).
     public var firstStep: Int
 
-    public init(name: String, motion: Motion, trigger: Trigger, firstStep: Int = 0) {
+    /// How the camera shoots (the rig's camera, the program's `shoot`); nil: no camera.
+    public var shots: ShootingPlan?
+    /// The program's exposure ramp, for the camera.
+    public var ramp: ExposureRamp?
+    /// The steps' own intervals (`intervalKeys`).
+    public var stepIntervals: [Double]?
+
+    public init(
+        name: String, motion: Motion, trigger: Trigger, firstStep: Int = 0, shots: ShootingPlan? = nil, ramp: ExposureRamp? = nil,
+        stepIntervals: [Double]? = nil
+    ) {
         self.name = name
         self.motion = motion
         self.trigger = trigger
         self.firstStep = firstStep
+        self.shots = shots
+        self.ramp = ramp
+        self.stepIntervals = stepIntervals
     }
 
-    /// How the player paces the shots: `interval:S` is shot start to shot start, the one
-    /// meaning `rig play` and `rig check` give it.
+    /// How the player paces and times the shots: `interval:S` is shot start to shot start,
+    /// the one meaning `rig play` and `rig check` give it; with a camera, each step holds
+    /// for its shot as in `rig play`.
     public var shooting: ShootingPlan {
-        if stepCount > 0, case .interval(let seconds) = trigger { return ShootingPlan(intervalSeconds: seconds) }
-        return .none
+        var plan = stepCount > 0 ? (shots ?? .none) : .none
+        if stepCount > 0, case .interval(let seconds) = trigger {
+            plan.intervalSeconds = seconds
+            plan.stepIntervals = stepIntervals
+        }
+        return plan
     }
 
     /// Steps in the whole program (0 for a continuous path).

@@ -112,6 +112,11 @@ public struct ConsoleSource: MotionSource {
         return ending
     }
 
+    /// The camera reported the shot done (a camera that reports; the simulator's are timed).
+    public mutating func shotDone() {
+        player?.shotDone()
+    }
+
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
         requests.drain(into: &drainedRequests)
         for request in drainedRequests { apply(request) }

@@ -59,9 +59,12 @@ public enum ServedProgram {
 
     /// - Parameters:
     ///   - maxTicks: the check's simulation budget (`FeasibilityChecker`).
+    ///   - cameraReportsShots: the served rig's camera reports each shot's end (a real
+    ///     camera: the player holds until it does); false for the simulated camera, whose
+    ///     shots the player times.
     public static func prepare(
         text: String, file: String, served: Rig, rigText: String, rigPath: String, fromStep: Int, startPose: [Double],
-        maxTicks: Int = Bounds.maxTicks
+        maxTicks: Int = Bounds.maxTicks, cameraReportsShots: Bool = false
     ) throws(Refusal) -> (program: Program, console: ConsoleProgram, report: FeasibilityReport) {
         var program: Program
         do {
@@ -77,7 +80,11 @@ public enum ServedProgram {
         let steps = program.steps.count
         guard fromStep >= 1 else { throw .badStep("fromStep counts from 1") }
         guard fromStep <= max(steps, 1) else { throw .noSuchStep("\(elided(file)) has no step \(fromStep); valid: 1…\(max(steps, 1))") }
-        let console = ConsoleProgram(name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1)
+        // The served rig's camera shoots every step, as in `rig play` (Cascable shoots with bui).
+        let shots = program.trigger == .bui ? nil : program.shotTiming.map { ShootingPlan(timing: $0, selfTimed: !cameraReportsShots) }
+        let console = ConsoleProgram(
+            name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1, shots: shots, ramp: program.shoot.ramp,
+            stepIntervals: program.stepIntervals)
         let report = FeasibilityChecker.check(
             rig: served, motion: console.motion, startPose: startPose, shooting: console.shooting, firstStep: console.firstStep, maxTicks: maxTicks)
         return (program, console, report)

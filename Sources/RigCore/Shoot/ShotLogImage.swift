@@ -19,11 +19,14 @@ public struct ShotLogImage: Sendable, Equatable {
     public var clippedLow: Double
     /// A small copy of the image, if one was kept.
     public var preview: String?
+    /// The luma histogram in 16 bins, each in thousandths of the pixels (dark to light).
+    public var histogram: [Int]?
 
     public init(
         step: Int, bracket: Int? = nil, file: String, meanLevel: Double, brightnessEV: Double, clippedHigh: Double, clippedLow: Double,
-        preview: String? = nil
+        preview: String? = nil, histogram: [Int]? = nil
     ) {
+        self.histogram = histogram
         self.step = step
         self.bracket = bracket
         self.file = file
@@ -42,6 +45,7 @@ public struct ShotLogImage: Sendable, Equatable {
         out += ",\"brightnessEV\":\(JSONText.number(rounded4(brightnessEV)))"
         out += ",\"clippedHigh\":\(JSONText.number(rounded4(clippedHigh))),\"clippedLow\":\(JSONText.number(rounded4(clippedLow)))"
         if let preview { out += ",\"preview\":\(JSONText.string(preview))" }
+        if let histogram { out += ",\"histogram\":[" + histogram.map(String.init).joined(separator: ",") + "]" }
         return out + "}"
     }
 
@@ -56,6 +60,14 @@ public struct ShotLogImage: Sendable, Equatable {
         clippedHigh = try object.required("clippedHigh").number(in: 0...1)
         clippedLow = try object.required("clippedLow").number(in: 0...1)
         preview = try object.optional("preview")?.string()
+        if let bins = object.optional("histogram") {
+            var values: [Int] = []
+            for bin in try bins.array() { values.append(try bin.integer(in: 0...1000)) }
+            guard values.count == 16 else { throw bins.error("\(values.count) bins; valid: 16") }
+            histogram = values
+        } else {
+            histogram = nil
+        }
         try object.finish()
     }
 
@@ -76,6 +88,16 @@ public struct ShotLogImage: Sendable, Equatable {
         // A black frame has no finite EV: call it 20 stops under.
         let ev = linear > 0 ? log2(linear / n / 0.18) : -20
         return (level / n, max(ev, -20), high, low)
+    }
+
+    /// A 256-bin histogram as 16 bins of thousandths of the pixels.
+    public static func sixteenBins(_ histogram: [Int]) -> [Int]? {
+        let total = histogram.reduce(0, +)
+        guard histogram.count == 256, total > 0 else { return nil }
+        return (0..<16).map { bin in
+            let count = histogram[(bin * 16)..<(bin * 16 + 16)].reduce(0, +)
+            return Int((Double(count) * 1000 / Double(total)).rounded())
+        }
     }
 
     /// The sRGB transfer function, inverted.

@@ -61,3 +61,10 @@ public struct ShotReport: Sendable, Equatable {
 
     public static let none = ShotReport()
 }
+
+/// A camera that measures its frames (the gphoto2 camera's downloads, the simulated
+/// camera's scene): the shot runner logs each measure and a ramp follows it.
+public protocol ImageReporting: AnyObject {
+    /// Called (on the camera's thread) with each frame's measure.
+    func onImage(_ handler: @escaping @Sendable (ShotLogImage) -> Void)
+}

@@ -49,6 +49,9 @@ public final class ShotRunner: @unchecked Sendable {
     /// shot and the runner logs it (the camera's thread writes, the event thread takes).
     private let reports = Mutex<[ShotKey: ShotReport]>([:])
     private let pendingImages = Mutex<[ShotLogImage]>([])
+    /// False when the camera outlives the run (`rig serve` keeps it for every program).
+    private let closesCamera: Bool
+    private let observer = Mutex<(@Sendable (ShotLogEvent) -> Void)?>(nil)
     /// A timelapse's exposure ramp: each frame's settings, and the measures it follows (event thread).
     private var ramp: ExposureRampRunner?
     private var rampSettings: [Int: ExposureSettings] = [:]
@@ -61,8 +64,10 @@ public final class ShotRunner: @unchecked Sendable {
     ///   - start: the `start` event to write first; nil with no writer.
     public init(
         steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
-        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, logger: Logger, display: @escaping @Sendable (String) -> Void
+        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, closesCamera: Bool = true, logger: Logger,
+        display: @escaping @Sendable (String) -> Void
     ) {
+        self.closesCamera = closesCamera
         self.ramp = ramp.map(ExposureRampRunner.init)
         self.steps = steps
         self.axisNames = axisNames
@@ -73,6 +78,11 @@ public final class ShotRunner: @unchecked Sendable {
         self.display = display
         shotSteps = alreadyShot
         if let start { write(.start(start)) }
+    }
+
+    /// Called with every event as it is logged (on the thread that logs it).
+    public func observe(_ handler: @escaping @Sendable (ShotLogEvent) -> Void) {
+        observer.withLock { $0 = handler }
     }
 
     /// The loop is running: how to reach it.
@@ -183,7 +193,7 @@ public final class ShotRunner: @unchecked Sendable {
 
     private func closeCamera() {
         cameraClosed.store(true, ordering: .relaxed)
-        camera?.close()
+        if closesCamera { camera?.close() }
     }
 
     /// A stop while the camera was taking a shot: the card holds a frame (perhaps cut
@@ -271,6 +281,7 @@ public final class ShotRunner: @unchecked Sendable {
     }
 
     private func write(_ event: ShotLogEvent) {
+        observer.withLock { $0 }?(event)
         guard let writer, logIncomplete == nil else { return }
         do { try writer.append(event) } catch {
             let message = "writing the shot log \(writer.path) failed: \(error); the log is INCOMPLETE from here (it keeps every event before, on whole lines)"

@@ -5,7 +5,7 @@ import Synchronization
 /// The simulated camera (`"camera": {"type": "sim"}`): takes no picture, records how
 /// many shots it was asked for. The player times its shots (`reportsShotDone` false),
 /// so a simulated run is deterministic and follows `--speed`.
-public final class SimCamera: Camera {
+public final class SimCamera: Camera, ImageReporting {
     private let shots = Mutex(0)
     private let closed = Atomic<Bool>(false)
     /// The light it "sees": each shot with an exposure is measured against it.

@@ -47,12 +47,19 @@ public final class ProgramLibrary: Sendable {
         public var program: Program
         public var consoleProgram: ConsoleProgram
         public var report: FeasibilityReport
+        /// The file's SHA-256, for its shot log.
+        public var sha256: String
         fileprivate var stamp: String
     }
 
     /// - Parameters:
     ///   - rigText, rigPath: the rig file the server runs (a program is parsed against it).
-    public init(directory: String?, rig: Rig, rigText: String, rigPath: String) {
+    /// The served rig's camera reports each shot's end (not the simulator): its shots hold
+    /// the player until they do.
+    public let cameraReportsShots: Bool
+
+    public init(directory: String?, rig: Rig, rigText: String, rigPath: String, cameraReportsShots: Bool = false) {
+        self.cameraReportsShots = cameraReportsShots
         self.directory = directory
         self.rig = rig
         self.rigText = rigText
@@ -109,7 +116,8 @@ public final class ProgramLibrary: Sendable {
             // A program that embeds another rig is laid out on that rig's axes: played on
             // the served rig it would move the wrong axes, or index past them.
             prepared = try ServedProgram.prepare(
-                text: text, file: file, served: rig, rigText: rigText, rigPath: rigPath, fromStep: fromStep, startPose: startPose)
+                text: text, file: file, served: rig, rigText: rigText, rigPath: rigPath, fromStep: fromStep, startPose: startPose,
+                cameraReportsShots: cameraReportsShots)
         } catch {
             switch error {
             case .malformed(let m), .notPlayable(let m): throw ServeError(.unprocessableContent, m)
@@ -118,7 +126,7 @@ public final class ProgramLibrary: Sendable {
             }
         }
         let (program, console, report) = prepared
-        let checked = Checked(program: program, consoleProgram: console, report: report, stamp: stamp)
+        let checked = Checked(program: program, consoleProgram: console, report: report, sha256: SHA256.hex(Data(text.utf8)), stamp: stamp)
         cache.withLock { $0[file] = checked }
         return checked
     }

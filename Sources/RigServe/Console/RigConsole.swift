@@ -25,6 +25,12 @@ public final class RigConsole: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private let started = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
+    /// The rig's camera, open for the server's life: every program's steps are shot with it.
+    private let camera: Camera?
+    private let shotLogs: RunLogDirectory?
+    private let logger: Logger
+    /// The shots of the program playing (its log, the camera's reports).
+    private let runner = Mutex<ShotRunner?>(nil)
 
     /// A program started from the server: what the status shows about it.
     struct Run: Sendable {
@@ -50,6 +56,11 @@ public final class RigConsole: @unchecked Sendable {
         var lastError: String?
         /// The loop tick a Next was taken at.
         var nextTakenAtTick: Int?
+        var lastShot: ServeStatus.LastShot?
+        /// The last frame's preview image, for `/api/last-shot/preview`.
+        var lastPreview: String?
+        /// A measure that came before its shot's event.
+        var earlyImage: ShotLogImage?
     }
 
     /// `Output` is not `Sendable`; the server only reads `statusLine`, which outputs
@@ -63,11 +74,16 @@ public final class RigConsole: @unchecked Sendable {
     ///   - startPose: where the rig stands (`StartPose.resolve`).
     ///   - options: the session's options (a trace, loop options); the loop keeps going
     ///     when the limiter bends a jog frame, as in `rig jog`.
+    ///   - camera: the rig's camera, opened by the caller; closed when the session ends.
+    ///   - shotLogs: where each program's shot log goes (none: no log, the shots still fire).
     public init(
         rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
-        clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25
+        clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25, camera: Camera? = nil, shotLogs: RunLogDirectory? = nil
     ) {
         self.rig = rig
+        self.camera = camera
+        self.shotLogs = shotLogs
+        self.logger = logger
         jogConfig = rig.jog ?? JogConfig.standard(for: rig.axes)
         outputType = rig.output.typeName
         outputBox = OutputBox(output)
@@ -90,6 +106,12 @@ public final class RigConsole: @unchecked Sendable {
         }
         session.onEvent = { [self] event in
             if case .outputFault(let message, _) = event { shared.withLock { $0.lastError = message } }
+            guard let shots = runner.withLock({ $0 }) else { return }
+            shots.handle(event)
+            if case .player(.programEnded, _) = event {
+                shots.finish(loopFault: nil, stoppedBySignal: false)
+                runner.withLock { if $0 === shots { $0 = nil } }
+            }
         }
         let thread = Thread { [self] in
             do {
@@ -99,6 +121,8 @@ public final class RigConsole: @unchecked Sendable {
                 shared.withLock { $0.startError = "\(error)" }
                 started.signal()
             }
+            runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
+            camera?.close()
             ended.signal()
         }
         thread.name = "rig-session"
@@ -165,7 +189,7 @@ public final class RigConsole: @unchecked Sendable {
         var status = ServeStatus(
             state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
             pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
-            error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop })
+            error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop }, lastShot: shared.withLock { $0.lastShot })
         if let summary {
             status.state = summary.loop.fault == nil ? "idle" : "fault"
             status.error = summary.loop.fault.map { "\($0)" } ?? lastError
@@ -204,24 +228,106 @@ public final class RigConsole: @unchecked Sendable {
     // MARK: Motion
 
     /// Starts `program` (already checked). Refused with 409 unless the rig is idle.
-    public func play(_ program: ConsoleProgram, estimatedSeconds: Double?) throws(ServeError) {
+    /// - Parameter programSha256: the file's hash, for its shot log.
+    public func play(_ program: ConsoleProgram, estimatedSeconds: Double?, programSha256: String = "") throws(ServeError) {
         let current = status(controller: nil)
         guard current.state == "idle" else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
         let ticks = loopStatus?.ticks ?? 0
-        // Claimed and posted under the lock: of two plays at once, one is refused here
-        // (the source would refuse it too, but the status must name the one that plays).
+        // Claimed under the lock: of two plays at once, one is refused here (the source
+        // would refuse it too, but the status must name the one that plays).
         let claimed = shared.withLock { s in
             guard s.run == nil else { return false }
             s.lastStop = nil
             s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds, postedAtTick: ticks)
             s.lastError = nil
-            requests.post(.play(program))
             return true
         }
         guard claimed else { throw ServeError(.conflict, "another program was just started") }
+        // Claimed: no other play gets here until this one ends. The shots' runner is in
+        // place before the program can take its first step.
+        if program.shooting.timing != nil, let camera {
+            let shots = makeRunner(program, camera: camera, sha: programSha256)
+            runner.withLock { $0 = shots }
+        }
+        requests.post(.play(program))
     }
+
+    /// The shots of one program: fired with the server's camera (which outlives it), logged
+    /// as `rig play` logs them, the last one kept for the status.
+    private func makeRunner(_ program: ConsoleProgram, camera: Camera, sha: String) -> ShotRunner {
+        let steps: [Step] = if case .stepped(let s) = program.motion { s } else { [] }
+        var writer: ShotLogWriter?
+        if let path = shotLogs?.newLogPath(program: program.name) {
+            do { writer = try ShotLogWriter(path: path) } catch {
+                logger.error("cannot write the shot log \(path): \(error); the program shoots without one")
+            }
+        }
+        let names = rig.axes.map(\.name)
+        let start = ShotLogStart(
+            program: program.name, programSha256: sha, steps: steps.count, startedAt: RunLogDirectory.isoStamp(Date()),
+            fromStep: program.firstStep > 0 ? program.firstStep + 1 : nil, startAxisNames: names, startPose: pose, rigPointing: rig.pointing)
+        let shots = ShotRunner(
+            steps: steps, axisNames: names, camera: camera, timing: program.shooting.timing, writer: writer, start: start, ramp: program.ramp,
+            closesCamera: false, logger: logger, display: { [logger] line in logger.info("\(line)") })
+        let requests = self.requests
+        shots.attach(
+            ShotRunner.Requests(
+                shotDone: { [weak self] in self?.shared.withLock { $0.loop }?.requestShotDone() },
+                stop: { requests.post(.stop) }))
+        shots.observe { [weak self] event in self?.record(event, program: program.name) }
+        (camera as? ImageReporting)?.onImage { [weak shots] in shots?.recordImage($0) }
+        return shots
+    }
+
+    /// Keeps the last shot for the status. A frame's measure may come before its shot
+    /// event (a simulated camera measures as it shoots) or after (a download).
+    private func record(_ event: ShotLogEvent, program: String) {
+        shared.withLock { s in
+            switch event {
+            case .shot(let shot) where !shot.interrupted:
+                var last = ServeStatus.LastShot(
+                    program: program, step: shot.step, bracket: shot.bracket, file: shot.file,
+                    settings: Dictionary(shot.settings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
+                    brightnessEV: nil, clippedHigh: nil, clippedLow: nil, preview: false, histogram: nil, missed: nil)
+                s.lastPreview = nil
+                if let early = s.earlyImage, early.step == shot.step, early.bracket == shot.bracket {
+                    Self.apply(early, to: &last, preview: &s.lastPreview)
+                }
+                s.earlyImage = nil
+                s.lastShot = last
+            case .image(let image):
+                guard var last = s.lastShot, last.program == program, last.step == image.step, last.bracket == image.bracket,
+                    last.brightnessEV == nil
+                else {
+                    s.earlyImage = image
+                    return
+                }
+                Self.apply(image, to: &last, preview: &s.lastPreview)
+                s.lastShot = last
+            case .missed(let missed) where missed.reason != nil:
+                s.lastShot = ServeStatus.LastShot(
+                    program: program, step: missed.step, bracket: nil, file: nil, settings: [:], brightnessEV: nil, clippedHigh: nil,
+                    clippedLow: nil, preview: false, histogram: nil, missed: missed.reason)
+                s.lastPreview = nil
+            default:
+                break
+            }
+        }
+    }
+
+    private static func apply(_ image: ShotLogImage, to last: inout ServeStatus.LastShot, preview: inout String?) {
+        last.brightnessEV = (image.brightnessEV * 100).rounded() / 100
+        last.clippedHigh = (image.clippedHigh * 1000).rounded() / 1000
+        last.clippedLow = (image.clippedLow * 1000).rounded() / 1000
+        last.preview = image.preview != nil
+        last.histogram = image.histogram
+        preview = image.preview
+    }
+
+    /// The last frame's preview (a small JPEG), if it has one.
+    public var lastShotPreview: String? { shared.withLock { $0.lastPreview } }
 
     /// A step request for the program playing; 409 when none plays.
     /// - Parameter atStep: the 1-based step the client means (Next): refused unless the

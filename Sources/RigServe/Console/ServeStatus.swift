@@ -28,6 +28,30 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     /// so the phone whose run another client stopped is told so.
     public var lastStop: LastStop?
 
+    /// The last frame the rig's camera took (null without a camera, or before the first):
+    /// what the phone shows under the controls.
+    public var lastShot: LastShot?
+
+    public struct LastShot: Sendable, Equatable, Encodable {
+        public var program: String
+        public var step: Int
+        public var bracket: Int?
+        /// The file the camera reported (gphoto2), if any.
+        public var file: String?
+        /// The settings it was taken with, as the camera names them.
+        public var settings: [String: String]
+        /// Its measure, once the frame was downloaded (or simulated).
+        public var brightnessEV: Double?
+        public var clippedHigh: Double?
+        public var clippedLow: Double?
+        /// A small preview at `/api/last-shot/preview`.
+        public var preview: Bool
+        /// 16 bins of thousandths of the pixels, dark to light.
+        public var histogram: [Int]?
+        /// The shot the camera failed, and why (the program stopped).
+        public var missed: String?
+    }
+
     public struct LastStop: Sendable, Equatable, Encodable {
         /// The display name of the client that sent STOP.
         public var by: String
@@ -36,7 +60,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -52,6 +76,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(error, forKey: .error)
         try c.encode(controller, forKey: .controller)
         try c.encode(lastStop, forKey: .lastStop)
+        try c.encode(lastShot, forKey: .lastShot)
     }
 
     /// The same apart from elapsed time and ETA (the events stream sends those changes

@@ -201,6 +201,20 @@ struct ServeRoutes: Sendable {
         var fromStep: Int?
     }
 
+    /// The last frame's small preview (JPEG); 404 when there is none.
+    func lastShotPreview() throws -> Response {
+        guard let path = console.lastShotPreview else {
+            throw ServeError(.notFound, "no preview: the last frame has none (no camera, no download, or no shot yet)")
+        }
+        // rig wrote it (a few tens of KB); bounded all the same.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard let size, size <= 4 << 20, let data = FileManager.default.contents(atPath: path) else {
+            throw ServeError(.notFound, "the preview \(path) cannot be read")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
     func play(_ request: Request, _ context: ServeContext) async throws -> Response {
         let body = try await body(PlayBody.self, request)
         // A refused play (a bad name, 404, 422) takes no control: checked first.
@@ -219,7 +233,7 @@ struct ServeRoutes: Sendable {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
         let key = try control(request, context)
-        try console.play(checked.consoleProgram, estimatedSeconds: ProgramLibrary.estimatedSeconds(checked))
+        try console.play(checked.consoleProgram, estimatedSeconds: ProgramLibrary.estimatedSeconds(checked), programSha256: checked.sha256)
         return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
     }
 

@@ -43,6 +43,9 @@ struct ServeHTTPCommand: ParsableCommand {
             valueName: "seconds"))
     var requestTimeout = ConnectionLimits().requestSeconds
 
+    @Flag(help: "Do not fire the rig's camera (programs play without shots).")
+    var noShoot = false
+
     @OptionGroup var runOptions: SessionRunOptions
 
     @OptionGroup var log: LogOptions
@@ -109,7 +112,17 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime, stopWhenLimited: false), tracePath: runOptions.trace)
         options.inputPaths = [rig]
-        let console = RigConsole(rig: model, output: device, startPose: start.pose, options: options, logger: logger)
+        // The rig's camera fires at every step of the programs the server plays, as in `rig play`.
+        var camera: Camera?
+        if !noShoot {
+            do { camera = try CameraBackends.open(model, logger: logger) } catch {
+                printError("error: camera: \(error) (give --no-shoot to serve without it)")
+                throw ExitCode(1)
+            }
+        }
+        let shotLogs = StateDirectory.default().map { RunLogDirectory(stateDirectory: $0) }
+        let console = RigConsole(
+            rig: model, output: device, startPose: start.pose, options: options, logger: logger, camera: camera, shotLogs: shotLogs)
         do { try console.start() } catch {
             printError("error: \(error.message)")
             throw ExitCode(1)
@@ -119,7 +132,9 @@ struct ServeHTTPCommand: ParsableCommand {
         settings.connections = ConnectionLimits(maxConnections: maxConnections, requestSeconds: requestTimeout)
         let parts = ServeApp.Parts(
             console: console,
-            library: ProgramLibrary(directory: programs, rig: model, rigText: rigText, rigPath: rig),
+            library: ProgramLibrary(
+                directory: programs, rig: noShoot ? Self.withoutCamera(model) : model, rigText: rigText, rigPath: rig,
+                cameraReportsShots: model.camera.map(CameraBackends.reportsShotDone) ?? false),
             poses: poses, lease: ControlLease(), settings: settings)
         let printedToken = tokenCreated ? token : nil
         let needsToken = token != nil
@@ -150,5 +165,12 @@ struct ServeHTTPCommand: ParsableCommand {
             throw ExitCode(summary.exitCode)
         }
         say("rig serve: parked, outputs safe; bye")
+    }
+
+    /// The rig as `--no-shoot` serves it: no camera, so no step holds for a shot.
+    static func withoutCamera(_ rig: Rig) -> Rig {
+        var copy = rig
+        copy.camera = nil
+        return copy
     }
 }

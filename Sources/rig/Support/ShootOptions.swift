@@ -194,8 +194,7 @@ struct ShootSetup {
             let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
                 start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, logger: logger, display: display)
-            (camera as? GPhoto2Camera)?.onImage { [weak runner] in runner?.recordImage($0) }
-            (camera as? SimCamera)?.onImage { [weak runner] in runner?.recordImage($0) }
+            (camera as? ImageReporting)?.onImage { [weak runner] in runner?.recordImage($0) }
             self.runner = runner
         }
     }

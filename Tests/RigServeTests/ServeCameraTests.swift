@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RigCore
+import RigRuntime
+import RigTestSupport
+import Testing
+
+@testable import RigServe
+
+/// `rig serve` fires the rig's camera at every step, as `rig play` does: the shots are
+/// logged, a ramp follows the measures, and the status (and the page) shows the last one.
+@Suite struct ServeCameraTests {
+    static let rig = """
+        {"name": "head with a camera", "loopRateHz": 100, "output": {"type": "sim"},
+         "axes": [{"name": "pan", "channel": 0, "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 120}],
+         "camera": {"type": "sim", "scene": [{"t": 0, "ev": 12}, {"t": 20, "ev": 10}], "focusMs": 0, "shutterMs": 20, "afterShotMs": 0}}
+        """
+    static let program = """
+        {"rig": "test-rig.json", "kind": "timelapse", "trigger": "interval:1", "settleSeconds": 0.05,
+         "shoot": {"bulb": true, "ramp": {"mode": "auto", "startEV": 12, "maxShutterSeconds": 0.2}},
+         "timelapse": {"frames": 6, "keyframes": {"pan": [{"frame": 0, "value": 0}, {"frame": 5, "value": 5}]}}}
+        """
+
+    @Test func servedProgramsShootAndTheStatusShowsTheLastFrame() async throws {
+        let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
+        let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
+        let fixture = try ServeFixture(programs: ["dusk.json": Self.program], rigText: Self.rig, camera: camera)
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "dusk.json"}"#))
+            #expect(play.status == .accepted)
+            let done = try await fixture.waitStatus { $0.lastShot?.step == 6 && $0.state == "idle" }
+            let last = try #require(done.lastShot)
+            #expect(last.program == "dusk.json")
+            #expect(last.settings["exposureSeconds"] != nil && last.settings["iso"] == "100")
+            let brightness = try #require(last.brightnessEV)
+            #expect(abs(brightness) < 0.5)
+            #expect(camera.shotCount == 6)
+            // The simulated camera keeps no preview.
+            #expect(try await client.execute(uri: "/api/last-shot/preview", method: .get, headers: .client("a")).status == .notFound)
+            let status = try await client.execute(uri: "/api/status", method: .get, headers: .client("a"))
+            #expect(String(buffer: status.body).contains(#""lastShot":{"#))
+        }
+        // The run is logged as `rig play` logs it: six shots and their measures.
+        let runs = fixture.directory.appendingPathComponent("runs")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: runs.path).filter { $0.hasSuffix(".jsonl") }
+        #expect(logs.count == 1)
+        let text = try String(contentsOf: runs.appendingPathComponent(logs.first ?? ""), encoding: .utf8)
+        let log = try ShotLog(text: text, file: "run.jsonl")
+        #expect(log.shots.map(\.step) == [1, 2, 3, 4, 5, 6])
+        #expect(text.components(separatedBy: #""event":"image""#).count - 1 == 6)
+        #expect(log.lastRunEnd?.reason == .done)
+    }
+}
+
+/// `rig serve` with a gphoto2 camera (libgphoto2's virtual camera): the phone's last shot
+/// has the camera's file, its settings, measure, histogram and preview.
+@Suite(.enabled(if: VirtualCamera.available, Comment(rawValue: VirtualCamera.missing)))
+struct ServeGPhoto2Tests {
+    @Test func theLastShotCarriesTheCamerasFileAndPreview() async throws {
+        let pictures = try VirtualCamera.pictures()
+        let download = pictures.deletingLastPathComponent().appendingPathComponent("dl").path
+        let rig = """
+            {"name": "gp", "loopRateHz": 50, "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}],
+             "camera": {"type": "gphoto2", "afterShotMs": 0, "download": "\(download)"}}
+            """
+        let program = #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 10}}]}"#
+        let server = try await ServeProcess(
+            rig: rig, programs: ["two.json": program], environment: VirtualCamera.environment(pictures: pictures))
+        defer { server.stop() }
+        let (status, _) = try await server.request("POST", "/api/play", body: #"{"program": "two.json"}"#)
+        #expect(status == 202)
+        try await server.waitStatus(for: .seconds(60)) { json in
+            ((json["lastShot"] as? [String: Any])?["step"] as? Int) == 2 && ((json["lastShot"] as? [String: Any])?["preview"] as? Bool) == true
+        }
+        let (_, json) = try await server.request("GET", "/api/status")
+        let last = try #require(json["lastShot"] as? [String: Any])
+        #expect((last["file"] as? String)?.hasPrefix("/store_00010001/DCIM/") == true)
+        #expect((last["histogram"] as? [Int])?.count == 16)
+        #expect(abs(last["brightnessEV"] as? Double ?? 99) < 0.05)
+        let preview = try await server.fetch("/api/last-shot/preview")
+        #expect(preview.status == 200 && preview.type == "image/jpeg")
+        #expect(preview.body.prefix(2) == Data([0xFF, 0xD8]), "a JPEG")
+    }
+}
