@@ -83,6 +83,8 @@ struct CameraEndToEndTests {
             #"{"rig": "rig.json", "kind": "panorama", "trigger": "auto", "settleSeconds": 0.1, "shoot": {"exposure": {"aperture": "f/8"}, "bracket": {"count": 3, "stepEV": 1}}, "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-40, 40], "tilt": [0, 0]}}"#
         )
         let log = dir.appendingPathComponent("pano.jsonl").path
+        let check = try rig(["check", program, "--camera"])
+        #expect(check.stdout.contains("on Nikon DSC D750: every step brackets f-number=f/8 shutterspeed=0.0100s | f-number=f/8 shutterspeed=0.0050s"))
         let play = try rig(["play", program, "--log", log])
         #expect(play.status == 0, "\(play.stderr)")
         #expect(play.stdout.contains("bracket of 3 at 1 EV: 0.0100s, 0.0050s, 0.0200s"))
@@ -179,6 +181,11 @@ struct CameraEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
         let rows = (try? Trace(path: trace).rows) ?? []
         #expect(rows.allSatisfy { $0.position == 0 }, "nothing moved")
+        // check --camera says the same without moving anything; plain check says who matches.
+        let checked = try rig(["check", program, "--camera"])
+        #expect(checked.status == 2)
+        #expect(checked.stderr.contains(#"step 2 (step 2): shutter "1/8000" is not one of the camera's choices"#), "\(checked.stderr)")
+        #expect(try rig(["check", program]).stdout.contains("matched to the camera's choices by `rig play` (or here with --camera)"))
         // The virtual camera has no ISO: a program asking for one is told what it offers.
         let iso = try write(
             "iso.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"iso": 400}}, "steps": [{"pose": {"pan": 10}}]}"#)

@@ -87,3 +87,33 @@ import Testing
         #expect(abs(program.shoot.exposureSeconds - ramp.longestShutterSeconds) < 1e-9)
     }
 }
+
+@Suite struct RampKeyTests {
+    func ramp(_ keys: String) throws(FileError) -> ExposureRamp? {
+        try ProgramParser.parse(
+            text:
+                #"{"rig": {"axes": [{"name": "pan", "channel": 0}]}, "kind": "timelapse", "trigger": "interval:10", "shoot": {"bulb": true, "ramp": {"mode": "keys", "aperture": 2.8, "keys": \#(keys)}}, "timelapse": {"frames": 100, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}"#,
+            file: "p.json"
+        ) { _, at throws(FileError) in throw at.error("no rig files here") }.shoot.ramp
+    }
+
+    @Test func keysMayGiveTheSettingsInsteadOfAnEV() throws {
+        // 1/250 s at f/8, ISO 100 is EV100 13.97; 20 s at f/2.8, ISO 1600 (the ramp's aperture) is −4.35.
+        let r = try #require(try ramp(#"[{"frame": 0, "shutter": "1/250", "aperture": "f/8"}, {"frame": 99, "shutter": 20, "iso": 1600}]"#))
+        let day = ExposureSettings(shutterSeconds: 1.0 / 250, iso: 100, aperture: 8).ev100
+        let night = ExposureSettings(shutterSeconds: 20, iso: 1600, aperture: 2.8).ev100
+        #expect(abs((r.plannedEV(frame: 0, seconds: 0) ?? 0) - day) < 1e-9)
+        #expect(abs((r.plannedEV(frame: 99, seconds: 990) ?? 0) - night) < 1e-9)
+        // Interpolated in EV: halfway in frames is halfway in stops.
+        #expect(abs((r.plannedEV(frame: 49, seconds: 490) ?? 0) - (day + (night - day) * 49 / 99)) < 1e-9)
+    }
+
+    @Test func aKeyGivesAnEVOrSettingsNotBoth() {
+        do {
+            _ = try ramp(#"[{"frame": 0, "ev": 12, "shutter": "1/250"}]"#)
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.contains(#"give "ev" or the settings ("shutter", "iso", "aperture"), not both"#), "\(error)")
+        }
+    }
+}

@@ -251,7 +251,39 @@ extension ExposureRamp {
                     throw frameValue.error("frame \(Int(frame)) is not after frame \(Int(last)); keys go in increasing frames")
                 }
                 frames.append(frame)
-                evs.append(try k.required("ev", "the settings' EV100 at this frame").number(in: -20...25, unit: "EV"))
+                if let ev = k.optional("ev") {
+                    if let both = ["shutter", "iso", "aperture"].lazy.compactMap({ k.optional($0) }).first {
+                        throw both.error("give \"ev\" or the settings (\"shutter\", \"iso\", \"aperture\"), not both")
+                    }
+                    evs.append(try ev.number(in: -20...25, unit: "EV"))
+                } else {
+                    // The settings themselves: their EV100 (ISO 100 and the ramp's aperture unless given).
+                    guard let shutterValue = k.optional("shutter") else {
+                        throw key.error("give \"ev\" (the settings' EV100) or \"shutter\" (with \"iso\", \"aperture\" if not 100 and the ramp's)")
+                    }
+                    let shutter: Double
+                    if case .number = shutterValue.node.value {
+                        shutter = try shutterValue.number(in: 1e-5...3600, unit: "s")
+                    } else {
+                        let text = try shutterValue.nonEmptyString()
+                        guard let seconds = ShutterSpeed.seconds(text) else {
+                            throw shutterValue.error("\"\(elided(text))\" is not a shutter speed; valid: seconds such as \"1/250\", \"0.5\" or 30")
+                        }
+                        shutter = seconds
+                    }
+                    let iso = try k.optional("iso")?.number(in: 25...409_600) ?? 100
+                    var aperture = limits.aperture
+                    if let a = k.optional("aperture") {
+                        if case .number = a.node.value {
+                            aperture = try a.number(in: 0.5...128)
+                        } else {
+                            let text = try a.nonEmptyString()
+                            guard let n = Aperture.number(text) else { throw a.error("\"\(elided(text))\" is not an aperture; valid: \"f/8\" or 8") }
+                            aperture = n
+                        }
+                    }
+                    evs.append(ExposureSettings(shutterSeconds: shutter, iso: iso, aperture: aperture).ev100)
+                }
                 try k.finish()
             }
             source = .keys(frames: frames, evs: evs)

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Logging
 import RigCore
+import RigGPhoto2
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,6 +17,9 @@ struct CheckCommand: ParsableCommand {
 
     @Argument(help: "A program or rig file (.json).")
     var file: String
+
+    @Flag(help: "With a gphoto2 camera: connect to it and match the program's exposure and brackets to its choices (exit 2 if a value is not one).")
+    var camera = false
 
     func run() throws {
         // One read, one parse: large programs (a million keyframes) are checked in seconds.
@@ -35,6 +40,36 @@ struct CheckCommand: ParsableCommand {
         for line in CheckReport.describe(report, program: program) { print(line) }
         for line in ResolutionReport.describe(program: program) { print(line) }
         for miss in report.intervalMisses { print("\(file): error: \(miss)") }
+        try checkExposure(program)
         if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The program's exposure and brackets against the camera's own choices, when asked
+    /// (`--camera`) and the rig's camera can be reached: the frames each step would shoot.
+    private func checkExposure(_ program: Program) throws {
+        let asks = program.shoot.exposure != nil || program.shoot.bracket != nil || program.steps.contains { $0.exposure != nil }
+        guard asks, let section = program.rig.camera, section.type == GPhoto2CameraConfig.type else { return }
+        guard camera else {
+            print("\(file): exposure and brackets are matched to the camera's choices by `rig play` (or here with --camera)")
+            return
+        }
+        let connected: GPhoto2Camera
+        do { connected = try GPhoto2Camera.open(GPhoto2CameraConfig.parse(section), within: 15, logger: Logger(label: "rig.check")) } catch {
+            printError("\(file): error: --camera: \(error)")
+            throw ExitCode(1)
+        }
+        defer { connected.close() }
+        let plan: ExposurePlan
+        do {
+            plan = try ExposurePlan.make(program: program, camera: connected.choices()).get()
+        } catch {
+            printError("\(file): error: \(error)")
+            throw ExitCode(2)
+        }
+        let frames = plan.programFrames.map { $0.map(\.description).joined(separator: " ") }
+        print("\(file): on \(connected.model): every step \(frames.count > 1 ? "brackets " : "")\(frames.joined(separator: " | "))")
+        for (step, own) in plan.stepFrames.sorted(by: { $0.key < $1.key }) {
+            print("  step \(step + 1): \(own.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | "))")
+        }
     }
 }
