@@ -18,11 +18,16 @@ public enum ServeApp {
         public var settings: ServeSettings
         /// Jogs that a finger on the screen does not mean now are dropped.
         public var jogGuard: JogGuard
+        /// `/api/events`: one status computed and encoded for every client.
+        let feed: StatusFeed
 
         public init(
             console: RigConsole, library: ProgramLibrary, poses: PoseBook, lease: ControlLease, settings: ServeSettings,
             jogGuard: JogGuard = JogGuard(maxAgeSeconds: 0.25)
         ) {
+            feed = StatusFeed(
+                now: settings.nowSeconds, ended: { console.hasEnded },
+                status: { console.status(controller: lease.current(nowSeconds: settings.nowSeconds())) })
             self.console = console
             self.library = library
             self.poses = poses

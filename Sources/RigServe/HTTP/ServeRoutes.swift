@@ -161,30 +161,14 @@ struct ServeRoutes: Sendable {
     /// `heartbeat` event after 0.5 s without a message, so a page knows within a second
     /// that its link is gone. Watching never keeps control.
     func events(_ request: Request, _ context: ServeContext) -> Response {
-        let routes = self
+        let feed = parts.feed
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
-                var last: ServeStatus?
-                var lastSent = -Double.infinity
-                var lastStatusSent = -Double.infinity
-                while !Task.isCancelled {
-                    let status = routes.currentStatus(nil)
-                    let t = routes.now
-                    let changed = last.map { !$0.sameApartFromTheClock(status) } ?? true
-                    let clockMoved = last.map { $0 != status } ?? true
-                    if (changed && t - lastStatusSent >= 0.2) || (clockMoved && t - lastStatusSent >= 1) {
-                        let data = try JSONEncoder.serve.encode(status)
-                        try await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
-                        last = status
-                        lastSent = t
-                        lastStatusSent = t
-                    } else if t - lastSent >= 0.5 {
-                        try await writer.write(ByteBuffer(string: "event: heartbeat\ndata: {}\n\n"))
-                        lastSent = t
-                    }
-                    if routes.console.hasEnded { break }
-                    try await Task.sleep(nanoseconds: 50_000_000)
+                var version: Int?
+                while !Task.isCancelled, let frame = await feed.next(after: version) {
+                    try await writer.write(frame.bytes)
+                    version = frame.version
                 }
                 try await writer.finish(nil)
             })
