@@ -67,6 +67,24 @@ private let threeSteps = Motion.stepped([
         #expect(run.violations.isEmpty)
     }
 
+    @Test func aProgramPreparedFromTheRestPoseIsTakenWithoutBuildingAPlayer() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        var program = ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)
+        program.prepare(rig: rig, from: [0, 0])
+        run.post(.play(program))
+        #expect(run.run { $0.currentStep == 2 && $0.isWaiting || $0.player == nil && $0.programsStarted == 1 })
+        #expect(run.source.programsStarted == 1)
+        #expect(run.source.playersBuiltInTick == 0)
+        // Prepared from somewhere the rig is not: the loop builds the player from where it is.
+        #expect(run.run { $0.player == nil })
+        var stale = ConsoleProgram(name: "q", motion: threeSteps, trigger: .auto)
+        stale.prepare(rig: rig, from: [5, 5])
+        run.post(.play(stale))
+        #expect(run.run { $0.programsStarted == 2 && $0.player == nil })
+        #expect(run.source.playersBuiltInTick == 1)
+        #expect(run.violations.isEmpty)
+    }
+
     @Test func backAndRedoMoveToThePreviousAndTheSameStep() {
         var run = ConsoleRun(rig: rig, start: [0, 0])
         run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard, firstStep: 2)))

@@ -17,6 +17,9 @@ public struct ConsoleProgram: Sendable, Equatable {
     public var ramp: ExposureRamp?
     /// The steps' own intervals (`intervalKeys`).
     public var stepIntervals: [Double]?
+    /// The player, built before the request reaches the loop (`prepare(from:)`), so taking
+    /// the program allocates nothing on the loop thread.
+    public var prepared: PreparedPlayer?
 
     public init(
         name: String, motion: Motion, trigger: Trigger, firstStep: Int = 0, shots: ShootingPlan? = nil, ramp: ExposureRamp? = nil,
@@ -43,6 +46,22 @@ public struct ConsoleProgram: Sendable, Equatable {
         return plan
     }
 
+    /// Builds the player from `pose` (where the rig rests) off the loop thread. The loop
+    /// takes it only if the rig still rests exactly there; else it builds one itself.
+    public mutating func prepare(rig: Rig, from pose: [Double]) {
+        prepared = PreparedPlayer(
+            player: Player(rig: rig, motion: motion, startPose: pose, firstStep: firstStep, shooting: shooting), startPose: pose)
+    }
+
     /// Steps in the whole program (0 for a continuous path).
     public var stepCount: Int { if case .stepped(let s) = motion { s.count } else { 0 } }
+}
+
+/// A `Player` made ahead of time for a `ConsoleProgram`, with the pose it starts from.
+/// Equal when the start poses are: the player is derived from the program.
+public struct PreparedPlayer: Sendable, Equatable {
+    public var player: Player
+    public var startPose: [Double]
+
+    public static func == (a: PreparedPlayer, b: PreparedPlayer) -> Bool { a.startPose == b.startPose }
 }

@@ -24,6 +24,9 @@ public struct ConsoleSource: MotionSource {
     public private(set) var droppedCommands = 0
     /// Programs started since the source began (a new play, not a back or redo).
     public private(set) var programsStarted = 0
+    /// Programs whose player the tick had to build (none came prepared from the rest pose):
+    /// the loop allocated for them.
+    public private(set) var playersBuiltInTick = 0
 
     /// A `.next` was applied during the current wait (cleared when the wait ends).
     private var nextTaken = false
@@ -179,10 +182,21 @@ public struct ConsoleSource: MotionSource {
                 refusedRequests += 1
                 return
             }
+            var new = new
+            let prepared = new.prepared
+            // Kept without its player: a second reference would make the player's first
+            // change copy its arrays.
+            new.prepared = nil
             program = new
             programsStarted += 1
             isPaused = false
-            player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep, shooting: new.shooting)
+            if let prepared, prepared.startPose == commands.positions {
+                // Built off the loop thread from this very pose: nothing to allocate here.
+                player = prepared.player
+            } else {
+                playersBuiltInTick += 1
+                player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep, shooting: new.shooting)
+            }
         case .next:
             // Only while waiting at a step, once per wait: a Next during a move (or a
             // second one before the first took effect) would skip a step's shot.

@@ -251,6 +251,9 @@ public final class RigConsole: @unchecked Sendable {
             let shots = makeRunner(program, camera: camera, sha: programSha256)
             runner.withLock { $0 = shots }
         }
+        var program = program
+        // The player is built here, from where the rig rests, not in the loop's tick.
+        program.prepare(rig: rig, from: pose)
         requests.post(.play(program))
     }
 

@@ -19,6 +19,8 @@ struct BenchServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Client counts, comma-separated.", valueName: "n,n,…")) var clients = "1,50,200"
     @Option(help: ArgumentHelp("Seconds measured per client count.", valueName: "s")) var seconds = 10.0
     @Flag(help: "Print the figures as JSON.") var json = false
+    @Option(help: ArgumentHelp("The rig binary to run as the server (default: this one), to compare builds.", valueName: "path"))
+    var server: String?
 
     func validate() throws {
         guard (2...120).contains(seconds) else { throw ValidationError("--seconds: valid: 2…120") }
@@ -41,7 +43,7 @@ struct BenchServeCommand: ParsableCommand {
             to: programs.appendingPathComponent("sweep.json"), atomically: true, encoding: .utf8)
 
         let server = Process()
-        server.executableURL = URL(fileURLWithPath: runningExecutablePath())
+        server.executableURL = URL(fileURLWithPath: self.server ?? runningExecutablePath())
         server.arguments = [
             "serve", "--rig", dir.appendingPathComponent("rig.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
             "--no-realtime", "--max-connections", String((counts.max() ?? 1) + 16),
