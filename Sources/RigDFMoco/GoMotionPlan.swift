@@ -80,8 +80,7 @@ public struct GoMotionPlan: Sendable, Equatable {
     /// maxVelocity, accelerations over maxAcceleration (sampled at the loop rate).
     static func check(_ track: AxisTrack, axis: Axis, tickSeconds dt: Double) -> [String] {
         var warnings: [String] = []
-        let span = (track.endTime / dt).rounded(.up)
-        let ticks = span.isFinite ? Int(min(max(span, 0), 1e7)) : 0
+        let ticks = min(tickCount(seconds: track.endTime, tickSeconds: dt), 10_000_000)
         var cursor = 0
         var x0 = track.value(at: 0, cursor: &cursor)
         var v0 = 0.0

@@ -70,9 +70,8 @@ public struct CommandSource: MotionSource {
         self.inbox = inbox
         self.jogTimeoutSeconds = jogTimeoutSeconds
         let dt = rig.tickSeconds
-        let ticks = (jogTimeoutSeconds / dt).rounded(.up)
-        // A NaN or absurd timeout must not trap in the conversion; one tick is the floor.
-        jogTimeoutTicks = ticks.isFinite ? Int(min(max(ticks, 1), 1e9)) : 1
+        // One tick is the floor (a NaN or absurd timeout counts as none).
+        jogTimeoutTicks = max(1, tickCount(seconds: jogTimeoutSeconds, tickSeconds: dt))
         let n = rig.axes.count
         var pose = [Double](repeating: 0, count: n)
         for i in 0..<n { pose[i] = i < startPose.count ? startPose[i] : rig.axes[i].home }

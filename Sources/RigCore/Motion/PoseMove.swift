@@ -35,9 +35,8 @@ public struct PoseMove: Sendable, Equatable {
                 maxAcceleration: axes[i].maxAcceleration, maxJerk: axes[i].maxJerk)
             longest = max(longest, t)
         }
-        // A hair of slack absorbs rounding so the stretched profile stays within limits.
-        let wholeTicks = (longest / tickSeconds * (1 + 1e-9)).rounded(.up)
-        let ticks = wholeTicks.isFinite && wholeTicks > 0 ? Int(min(wholeTicks, Double(Self.maxTicks))) : 0
+        // A hair of slack rounds up past the noise, so the stretched profile stays within limits.
+        let ticks = min(tickCount(seconds: longest, tickSeconds: tickSeconds, slack: 1e-9), Self.maxTicks)
         self.ticks = ticks
         let duration = Double(ticks) * tickSeconds
         if profiles.count != axes.count {

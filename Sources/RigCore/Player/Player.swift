@@ -134,11 +134,8 @@ public struct Player: Sendable {
         self.dt = rig.tickSeconds
         self.shooting = shooting
         let dt = rig.tickSeconds
-        func ticks(_ seconds: Double) -> Int {
-            // Bounded: parsing keeps these to hours, but a tick count must never trap.
-            let t = (seconds / dt * (1 - 1e-9)).rounded(.up)
-            return t.isFinite ? Int(min(max(t, 0), 1e12)) : 0
-        }
+        // Durations: 0.3 s at 100 Hz is 30 ticks, not the 31 that 30.000000000000004 rounds up to.
+        func ticks(_ seconds: Double) -> Int { tickCount(seconds: seconds, tickSeconds: dt, slack: -1e-9) }
         shotTicks = max(1, ticks(shooting.timing?.shotSeconds ?? 0))
         afterShotTicks = ticks(shooting.timing?.afterShotSeconds ?? 0)
         intervalTicks = shooting.intervalSeconds.map { max(1, ticks($0)) }
@@ -419,8 +416,7 @@ public struct Player: Sendable {
     }
 
     private func settleTicks(_ step: Step) -> Int {
-        let t = (step.settleSeconds / dt).rounded(.up)
-        return t.isFinite ? Int(min(max(t, 0), 1e12)) : 0
+        tickCount(seconds: step.settleSeconds, tickSeconds: dt)
     }
 
     /// The ticks from `step`'s shot to the next one's, when the shots are paced.

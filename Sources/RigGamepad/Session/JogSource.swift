@@ -84,8 +84,8 @@ public struct JogSource: MotionSource {
         self.previewRig = previewRig
         speeds = config.speedLevels
         let dt = rig.tickSeconds
-        watchdogTicks = max(1, Int((config.watchdogMilliseconds / 1000 / dt).rounded(.up)))
-        pulseHoldTicks = max(1, Int((0.5 / dt).rounded()))
+        watchdogTicks = max(1, tickCount(seconds: config.watchdogMilliseconds / 1000, tickSeconds: dt))
+        pulseHoldTicks = max(1, tickCount(seconds: 0.5, tickSeconds: dt, slack: -1e-9))
         var axis = [Int](repeating: -1, count: 4)
         var sign = [Double](repeating: 1, count: 4)
         for (k, stick) in JogConfig.Stick.allCases.enumerated() {

@@ -47,7 +47,7 @@ struct BenchMovesCommand: ParsableCommand {
                         maxVelocity: rig.axes[i].maxVelocity,
                         maxAcceleration: rig.axes[i].maxAcceleration))
             }
-            let trapezoid = longest == 0 ? 0 : Int(min((longest / dt * (1 + 1e-9)).rounded(.up), Double(PoseMove.maxTicks)))
+            let trapezoid = min(tickCount(seconds: longest, tickSeconds: dt, slack: 1e-9), PoseMove.maxTicks)
             sCurveTicks += move.ticks
             trapezoidTicks += trapezoid
             let extra = Double(move.ticks - trapezoid) * dt
