@@ -32,7 +32,7 @@ public struct TextDisplayFeed: Sendable {
         } else {
             line1 = "t \(Int(progress.elapsedSeconds.rounded(.down))) s"
         }
-        return (fit(line1), fit(progress.phase.isEmpty ? "ready" : progress.phase))
+        return (fit(line1), fit(progress.phase.description))
     }
 
     /// The lines to send now, or nil when the display should keep what it shows:

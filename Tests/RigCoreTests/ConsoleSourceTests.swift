@@ -48,7 +48,7 @@ private let threeSteps = Motion.stepped([
         run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
         #expect(run.run { $0.isWaiting })
         #expect(run.source.currentStep == 0)
-        #expect(run.source.progress.phase == "waiting")
+        #expect(run.source.progress.phase == .waiting)
         #expect(run.source.progress.step == 1 && run.source.progress.stepCount == 3)
         #expect(run.frame == [20, 10])
         run.post(.next)
@@ -60,7 +60,7 @@ private let threeSteps = Motion.stepped([
         // The last next ends the program: it parks and the source takes commands again.
         #expect(run.run { $0.player == nil })
         #expect(run.frame == [0, -20])
-        #expect(run.source.progress.phase == "idle")
+        #expect(run.source.progress.phase == .idle)
         #expect(!run.source.isFinished)
         #expect(run.events.contains(.programEnded(stopped: false)))
         #expect(!run.events.contains(.finished))
@@ -118,7 +118,7 @@ private let threeSteps = Motion.stepped([
         run.post(.pause)
         #expect(run.run { $0.isWaiting })
         #expect(run.source.currentStep == 0)
-        #expect(run.source.progress.phase == "paused")
+        #expect(run.source.progress.phase == .paused)
         // Held: many ticks later it still waits at step 1.
         run.run(maxTicks: 500) { _ in false }
         #expect(run.source.currentStep == 0 && run.source.isWaiting)
@@ -166,8 +166,8 @@ private let threeSteps = Motion.stepped([
         #expect(run.frame == [0, -20])
         // Commands work again, from where the program left the rig.
         run.post(.goTo(pose: [10, nil]))
-        #expect(run.run { $0.progress.phase == "moving" })
-        #expect(run.run { $0.progress.phase == "idle" })
+        #expect(run.run { $0.progress.phase == .moving })
+        #expect(run.run { $0.progress.phase == .idle })
         #expect(run.frame == [10, -20])
         #expect(run.violations.isEmpty)
     }
@@ -181,7 +181,7 @@ private let threeSteps = Motion.stepped([
         #expect(run.source.player == nil)
         #expect(run.source.refusedRequests == 1)
         // The deadman stops the jog; then play is accepted.
-        #expect(run.run { $0.progress.phase == "idle" })
+        #expect(run.run { $0.progress.phase == .idle })
         run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
         run.run(maxTicks: 1) { _ in false }
         #expect(run.source.player != nil)

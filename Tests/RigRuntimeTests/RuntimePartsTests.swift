@@ -63,7 +63,7 @@ import Testing
     @Test func liveViewShowsStepProgressAndETA() {
         let rig = testRig()
         let status = LoopStatus(
-            positions: [12.345, 40], velocities: [0, 0], progress: PlaybackProgress(elapsedSeconds: 20, step: 3, stepCount: 5, phase: "moving"),
+            positions: [12.345, 40], velocities: [0, 0], progress: PlaybackProgress(elapsedSeconds: 20, step: 3, stepCount: 5, phase: .moving),
             ticks: 2000, latenessMaxMicroseconds: 10)
         let lines = LiveView.lines(status, axes: rig.axes, outputStatus: "ready")
         #expect(lines[0] == "step 3/5  moving  [##########--------------] 40%  ETA 0:30  ·  ready")

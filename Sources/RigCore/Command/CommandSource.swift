@@ -141,18 +141,17 @@ public struct CommandSource: MotionSource {
     }
 
     public var progress: PlaybackProgress {
-        // Literals only: short strings live inline, so the per-tick status never allocates.
-        let phase: String =
+        let phase: ProgressPhase =
             switch mode {
-            case .idle: "idle"
-            case .jogging: "jogging"
-            case .braking: "braking"
-            case .settling: "settling"
-            case .moving: "moving"
-            case .following: "following"
-            case .stopping: "braking"
-            case .parking: "parking"
-            case .finished: "finished"
+            case .idle: .idle
+            case .jogging: .jogging
+            case .braking: .braking
+            case .settling: .settling
+            case .moving: .moving
+            case .following: .following
+            case .stopping: .braking
+            case .parking: .parking
+            case .finished: .finished
             }
         return PlaybackProgress(elapsedSeconds: Double(tickIndex) * rig.tickSeconds, phase: phase)
     }

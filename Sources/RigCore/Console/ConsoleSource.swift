@@ -90,19 +90,19 @@ public struct ConsoleSource: MotionSource {
             var p = commands.progress
             p.phase =
                 switch commands.mode {
-                case .idle: "idle"
-                case .jogging: "jogging"
-                case .braking, .settling, .moving, .following, .stopping, .parking: "moving"
-                case .finished: "finished"
+                case .idle: .idle
+                case .jogging: .jogging
+                case .braking, .settling, .moving, .following, .stopping, .parking: .moving
+                case .finished: .finished
                 }
             return p
         }
         var p = player.progress
         p.phase =
             switch player.phase {
-            case .leadIn, .path, .moving, .settling, .shooting, .movingHome, .settlingHome: isPaused ? "paused" : "playing"
-            case .waiting, .atHome: isPaused ? "paused" : "waiting"
-            case .braking, .parking, .finished: "stopping"
+            case .leadIn, .path, .moving, .settling, .shooting, .movingHome, .settlingHome: isPaused ? .paused : .playing
+            case .waiting, .atHome: isPaused ? .paused : .waiting
+            case .braking, .parking, .finished: .stopping
             }
         return p
     }

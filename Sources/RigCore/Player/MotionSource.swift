@@ -26,6 +26,55 @@ public protocol MotionSource: SendableMetatype {
     var progress: PlaybackProgress { get }
 }
 
+/// What a motion source is doing, typed from the source to whoever shows it: the live
+/// view and the LCD print `description`, `rig serve` maps it to its API states.
+public enum ProgressPhase: Sendable, Equatable, CustomStringConvertible {
+    /// Before anything (a player's first look).
+    case ready
+    // Motion commands.
+    case idle, jogging, braking, settling, moving, following, parking, finished
+    // A program.
+    case leadIn, playing, shooting, waiting, goingHome, settlingAtHome, atHome
+    // A program as the server plays it.
+    case paused, stopping
+    /// Jog mode's own states.
+    case jog(Jog)
+
+    public enum Jog: Sendable, Equatable {
+        case heldNoInput, fine, normal, coarse, nudge, preview, movingHome
+    }
+
+    public var description: String {
+        switch self {
+        case .ready: "ready"
+        case .idle: "idle"
+        case .jogging: "jogging"
+        case .braking: "braking"
+        case .settling: "settling"
+        case .moving: "moving"
+        case .following: "following"
+        case .parking: "parking"
+        case .finished: "finished"
+        case .leadIn: "lead-in"
+        case .playing: "playing"
+        case .shooting: "shooting"
+        case .waiting: "waiting"
+        case .goingHome: "going home"
+        case .settlingAtHome: "settling at home"
+        case .atHome: "at home"
+        case .paused: "paused"
+        case .stopping: "stopping"
+        case .jog(.heldNoInput): "held: no input"
+        case .jog(.fine): "jog (fine)"
+        case .jog(.normal): "jog (normal)"
+        case .jog(.coarse): "jog (coarse)"
+        case .jog(.nudge): "nudge"
+        case .jog(.preview): "preview"
+        case .jog(.movingHome): "moving home"
+        }
+    }
+}
+
 /// Where a motion source is, for the live view and logs.
 public struct PlaybackProgress: Sendable, Equatable {
     public var elapsedSeconds: Double
@@ -34,9 +83,9 @@ public struct PlaybackProgress: Sendable, Equatable {
     /// 1-based step and step count for stepped programs.
     public var step: Int?
     public var stepCount: Int?
-    public var phase: String
+    public var phase: ProgressPhase
 
-    public init(elapsedSeconds: Double, totalSeconds: Double? = nil, step: Int? = nil, stepCount: Int? = nil, phase: String) {
+    public init(elapsedSeconds: Double, totalSeconds: Double? = nil, step: Int? = nil, stepCount: Int? = nil, phase: ProgressPhase) {
         self.elapsedSeconds = elapsedSeconds
         self.totalSeconds = totalSeconds
         self.step = step
@@ -59,32 +108,32 @@ extension MotionSource {
 
 extension Player: MotionSource {
     public var progress: PlaybackProgress {
-        var p = PlaybackProgress(elapsedSeconds: elapsedSeconds, phase: "")
+        var p = PlaybackProgress(elapsedSeconds: elapsedSeconds, phase: .ready)
         switch motion {
         case .continuous(_, let duration): p.totalSeconds = duration
         case .stepped(let steps): p.stepCount = steps.count
         }
         switch phase {
-        case .leadIn: p.phase = "lead-in"
-        case .path: p.phase = "playing"
+        case .leadIn: p.phase = .leadIn
+        case .path: p.phase = .playing
         case .moving(let s):
-            p.phase = "moving"
+            p.phase = .moving
             p.step = s + 1
         case .settling(let s):
-            p.phase = "settling"
+            p.phase = .settling
             p.step = s + 1
         case .shooting(let s):
-            p.phase = "shooting"
+            p.phase = .shooting
             p.step = s + 1
         case .waiting(let s):
-            p.phase = "waiting"
+            p.phase = .waiting
             p.step = s + 1
-        case .movingHome: p.phase = "going home"
-        case .settlingHome: p.phase = "settling at home"
-        case .atHome: p.phase = "at home"
-        case .braking: p.phase = "braking"
-        case .parking: p.phase = "parking"
-        case .finished: p.phase = "finished"
+        case .movingHome: p.phase = .goingHome
+        case .settlingHome: p.phase = .settlingAtHome
+        case .atHome: p.phase = .atHome
+        case .braking: p.phase = .braking
+        case .parking: p.phase = .parking
+        case .finished: p.phase = .finished
         }
         return p
     }

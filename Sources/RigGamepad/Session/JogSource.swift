@@ -137,25 +137,24 @@ public struct JogSource: MotionSource {
     }
 
     public var progress: PlaybackProgress {
-        let phase: String
+        let phase: ProgressPhase
         switch mode {
         case .jogging:
-            // Literals only: short strings live inline, so the per-tick status never allocates.
             if watchdogHolding {
-                phase = "held: no input"
+                phase = .jog(.heldNoInput)
             } else {
                 switch speedLevel {
-                case 0: phase = "jog (fine)"
-                case 1: phase = "jog (normal)"
-                default: phase = "jog (coarse)"
+                case 0: phase = .jog(.fine)
+                case 1: phase = .jog(.normal)
+                default: phase = .jog(.coarse)
                 }
             }
-        case .settling: phase = "settling"
-        case .moving(.home): phase = "moving home"
-        case .moving: phase = "nudge"
-        case .previewing: phase = "preview"
-        case .stopping: phase = "stopping"
-        case .finished: phase = "finished"
+        case .settling: phase = .settling
+        case .moving(.home): phase = .jog(.movingHome)
+        case .moving: phase = .jog(.nudge)
+        case .previewing: phase = .jog(.preview)
+        case .stopping: phase = .stopping
+        case .finished: phase = .finished
         }
         return PlaybackProgress(elapsedSeconds: Double(tickIndex) * rig.tickSeconds, phase: phase)
     }

@@ -167,13 +167,13 @@ public final class RigConsole: @unchecked Sendable {
         let (run, summary, lastError) = shared.withLock { s -> (Run?, SessionSummary?, String?) in
             guard let status = loopStatus else { return (s.run, s.summary, s.lastError) }
             let phase = status.progress.phase
-            let inProgram = Self.programPhases.contains(phase)
+            let inProgram = Self.isProgram(phase)
             if var run = s.run {
                 if inProgram {
                     run.seenPlaying = true
                     let elapsed = status.progress.elapsedSeconds
                     // Paused and holding at a step (a pause lets the move under way finish).
-                    if phase == "paused", status.velocities.allSatisfy({ $0 == 0 }), let last = run.lastElapsed, elapsed > last {
+                    if phase == .paused, status.velocities.allSatisfy({ $0 == 0 }), let last = run.lastElapsed, elapsed > last {
                         run.pausedSeconds += elapsed - last
                     }
                     run.lastElapsed = elapsed
@@ -197,12 +197,13 @@ public final class RigConsole: @unchecked Sendable {
         }
         guard let loopStatus else { return status }
         let progress = loopStatus.progress
+        // The API's states are an encoding of the source's typed phase.
         switch progress.phase {
-        case "idle", "finished": status.state = run == nil ? "idle" : "playing"
-        case "jogging": status.state = "jogging"
-        case "paused": status.state = "paused"
-        case "waiting": status.state = "waiting"
-        case "playing": status.state = "playing"
+        case .idle, .finished, .ready: status.state = run == nil ? "idle" : "playing"
+        case .jogging: status.state = "jogging"
+        case .paused: status.state = "paused"
+        case .waiting: status.state = "waiting"
+        case .playing: status.state = "playing"
         default: status.state = "moving"
         }
         if let run {
@@ -217,7 +218,12 @@ public final class RigConsole: @unchecked Sendable {
         return status
     }
 
-    private static let programPhases: Set<String> = ["playing", "waiting", "paused", "stopping"]
+    private static func isProgram(_ phase: ProgressPhase) -> Bool {
+        switch phase {
+        case .playing, .waiting, .paused, .stopping: true
+        default: false
+        }
+    }
 
     /// A program is playing or about to (posted, not yet picked up).
     public var isPlaying: Bool {
