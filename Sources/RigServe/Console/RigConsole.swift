@@ -178,10 +178,14 @@ public final class RigConsole: @unchecked Sendable {
                     }
                     run.lastElapsed = elapsed
                     s.run = run
-                } else if run.seenPlaying || status.ticks > run.postedAtTick + 5 {
-                    // Over (or refused by the source); a few ticks' grace for the loop to
-                    // pick the request up.
+                } else if run.seenPlaying {
+                    // Started, and the source is back to taking commands: over.
                     s.run = nil
+                } else if status.ticks > run.postedAtTick + Self.refusalTicks(rig) {
+                    // Neither an event nor a program phase a second after it was posted: the
+                    // source refused it (the rig was not at rest). Said, not dropped silently.
+                    s.run = nil
+                    s.lastError = "\(run.name) did not start: the rig was not at rest; nothing moved, play it again"
                 }
             }
             return (s.run, s.summary, s.lastError)
@@ -217,6 +221,9 @@ public final class RigConsole: @unchecked Sendable {
         }
         return status
     }
+
+    /// A second of loop ticks: how long a posted program may take to show it started.
+    private static func refusalTicks(_ rig: Rig) -> Int { max(10, Int(rig.loopRateHz)) }
 
     private static func isProgram(_ phase: ProgressPhase) -> Bool {
         switch phase {
