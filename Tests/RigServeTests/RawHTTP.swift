@@ -1,4 +1,5 @@
 import Foundation
+import RigRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -43,22 +44,10 @@ enum RawHTTP {
     /// An open connection to 127.0.0.1:`port` (the caller closes it), reads timing out
     /// after `timeoutSeconds`.
     static func connect(port: Int, timeoutSeconds: Int = 30) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        switch LoopbackTCP.connect(port: port, receiveTimeoutSeconds: timeoutSeconds) {
+        case .success(let fd): return fd
+        case .failure(let errno): throw Failed(description: "connect: \(errno)")
         }
-        guard connected == 0 else {
-            close(fd)
-            throw Failed(description: "connect: \(errno)")
-        }
-        return fd
     }
 
     /// Writes all of `bytes`.

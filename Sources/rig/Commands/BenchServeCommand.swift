@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import RigCore
+import RigRuntime
 
 /// `rig bench serve`: what the phone page's event streams cost the server.
 struct BenchServeCommand: ParsableCommand {
@@ -120,20 +121,7 @@ struct BenchServeCommand: ParsableCommand {
     }
 
     private static func connect(port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard ok == 0 else {
-            close(fd)
-            return nil
-        }
-        return fd
+        try? LoopbackTCP.connect(port: port).get()
     }
 
     private static func send(_ fd: Int32, _ text: String) -> Bool {
