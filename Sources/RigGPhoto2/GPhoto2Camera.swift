@@ -9,7 +9,7 @@ import Synchronization
 /// the camera reports the new file. A shot not confirmed in time is tried once more, then
 /// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
 /// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
-public final class GPhoto2Camera: Camera, ImageReporting, Sendable {
+public final class GPhoto2Camera: Camera, ImageReporting, BatteryReporting, Sendable {
     public let config: GPhoto2CameraConfig
     public let model: String
     public let port: String
@@ -22,6 +22,8 @@ public final class GPhoto2Camera: Camera, ImageReporting, Sendable {
     /// A download of a RAM-target frame failed: the frame is lost, and the next shot says so.
     private let lostFrame = Mutex<String?>(nil)
     private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
+    /// The battery as last read, and when (read again after a shot at most once a minute).
+    private let batteryReading = Mutex<(level: String?, at: Date?)>((nil, nil))
 
     /// The camera's names for each exposure setting, in the order brands use them.
     public static let settingNames: [CameraChoices.Setting: [String]] = [
@@ -140,7 +142,18 @@ public final class GPhoto2Camera: Camera, ImageReporting, Sendable {
     /// The battery as the camera reports it ("50%"), if it does.
     public func battery() -> String? {
         guard let widget = try? widget("batterylevel") else { return nil }
+        batteryReading.withLock { $0 = (widget.value, Date()) }
         return widget.value
+    }
+
+    public var lastBattery: String? { batteryReading.withLock { $0.level } }
+
+    /// On the camera's thread, after a shot: the battery again if the last reading is a
+    /// minute old.
+    private func refreshBattery(_ device: GPhoto2Device) {
+        guard batteryReading.withLock({ $0.at.map { Date().timeIntervalSince($0) > 60 } ?? true }) else { return }
+        let level = try? device.widget("batterylevel").value
+        batteryReading.withLock { $0 = (level, Date()) }
     }
 
     // MARK: Shots
@@ -170,6 +183,7 @@ public final class GPhoto2Camera: Camera, ImageReporting, Sendable {
                 var report = ShotReport(file: file.description, settings: settings)
                 if let folder = config.download { report.downloaded = downloadPath(folder: folder, name: file.name) }
                 finish(.success(report))
+                refreshBattery(device)
                 if let path = report.downloaded {
                     download(device, file, to: path, step: request.step + 1, bracket: request.timing.shotsPerStep > 1 ? request.bracket : nil)
                 }

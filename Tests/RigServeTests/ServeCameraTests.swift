@@ -80,6 +80,7 @@ struct ServeGPhoto2Tests {
         #expect((last["file"] as? String)?.hasPrefix("/store_00010001/DCIM/") == true)
         #expect((last["histogram"] as? [Int])?.count == 16)
         #expect(abs(last["brightnessEV"] as? Double ?? 99) < 0.05)
+        #expect(last["battery"] as? String == "50%")
         let preview = try await server.fetch("/api/last-shot/preview")
         #expect(preview.status == 200 && preview.type == "image/jpeg")
         #expect(preview.body.prefix(2) == Data([0xFF, 0xD8]), "a JPEG")

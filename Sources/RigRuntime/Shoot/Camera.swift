@@ -62,6 +62,11 @@ public struct ShotReport: Sendable, Equatable {
     public static let none = ShotReport()
 }
 
+/// A camera that reports its battery ("50%"), as last read (never a blocking read).
+public protocol BatteryReporting: AnyObject {
+    var lastBattery: String? { get }
+}
+
 /// A camera that measures its frames (the gphoto2 camera's downloads, the simulated
 /// camera's scene): the shot runner logs each measure and a ramp follows it.
 public protocol ImageReporting: AnyObject {

@@ -306,7 +306,8 @@ public final class RigConsole: @unchecked Sendable {
                 var last = ServeStatus.LastShot(
                     program: program, step: shot.step, bracket: shot.bracket, file: shot.file,
                     settings: Dictionary(shot.settings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
-                    brightnessEV: nil, clippedHigh: nil, clippedLow: nil, preview: false, histogram: nil, missed: nil)
+                    brightnessEV: nil, clippedHigh: nil, clippedLow: nil, preview: false, histogram: nil, missed: nil,
+                    battery: (camera as? BatteryReporting)?.lastBattery)
                 s.lastPreview = nil
                 if let early = s.earlyImage, early.step == shot.step, early.bracket == shot.bracket {
                     Self.apply(early, to: &last, preview: &s.lastPreview)
@@ -325,7 +326,7 @@ public final class RigConsole: @unchecked Sendable {
             case .missed(let missed) where missed.reason != nil:
                 s.lastShot = ServeStatus.LastShot(
                     program: program, step: missed.step, bracket: nil, file: nil, settings: [:], brightnessEV: nil, clippedHigh: nil,
-                    clippedLow: nil, preview: false, histogram: nil, missed: missed.reason)
+                    clippedLow: nil, preview: false, histogram: nil, missed: missed.reason, battery: (camera as? BatteryReporting)?.lastBattery)
                 s.lastPreview = nil
             default:
                 break

@@ -50,6 +50,8 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var histogram: [Int]?
         /// The shot the camera failed, and why (the program stopped).
         public var missed: String?
+        /// The camera's battery as last read ("50%"), if it reports one.
+        public var battery: String?
     }
 
     public struct LastStop: Sendable, Equatable, Encodable {
