@@ -90,10 +90,11 @@ public final class GPhoto2Camera: Camera, ImageReporting, BatteryReporting, Send
     /// Writes a setting; a radio or menu setting takes only one of its own choices (the
     /// error lists them), a read-only one nothing.
     public func set(_ name: String, _ value: String) throws(CameraError) {
-        let current = try widget(name)
-        if current.readOnly { throw CameraError("\"\(name)\" is read-only on this camera (it is \"\(current.value ?? "?")\")") }
+        let current: GPhoto2Widget
+        do { current = try widget(name) } catch { throw CameraError(error.description, refused: true) }
+        if current.readOnly { throw CameraError("\"\(name)\" is read-only on this camera (it is \"\(current.value ?? "?")\")", refused: true) }
         if current.type == "radio" || current.type == "menu", !current.choices.contains(value) {
-            throw CameraError("\"\(elided(value))\" is not one of \(name)'s choices: \(quotedList(current.choices, limit: 80))")
+            throw CameraError("\"\(elided(value))\" is not one of \(name)'s choices: \(quotedList(current.choices, limit: 80))", refused: true)
         }
         try worker.run(within: 15, "setting \"\(name)\"") { device throws(GPhoto2Error) in try device.set(name, value) }.get()
         applied.withLock { $0[name] = value }
@@ -128,15 +129,14 @@ public final class GPhoto2Camera: Camera, ImageReporting, BatteryReporting, Send
     private func rampSettings(_ exposure: ExposureSettings) -> [CameraSetting] {
         let choices = cachedChoices.withLock { $0 } ?? (try? self.choices()) ?? CameraChoices()
         cachedChoices.withLock { $0 = choices }
-        var out: [CameraSetting] = []
-        func nearest(_ setting: CameraChoices.Setting, _ value: Double, _ parse: (String) -> Double?) {
-            guard let widget = choices.widgets[setting] else { return }
-            let parsed = widget.choices.compactMap { c in parse(c).map { (c, $0) } }
-            if let best = parsed.min(by: { abs(log2($0.1 / value)) < abs(log2($1.1 / value)) }) { out.append(CameraSetting(widget.name, best.0)) }
+        let wanted: [(CameraChoices.Setting, Double, (String) -> Double?)] = [
+            (.shutter, exposure.shutterSeconds, ShutterSpeed.seconds), (.iso, exposure.iso, { Double($0) }),
+        ]
+        return wanted.compactMap { setting, value, parse in
+            choices.widgets[setting].flatMap { widget in
+                ExposureMatch.nearest(value, in: widget.choices, parse: parse).map { CameraSetting(widget.name, $0) }
+            }
         }
-        nearest(.shutter, exposure.shutterSeconds, ShutterSpeed.seconds)
-        nearest(.iso, exposure.iso) { Double($0) }
-        return out
     }
 
     /// The battery as the camera reports it ("50%"), if it does.
@@ -230,7 +230,7 @@ public final class GPhoto2Camera: Camera, ImageReporting, BatteryReporting, Send
             do throws(GPhoto2Error) {
                 try device.triggerCapture()
                 return
-            } catch  where error.code == -110 && Date() < deadline {
+            } catch  where error.isBusy && Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.1)  // the camera asked to be asked again later
             }
         }

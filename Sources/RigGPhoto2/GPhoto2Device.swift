@@ -13,11 +13,8 @@ public struct GPhoto2Error: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(what): \(Self.explain(code))" }
 
-    /// The camera is gone (unplugged, switched off, asleep): a later try may find it again.
-    public var cameraGone: Bool {
-        [GP_ERROR_IO_USB_FIND, GP_ERROR_MODEL_NOT_FOUND, GP_ERROR_IO, GP_ERROR_IO_READ, GP_ERROR_IO_WRITE, GP_ERROR_IO_USB_CLEAR_HALT, GP_ERROR_CAMERA_ERROR]
-            .contains(code)
-    }
+    /// The camera asked to be asked again later.
+    public var isBusy: Bool { code == GP_ERROR_CAMERA_BUSY }
 
     static func explain(_ code: Int32) -> String {
         let text = String(cString: gp_result_as_string(code))

@@ -150,7 +150,7 @@ public struct StitchProject: Sendable, Equatable {
         var runStart: Date?
         for event in log.events {
             switch event {
-            case .start(let start): runStart = start.startedAt.flatMap(parseTimestamp)
+            case .start(let start): runStart = start.startedAt.flatMap(UTCTime.parse).map { Date(timeIntervalSince1970: $0) }
             case .shot(let shot):
                 takes.append(Take(shot: shot, number: firstNumber + takes.count, time: runStart.map { $0.addingTimeInterval(shot.startSeconds) }))
             default: break
@@ -196,13 +196,5 @@ public struct StitchProject: Sendable, Equatable {
         guard var lens = given else { return program?.panoramaSpec?.lens }
         if let mounted = program?.panoramaSpec?.lens?.orientation { lens.orientation = mounted }
         return lens
-    }
-
-    /// `2026-11-23T20:31:54Z` (a shot log's `startedAt`), with or without fractional seconds.
-    static func parseTimestamp(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 }

@@ -115,15 +115,6 @@ public enum ShutterSpeed {
         guard let s = Double(t), s > 0, s.isFinite else { return nil }
         return s
     }
-
-    /// "1/250", "1/3", "0.5 s", "30 s": for messages.
-    public static func describe(_ seconds: Double) -> String {
-        if seconds < 0.4 {
-            let d = (1 / seconds)
-            return "1/" + format(d < 10 ? (d * 10).rounded() / 10 : d.rounded())
-        }
-        return format((seconds * 10).rounded() / 10) + " s"
-    }
 }
 
 /// Apertures as cameras write them: "f/8", "f8", "8", "f/5.6".

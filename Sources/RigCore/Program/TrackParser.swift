@@ -40,7 +40,7 @@ extension ProgramParser {
         }
         let startValue = try object.required("start", "the UTC time to start, such as \"2026-06-21T19:00:00Z\"")
         let startText = try startValue.nonEmptyString()
-        guard let start = SkyTrack.parseTime(startText), (946_684_800...4_102_444_800).contains(start) else {
+        guard let start = UTCTime.parse(startText), (946_684_800...4_102_444_800).contains(start) else {
             throw startValue.error("\"\(elided(startText))\" is not a UTC time in 2000–2099; valid: ISO 8601 such as \"2026-06-21T19:00:00Z\"")
         }
         let mountObject = try object.optional("mount")?.object()

@@ -291,7 +291,7 @@ extension ExposureRamp {
             guard let site else { throw modeValue.error("a sun ramp needs the site: give \"site\": {\"latitude\", \"longitude\"} in the program or its rig") }
             let startValue = try object.required("start", "the UTC time of the first frame, such as \"2026-06-21T19:00:00Z\"")
             let text = try startValue.nonEmptyString()
-            guard let start = SkyTrack.parseTime(text) else {
+            guard let start = UTCTime.parse(text) else {
                 throw startValue.error("\"\(elided(text))\" is not a UTC time; valid: ISO 8601 such as \"2026-06-21T19:00:00Z\"")
             }
             source = .sun(dayEV: try settingsEV("day"), nightEV: try settingsEV("night"), startUnix: start, site: site)

@@ -108,23 +108,29 @@ public enum ExposureMatch {
         guard let widget = camera.widgets[.shutter] else {
             return .failure(ExposureProblem("a bracket sets the shutter speed of each frame, and this camera offers no shutter speed setting"))
         }
-        let speeds = widget.choices.compactMap { choice in ShutterSpeed.seconds(choice).map { (choice, $0) } }
         guard let baseSeconds = shutterSeconds ?? ShutterSpeed.seconds(widget.current) else {
             return .failure(
                 ExposureProblem(
                     "a bracket needs a base shutter speed: the camera's is \"\(elided(widget.current))\"; give \"shutter\" in \"exposure\" (choices: \(quotedList(widget.choices, limit: 40)))"
                 ))
         }
-        guard !speeds.isEmpty else {
+        guard widget.choices.contains(where: { ShutterSpeed.seconds($0) != nil }) else {
             return .failure(ExposureProblem("the camera lists no shutter speeds in seconds: \(quotedList(widget.choices, limit: 40))"))
         }
         let others = base.filter { $0.name != widget.name }
         let frames = bracket.offsetsEV.map { offset -> [CameraSetting] in
-            let wanted = log2(baseSeconds) + offset
-            let nearest = speeds.min { abs(log2($0.1) - wanted) < abs(log2($1.1) - wanted) }
-            return others + [CameraSetting(widget.name, nearest?.0 ?? widget.current)]
+            let speed = nearest(baseSeconds * pow(2, offset), in: widget.choices, parse: ShutterSpeed.seconds)
+            return others + [CameraSetting(widget.name, speed ?? widget.current)]
         }
         return .success(frames)
+    }
+
+    /// The choice nearest `value` in stops (log2), among those `parse` reads as a number
+    /// ("Bulb" and "Auto" are never picked); nil when none is.
+    public static func nearest(_ value: Double, in choices: [String], parse: (String) -> Double?) -> String? {
+        let target = log2(value)
+        return choices.compactMap { choice in parse(choice).flatMap { $0 > 0 ? (choice, abs(log2($0) - target)) : nil } }
+            .min { $0.1 < $1.1 }?.0
     }
 
     private static func pick(
@@ -165,9 +171,6 @@ public struct ExposurePlan: Sendable, Equatable {
         let frames = stepFrames[step] ?? programFrames
         return frames.indices.contains(bracket - 1) ? frames[bracket - 1] : (frames.first ?? [])
     }
-
-    /// True when the program sets nothing: the camera shoots as it is set.
-    public var isEmpty: Bool { stepFrames.isEmpty && programFrames.allSatisfy(\.isEmpty) }
 
     /// Resolves `program`'s exposure, its steps' and its bracket; the problem names the step.
     public static func make(program: Program, camera: CameraChoices) -> Result<ExposurePlan, ExposureProblem> {

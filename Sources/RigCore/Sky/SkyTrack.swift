@@ -65,24 +65,7 @@ public struct SkyTrack: Sendable, Equatable {
     }
 
     /// "19:04:10 UTC" for a time on the track.
-    public func clock(_ seconds: Double) -> String { Self.utc(startUnix + seconds, dateToo: false) }
-
-    public static func utc(_ unix: Double, dateToo: Bool) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = dateToo ? "yyyy-MM-dd HH:mm:ss 'UTC'" : "HH:mm:ss 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: unix.rounded()))
-    }
-
-    /// An ISO 8601 UTC time ("2026-06-21T19:00:00Z", fractional seconds allowed).
-    public static func parseTime(_ text: String) -> Double? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)?.timeIntervalSince1970
-    }
+    public func clock(_ seconds: Double) -> String { UTCTime.text(startUnix + seconds, dateToo: false) }
 }
 
 /// The sun's rise, set and twilights on a day, for `rig plan`.

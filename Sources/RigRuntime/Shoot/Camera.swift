@@ -3,7 +3,13 @@ import RigCore
 /// Why a camera could not take a shot (a line that could not be driven, a closed camera).
 public struct CameraError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The camera refused what was asked (no such setting, a value it does not list, a
+    /// read-only one): the asker's mistake, not the camera's failure.
+    public var refused: Bool
+    public init(_ description: String, refused: Bool = false) {
+        self.description = description
+        self.refused = refused
+    }
 }
 
 /// A camera the rig fires: GPIO contacts (`GPIOCamera` in RigStepSync) or the simulated

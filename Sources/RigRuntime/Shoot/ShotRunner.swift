@@ -55,6 +55,8 @@ public final class ShotRunner: @unchecked Sendable {
     /// A timelapse's exposure ramp: each frame's settings, and the measures it follows (event thread).
     private var ramp: ExposureRampRunner?
     private var rampSettings: [Int: ExposureSettings] = [:]
+    /// The frames whose `shot` event is logged (event thread).
+    private var recordedShots: Set<ShotKey> = []
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
     public private(set) var shotsInterrupted = 0
@@ -98,17 +100,21 @@ public final class ShotRunner: @unchecked Sendable {
     /// ends with exit 1; the log holds every event before the failure, on whole lines.
     public var logIncomplete: String? { logFailure.withLock { $0 } }
 
-    /// A frame's measures, from the camera's thread (a download finishes after its shot):
-    /// written with the next event, or at the end.
+    /// A frame's measures, from the camera's thread (a download finishes after its shot, a
+    /// simulated camera measures as it shoots): logged after the frame's `shot` event, with
+    /// the next event, or at the end.
     public func recordImage(_ image: ShotLogImage) {
         pendingImages.withLock { $0.append(image) }
     }
 
-    private func writePendingImages() {
-        for image in pendingImages.withLock({ pending in
-            defer { pending = [] }
-            return pending
-        }) {
+    /// Writes the measures whose shot is logged (all of them at the end).
+    private func writePendingImages(all: Bool = false) {
+        let ready = pendingImages.withLock { pending -> [ShotLogImage] in
+            let ready = pending.filter { all || recordedShots.contains(ShotKey(step: $0.step - 1, bracket: $0.bracket ?? 1)) }
+            pending.removeAll { all || recordedShots.contains(ShotKey(step: $0.step - 1, bracket: $0.bracket ?? 1)) }
+            return ready
+        }
+        for image in ready {
             write(.image(image))
             if let settings = rampSettings.removeValue(forKey: image.step - 1) {
                 ramp?.measured(image.brightnessEV, settingsEV: settings.ev100)
@@ -173,7 +179,7 @@ public final class ShotRunner: @unchecked Sendable {
     /// loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
         closeCamera()
-        writePendingImages()
+        writePendingImages(all: true)
         logInterruptedShot(at: nil)
         let ownFault = faultMessage
         let reason: ShotLogEnd.Reason
@@ -237,6 +243,8 @@ public final class ShotRunner: @unchecked Sendable {
                     step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
                     file: report.file, downloaded: report.downloaded, settings: report.settings)))
+        recordedShots.insert(ShotKey(step: step, bracket: bracket ?? 1))
+        writePendingImages()
     }
 
     private func fire(step: Int, bracket: Int, at time: Double) {

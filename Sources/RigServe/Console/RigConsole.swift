@@ -59,8 +59,6 @@ public final class RigConsole: @unchecked Sendable {
         var lastShot: ServeStatus.LastShot?
         /// The last frame's preview image, for `/api/last-shot/preview`.
         var lastPreview: String?
-        /// A measure that came before its shot's event.
-        var earlyImage: ShotLogImage?
     }
 
     /// `Output` is not `Sendable`; the server only reads `statusLine`, which outputs
@@ -182,8 +180,8 @@ public final class RigConsole: @unchecked Sendable {
                     // Started, and the source is back to taking commands: over.
                     s.run = nil
                 } else if status.ticks > run.postedAtTick + Self.refusalTicks(rig) {
-                    // Neither an event nor a program phase a second after it was posted: the
-                    // source refused it (the rig was not at rest). Said, not dropped silently.
+                    // No program phase a second after it was posted: the source refused it
+                    // (the rig was not at rest). Said, not dropped silently.
                     s.run = nil
                     s.lastError = "\(run.name) did not start: the rig was not at rest; nothing moved, play it again"
                 }
@@ -297,31 +295,25 @@ public final class RigConsole: @unchecked Sendable {
         return shots
     }
 
-    /// Keeps the last shot for the status. A frame's measure may come before its shot
-    /// event (a simulated camera measures as it shoots) or after (a download).
+    /// Keeps the last shot for the status (a frame's `image` comes after its `shot`).
     private func record(_ event: ShotLogEvent, program: String) {
         shared.withLock { s in
             switch event {
             case .shot(let shot) where !shot.interrupted:
-                var last = ServeStatus.LastShot(
+                s.lastShot = ServeStatus.LastShot(
                     program: program, step: shot.step, bracket: shot.bracket, file: shot.file,
                     settings: Dictionary(shot.settings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
                     brightnessEV: nil, clippedHigh: nil, clippedLow: nil, preview: false, histogram: nil, missed: nil,
                     battery: (camera as? BatteryReporting)?.lastBattery)
                 s.lastPreview = nil
-                if let early = s.earlyImage, early.step == shot.step, early.bracket == shot.bracket {
-                    Self.apply(early, to: &last, preview: &s.lastPreview)
-                }
-                s.earlyImage = nil
-                s.lastShot = last
             case .image(let image):
-                guard var last = s.lastShot, last.program == program, last.step == image.step, last.bracket == image.bracket,
-                    last.brightnessEV == nil
-                else {
-                    s.earlyImage = image
-                    return
-                }
-                Self.apply(image, to: &last, preview: &s.lastPreview)
+                guard var last = s.lastShot, last.program == program, last.step == image.step, last.bracket == image.bracket else { return }
+                last.brightnessEV = (image.brightnessEV * 100).rounded() / 100
+                last.clippedHigh = (image.clippedHigh * 1000).rounded() / 1000
+                last.clippedLow = (image.clippedLow * 1000).rounded() / 1000
+                last.preview = image.preview != nil
+                last.histogram = image.histogram
+                s.lastPreview = image.preview
                 s.lastShot = last
             case .missed(let missed) where missed.reason != nil:
                 s.lastShot = ServeStatus.LastShot(
@@ -332,15 +324,6 @@ public final class RigConsole: @unchecked Sendable {
                 break
             }
         }
-    }
-
-    private static func apply(_ image: ShotLogImage, to last: inout ServeStatus.LastShot, preview: inout String?) {
-        last.brightnessEV = (image.brightnessEV * 100).rounded() / 100
-        last.clippedHigh = (image.clippedHigh * 1000).rounded() / 1000
-        last.clippedLow = (image.clippedLow * 1000).rounded() / 1000
-        last.preview = image.preview != nil
-        last.histogram = image.histogram
-        preview = image.preview
     }
 
     /// The last frame's preview (a small JPEG), if it has one.

@@ -115,27 +115,10 @@ struct BenchCameraCommand: ParsableCommand {
     }
 
     private static func shots(_ executable: String, _ arguments: [String]) throws(BenchError) -> Shots {
-        let data = try runChild(executable, arguments)
+        let data = try childOutput(executable, arguments)
         do { return try JSONDecoder().decode(Shots.self, from: data) } catch {
             throw BenchError("\(executable) printed no shot times: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
-    }
-
-    private static func runChild(_ executable: String, _ arguments: [String], quiet: Bool = false) throws(BenchError) -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        if quiet { process.standardError = FileHandle.nullDevice }
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw BenchError("cannot start \(executable): \(error.localizedDescription)") }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed (exit status \(process.terminationStatus))")
-        }
-        return data
     }
 
     /// Plays a bracketed panorama with the camera and reads its pace from the shot log.
@@ -154,7 +137,7 @@ struct BenchCameraCommand: ParsableCommand {
         } catch {
             throw BenchError("cannot write the benchmark's panorama in \(dir.path): \(error.localizedDescription)")
         }
-        _ = try runChild(runningExecutablePath(), ["play", dir.appendingPathComponent("pano.json").path, "--log", log], quiet: true)
+        _ = try childOutput(runningExecutablePath(), ["play", dir.appendingPathComponent("pano.json").path, "--log", log], quiet: true)
         let shots: [ShotLogShot]
         do {
             shots = try ShotLog(text: String(contentsOfFile: log, encoding: .utf8), file: log).shots

@@ -133,21 +133,10 @@ struct CameraCommand: ParsableCommand {
         func run() throws {
             let camera = try which.open()
             defer { camera.close() }
-            let widget: GPhoto2Widget
-            do { widget = try camera.widget(name) } catch {
-                printError("error: \(error)")
-                throw ExitCode(2)
-            }
-            if (widget.type == "radio" || widget.type == "menu") && !widget.choices.contains(value) || widget.readOnly {
-                printError(
-                    widget.readOnly
-                        ? "error: \"\(name)\" is read-only on this camera"
-                        : "error: \"\(elided(value))\" is not one of \(name)'s choices: \(quotedList(widget.choices, limit: 80))")
-                throw ExitCode(2)
-            }
+            // The camera checks the value against its own choices: a refusal is exit 2.
             do { try camera.set(name, value) } catch {
                 printError("error: \(error)")
-                throw ExitCode(1)
+                throw ExitCode(error.refused ? 2 : 1)
             }
             let now = (try? camera.widget(name))?.value ?? value
             print("\(name): \(now)")

@@ -67,14 +67,14 @@ struct PlanCommand: ParsableCommand {
         let site = track.site
         let place = "\(fixed(abs(site.latitude), 4))°\(site.latitude >= 0 ? "N" : "S") \(fixed(abs(site.longitude), 4))°\(site.longitude >= 0 ? "E" : "W")"
         let end = track.times.last ?? 0
-        lines.append("\(file): track of \(track.target.name) from \(SkyTrack.utc(track.startUnix, dateToo: true)) for \(rounded(end)) s at \(place)")
+        lines.append("\(file): track of \(track.target.name) from \(UTCTime.text(track.startUnix, dateToo: true)) for \(rounded(end)) s at \(place)")
         // The sun's times from 12 hours before the start to 12 hours after the end.
         let events = SunTimes.events(site: site, from: track.startUnix - 43_200, to: track.startUnix + end + 43_200)
         lines.append(
             "sun: "
                 + (events.isEmpty
                     ? "no rise, set or twilight within 12 h of the track (polar day or night)"
-                    : events.map { "\($0.name) \(SkyTrack.utc($0.unix, dateToo: true))" }.joined(separator: ", ")))
+                    : events.map { "\($0.name) \(UTCTime.text($0.unix, dateToo: true))" }.joined(separator: ", ")))
         for (i, sample) in track.samples(at: track.times).enumerated() {
             let pose = [(track.mount.azimuthAxis, sample.pan), (track.mount.altitudeAxis, sample.tilt)]
                 .map { "\(rig.axes[$0.0].name) \(fixed($0.1, 2))\(rig.axes[$0.0].unit)" }.joined(separator: "  ")

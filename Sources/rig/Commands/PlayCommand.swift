@@ -138,7 +138,7 @@ struct PlayCommand: ParsableCommand {
             let off = Date().timeIntervalSince1970 - track.startUnix
             if abs(off) > 120 {
                 printError(
-                    "warning: the track starts at \(SkyTrack.utc(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now"): the rig points where \(track.target.name) is at the track's times, not where it is now"
+                    "warning: the track starts at \(UTCTime.text(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now"): the rig points where \(track.target.name) is at the track's times, not where it is now"
                 )
             }
         }

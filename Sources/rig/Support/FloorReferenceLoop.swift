@@ -32,20 +32,7 @@ enum FloorReferenceLoop {
     /// Runs the compiled loop for `seconds` at `rateHz`, asking for rig's real-time settings
     /// when `realtime`, and reads the figures it prints.
     static func run(binary: String, rateHz: Double, seconds: Double, realtime: Bool) throws(BenchError) -> LoopFigures {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [number(rateHz), number(seconds)] + (realtime ? ["realtime"] : [])
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw BenchError("cannot start \(binary): \(error.localizedDescription)")
-        }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BenchError("\(binary) failed (exit status \(process.terminationStatus))")
-        }
+        let data = try childOutput(binary, [number(rateHz), number(seconds)] + (realtime ? ["realtime"] : []))
         do {
             return try JSONDecoder().decode(LoopFigures.self, from: data)
         } catch {
@@ -59,17 +46,7 @@ enum FloorReferenceLoop {
     }
 
     private static func toolOutput(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        (try? childOutput("/usr/bin/env", arguments)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     private static func runTool(_ arguments: [String]) -> Int32 {
@@ -128,4 +105,23 @@ struct FloorComparison {
         lines.append("median of pairs, rig ÷ floor: p50 \(fixed(r.p50, 2))×, p99 \(fixed(r.p99, 2))×, p99.9 \(fixed(r.p999, 2))×")
         return lines
     }
+}
+
+/// Runs a benchmark's child process and returns what it printed on stdout (its stderr goes
+/// to ours unless `quiet`); an exit other than 0 is an error naming the command.
+func childOutput(_ executable: String, _ arguments: [String], quiet: Bool = false) throws(BenchError) -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    if quiet { process.standardError = FileHandle.nullDevice }
+    process.standardInput = FileHandle.nullDevice
+    do { try process.run() } catch { throw BenchError("cannot start \(executable): \(error.localizedDescription)") }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw BenchError("\(([executable] + arguments).joined(separator: " ")) failed (exit status \(process.terminationStatus))")
+    }
+    return data
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+/// UTC times as rig reads and prints them: ISO 8601 in (`"2026-06-21T19:00:00Z"`, fractional
+/// seconds allowed), `2026-06-21 19:00:00 UTC` out. Printing is arithmetic, no formatter: a
+/// 100,000-frame track labels every frame.
+public enum UTCTime {
+    /// Unix seconds of an ISO 8601 time with a zone, or nil.
+    public static func parse(_ text: String) -> Double? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+
+    /// "19:04:10 UTC", or with the date "2026-06-21 19:04:10 UTC" (to the nearest second).
+    public static func text(_ unix: Double, dateToo: Bool) -> String {
+        let seconds = Int64(unix.rounded())
+        let day = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let inDay = Int(seconds - day * 86400)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let clock = "\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) UTC"
+        guard dateToo else { return clock }
+        // The civil date of a day count (Howard Hinnant's days-to-civil).
+        let z = day + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = Int(doy - (153 * mp + 2) / 5 + 1)
+        let m = Int(mp < 10 ? mp + 3 : mp - 9)
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        return "\(y)-\(two(m))-\(two(d)) \(clock)"
+    }
+}
