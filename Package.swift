@@ -115,6 +115,13 @@ let package = Package(
         // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
         // machine and go-motion planning.
         .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
+        // The composition root for devices: each driver reads its own rig file section.
+        .target(
+            name: "RigDevices",
+            dependencies: [
+                "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
         // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's
         // command source through the session runner.
         .target(
@@ -129,7 +136,7 @@ let package = Package(
             name: "rig",
             dependencies: [
                 "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
-                "RigDFMocoServer", "RigServe", "RigGPhoto2",
+                "RigDFMocoServer", "RigServe", "RigGPhoto2", "RigDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
@@ -147,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "RigCoreTests",
             dependencies: [
-                "RigCore", "RigTestSupport",
+                "RigCore", "RigDevices", "RigBLEControl", "RigPCA9685", "RigTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ], exclude: ["sky_reference.py"], swiftSettings: strict),
         .testTarget(
@@ -203,7 +210,7 @@ if Context.environment["RIG_FUZZ"] != nil {
         .executableTarget(
             name: "rig-fuzz",
             dependencies: [
-                "RigCore", "RigBluetooth", "RigBLEControl", "RigGamepad", "RigStepSync", "RigDFMoco",
+                "RigCore", "RigRuntime", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMoco",
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Fuzz/Sources/rig-fuzz", swiftSettings: strict + [.unsafeFlags(["-parse-as-library", "-enable-experimental-feature", "Extern"])]))
     package.products.append(.executable(name: "rig-fuzz", targets: ["rig-fuzz"]))

@@ -14,11 +14,16 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct BoardTests {
     /// Pan (released at the end) and tilt (held), pulses mapped into 1000–2000 µs.
-    static func rig(loopRateHz: Double = 50) -> Rig {
-        let calibration = try! Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get()
+    /// The board's output config: the harness's central adapter.
+    static var config: BLEControlOutputConfig {
         var config = BLEControlOutputConfig()
         config.adapter = BoardHarness.centralAdapter
         config.connectTimeoutSeconds = 90  // a deadline, not a wait: under load (stress-ng, a build beside) the scan and connect took over 20 s
+        return config
+    }
+
+    static func rig(loopRateHz: Double = 50) -> Rig {
+        let calibration = try! Calibration.make(points: [(-90, 1000), (90, 2000)], inverted: false).get()
         return Rig(
             name: "ble",
             axes: [
@@ -28,7 +33,7 @@ struct BoardTests {
                 Axis(
                     name: "tilt", kind: .servo, channel: 1, calibration: calibration, home: 0, park: nil,
                     softMin: -80, softMax: 80, maxVelocity: 90, maxAcceleration: 360, idle: .hold),
-            ], output: .blecontrol(config), loopRateHz: loopRateHz)
+            ], output: OutputConfig(type: BLEControlOutputConfig.type), loopRateHz: loopRateHz)
     }
 
     static func motion(seconds: Double) -> Motion {
@@ -40,9 +45,8 @@ struct BoardTests {
     }
 
     func makeOutput(_ harness: BoardHarness, rig: Rig, logs: CapturedLogs) -> BLEControlOutput {
-        guard case .blecontrol(let config) = rig.output else { preconditionFailure() }
-        return BLEControlOutput(
-            config: config, logger: logs.logger, bus: .address(harness.bus.address),
+        BLEControlOutput(
+            config: Self.config, logger: logs.logger, bus: .address(harness.bus.address),
             stateDirectory: harness.stateDirectory)
     }
 

@@ -17,7 +17,7 @@ import Testing
                 Axis(
                     name: "tilt", kind: .servo, channel: 1, calibration: calibration, home: 0, park: nil,
                     softMin: -45, softMax: 60, maxVelocity: 60, maxAcceleration: 120, idle: .hold),
-            ], output: .blecontrol(BLEControlOutputConfig()), loopRateHz: hz)
+            ], output: OutputConfig(type: BLEControlOutputConfig.type), loopRateHz: hz)
     }
 
     /// rigs/move.json's 20 s reveal: pan −45° → 45°, tilt 0 → 15° → 0.
@@ -48,7 +48,7 @@ import Testing
                 name: "s\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
                 softMin: -60, softMax: 60, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
         }
-        let rig = Rig(name: "eight", axes: axes, output: .blecontrol(BLEControlOutputConfig()), loopRateHz: rateHz)
+        let rig = Rig(name: "eight", axes: axes, output: OutputConfig(type: BLEControlOutputConfig.type), loopRateHz: rateHz)
         func swing(_ i: Int) -> AxisTrack {
             var keys: [Keyframe] = []
             for k in 0...10 {

@@ -1,12 +1,22 @@
 import Foundation
+import RigPCA9685
 import Testing
 
 @testable import RigCore
 
 @Suite struct AxisResolutionTests {
-    /// A PCA9685 at 50 Hz on a 25 MHz oscillator: PRE_SCALE 121, period 122 × 4096 / 25 MHz,
-    /// one count 122 / 25 µs = 4.88 µs.
-    let pca9685 = OutputQuantum(pulseMicroseconds: 122.0 / 25, dutyPercent: 100.0 / 4096)
+    /// A PCA9685 at 50 Hz on a 25 MHz oscillator, as its driver says: PRE_SCALE 121, period
+    /// 122 × 4096 / 25 MHz, one count 122 / 25 µs = 4.88 µs.
+    let pca9685 = PCA9685OutputConfig().quantum
+
+    @Test func thePCA9685DriverGivesItsCountAndAdvice() {
+        #expect(abs((pca9685.pulseMicroseconds ?? 0) - 4.88) < 1e-9)
+        #expect(pca9685.dutyPercent == 100.0 / 4096)
+        #expect(pca9685.servoAdvice?.contains("\"frequencyHz\"") == true)
+        var digital = PCA9685OutputConfig()
+        digital.frequencyHz = 330
+        #expect(digital.quantum.servoAdvice == nil)
+    }
 
     func rig(output: String = #"{"type": "pca9685", "frequencyHz": 50}"#) throws -> Rig {
         try RigParser.parse(text: panTiltRig(output: output), file: "rig.json")
@@ -16,7 +26,7 @@ import Testing
         let axes = AxisResolution.of(try rig(), quantum: pca9685)
         // pan: 180° over 1000 µs → 0.18°/µs → 0.8784° a count; tilt: 90° over 1000 µs → 0.4392°.
         #expect(axes.map(\.axis) == ["pan", "tilt"])
-        #expect(axes.allSatisfy { $0.countSize == 4.88 })
+        #expect(axes.allSatisfy { abs(($0.countSize ?? 0) - 4.88) < 1e-9 })
         #expect(abs((axes[0].unitsPerCount ?? 0) - 0.8784) < 1e-9)
         #expect(abs((axes[1].unitsPerCount ?? 0) - 0.4392) < 1e-9)
         let sim = AxisResolution.of(try rig(), quantum: .continuous)

@@ -1,3 +1,4 @@
+import RigDevices
 import Testing
 
 @testable import RigCore
@@ -16,16 +17,18 @@ struct BadFile: CustomTestStringConvertible, Sendable {
     static func program(_ name: String, _ text: String, _ expected: String) -> BadFile { BadFile(name: name, kind: .program, text: text, expected: expected) }
 }
 
-/// The error line for a document, or "no error".
+/// The error line for a document, or "no error": parsed as `rig check` does, each device
+/// section read by its driver (`Devices.check`).
 func errorLine(_ file: BadFile) -> String {
     do {
         switch file.kind {
-        case .rig: _ = try RigParser.parse(text: file.text, file: "r.json")
+        case .rig: try Devices.check(RigParser.parse(text: file.text, file: "r.json"))
         case .program:
-            _ = try ProgramParser.parse(text: file.text, file: "p.json") { path, at throws(FileError) in
+            let program = try ProgramParser.parse(text: file.text, file: "p.json") { path, at throws(FileError) in
                 if path == "rigs/bench.json" { return (#"{"axes": [{"name": "pan", "channel": 99}]}"#, path) }
                 throw at.error("cannot read rig file \"\(path)\": no such file")
             }
+            try Devices.check(program.rig)
         }
         return "no error"
     } catch {

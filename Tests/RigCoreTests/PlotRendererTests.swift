@@ -156,7 +156,7 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
     }
 
     @Test func namesAreEscaped() throws {
-        let odd = Rig(name: "<bench & \"co\">", axes: [servoAxis("pan", channel: 0)], output: .sim(SimOutputConfig()))
+        let odd = Rig(name: "<bench & \"co\">", axes: [servoAxis("pan", channel: 0)], output: .sim)
         let motion: Motion = .continuous(tracks: [AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 3, value: 10)])], durationSeconds: 3)
         let svg = PlotRenderer.svg(program: program(motion, file: "a&b <1>.json", rig: odd), startPose: [0])
         let census = try #require(SVGCensus.of(svg))

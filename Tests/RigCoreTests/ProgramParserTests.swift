@@ -1,3 +1,6 @@
+import RigBLEControl
+import RigDevices
+import RigPCA9685
 import Testing
 
 @testable import RigCore
@@ -59,7 +62,7 @@ import Testing
 
     @Test func rigDefaults() throws {
         let rig = try RigParser.parse(text: #"{"axes": [{"name": "pan", "channel": 3}, {"name": "led", "kind": "pwm", "channel": 4}]}"#, file: "r.json")
-        #expect(rig.name == "rig" && rig.loopRateHz == 100 && rig.output == .sim(SimOutputConfig()))
+        #expect(rig.name == "rig" && rig.loopRateHz == 100 && rig.output.type == "sim")
         let pan = rig.axes[0]
         let led = rig.axes[1]
         // Servo: 1000…2000 µs over −90…90°, soft limits that whole range, home 0, 90°/s, 180°/s².
@@ -70,23 +73,35 @@ import Testing
         #expect(led.command(forPosition: 30) == .duty(percent: 30))
     }
 
-    @Test func outputsParse() throws {
+    @Test func outputsParseWithTheirDrivers() throws {
         let pca = try RigParser.parse(
             text: #"{"output": {"type": "pca9685", "address": "0x41", "frequencyHz": 60}, "axes": [{"name": "p", "channel": 15}]}"#, file: "r.json")
-        guard case .pca9685(let config) = pca.output else {
+        guard case .pca9685(let config) = try OutputDrivers.config(pca) else {
             Issue.record("not pca9685")
             return
         }
         #expect(config.address == 0x41 && config.frequencyHz == 60 && config.bus == "/dev/i2c-1")
         let ble = try RigParser.parse(
             text: #"{"output": {"type": "blecontrol", "address": "aa:bb:cc:dd:ee:0f"}, "axes": [{"name": "p", "channel": 7}]}"#, file: "r.json")
-        #expect(
-            ble.output
-                == .blecontrol(
-                    {
-                        var c = BLEControlOutputConfig()
-                        c.address = "AA:BB:CC:DD:EE:0F"
-                        return c
-                    }()))
+        guard case .blecontrol(let board) = try OutputDrivers.config(ble) else {
+            Issue.record("not blecontrol")
+            return
+        }
+        var expected = BLEControlOutputConfig()
+        expected.address = "AA:BB:CC:DD:EE:0F"
+        #expect(board == expected)
+    }
+
+    /// The channel check is the driver's, at the axis's place in the file.
+    @Test func aChannelTheDriverLacksIsRefusedAtTheAxis() throws {
+        let rig = try RigParser.parse(
+            text: """
+                {"output": {"type": "blecontrol"},
+                 "axes": [{"name": "p", "channel": 7}, {"name": "t", "channel": 8}]}
+                """, file: "r.json")
+        #expect(rig.axes.map(\.channel) == [7, 8])
+        try rig.output.checkChannels(of: rig.axes, count: 9)
+        let error = #expect(throws: FileError.self) { try OutputDrivers.validate(rig) }
+        #expect(error?.description == "r.json:2:65: error: $.axes[1].channel: channel 8 does not exist on a blecontrol output; valid: 0…7")
     }
 }

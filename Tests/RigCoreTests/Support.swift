@@ -23,7 +23,7 @@ func servoAxis(
 }
 
 func simRig(_ axes: [Axis], loopRateHz: Double = 100) -> Rig {
-    Rig(name: "test", axes: axes, output: .sim(SimOutputConfig()), loopRateHz: loopRateHz)
+    Rig(name: "test", axes: axes, output: .sim, loopRateHz: loopRateHz)
 }
 
 /// What one run of a `Player` emitted.

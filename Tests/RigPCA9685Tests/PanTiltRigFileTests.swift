@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigPCA9685
 import Testing
 
 @Suite struct PanTiltRigFileTests {
@@ -10,10 +11,8 @@ import Testing
         let rig = try RigParser.parse(text: text, file: "rigs/pantilt-pca9685.json")
         #expect(rig.axes.map(\.name) == ["pan", "tilt"])
         #expect(rig.axes.map(\.channel) == [0, 1])
-        guard case .pca9685(let config) = rig.output else {
-            Issue.record("expected a pca9685 output")
-            return
-        }
+        #expect(rig.output.type == PCA9685OutputConfig.type)
+        let config = try PCA9685OutputConfig.parse(rig.output, axes: rig.axes)
         #expect(config.address == 0x40)
         #expect(config.bus == "/dev/i2c-1")
         #expect(config.frequencyHz == 50)

@@ -14,7 +14,7 @@ func testRig(loopRateHz: Double = 100) -> Rig {
             Axis(
                 name: "light", kind: .pwm, channel: 3, calibration: nil, home: 0, park: nil,
                 softMin: 0, softMax: 100, maxVelocity: 50, maxAcceleration: 100, idle: .release),
-        ], output: .sim(SimOutputConfig()), loopRateHz: loopRateHz)
+        ], output: .sim, loopRateHz: loopRateHz)
 }
 
 func keyframes(_ rig: Rig) -> Motion {

@@ -1,4 +1,7 @@
+import RigBLEControl
 import RigCore
+import RigPCA9685
+import RigRuntime
 
 /// Rig and program files through everything `rig check`, `plan` and `plot` do with them:
 /// UTF-8 decoding, the JSON parser, the rig and program parsers, the panorama planner,
@@ -18,9 +21,22 @@ enum RigFileTarget {
         }
         do {
             // The same document as a rig and as a program: both parsers see every input.
-            _ = try? RigParser.parse(text: text, file: "r.json")
+            if let rig = try? RigParser.parse(text: text, file: "r.json") { drivers(rig) }
             let program = try ProgramParser.parse(text: text, file: "p.json") { _, _ throws(FileError) in (rigText, "rig.json") }
             exercise(program)
+        } catch {
+            checkShort(error)
+        }
+    }
+
+    /// The output section through the driver that owns it, as `rig check` does.
+    static func drivers(_ rig: Rig) {
+        do {
+            switch rig.output.type {
+            case PCA9685OutputConfig.type: _ = try PCA9685OutputConfig.parse(rig.output, axes: rig.axes).quantum
+            case BLEControlOutputConfig.type: _ = try BLEControlOutputConfig.parse(rig.output, axes: rig.axes)
+            default: _ = try SimOutputConfig.parse(rig.output, axes: rig.axes)
+            }
         } catch {
             checkShort(error)
         }

@@ -6,10 +6,14 @@ import Foundation
 public struct OutputQuantum: Sendable, Equatable {
     public var pulseMicroseconds: Double?
     public var dutyPercent: Double?
+    /// What the output's own settings could do for finer servo steps (the driver's advice,
+    /// such as a higher PWM frequency), if anything.
+    public var servoAdvice: String?
 
-    public init(pulseMicroseconds: Double?, dutyPercent: Double?) {
+    public init(pulseMicroseconds: Double?, dutyPercent: Double?, servoAdvice: String? = nil) {
         self.pulseMicroseconds = pulseMicroseconds
         self.dutyPercent = dutyPercent
+        self.servoAdvice = servoAdvice
     }
 
     /// The simulated rig: no steps.
@@ -124,21 +128,14 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
                 TimelapseResolutionWarning(
                     axis: axis.name, unit: axis.unit, unitsPerCount: perCount, movingFrames: moving,
                     stalledFrames: stalled, smallestMove: smallest, stalledRanges: Array(ranges.prefix(4)),
-                    advice: advice(rig: rig, axis: axis)))
+                    advice: advice(axis: axis, quantum: quantum)))
         }
         return warnings
     }
 
-    static func advice(rig: Rig, axis: Axis) -> String {
+    static func advice(axis: Axis, quantum: OutputQuantum) -> String {
         var options: [String] = []
-        if case .pca9685(let config) = rig.output, axis.kind == .servo {
-            let target = max(200, config.frequencyHz * 2)
-            if target <= PCA9685OutputConfig.frequencyRangeHz.upperBound, config.frequencyHz < 330 {
-                options.append(
-                    "a higher \"frequencyHz\" on the PCA9685 for digital servos (they take 200–330 Hz; counts shrink in proportion: \(Int(target)) Hz gives \(fixedText(target / config.frequencyHz))× finer steps; analog servos need 50 Hz)"
-                )
-            }
-        }
+        if axis.kind == .servo, let own = quantum.servoAdvice { options.append(own) }
         if axis.kind == .servo {
             options.append("a wider calibration (more µs per degree: use the servo's whole pulse range if its travel allows, or gear the axis down)")
         }

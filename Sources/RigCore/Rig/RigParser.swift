@@ -11,7 +11,7 @@ public enum RigParser {
         let object = try value.object()
         object.allow("$schema", "description")
         let name = try object.optional("name")?.nonEmptyString() ?? "rig"
-        let output = try object.optional("output").map { v throws(FileError) in try OutputConfig.parse(v) } ?? .sim(SimOutputConfig())
+        var output = try object.optional("output").map { v throws(FileError) in try OutputConfig.parse(v) } ?? .sim
         var loopRate = Rig.defaultLoopRateHz
         if let rate = object.optional("loopRateHz") {
             loopRate = try rate.number(in: Rig.loopRateRangeHz, unit: "Hz")
@@ -19,7 +19,7 @@ public enum RigParser {
         let axesValue = try object.required("axes", "an array of axis objects")
         var axes: [Axis] = []
         for axisValue in try axesValue.nonEmptyArray() {
-            let axis = try parseAxis(axisValue, output: output)
+            let axis = try parseAxis(axisValue)
             if axes.contains(where: { $0.name == axis.name }) {
                 throw (axisValue.member("name") ?? axisValue).error("axis name \"\(elided(axis.name))\" is used twice; axis names must be unique")
             }
@@ -28,6 +28,8 @@ public enum RigParser {
                     "channel \(axis.channel) is already used by axis \"\(elided(other.name))\"; each axis needs its own channel")
             }
             axes.append(axis)
+            // The driver checks the channel against its own count, at this place.
+            output.channelPlaces.append(ConfigSection(axisValue.member("channel") ?? axisValue))
         }
         let stepSync = try object.optional("stepSync").map { v throws(FileError) in try StepSyncConfig.parse(v) }
         let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
@@ -46,7 +48,7 @@ public enum RigParser {
         return rig
     }
 
-    static func parseAxis(_ value: ValueReader, output: OutputConfig) throws(FileError) -> Axis {
+    static func parseAxis(_ value: ValueReader) throws(FileError) -> Axis {
         let object = try value.object()
         let nameValue = try object.required("name")
         let name = try nameValue.nonEmptyString()
@@ -55,11 +57,8 @@ public enum RigParser {
         }
         let kind = AxisKind(rawValue: try object.optional("kind")?.oneOf(["servo", "pwm"]) ?? "servo") ?? .servo
         let channelValue = try object.required("channel", "the output channel number")
-        let range = output.channelRange
+        // Which channels exist is the output driver's to say (`OutputConfig.checkChannels`).
         let channel = try channelValue.integer()
-        guard range.contains(channel) else {
-            throw channelValue.error("channel \(channel) does not exist on a \(output.typeName) output; valid: \(range.lowerBound)…\(range.upperBound)")
-        }
         let invertedValue = object.optional("inverted")
         let inverted = try invertedValue?.bool() ?? false
 

@@ -21,13 +21,7 @@ public struct StepSyncConfig: Sendable, Equatable {
         let object = try value.object()
         var config = StepSyncConfig()
         if let name = object.optional("name") { config.name = try name.nonEmptyString() }
-        if let adapter = object.optional("adapter") {
-            let text = try adapter.string()
-            guard text.hasPrefix("hci"), let n = Int(text.dropFirst(3)), n >= 0 else {
-                throw adapter.error("\"\(elided(text))\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
-            }
-            config.adapter = text
-        }
+        if let adapter = object.optional("adapter") { config.adapter = try adapter.adapterName() }
         if let press = object.optional("pressMs") { config.pressSeconds = try press.number(in: 20...2000, unit: "ms") / 1000 }
         if let guardMs = object.optional("exposureGuardMs") {
             config.exposureGuardSeconds = try guardMs.number(in: 0...600_000, unit: "ms") / 1000
@@ -35,13 +29,7 @@ public struct StepSyncConfig: Sendable, Equatable {
         if let s = object.optional("stopOnFault") { config.stopOnFault = try s.bool() }
         if let e = object.optional("encryptWrites") { config.encryptWrites = try e.bool() }
         if let list = object.optional("allowedCentrals") {
-            for entry in try list.array() {
-                let text = try entry.string()
-                guard isBluetoothAddress(text) else {
-                    throw entry.error("\"\(elided(text))\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
-                }
-                config.allowedCentrals.append(text.uppercased())
-            }
+            for entry in try list.array() { config.allowedCentrals.append(try entry.bluetoothAddress()) }
         }
         try object.finish()
         return config

@@ -83,7 +83,7 @@ public final class RigConsole: @unchecked Sendable {
         self.shotLogs = shotLogs
         self.logger = logger
         jogConfig = rig.jog ?? JogConfig.standard(for: rig.axes)
-        outputType = rig.output.typeName
+        outputType = rig.output.type
         outputBox = OutputBox(output)
         var options = options
         options.loop.stopWhenLimited = false

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
+import RigDevices
 import RigPCA9685
 import RigRuntime
 
@@ -54,7 +55,7 @@ struct BenchPCA9685Command: ParsableCommand {
             throw ExitCode(2)
         }
         var config = PCA9685OutputConfig()
-        if case .pca9685(let own) = rig.output { config = own }
+        if case .pca9685(let own)? = try? OutputDrivers.config(rig) { config = own }
 
         let measured: PCA9685Traffic
         do { measured = try PCA9685Traffic.measure(rig: rig, motion: loaded.motion, config: config) } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RigCore
+import RigDevices
 import RigPCA9685
 
 struct CalibrateCommand: ParsableCommand {
@@ -37,11 +38,7 @@ struct CalibrateOscillator: ParsableCommand {
         var frequency = frequencyHz
         var oscillator = oscillatorHz
         if let rig {
-            let rigFile = try FileLoading.loadRig(rig)
-            guard case .pca9685(let config) = rigFile.output else {
-                printError("\(rig): error: $.output: the rig's output is \(rigFile.output.typeName), not pca9685")
-                throw ExitCode(2)
-            }
+            let config = try OutputDrivers.pca9685(FileLoading.loadRig(rig), file: rig)
             frequency = config.frequencyHz
             oscillator = config.oscillatorHz
         }

@@ -26,7 +26,7 @@ struct CheckCommand: ParsableCommand {
         let loaded: Program
         switch try FileLoading.loadRigOrProgram(file) {
         case .rig(let rig):
-            print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")
+            print("\(file): valid rig \"\(rig.name)\": \(rig.axes.count) axes on \(rig.output.type) at \(format(rig.loopRateHz)) Hz")
             for line in ResolutionReport.describe(rig: rig) { print(line) }
             return
         case .program(let program):

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
+import RigDevices
 import RigGamepad
 
 /// `rig jog`: move the rig with a gamepad (or the keyboard) through the same loop and
@@ -56,7 +57,7 @@ struct JogCommand: ParsableCommand {
     func run() throws {
         let model = try FileLoading.loadRig(rig)
         let logger = log.bootstrap(label: "rig.jog")
-        let output = try makeOutput(for: model, logger: logger)
+        let output = try OutputDrivers.make(for: model, logger: logger)
 
         var options = JogOptions(
             rigPath: rig, device: device, recordPath: record, tracePath: trace,

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RigCore
 import RigDBus
+import RigDevices
 import RigRuntime
 import RigStepSync
 
@@ -61,11 +62,10 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         let logger = log.bootstrap()
-        let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim(SimOutputConfig()) : nil, logger: logger)
+        let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim : nil, logger: logger)
         let rig = prepared.program.rig
-        if speed != 1, case .sim = rig.output {
-        } else if speed != 1 {
-            printError("--speed only works with the simulated output (this rig uses \(rig.output.typeName))")
+        if speed != 1, rig.output.type != SimOutputConfig.type {
+            printError("--speed only works with the simulated output (this rig uses \(rig.output.type))")
             throw ExitCode(2)
         }
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
@@ -123,7 +123,7 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(1)
         }
         if dryRun {
-            say("dry run: \(report.ticks) frames would be sent to the \(rig.output.typeName) output; nothing moved")
+            say("dry run: \(report.ticks) frames would be sent to the \(rig.output.type) output; nothing moved")
             return
         }
 
@@ -245,7 +245,7 @@ struct PlayCommand: ParsableCommand {
     private func openOutput(_ prepared: PreparedProgram, logger: Logger) throws -> Output {
         if let output = prepared.output { return output }
         do {
-            return try makeOutput(for: prepared.program.rig, logger: logger)
+            return try OutputDrivers.make(for: prepared.program.rig, logger: logger)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

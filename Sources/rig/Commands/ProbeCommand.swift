@@ -1,5 +1,6 @@
 import ArgumentParser
 import RigCore
+import RigDevices
 import RigPCA9685
 
 struct ProbeCommand: ParsableCommand {
@@ -36,11 +37,7 @@ struct ProbeI2C: ParsableCommand {
             print("\(scan.path): \(found.isEmpty ? "nothing answered" : found.joined(separator: ", "))")
         }
         guard let rigPath = rig else { return }
-        let rigFile = try FileLoading.loadRig(rigPath)
-        guard case .pca9685(let config) = rigFile.output else {
-            printError("\(rigPath): error: $.output: the rig's output is \(rigFile.output.typeName), not pca9685")
-            throw ExitCode(2)
-        }
+        let config = try OutputDrivers.pca9685(FileLoading.loadRig(rigPath), file: rigPath)
         do throws(I2CError) {
             let bus = try LinuxI2CBus(path: config.bus)
             print(try I2CProbe.checkPCA9685(bus: bus, address: config.address))

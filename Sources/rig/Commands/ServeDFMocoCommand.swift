@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RigCore
 import RigDFMocoServer
+import RigDevices
 import RigRuntime
 
 /// `rig serve dfmoco`: the rig as a DFMoco motion-control device for Dragonframe.
@@ -52,7 +53,7 @@ struct ServeDFMocoCommand: ParsableCommand {
             }
         }
         let output: Output
-        do { output = try makeOutput(for: model, logger: logger) } catch {
+        do { output = try OutputDrivers.make(for: model, logger: logger) } catch {
             printError("error: \(error)")
             throw ExitCode(1)
         }

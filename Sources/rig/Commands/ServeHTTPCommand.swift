@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
+import RigDevices
 import RigRuntime
 import RigServe
 
@@ -68,7 +69,7 @@ struct ServeHTTPCommand: ParsableCommand {
             throw ExitCode(2)
         }
         var model = try FileLoading.loadRig(rig)
-        if output == "sim" { model.output = .sim(SimOutputConfig()) }
+        if output == "sim" { model.output = .sim }
         if let programs {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: programs, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -100,7 +101,7 @@ struct ServeHTTPCommand: ParsableCommand {
         if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
         let device: Output
-        do { device = try makeOutput(for: model, logger: logger) } catch {
+        do { device = try OutputDrivers.make(for: model, logger: logger) } catch {
             printError("error: \(error)")
             throw ExitCode(1)
         }

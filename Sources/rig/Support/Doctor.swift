@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
 import Logging
+import RigBLEControl
 import RigBluetooth
 import RigCore
 import RigDBus
+import RigDevices
 import RigGPhoto2
 import RigGamepad
 import RigPCA9685
@@ -48,14 +50,15 @@ struct DoctorFinding: Sendable, Equatable {
 enum Doctor {
     /// Every check for `rig` (and the programs, each checked as `rig check` does).
     static func run(rig: Rig, rigPath: String, programs: [String], scanSeconds: Double) -> [DoctorFinding] {
-        var findings: [DoctorFinding] = [.ok("rig file", "\(rigPath): \(rig.axes.count) axes on \(rig.output.typeName) at \(format(rig.loopRateHz)) Hz")]
+        var findings: [DoctorFinding] = [.ok("rig file", "\(rigPath): \(rig.axes.count) axes on \(rig.output.type) at \(format(rig.loopRateHz)) Hz")]
         findings += programs.map(program)
-        switch rig.output {
-        case .sim: findings.append(.ok("output", "the simulated rig: no hardware needed"))
-        case .pca9685(let config): findings += pca9685(config)
-        case .blecontrol(let config): findings += bluetooth(adapter: config.adapter, board: config, scanSeconds: scanSeconds)
+        let output = try? OutputDrivers.config(rig)
+        switch output {
+        case .sim?, nil: findings.append(.ok("output", "the simulated rig: no hardware needed"))
+        case .pca9685(let config)?: findings += pca9685(config)
+        case .blecontrol(let config)?: findings += bluetooth(adapter: config.adapter, board: config, scanSeconds: scanSeconds)
         }
-        if let stepSync = rig.stepSync, case .blecontrol(let config) = rig.output, config.adapter == stepSync.adapter {
+        if let stepSync = rig.stepSync, case .blecontrol(let config)? = output, config.adapter == stepSync.adapter {
             // Checked above with the board.
         } else if let stepSync = rig.stepSync {
             findings += bluetooth(adapter: stepSync.adapter, board: nil, scanSeconds: 0)

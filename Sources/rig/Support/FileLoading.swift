@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigDevices
 import RigRuntime
 
 /// Reads rig and program files and turns every problem into the compiler-style line
@@ -100,9 +101,10 @@ enum FileLoading {
         }
     }
 
-    /// The rig, once each device's own module has read its section (`CameraBackends`).
+    /// The rig, once each device's own module has read its section (`OutputDrivers`,
+    /// `CameraBackends`).
     static func devicesChecked(_ rig: Rig) throws(FileError) -> Rig {
-        try CameraBackends.validate(rig)
+        try Devices.check(rig)
         return rig
     }
 

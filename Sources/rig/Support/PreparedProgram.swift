@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import RigCore
+import RigDevices
 import RigRuntime
 
 /// A program as `rig play` will run it: loaded, its output built (no hardware touched
@@ -25,7 +26,7 @@ struct PreparedProgram {
     static func prepare(_ program: Program, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) throws(ExitCode) -> PreparedProgram {
         var program = program
         if let outputOverride { program.rig.output = outputOverride }
-        let output = try? makeOutput(for: program.rig, logger: logger)
+        let output = try? OutputDrivers.make(for: program.rig, logger: logger)
         let start =
             output.map { StartPose.resolve(rig: program.rig, output: $0) }
             ?? .home(program.rig)

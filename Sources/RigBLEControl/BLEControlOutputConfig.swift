@@ -1,5 +1,10 @@
-/// A BLEControl servo board reached over Bluetooth LE.
+import RigCore
+
+/// A BLEControl servo board reached over Bluetooth LE: the rig file's `"output"` section
+/// when its type is `"blecontrol"`.
 public struct BLEControlOutputConfig: Sendable, Equatable {
+    public static let type = "blecontrol"
+
     /// The board's Bluetooth address (`AA:BB:CC:DD:EE:FF`), if pinned.
     public var address: String?
     /// The board's advertised name, if pinned.
@@ -15,23 +20,14 @@ public struct BLEControlOutputConfig: Sendable, Equatable {
 
     public init() {}
 
-    static func parse(_ object: ObjectReader) throws(FileError) -> BLEControlOutputConfig {
+    /// Reads the rig's output section (its type is `blecontrol`) and checks the axes'
+    /// channels against the board's 8.
+    public static func parse(_ output: OutputConfig, axes: [Axis]) throws(FileError) -> BLEControlOutputConfig {
+        let object = try output.object()
         var config = BLEControlOutputConfig()
-        if let address = object.optional("address") {
-            let text = try address.string()
-            guard isBluetoothAddress(text) else {
-                throw address.error("\"\(elided(text))\" is not a Bluetooth address; write it like \"AA:BB:CC:DD:EE:FF\"")
-            }
-            config.address = text.uppercased()
-        }
+        if let address = object.optional("address") { config.address = try address.bluetoothAddress() }
         if let name = object.optional("name") { config.name = try name.nonEmptyString() }
-        if let adapter = object.optional("adapter") {
-            let text = try adapter.string()
-            guard text.hasPrefix("hci"), let number = Int(text.dropFirst(3)), number >= 0 else {
-                throw adapter.error("\"\(elided(text))\" is not an adapter name; valid: \"hci0\", \"hci1\", …")
-            }
-            config.adapter = text
-        }
+        if let adapter = object.optional("adapter") { config.adapter = try adapter.adapterName() }
         if let budget = object.optional("linkBytesPerSecond") {
             config.linkBytesPerSecond = try budget.number(in: 50...100_000, unit: "bytes/s")
         }
@@ -39,11 +35,14 @@ public struct BLEControlOutputConfig: Sendable, Equatable {
         if let timeout = object.optional("connectTimeoutSeconds") {
             config.connectTimeoutSeconds = try timeout.number(in: 1...600, unit: "s")
         }
+        try object.finish()
+        try output.checkChannels(of: axes, count: BLEControlCommand.channelCount)
         return config
     }
 }
 
-func isBluetoothAddress(_ text: String) -> Bool {
-    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    return parts.count == 6 && parts.allSatisfy { $0.count == 2 && UInt8($0, radix: 16) != nil }
+extension BLEControlOutputConfig {
+    /// The board's smallest steps: SERVO_VAL is the pulse minus 1000 µs in whole µs,
+    /// PWM_VAL a duty in per mille.
+    public static let quantum = OutputQuantum(pulseMicroseconds: 1, dutyPercent: 100 / Double(BLEControlCommand.maxValue))
 }

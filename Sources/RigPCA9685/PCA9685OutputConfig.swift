@@ -1,5 +1,10 @@
-/// A PCA9685 16-channel PWM chip on a Linux I2C bus.
+import RigCore
+
+/// A PCA9685 16-channel PWM chip on a Linux I2C bus: the rig file's `"output"` section
+/// when its type is `"pca9685"`, read here beside the chip's maths.
 public struct PCA9685OutputConfig: Sendable, Equatable {
+    public static let type = "pca9685"
+
     public var bus: String = "/dev/i2c-1"
     public var address: Int = 0x40
     public var frequencyHz: Double = 50
@@ -27,7 +32,10 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
         oscillatorHz / (4096 * Double(Self.prescaleRange.upperBound + 1))...oscillatorHz / (4096 * Double(Self.prescaleRange.lowerBound + 1))
     }
 
-    static func parse(_ object: ObjectReader) throws(FileError) -> PCA9685OutputConfig {
+    /// Reads the rig's output section (its type is `pca9685`) and checks the axes'
+    /// channels against the chip's 16.
+    public static func parse(_ output: OutputConfig, axes: [Axis]) throws(FileError) -> PCA9685OutputConfig {
+        let object = try output.object()
         var config = PCA9685OutputConfig()
         if let bus = object.optional("bus") { config.bus = try bus.nonEmptyString() }
         if let address = object.optional("address") { config.address = try parseI2CAddress(address) }
@@ -52,6 +60,8 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
             throw object.error(message)
         }
         if let stagger = object.optional("phaseStagger") { config.phaseStagger = try stagger.bool() }
+        try object.finish()
+        try output.checkChannels(of: axes, count: PCA9685Register.channelCount)
         return config
     }
 }
@@ -73,4 +83,26 @@ func parseI2CAddress(_ value: ValueReader) throws(FileError) -> Int {
         throw value.error("I2C address 0x\(String(address, radix: 16)) is out of range; valid: 0x03…0x77")
     }
     return address
+}
+
+extension PCA9685OutputConfig {
+    /// The PRE_SCALE this config programs (the file's frequency, rounded by the chip).
+    public var prescale: UInt8 { PCA9685Math.prescale(frequencyHz: frequencyHz, oscillatorHz: oscillatorHz) }
+
+    /// The frequency the chip really makes with ``prescale`` (the file's, rounded).
+    public var actualFrequencyHz: Double { PCA9685Math.frequencyHz(prescale: prescale, oscillatorHz: oscillatorHz) }
+
+    /// One count of the chip: its real period over 4096, as a pulse and a duty step; with
+    /// advice for finer servo steps while the frequency is below what digital servos take.
+    public var quantum: OutputQuantum {
+        let period = PCA9685Math.periodMicroseconds(prescale: prescale, oscillatorHz: oscillatorHz)
+        let counts = Double(PCA9685Math.countsPerPeriod)
+        var advice: String?
+        let target = max(200, frequencyHz * 2)
+        if target <= Self.frequencyRangeHz.upperBound, frequencyHz < 330 {
+            advice =
+                "a higher \"frequencyHz\" on the PCA9685 for digital servos (they take 200–330 Hz; counts shrink in proportion: \(Int(target)) Hz gives \(format(target / frequencyHz))× finer steps; analog servos need 50 Hz)"
+        }
+        return OutputQuantum(pulseMicroseconds: period / counts, dutyPercent: 100 / counts, servoAdvice: advice)
+    }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Logging
 import RigCore
 import RigGPhoto2
@@ -8,11 +7,11 @@ import RigStepSync
 /// The camera backends this build knows, each owning its config section: the one place a
 /// new camera type is added. `rig check` (and every command that loads a rig) validates
 /// the section through here before anything opens.
-enum CameraBackends {
-    static let types = [SimCamera.type, GPIOCameraConfig.type, GPhoto2CameraConfig.type]
+public enum CameraBackends {
+    public static let types = [SimCamera.type, GPIOCameraConfig.type, GPhoto2CameraConfig.type]
 
     /// Parses the rig's camera section with its backend (`FILE:LINE:COL` errors).
-    static func validate(_ rig: Rig) throws(FileError) {
+    public static func validate(_ rig: Rig) throws(FileError) {
         guard let camera = rig.camera else { return }
         switch camera.type {
         case SimCamera.type: try SimCamera.checkConfig(camera)
@@ -26,26 +25,26 @@ enum CameraBackends {
 
     /// True when the camera reports each shot's end (the player holds until it does);
     /// false when the player times the shot itself (the simulator).
-    static func reportsShotDone(_ camera: CameraConfig) -> Bool {
+    public static func reportsShotDone(_ camera: CameraConfig) -> Bool {
         camera.type != SimCamera.type
     }
 
     /// True when the camera can be set (exposure, brackets).
-    static func takesSettings(_ camera: CameraConfig) -> Bool {
+    public static func takesSettings(_ camera: CameraConfig) -> Bool {
         camera.type == GPhoto2CameraConfig.type
     }
 
     /// Why the camera cannot follow an exposure ramp, if it cannot: a GPIO camera ramps
     /// only in bulb mode (the rig times the exposure); a camera that can be set and the
     /// simulator always can.
-    static func rampProblem(_ camera: CameraConfig, shoot: ShootConfig) -> String? {
+    public static func rampProblem(_ camera: CameraConfig, shoot: ShootConfig) -> String? {
         guard shoot.ramp != nil, camera.type == GPIOCameraConfig.type, !shoot.bulb else { return nil }
         return
             "a \"gpio\" camera follows a ramp only in bulb mode (the rig holds the shutter for each frame's time): set \"bulb\": true in \"shoot\" and the camera to Bulb"
     }
 
     /// Opens the rig's camera (validated already). The caller closes it.
-    static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
+    public static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
         guard let camera = rig.camera else { return nil }
         switch camera.type {
         case GPIOCameraConfig.type: return try GPIOCamera(config: GPIOCameraConfig.parse(camera, buttons: rig.buttons))

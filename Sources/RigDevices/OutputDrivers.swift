@@ -1,0 +1,56 @@
+import Logging
+import RigBLEControl
+import RigCore
+import RigPCA9685
+import RigRuntime
+
+/// The output drivers this build knows, each owning its config section: the one place a
+/// new output type is added. Every loaded rig goes through `validate` (with the camera's,
+/// in `Devices.check`) before anything opens.
+public enum OutputDrivers {
+    public static let types = [SimOutputConfig.type, PCA9685OutputConfig.type, BLEControlOutputConfig.type]
+
+    /// A driver's typed config, read from the rig's output section.
+    public enum Config: Sendable {
+        case sim(SimOutputConfig)
+        case pca9685(PCA9685OutputConfig)
+        case blecontrol(BLEControlOutputConfig)
+    }
+
+    /// Reads the rig's output section with its driver (`FILE:LINE:COL` errors): its keys,
+    /// and the axes' channels against the driver's count.
+    public static func config(_ rig: Rig) throws(FileError) -> Config {
+        let output = rig.output
+        switch output.type {
+        case SimOutputConfig.type: return .sim(try SimOutputConfig.parse(output, axes: rig.axes))
+        case PCA9685OutputConfig.type: return .pca9685(try PCA9685OutputConfig.parse(output, axes: rig.axes))
+        case BLEControlOutputConfig.type: return .blecontrol(try BLEControlOutputConfig.parse(output, axes: rig.axes))
+        default:
+            let at = output.section.reader.member("type") ?? output.section.reader
+            throw at.error("\"\(elided(output.type))\" is not valid; valid: \(quotedList(types))")
+        }
+    }
+
+    public static func validate(_ rig: Rig) throws(FileError) {
+        _ = try config(rig)
+    }
+
+    /// The output a rig file asks for (validated already). Constructing it touches no
+    /// hardware: `start` does.
+    public static func make(for rig: Rig, logger: Logger) throws -> Output {
+        switch try config(rig) {
+        case .sim(let config): SimOutput(config: config, rig: rig)
+        case .pca9685(let config): PCA9685Output(config: config, logger: logger)
+        case .blecontrol(let config): BLEControlOutput(config: config, logger: logger)
+        }
+    }
+
+    /// The smallest step the rig's output makes (none for the simulator).
+    public static func quantum(_ rig: Rig) -> OutputQuantum {
+        switch try? config(rig) {
+        case .pca9685(let config)?: config.quantum
+        case .blecontrol?: BLEControlOutputConfig.quantum
+        case .sim?, nil: .continuous
+        }
+    }
+}
