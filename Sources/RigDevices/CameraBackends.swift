@@ -15,7 +15,7 @@ public enum CameraBackends {
         guard let camera = rig.camera else { return }
         switch camera.type {
         case SimCamera.type: try SimCamera.checkConfig(camera)
-        case GPIOCameraConfig.type: _ = try GPIOCameraConfig.parse(camera, buttons: rig.buttons)
+        case GPIOCameraConfig.type: _ = try GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons))
         case GPhoto2CameraConfig.type: _ = try GPhoto2CameraConfig.parse(camera)
         default:
             let at = camera.section.reader.member("type") ?? camera.section.reader
@@ -47,7 +47,7 @@ public enum CameraBackends {
     public static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
         guard let camera = rig.camera else { return nil }
         switch camera.type {
-        case GPIOCameraConfig.type: return try GPIOCamera(config: GPIOCameraConfig.parse(camera, buttons: rig.buttons))
+        case GPIOCameraConfig.type: return try GPIOCamera(config: GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons)))
         case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), logger: logger)
         default: return SimCamera(scene: try SimCamera.checkConfig(camera))
         }

@@ -1,13 +1,16 @@
 import RigCore
+import RigStepSync
 
 /// The composition root for a rig's devices: each driver reads its own section of the rig
-/// file (`OutputDrivers`, `CameraBackends`). Every command that loads a rig, and the
+/// file (`OutputDrivers`, `StepSyncConfig`, `ButtonsConfig`, `CameraBackends`). Every command that loads a rig, and the
 /// tests that pin what `rig check` prints, go through `check` before anything opens.
 public enum Devices {
     /// Reads every device section with the driver that owns it; the first problem is a
     /// `FILE:LINE:COL` error, as for the rest of the file.
     public static func check(_ rig: Rig) throws(FileError) {
         try OutputDrivers.validate(rig)
+        _ = try StepSyncConfig.parse(rig.stepSync)
+        _ = try ButtonsConfig.parse(rig.buttons)
         try CameraBackends.validate(rig)
     }
 }

@@ -13,7 +13,7 @@ import Testing
             try SimCamera.checkConfig(camera)
             return GPIOCameraConfig()
         }
-        return try GPIOCameraConfig.parse(camera, buttons: rig.buttons)
+        return try GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons))
     }
 
     @Test func aGPIOCameraReadsItsLines() throws {

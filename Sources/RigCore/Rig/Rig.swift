@@ -6,10 +6,12 @@ public struct Rig: Sendable, Equatable {
     public var loopRateHz: Double
     /// Gamepad jog feel and mapping (`"jog"`); nil: the standard layout.
     public var jog: JogConfig?
-    /// Cascable step sync settings (`"stepSync"`); nil: the defaults.
-    public var stepSync: StepSyncConfig?
-    /// GPIO buttons and LEDs (`"buttons"`); nil: the defaults.
-    public var buttons: ButtonsConfig?
+    /// Cascable step sync settings (`"stepSync"`), read by RigStepSync's `StepSyncConfig`;
+    /// nil: the defaults.
+    public var stepSync: ConfigSection?
+    /// GPIO buttons and LEDs (`"buttons"`), read by RigStepSync's `ButtonsConfig`; nil: the
+    /// defaults.
+    public var buttons: ConfigSection?
     /// Dragonframe's view of the rig (`"dfmoco"`); nil: every axis, 100 steps per degree.
     public var dfmoco: DFMocoConfig?
     /// The camera trigger (`"camera"`); nil: the rig fires no camera.

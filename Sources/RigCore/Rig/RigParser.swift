@@ -31,8 +31,9 @@ public enum RigParser {
             // The driver checks the channel against its own count, at this place.
             output.channelPlaces.append(ConfigSection(axisValue.member("channel") ?? axisValue))
         }
-        let stepSync = try object.optional("stepSync").map { v throws(FileError) in try StepSyncConfig.parse(v) }
-        let buttons = try object.optional("buttons").map { v throws(FileError) in try ButtonsConfig.parse(v) }
+        // Kept whole for the modules that own them (`Devices.check` has them read).
+        let stepSync = object.optional("stepSync").map(ConfigSection.init)
+        let buttons = object.optional("buttons").map(ConfigSection.init)
         let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
         let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }

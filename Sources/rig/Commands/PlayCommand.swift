@@ -259,7 +259,8 @@ struct PlayCommand: ParsableCommand {
         case .keyboard:
             return KeyboardTrigger(prompt: { line in view.log(line) })
         case .bui:
-            var config = program.rig.stepSync ?? StepSyncConfig()
+            // Read on load already (`Devices.check`): this cannot fail now.
+            var config = try StepSyncConfig.parse(program.rig.stepSync)
             if let adapter { config.adapter = adapter }
             let connection: DBusConnection
             do {
@@ -268,13 +269,13 @@ struct PlayCommand: ParsableCommand {
                 printError("error: cannot reach the system D-Bus for Bluetooth: \(error) (is dbus running? see docs/cascable.md)")
                 throw ExitCode(1)
             }
-            return BUITrigger(
+            return try BUITrigger(
                 connection: connection, config: config, stepCount: program.steps.count,
                 stopRecipeAtEnd: program.stopRecipeAtEnd, startsBeforeFirstStep: startHere, logger: logger,
                 display: { line in view.log(line) }, textDisplay: output as? TextDisplay,
-                buttons: program.rig.buttons, stepLabels: program.steps.map(\.label))
+                buttons: ButtonsConfig.parse(program.rig.buttons), stepLabels: program.steps.map(\.label))
         case .gpio:
-            return GPIOTrigger(config: program.rig.buttons ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
+            return GPIOTrigger(config: try ButtonsConfig.parse(program.rig.buttons) ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }
     }
 

@@ -58,9 +58,11 @@ enum Doctor {
         case .pca9685(let config)?: findings += pca9685(config)
         case .blecontrol(let config)?: findings += bluetooth(adapter: config.adapter, board: config, scanSeconds: scanSeconds)
         }
-        if let stepSync = rig.stepSync, case .blecontrol(let config)? = output, config.adapter == stepSync.adapter {
+        // Every section was read on load (`Devices.check`).
+        let stepSync = rig.stepSync.flatMap { _ in try? StepSyncConfig.parse(rig.stepSync) }
+        if let stepSync, case .blecontrol(let config)? = output, config.adapter == stepSync.adapter {
             // Checked above with the board.
-        } else if let stepSync = rig.stepSync {
+        } else if let stepSync {
             findings += bluetooth(adapter: stepSync.adapter, board: nil, scanSeconds: 0)
         }
         findings += gpio(rig)
@@ -227,7 +229,7 @@ enum Doctor {
         if let camera = rig.camera, camera.type == GPIOCameraConfig.type, let lines = try? GPIOCameraConfig.parse(camera, buttons: nil) {
             for line in lines.lines { wanted.append((lines.chip, line, "camera")) }
         }
-        if let buttons = rig.buttons {
+        if let buttons = try? ButtonsConfig.parse(rig.buttons) {
             for (line, what) in buttons.usedLines { wanted.append((buttons.chip, line, what)) }
         }
         guard !wanted.isEmpty else { return [] }

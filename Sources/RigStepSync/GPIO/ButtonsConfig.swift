@@ -1,3 +1,5 @@
+import RigCore
+
 /// Push buttons and LEDs on GPIO lines (`"buttons"` in a rig file). Defaults follow
 /// Cascable's Raspberry Pi proof of concept: continue BCM 13, stop BCM 10 (pull-up,
 /// pressed = low), continue LED BCM 21, stop LED BCM 7.
@@ -20,8 +22,11 @@ public struct ButtonsConfig: Sendable, Equatable {
 
     public init() {}
 
-    static func parse(_ value: ValueReader) throws(FileError) -> ButtonsConfig {
-        let object = try value.object()
+    /// The rig's `"buttons"` section read here, beside the GPIO lines it names; nil when
+    /// the rig has none (the defaults apply where buttons are used).
+    public static func parse(_ section: ConfigSection?) throws(FileError) -> ButtonsConfig? {
+        guard let section else { return nil }
+        let object = try section.reader.object()
         var config = ButtonsConfig()
         if let chip = object.optional("chip") { config.chip = try chip.nonEmptyString() }
         if let line = object.optional("continueLine") { config.continueLine = try line.integer(in: 0...1023) }

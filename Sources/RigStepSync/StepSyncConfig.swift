@@ -1,3 +1,5 @@
+import RigCore
+
 /// Settings of the Cascable "Basic User Input" step sync (`"stepSync"` in a rig file).
 public struct StepSyncConfig: Sendable, Equatable {
     /// The advertised name (cut to fit the advertisement); nil: derived from the host name.
@@ -17,8 +19,11 @@ public struct StepSyncConfig: Sendable, Equatable {
 
     public init() {}
 
-    static func parse(_ value: ValueReader) throws(FileError) -> StepSyncConfig {
-        let object = try value.object()
+    /// The rig's `"stepSync"` section read here, beside the peripheral; the defaults when
+    /// the rig has none.
+    public static func parse(_ section: ConfigSection?) throws(FileError) -> StepSyncConfig {
+        guard let section else { return StepSyncConfig() }
+        let object = try section.reader.object()
         var config = StepSyncConfig()
         if let name = object.optional("name") { config.name = try name.nonEmptyString() }
         if let adapter = object.optional("adapter") { config.adapter = try adapter.adapterName() }
