@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "RigDevices",
             dependencies: [
-                "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2",
+                "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2", "RigDFMoco", "RigGamepad",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's

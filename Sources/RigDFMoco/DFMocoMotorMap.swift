@@ -12,7 +12,8 @@ public struct DFMocoMotorMap: Sendable, Equatable {
     public private(set) var offsets: [Int]
 
     public init(rig: Rig) {
-        let config = rig.dfmoco ?? DFMocoConfig.standard(for: rig.axes)
+        // The section was read when the rig was loaded (`Devices.check`).
+        let config = (try? DFMocoConfig.parse(rig.dfmoco, axes: rig.axes)) ?? DFMocoConfig.standard(for: rig.axes)
         axisIndices = config.motorAxes.filter { rig.axes.indices.contains($0) }
         stepsPerDegree = config.stepsPerDegree
         axes = axisIndices.map { rig.axes[$0] }

@@ -1,8 +1,10 @@
 import RigCore
+import RigDFMoco
+import RigGamepad
 import RigStepSync
 
 /// The composition root for a rig's devices: each driver reads its own section of the rig
-/// file (`OutputDrivers`, `StepSyncConfig`, `ButtonsConfig`, `CameraBackends`). Every command that loads a rig, and the
+/// file (`OutputDrivers`, `StepSyncConfig`, `ButtonsConfig`, `DFMocoConfig`, `JogConfig`, `CameraBackends`). Every command that loads a rig, and the
 /// tests that pin what `rig check` prints, go through `check` before anything opens.
 public enum Devices {
     /// Reads every device section with the driver that owns it; the first problem is a
@@ -11,6 +13,8 @@ public enum Devices {
         try OutputDrivers.validate(rig)
         _ = try StepSyncConfig.parse(rig.stepSync)
         _ = try ButtonsConfig.parse(rig.buttons)
+        _ = try DFMocoConfig.parse(rig.dfmoco, axes: rig.axes)
+        _ = try JogConfig.parse(rig.jog, axes: rig.axes)
         try CameraBackends.validate(rig)
     }
 }

@@ -10,21 +10,27 @@ import Testing
                 """, file: "r.json")
     }
 
+    func config(_ dfmoco: String) throws(FileError) -> DFMocoConfig {
+        let rig = try rig(dfmoco)
+        return try DFMocoConfig.parse(rig.dfmoco, axes: rig.axes)
+    }
+
     func error(_ dfmoco: String) -> String {
         do {
-            _ = try rig(dfmoco)
+            _ = try config(dfmoco)
             return "no error"
         } catch { return error.description }
     }
 
     @Test func readsMotorsAndSteps() throws {
-        let config = try #require(try rig(#"{"motors": ["tilt", "pan"], "stepsPerDegree": 12.5}"#).dfmoco)
+        let config = try config(#"{"motors": ["tilt", "pan"], "stepsPerDegree": 12.5}"#)
+        #expect(DFMocoMotorMap(rig: try rig(#"{"motors": ["tilt", "pan"], "stepsPerDegree": 12.5}"#)).axisIndices == [1, 0])
         #expect(config.motorAxes == [1, 0])
         #expect(config.stepsPerDegree == 12.5)
     }
 
     @Test func defaultsToEveryAxisInFileOrder() throws {
-        let withKey = try #require(try rig("{}").dfmoco)
+        let withKey = try config("{}")
         #expect(withKey == DFMocoConfig(motorAxes: [0, 1], stepsPerDegree: 100))
         let rig = try RigParser.parse(text: #"{"axes": [{"name": "a", "channel": 3}, {"name": "b", "channel": 1}]}"#, file: "r.json")
         #expect(rig.dfmoco == nil)

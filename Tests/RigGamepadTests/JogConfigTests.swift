@@ -7,7 +7,9 @@ import Testing
 struct JogConfigTests {
     static func rig(jog: String) throws -> Rig {
         let text = TestRig.text.replacingOccurrences(of: "\"loopRateHz\": 100,", with: "\"loopRateHz\": 100, \"jog\": \(jog),")
-        return try RigParser.parse(text: text, file: "rig.json")
+        let rig = try RigParser.parse(text: text, file: "rig.json")
+        _ = try JogConfig.parse(rig.jog, axes: rig.axes)
+        return rig
     }
 
     @Test func standardLayoutPutsPanAndTiltOnTheLeftStick() throws {
@@ -30,7 +32,7 @@ struct JogConfigTests {
                  "buttons": {"a": "home", "x": "record"},
                  "sdlMapping": "030000005e0400008e02000010010000,Xbox 360,a:b0,b:b1,x:b2,y:b3,leftx:a0,lefty:a1,rightx:a3,righty:a4,dpup:h0.1,platform:Linux,"}
                 """)
-        let jog = try #require(rig.jog)
+        let jog = try JogConfig.parse(rig.jog, axes: rig.axes)
         #expect(jog.deadzone == 0.2 && jog.expo == 0.3 && jog.axisSnapDegrees == 10 && jog.fineSpeed == 0.05)
         #expect(jog.nudgeStep == 0.25 && jog.watchdogMilliseconds == 300)
         #expect(jog.sticks[.rightx] == .init(axis: 0, inverted: true))

@@ -5,15 +5,16 @@ public struct Rig: Sendable, Equatable {
     public var output: OutputConfig
     public var loopRateHz: Double
     /// Gamepad jog feel and mapping (`"jog"`); nil: the standard layout.
-    public var jog: JogConfig?
+    public var jog: ConfigSection?
     /// Cascable step sync settings (`"stepSync"`), read by RigStepSync's `StepSyncConfig`;
     /// nil: the defaults.
     public var stepSync: ConfigSection?
     /// GPIO buttons and LEDs (`"buttons"`), read by RigStepSync's `ButtonsConfig`; nil: the
     /// defaults.
     public var buttons: ConfigSection?
-    /// Dragonframe's view of the rig (`"dfmoco"`); nil: every axis, 100 steps per degree.
-    public var dfmoco: DFMocoConfig?
+    /// Dragonframe's view of the rig (`"dfmoco"`), read by RigDFMoco's `DFMocoConfig`; nil:
+    /// every axis, 100 steps per degree.
+    public var dfmoco: ConfigSection?
     /// The camera trigger (`"camera"`); nil: the rig fires no camera.
     public var camera: CameraConfig?
     /// Where the rig stands (`"site"`), for sky positions.

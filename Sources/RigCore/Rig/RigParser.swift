@@ -34,8 +34,8 @@ public enum RigParser {
         // Kept whole for the modules that own them (`Devices.check` has them read).
         let stepSync = object.optional("stepSync").map(ConfigSection.init)
         let buttons = object.optional("buttons").map(ConfigSection.init)
-        let jog = try object.optional("jog").map { v throws(FileError) in try JogConfig.parse(v, axes: axes) }
-        let dfmoco = try object.optional("dfmoco").map { v throws(FileError) in try DFMocoConfig.parse(v, axes: axes) }
+        let jog = object.optional("jog").map(ConfigSection.init)
+        let dfmoco = object.optional("dfmoco").map(ConfigSection.init)
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
         let site = try object.optional("site").map { v throws(FileError) in try ProgramParser.parseSite(v) }
         try object.finish()

@@ -42,7 +42,7 @@ public struct JogError: Error, Sendable, CustomStringConvertible {
 /// Recorded keys go to `options.recordPath` after every change. Every way out leaves the
 /// output in its safe state and the terminal restored.
 public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger: Logger) throws(JogError) -> JogSummary {
-    var config = rig.jog ?? JogConfig.standard(for: rig.axes)
+    var config = JogConfig.of(rig)
     if let spacing = options.spacing, !options.timelapse {
         guard spacing > 0, spacing.isFinite else { throw JogError("--spacing must be a positive number of seconds") }
         config.spacingSeconds = spacing

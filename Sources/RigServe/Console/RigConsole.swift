@@ -82,7 +82,7 @@ public final class RigConsole: @unchecked Sendable {
         self.camera = camera
         self.shotLogs = shotLogs
         self.logger = logger
-        jogConfig = rig.jog ?? JogConfig.standard(for: rig.axes)
+        jogConfig = JogConfig.of(rig)
         outputType = rig.output.type
         outputBox = OutputBox(output)
         var options = options

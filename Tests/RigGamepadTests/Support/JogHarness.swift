@@ -28,7 +28,7 @@ final class JogHarness {
     init(rig: Rig? = nil, config: JogConfig? = nil, startPose: [Double]? = nil, fake: FakeEvdevControl = FakeEvdevControl()) throws {
         let rig = try rig ?? TestRig.rig()
         self.rig = rig
-        let config = config ?? rig.jog ?? JogConfig.standard(for: rig.axes)
+        let config = config ?? JogConfig.of(rig)
         let start = startPose ?? rig.homePose
         pipe = try TestPipe()
         self.fake = fake

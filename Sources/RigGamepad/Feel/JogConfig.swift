@@ -1,3 +1,5 @@
+import RigCore
+
 /// How `rig jog` feels and which gamepad control does what: the rig file's optional
 /// `"jog"` object. Controls are named as in SDL's GameControllerDB (`a`, `leftx`, …);
 /// `a`/`b`/`x`/`y` are the bottom/right/left/top face buttons (Linux
@@ -99,9 +101,19 @@ public struct JogConfig: Sendable, Equatable {
     /// Speed levels, slowest first.
     public var speedLevels: [Double] { [fineSpeed, normalSpeed, coarseSpeed] }
 
-    /// Reads the `"jog"` object. `sticks` and `buttons` change the standard layout only
-    /// where they name a control; `null` unassigns it.
-    public static func parse(_ value: ValueReader, axes: [Axis]) throws(FileError) -> JogConfig {
+    /// The rig's jog settings: its `"jog"` section over the standard layout. The section
+    /// was read when the rig was loaded (`Devices.check`), so this does not fail then; a
+    /// rig made in code without one gets the standard layout.
+    public static func of(_ rig: Rig) -> JogConfig {
+        (try? parse(rig.jog, axes: rig.axes)) ?? standard(for: rig.axes)
+    }
+
+    /// Reads the rig's `"jog"` section (the standard layout when it has none). `sticks` and
+    /// `buttons` change the standard layout only where they name a control; `null`
+    /// unassigns it.
+    public static func parse(_ section: ConfigSection?, axes: [Axis]) throws(FileError) -> JogConfig {
+        guard let section else { return standard(for: axes) }
+        let value = section.reader
         let object = try value.object()
         var config = standard(for: axes)
         if let v = object.optional("deadzone") { config.deadzone = try v.number(in: 0...0.9) }

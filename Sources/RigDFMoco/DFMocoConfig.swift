@@ -1,3 +1,5 @@
+import RigCore
+
 /// How `rig serve dfmoco` shows the rig to Dragonframe (`"dfmoco"` in a rig file): which
 /// axes are DFMoco motors 1, 2, … and how many integer steps make one degree (or one % of
 /// duty cycle on a pwm axis). Dragonframe counts steps and converts them to its own units.
@@ -22,10 +24,11 @@ public struct DFMocoConfig: Sendable, Equatable {
         DFMocoConfig(motorAxes: Array(axes.indices))
     }
 
-    /// Reads the `"dfmoco"` object: `{"motors": ["pan", "tilt"], "stepsPerDegree": 100}`,
-    /// both optional.
-    static func parse(_ value: ValueReader, axes: [Axis]) throws(FileError) -> DFMocoConfig {
-        let object = try value.object()
+    /// Reads the rig's `"dfmoco"` section: `{"motors": ["pan", "tilt"], "stepsPerDegree":
+    /// 100}`, both optional; every axis at the default step size when the rig has none.
+    public static func parse(_ section: ConfigSection?, axes: [Axis]) throws(FileError) -> DFMocoConfig {
+        guard let section else { return standard(for: axes) }
+        let object = try section.reader.object()
         var config = standard(for: axes)
         if let motors = object.optional("motors") {
             var order: [Int] = []

@@ -1,3 +1,5 @@
+import RigCore
+
 /// An SDL GameControllerDB mapping string
 /// (`GUID,name,a:b0,b:b1,leftx:a0,dpup:h0.1,…,platform:Linux,`): which joystick button,
 /// axis or hat bit each standard gamepad control is. Indices are SDL's joystick indices;
