@@ -233,7 +233,10 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         if abortedBefore { loop.requestAbort() }
 
         do {
-            try trigger?.start(advance: { loop.requestAdvance() })
+            try trigger?.start(
+                StepControls(
+                    advance: { loop.requestAdvance() }, redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) },
+                    stop: { [self] in requestStop() }, goHome: { loop.requestGoHome() }))
         } catch {
             // The output started: the loop's own way out puts it in the safe state.
             loop.requestAbort()

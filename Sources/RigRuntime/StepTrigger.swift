@@ -3,13 +3,15 @@ import Glibc
 import RigCore
 import Synchronization
 
-/// What advances a stepped program: it hears the player's events and calls `advance`.
-/// Its methods are called on the session's event thread, never the loop thread.
+/// What advances a stepped program: it hears the player's events and drives the program
+/// through `StepControls` (next, and whatever else it offers: redo, go to, home, stop).
+/// Its methods are called on the session's event thread, never the loop thread. The
+/// session starts it after the output, hands it the controls, and stops it on every way out.
 public protocol StepTrigger: AnyObject {
     /// A short name for the live view ("keyboard", "interval 2 s", "Cascable").
     var label: String { get }
-    /// Starts listening; `advance` moves the program on.
-    func start(advance: @escaping @Sendable () -> Void) throws
+    /// Starts listening; `controls.advance` moves the program on.
+    func start(_ controls: StepControls) throws
     /// The player passed `event`.
     func handle(_ event: PlayerEvent, stepCount: Int)
     /// The program is over (normally, by a stop, or by a fault).
@@ -19,16 +21,23 @@ public protocol StepTrigger: AnyObject {
     /// True when the trigger writes to the output's text display itself (Cascable step
     /// sync shows its messages); otherwise the session shows progress there.
     var drivesTextDisplay: Bool { get }
+    /// After the run: what the shot log should warn about, if anything (a Cascable recipe
+    /// that waited a different number of times than the program has steps).
+    var closingWarning: String? { get }
 }
 
 extension StepTrigger {
     public var exclusiveResources: [String] { [] }
     public var drivesTextDisplay: Bool { false }
+    public var closingWarning: String? { nil }
 }
 
-/// What a trigger may ask of the running loop besides "next" (keyboard `r`, `b`, `g`,
-/// `q`; Cascable `rig:` messages).
+/// What a trigger may ask of the running program: next, and (keyboard `r`, `b`, `g`, `q`;
+/// Cascable `rig:` messages; the stop button) redo, go to a step, home, stop. The session
+/// makes them from its loop; a test from counters.
 public struct StepControls: Sendable {
+    /// The program goes on (the loop takes it when the rig is ready).
+    public var advance: @Sendable () -> Void
     public var redo: @Sendable () -> Void
     /// 0-based step.
     public var goTo: @Sendable (Int) -> Void
@@ -37,9 +46,11 @@ public struct StepControls: Sendable {
     public var goHome: @Sendable () -> Void
 
     public init(
-        redo: @escaping @Sendable () -> Void, goTo: @escaping @Sendable (Int) -> Void, stop: @escaping @Sendable () -> Void,
+        advance: @escaping @Sendable () -> Void, redo: @escaping @Sendable () -> Void = {},
+        goTo: @escaping @Sendable (Int) -> Void = { _ in }, stop: @escaping @Sendable () -> Void = {},
         goHome: @escaping @Sendable () -> Void = {}
     ) {
+        self.advance = advance
         self.redo = redo
         self.goTo = goTo
         self.stop = stop
@@ -56,23 +67,16 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     private let prompt: @Sendable (String) -> Void
     private let state = Mutex<(controls: StepControls?, step: Int?, count: Int, stopped: Bool)>((nil, nil, 0, false))
     private let raw = Mutex<TerminalRawMode?>(nil)
-    /// stdin reached its end: no Enter can come any more (set before `start`). Without it
-    /// the program would wait at the next step forever.
-    public var onEndOfInput: (@Sendable () -> Void)?
 
     public init(prompt: @escaping @Sendable (String) -> Void) { self.prompt = prompt }
     public var label: String { "keyboard (Enter)" }
 
-    /// The loop runs: where redo, go-to and stop go.
-    public func attach(_ controls: StepControls) {
+    public func start(_ controls: StepControls) throws {
         state.withLock { $0.controls = controls }
-    }
-
-    public func start(advance: @escaping @Sendable () -> Void) throws {
-        gate.start(advance: advance)
+        gate.start(advance: controls.advance)
         let terminal = TerminalRawMode()
         raw.withLock { $0 = terminal }
-        let thread = Thread { [self, gate, onEndOfInput] in
+        let thread = Thread { [self, gate, prompt] in
             if let terminal {
                 readKeys()
                 terminal.restore()
@@ -81,8 +85,12 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
                     if let command = StepKeyReader.parse(line: line) { apply(command) }
                 }
             }
-            // stdin ended (not a stop): no key can come any more.
-            if !isStopped, gate.isRunning { onEndOfInput?() }
+            // stdin ended (not a stop): no Enter can come any more, and without one the
+            // program would wait at the next step forever.
+            if !isStopped, gate.isRunning {
+                prompt("stdin ended: nothing can press Enter any more; stopping")
+                controls.stop()
+            }
         }
         thread.name = "rig-keyboard"
         thread.start()

@@ -90,14 +90,9 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
 
     public var label: String { "Cascable (\(peripheral?.advertisedName ?? config.adapter))" }
 
-    /// The loop runs: where `rig: step` messages send the rig.
-    public func attach(_ controls: StepControls) {
-        self.controls.withLock { $0 = controls }
-    }
-
     /// After the run: a warning when the recipe waited for input a different number of
     /// times than the program has steps (the pictures and the poses no longer pair up).
-    public var recipeWarning: String? {
+    public var closingWarning: String? {
         let (allWaits, homeWaits) = lock.withLock { (cycle.waits, cycle.homeWaits) }
         // A `rig: home` wait is an excursion, not one of the program's steps.
         let waits = allWaits - homeWaits
@@ -119,8 +114,10 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     /// The latest cycles, oldest first (the last 64).
     public var cycleRecords: [BUICycleRecord] { lock.withLock { records } }
 
-    public func start(advance: @escaping @Sendable () -> Void) throws {
-        lock.withLock { self.advance = advance }
+    public func start(_ controls: StepControls) throws {
+        // Where `rig: step` messages send the rig, and what presses continue.
+        self.controls.withLock { $0 = controls }
+        lock.withLock { self.advance = controls.advance }
         let peripheral = BUIPeripheral(
             connection: connection, config: config, logger: logger,
             onInput: { [weak self] input in self?.feed(input) },

@@ -197,6 +197,45 @@ private func temporaryDirectory() throws -> String {
         #expect(log.started.isEmpty && log.writes.isEmpty && log.shutdowns.isEmpty)
     }
 
+    /// A trigger drives the program only through the controls the session hands it (one
+    /// typed interface): here redo at the first step, then next, then stop at the second.
+    final class ScriptedTrigger: StepTrigger, @unchecked Sendable {
+        let lock = NSLock()
+        var controls: StepControls?
+        var readies: [Int] = []
+        var stopped = 0
+        var label: String { "script" }
+        func start(_ controls: StepControls) throws { lock.withLock { self.controls = controls } }
+        func handle(_ event: PlayerEvent, stepCount: Int) {
+            guard case .ready(let step) = event else { return }
+            let (controls, count) = lock.withLock { () -> (StepControls?, Int) in
+                readies.append(step)
+                return (self.controls, readies.count)
+            }
+            switch count {
+            case 1: controls?.redo()
+            case 2: controls?.advance()
+            default: controls?.stop()
+            }
+        }
+        func stop() { lock.withLock { stopped += 1 } }
+    }
+
+    @Test func theTriggerDrivesTheProgramThroughTheSessionsControls() throws {
+        let rig = testRig()
+        let steps = [Step(pose: [20, 10], settleSeconds: 0.1, label: "a"), Step(pose: [-20, 30], settleSeconds: 0, label: "b")]
+        let trigger = ScriptedTrigger()
+        let session = RigSession(
+            rig: rig, source: Player(rig: rig, motion: .stepped(steps), startPose: rig.homePose), output: RecordingOutput(),
+            startPose: rig.homePose, trigger: trigger, options: Self.options(), logger: Logger(label: "test"), clock: ManualClock())
+        let summary = try session.run()
+        // Redo settles step 1 again; next goes on to step 2, where stop ends the run.
+        #expect(trigger.lock.withLock { trigger.readies } == [0, 0, 1])
+        #expect(summary.end == .stopRequested)
+        #expect(summary.exitCode == 0)
+        #expect(trigger.lock.withLock { trigger.stopped } == 1)
+    }
+
     @Test func exitCodes() {
         func summary(_ end: SessionEnd, _ fault: LoopFault?) -> SessionSummary {
             SessionSummary(

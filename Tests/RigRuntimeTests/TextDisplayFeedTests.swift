@@ -35,7 +35,7 @@ import Testing
 
     final class DisplayingTrigger: StepTrigger, @unchecked Sendable {
         var label: String { "display" }
-        func start(advance: @escaping @Sendable () -> Void) throws {}
+        func start(_ controls: StepControls) throws {}
         func handle(_ event: PlayerEvent, stepCount: Int) {}
         func stop() {}
         var drivesTextDisplay: Bool { true }

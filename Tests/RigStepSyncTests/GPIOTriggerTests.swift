@@ -1,5 +1,6 @@
 import Logging
 import RigCore
+import RigRuntime
 import Synchronization
 import Testing
 
@@ -54,7 +55,7 @@ final class Counter: Sendable {
         let lines = FakeLines()
         let trigger = GPIOTrigger(config: ButtonsConfig(), logger: Logger(label: "test"), display: { _ in }, openLines: { lines })
         let advances = Counter()
-        try trigger.start(advance: { advances.bump() })
+        try trigger.start(StepControls(advance: { advances.bump() }))
         trigger.handle(.ready(step: 0), stepCount: 3)
         #expect(lines.leds.withLock { $0[.continue] } == true)
         for edge in bouncyPress(at: 1) { trigger.buttonEdge(edge) }
@@ -73,8 +74,7 @@ final class Counter: Sendable {
     @Test func stopButtonStopsTheProgram() throws {
         let trigger = GPIOTrigger(config: ButtonsConfig(), logger: Logger(label: "test"), display: { _ in }, openLines: { FakeLines() })
         let stops = Counter()
-        trigger.onStop = { stops.bump() }
-        try trigger.start(advance: {})
+        try trigger.start(StepControls(advance: {}, stop: { stops.bump() }))
         trigger.buttonEdge(GPIOEdge(button: .stop, pressed: true, timeSeconds: 5))
         trigger.buttonEdge(GPIOEdge(button: .stop, pressed: false, timeSeconds: 5.001))
         #expect(stops.count == 1)
@@ -86,7 +86,7 @@ final class Counter: Sendable {
         var config = ButtonsConfig()
         config.chip = "no-such-gpiochip"
         let trigger = GPIOTrigger(config: config, logger: Logger(label: "test"), display: { line in lines.withLock { $0.append(line) } })
-        try trigger.start(advance: {})
+        try trigger.start(StepControls(advance: {}))
         #expect(lines.withLock { $0 }.first?.hasPrefix("no GPIO buttons: no GPIO chip \"no-such-gpiochip\"") == true)
         trigger.stop()
     }

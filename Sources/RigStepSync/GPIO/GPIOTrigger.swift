@@ -18,8 +18,8 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     private let gate = AdvanceGate()
     private var running = true
     private var debouncer: ButtonDebouncer
-    /// Set to stop the program from the stop button (the session's stop request).
-    public var onStop: (@Sendable () -> Void)?
+    /// Where the stop button goes (the session's stop request), once started.
+    private var onStop: (@Sendable () -> Void)?
 
     /// - Parameter openLines: opens the buttons and LEDs (libgpiod by default; a fake in tests).
     public init(
@@ -38,8 +38,9 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     /// Every line it opens (buttons and LEDs) on its chip: `gpio-gpiochip0-13`, …
     public var exclusiveResources: [String] { config.lockNames }
 
-    public func start(advance: @escaping @Sendable () -> Void) throws {
-        gate.start(advance: advance)
+    public func start(_ controls: StepControls) throws {
+        lock.withLock { onStop = controls.stop }
+        gate.start(advance: controls.advance)
         do {
             let lines = try openLines()
             self.lines = lines
@@ -50,7 +51,7 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
             display("no GPIO buttons: \(error); press Enter in the terminal instead")
             let keyboard = KeyboardTrigger(prompt: display)
             fallback = keyboard
-            try keyboard.start(advance: advance)
+            try keyboard.start(controls)
         }
     }
 

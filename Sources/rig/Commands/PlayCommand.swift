@@ -163,21 +163,7 @@ struct PlayCommand: ParsableCommand {
         let session = RigSession(
             rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
             options: options, logger: logger)
-        if let buttons = stepTrigger as? GPIOTrigger {
-            buttons.onStop = { session.requestStop() }
-        }
-        if let keys = stepTrigger as? KeyboardTrigger {
-            keys.onEndOfInput = {
-                logger.notice("stdin ended: nothing can press Enter any more; stopping")
-                session.requestStop()
-            }
-        }
         session.onStart = { (loop: ControlLoop<Player>) in
-            let controls = StepControls(
-                redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) }, stop: { session.requestStop() },
-                goHome: { loop.requestGoHome() })
-            (stepTrigger as? KeyboardTrigger)?.attach(controls)
-            (stepTrigger as? BUITrigger)?.attach(controls)
             shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { session.requestStop() }))
         }
         if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }
@@ -189,7 +175,7 @@ struct PlayCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(error.exitCode)
         }
-        if let warning = (stepTrigger as? BUITrigger)?.recipeWarning { shots?.warn(warning) }
+        if let warning = stepTrigger?.closingWarning { shots?.warn(warning) }
         shots?.finish(
             loopFault: summary.exitCode != 0 ? (summary.loop.fault.map { "\($0)" } ?? "\(summary.end)") : nil,
             stoppedBySignal: summary.stoppedBySignal)
