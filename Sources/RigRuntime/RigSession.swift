@@ -89,6 +89,16 @@ public struct SessionSummary: Sendable {
 
     public var stoppedBySignal: Bool { if case .signal = end { true } else { false } }
 
+    /// What went wrong, a line each, for every command to print the same way: a trace that
+    /// failed, a failed write to stdout/stderr, the loop's fault when it ended the run.
+    public var problems: [String] {
+        var lines: [String] = []
+        if let traceError { lines.append(traceError) }
+        if case .streamFailed(let failure) = end, !failure.isBrokenPipe { lines.append("\(failure); stopped") }
+        if let fault = loop.fault, exitCode != 0 { lines.append("\(fault)") }
+        return lines
+    }
+
     /// 0: the run ended normally, by a stop request or a signal (a broken pipe counts as
     /// SIGPIPE), an abort by a second signal included. 1: a loop fault, a trace that
     /// failed, or a failed write to stdout/stderr.

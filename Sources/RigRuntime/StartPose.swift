@@ -1,3 +1,4 @@
+import Logging
 import RigCore
 
 /// Where the rig starts: home, or where an earlier run left each axis (if the output
@@ -13,6 +14,19 @@ public enum StartPose {
         /// Home: nothing remembered.
         public static func home(_ rig: Rig) -> Resolved {
             Resolved(pose: rig.homePose, clampedAxes: [], restoredAxes: [])
+        }
+
+        /// Says where the rig starts, once, the same way for every command: from where the
+        /// last run left it, and a warning for a remembered pose outside the soft limits.
+        public func announce(_ logger: Logger) {
+            if !restoredAxes.isEmpty {
+                logger.info("starting from where the last run left \(quotedList(restoredAxes, quoted: false))")
+            }
+            if !clampedAxes.isEmpty {
+                logger.warning(
+                    "the remembered position of \(quotedList(clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
+                )
+            }
         }
     }
 

@@ -105,14 +105,7 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     }
     for problem in initial.problems { logger.warning("gamepad: \(problem)") }
 
-    if !remembered.restoredAxes.isEmpty, options.startPose == nil {
-        logger.info("starting from where the last run left \(quotedList(remembered.restoredAxes, quoted: false))")
-    }
-    if !remembered.clampedAxes.isEmpty, options.startPose == nil {
-        logger.warning(
-            "the remembered position of \(quotedList(remembered.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
-        )
-    }
+    if options.startPose == nil { remembered.announce(logger) }
 
     let notices = SPSCRing<JogNotice>(capacity: 1024)
     let source = JogSource(

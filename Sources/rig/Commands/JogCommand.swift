@@ -57,7 +57,7 @@ struct JogCommand: ParsableCommand {
     func run() throws {
         let model = try FileLoading.loadRig(rig)
         let logger = log.bootstrap(label: "rig.jog")
-        let output = try OutputDrivers.make(for: model, logger: logger)
+        let output = try SessionSetup.makeOutput(model, logger: logger)
 
         var options = JogOptions(
             rigPath: rig, device: device, recordPath: record, tracePath: trace,
@@ -77,10 +77,6 @@ struct JogCommand: ParsableCommand {
             say("nothing recorded")
         }
         if let error = summary.saveError { say("warning: the last save failed: \(error)") }
-        let session = summary.session
-        if let error = session.traceError { printError("error: \(error)") }
-        if case .streamFailed(let failure) = session.end, !failure.isBrokenPipe { printError("error: \(failure); stopped") }
-        if let fault = summary.loop.fault, session.exitCode != 0 { printError("stopped: \(fault)") }
-        if session.exitCode != 0 { throw ExitCode(session.exitCode) }
+        try SessionSetup.end(summary.session)
     }
 }

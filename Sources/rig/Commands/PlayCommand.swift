@@ -71,12 +71,13 @@ struct PlayCommand: ParsableCommand {
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
-        if let trace = runOptions.trace {
-            do { try OutputPath.check(trace, option: "--trace", inputs: inputs) } catch {
-                printError("error: \(error)")
-                throw ExitCode(2)
-            }
-        }
+        // The player paces an interval itself (shot start to shot start): it advances at once.
+        let auto: Bool = {
+            guard prepared.program.isStepped else { return false }
+            if case .interval = chosenTrigger { return true }
+            return chosenTrigger == .auto
+        }()
+        var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed, advanceWhenReady: auto), inputs: inputs)
         // The shot log is an output like the trace (appended to, so it may exist): never an
         // input, the trace, a FIFO or a directory.
         if let log = shootOptions.log {
@@ -95,16 +96,9 @@ struct PlayCommand: ParsableCommand {
             )
             throw ExitCode(2)
         }
-        let device = try openOutput(prepared, logger: logger)
-        if !prepared.restoredAxes.isEmpty {
-            logger.info("starting from where the last run left \(quotedList(prepared.restoredAxes, quoted: false))")
-        }
-        if !prepared.clampedAxes.isEmpty {
-            logger.warning(
-                "the remembered position of \(quotedList(prepared.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
-            )
-        }
-        let startPose = prepared.startPose
+        let device = try prepared.output ?? SessionSetup.makeOutput(prepared.program.rig, logger: logger)
+        prepared.start.announce(logger)
+        let startPose = prepared.start.pose
         var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
         let program = shoot.program
         let report = FeasibilityChecker.check(
@@ -127,12 +121,6 @@ struct PlayCommand: ParsableCommand {
             return
         }
 
-        // The player paces an interval itself (shot start to shot start): it advances at once.
-        let auto: Bool = {
-            guard program.isStepped else { return false }
-            if case .interval = chosenTrigger { return true }
-            return chosenTrigger == .auto
-        }()
         if let track = program.track {
             // A track points where the target is at the track's own times, not now.
             let off = Date().timeIntervalSince1970 - track.startUnix
@@ -156,10 +144,8 @@ struct PlayCommand: ParsableCommand {
         let player = Player(
             rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
             firstStep: shoot.firstStep, shooting: shoot.plan)
-        var options = SessionOptions(
-            loop: LoopOptions(speed: speed, realtime: !runOptions.noRealtime, advanceWhenReady: auto), tracePath: runOptions.trace, liveView: view)
+        options.liveView = view
         options.viewIntervalSeconds = 0.1
-        options.inputPaths = inputs
         let session = RigSession(
             rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
             options: options, logger: logger)
@@ -172,8 +158,7 @@ struct PlayCommand: ParsableCommand {
             summary = try session.run()
         } catch {
             shots?.finish(loopFault: "\(error)", stoppedBySignal: false)
-            printError("error: \(error)")
-            throw ExitCode(error.exitCode)
+            throw SessionSetup.refused(error)
         }
         if let warning = stepTrigger?.closingWarning { shots?.warn(warning) }
         shots?.finish(
@@ -198,12 +183,7 @@ struct PlayCommand: ParsableCommand {
         if loop.traceRowsDropped > 0 {
             printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
         }
-        if let error = summary.traceError { printError("error: \(error)") }
-        if case .streamFailed(let failure) = summary.end, !failure.isBrokenPipe {
-            printError("error: \(failure); stopped")
-        }
-        if let fault = loop.fault, summary.exitCode != 0 { printError("error: \(fault)") }
-        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+        try SessionSetup.end(summary)
         if let fault = shots?.faultMessage {
             printError("error: \(fault)")
             throw ExitCode(1)
@@ -226,16 +206,6 @@ struct PlayCommand: ParsableCommand {
         let base = (path as NSString).deletingLastPathComponent
         files.append(rigPath.hasPrefix("/") || base.isEmpty ? rigPath : (base as NSString).appendingPathComponent(rigPath))
         return files
-    }
-
-    private func openOutput(_ prepared: PreparedProgram, logger: Logger) throws -> Output {
-        if let output = prepared.output { return output }
-        do {
-            return try OutputDrivers.make(for: prepared.program.rig, logger: logger)
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(1)
-        }
     }
 
     private func makeTrigger(_ trigger: Trigger, program: Program, output: Output, view: LiveView, logger: Logger) throws -> StepTrigger? {

@@ -46,29 +46,13 @@ struct ServeDFMocoCommand: ParsableCommand {
         let endpoint: DFMocoEndpoint =
             serial.map { .serial(path: $0) }
             ?? listen.flatMap(DFMocoEndpoint.parseListen) ?? .tcp(host: "127.0.0.1", port: 10001)
-        if let trace = runOptions.trace {
-            do { try OutputPath.check(trace, option: "--trace", inputs: [rig]) } catch {
-                printError("error: \(error)")
-                throw ExitCode(2)
-            }
-        }
-        let output: Output
-        do { output = try OutputDrivers.make(for: model, logger: logger) } catch {
-            printError("error: \(error)")
-            throw ExitCode(1)
-        }
-        let start = StartPose.resolve(rig: model, output: output)
-        if !start.clampedAxes.isEmpty {
-            logger.warning(
-                "the remembered position of \(quotedList(start.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit (the servo may jump)"
-            )
-        }
-        var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime), tracePath: runOptions.trace)
-        options.inputPaths = [rig]
+        let options = try SessionSetup.options(runOptions, loop: LoopOptions(), inputs: [rig])
+        let setup = try SessionSetup.open(model, logger: logger)
+        let output = setup.output
         let service: DFMocoService
         do {
             service = try DFMocoService(
-                rig: model, output: output, startPose: start.pose, endpoint: endpoint, options: options,
+                rig: model, output: output, startPose: setup.start.pose, endpoint: endpoint, options: options,
                 version: RigCommand.configuration.version, logger: logger)
         } catch {
             printError("error: \(error)")
@@ -84,11 +68,8 @@ struct ServeDFMocoCommand: ParsableCommand {
         do throws(SessionError) {
             summary = try service.run()
         } catch {
-            printError("error: \(error)")
-            throw ExitCode(error.exitCode)
+            throw SessionSetup.refused(error)
         }
-        if let error = summary.traceError { printError("error: \(error)") }
-        if let fault = summary.loop.fault, summary.exitCode != 0 { printError("stopped: \(fault)") }
-        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+        try SessionSetup.end(summary)
     }
 }

@@ -100,19 +100,10 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
-        let device: Output
-        do { device = try OutputDrivers.make(for: model, logger: logger) } catch {
-            printError("error: \(error)")
-            throw ExitCode(1)
-        }
-        let start = StartPose.resolve(rig: model, output: device)
-        if !start.clampedAxes.isEmpty {
-            logger.warning(
-                "the remembered position of \(quotedList(start.clampedAxes, quoted: false)) is outside the soft limits; starting from the nearest limit"
-            )
-        }
-        var options = SessionOptions(loop: LoopOptions(realtime: !runOptions.noRealtime, stopWhenLimited: false), tracePath: runOptions.trace)
-        options.inputPaths = [rig]
+        let options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig])
+        let setup = try SessionSetup.open(model, logger: logger)
+        let device = setup.output
+        let start = setup.start
         // The rig's camera fires at every step of the programs the server plays, as in `rig play`.
         var camera: Camera?
         if !noShoot {
@@ -161,10 +152,7 @@ struct ServeHTTPCommand: ParsableCommand {
             printError("error: the HTTP server failed: \(error)")
             throw ExitCode(1)
         }
-        if let summary, summary.exitCode != 0 {
-            printError("error: \(summary.loop.fault.map { "\($0)" } ?? summary.traceError ?? "\(summary.end)")")
-            throw ExitCode(summary.exitCode)
-        }
+        if let summary { try SessionSetup.end(summary) }
         say("rig serve: parked, outputs safe; bye")
     }
 

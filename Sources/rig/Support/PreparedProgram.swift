@@ -10,11 +10,12 @@ import RigRuntime
 /// describe exactly what `play` does.
 struct PreparedProgram {
     var program: Program
-    var startPose: [Double]
+    /// Where the rig starts (home, or where the output remembers the last run left it).
+    var start: StartPose.Resolved
     /// Nil when the output could not be built (check/plan/plot still work from home).
     var output: Output?
-    var restoredAxes: [String]
-    var clampedAxes: [String]
+
+    var startPose: [Double] { start.pose }
 
     static func load(_ path: String, outputOverride: OutputConfig? = nil, logger: Logger = Logger(label: "rig")) throws(ExitCode) -> PreparedProgram {
         try prepare(FileLoading.loadProgram(path), outputOverride: outputOverride, logger: logger)
@@ -38,8 +39,6 @@ struct PreparedProgram {
             printError(FileError(file: program.file, location: SourceLocation(line: 1, column: 1), path: "$", message: reason.description).description)
             throw ExitCode(2)
         }
-        return PreparedProgram(
-            program: planned, startPose: start.pose, output: output,
-            restoredAxes: start.restoredAxes, clampedAxes: start.clampedAxes)
+        return PreparedProgram(program: planned, start: start, output: output)
     }
 }
