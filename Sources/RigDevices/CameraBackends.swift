@@ -43,11 +43,12 @@ public enum CameraBackends {
             "a \"gpio\" camera follows a ramp only in bulb mode (the rig holds the shutter for each frame's time): set \"bulb\": true in \"shoot\" and the camera to Bulb"
     }
 
-    /// Opens the rig's camera (validated already). The caller closes it.
+    /// Makes the rig's camera (validated already): a part for the session, which locks,
+    /// starts and closes it (a gphoto2 camera connects here, to be asked its choices).
     public static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
         guard let camera = rig.camera else { return nil }
         switch camera.type {
-        case GPIOCameraConfig.type: return try GPIOCamera(config: GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons)))
+        case GPIOCameraConfig.type: return GPIOCamera(config: try GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons)))
         case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), logger: logger)
         default: return SimCamera(scene: try SimCamera.checkConfig(camera))
         }

@@ -320,4 +320,6 @@ public final class GPhoto2Camera: Camera, ImageReporting, BatteryReporting, Send
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         worker.close(within: 5)
     }
+
+    public var isClosed: Bool { closed.load(ordering: .relaxed) }
 }

@@ -61,6 +61,8 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
     case outputStart(String)
     /// The step trigger could not start (exit 1).
     case triggerStart(String)
+    /// The camera could not take its hardware (exit 1).
+    case cameraStart(String)
 
     public var description: String {
         switch self {
@@ -68,6 +70,7 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
         case .locked(let e): e.description
         case .outputStart(let m): m
         case .triggerStart(let m): m
+        case .cameraStart(let m): "camera: \(m)"
         }
     }
 
@@ -113,11 +116,13 @@ public struct SessionSummary: Sendable {
 }
 
 /// The one session runner of `rig play`, `rig jog` and `rig serve`: runs one motion source
-/// on one output from start to safe state. In order: checks and opens the trace, takes the
-/// output's hardware lock, traps the signals, starts the output and the trigger and the
-/// loop, relays events, saves the output's remembered pose every `persistIntervalSeconds`;
-/// on every way out (the end, a stop request, a signal, a failed write to stdout/stderr, a
-/// fault, a failure to start) the output ends in its safe state.
+/// on one output from start to safe state, and owns the run's parts (output, trigger,
+/// camera). In order: checks and opens the trace, takes one hardware lock for every part,
+/// traps the signals, starts the output, the camera, the trigger (with the program's
+/// controls) and the loop, relays events, saves the output's remembered pose every
+/// `persistIntervalSeconds`; on every way out (the end, a stop request, a signal, a failed
+/// write to stdout/stderr, a fault, a failure to start) the output ends in its safe state,
+/// the trigger is stopped and the camera closed, once.
 ///
 /// `run()` blocks; it may run on any thread (a server runs it on a background thread and
 /// talks to a `CommandSource` through its `CommandInbox`). `requestStop()` and `status`
@@ -129,6 +134,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     private let output: Output
     private let startPose: [Double]
     private let trigger: StepTrigger?
+    private let camera: Camera?
     private let options: SessionOptions
     private let logger: Logger
     private let clock: LoopClock
@@ -148,8 +154,10 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
 
     private let shared = Mutex(Shared())
 
+    /// - Parameter camera: the run's camera, if it fires one: locked, started and closed by
+    ///   the session (a shot runner fires it meanwhile).
     public init(
-        rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?,
+        rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?, camera: Camera? = nil,
         options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock()
     ) {
         self.rig = rig
@@ -157,6 +165,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         self.output = output
         self.startPose = startPose
         self.trigger = trigger
+        self.camera = camera
         self.options = options
         self.logger = logger
         self.clock = clock
@@ -190,6 +199,15 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     }
 
     public func run() throws(SessionError) -> SessionSummary {
+        // The camera is the session's: closed once, on every way out (a refusal to start
+        // included), before the locks go so its lines are free when they are.
+        var cameraClosed = false
+        func closeCamera() {
+            guard !cameraClosed else { return }
+            cameraClosed = true
+            camera?.close()
+        }
+        defer { closeCamera() }
         // Everything that can be refused is refused before anything moves, and before the
         // trace is created: a second process on locked hardware must not clobber the first's trace.
         if let path = options.tracePath {
@@ -197,11 +215,13 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
         let locks: HardwareLock
         do {
-            locks = try HardwareLock.acquire(output.exclusiveResources + (trigger?.exclusiveResources ?? []))
+            locks = try HardwareLock.acquire(
+                output.exclusiveResources + (trigger?.exclusiveResources ?? []) + (camera?.exclusiveResources ?? []))
         } catch {
             throw .locked(error)
         }
         defer { locks.release() }
+        defer { closeCamera() }
         var trace: TraceWriter?
         if let path = options.tracePath {
             do {
@@ -242,6 +262,15 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         if stoppedBefore { loop.requestStop() }
         if abortedBefore { loop.requestAbort() }
 
+        do {
+            try camera?.start()
+        } catch {
+            // The output started: the loop's own way out puts it in the safe state.
+            loop.requestAbort()
+            _ = loop.run()
+            try? trace?.close()
+            throw .cameraStart("\(error)")
+        }
         do {
             try trigger?.start(
                 StepControls(

@@ -236,6 +236,90 @@ private func temporaryDirectory() throws -> String {
         #expect(trigger.lock.withLock { trigger.stopped } == 1)
     }
 
+    /// A camera the session owns: what happened to it, in order, with the output's log.
+    final class PartCamera: Camera, @unchecked Sendable {
+        let lock = NSLock()
+        var events: [String] = []
+        let output: RecordingOutput
+        let failsToStart: Bool
+        let exclusiveResources: [String]
+        init(output: RecordingOutput, resources: [String], failsToStart: Bool = false) {
+            self.output = output
+            exclusiveResources = resources
+            self.failsToStart = failsToStart
+        }
+        var label: String { "part" }
+        var reportsShotDone: Bool { false }
+        var isClosed: Bool { lock.withLock { events.contains("close") } }
+        func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) { done(.success(.none)) }
+        func start() throws {
+            let outputStarted = !output.log.withLock { $0.started }.isEmpty
+            lock.withLock { events.append(outputStarted ? "start after output" : "start before output") }
+            if failsToStart { throw CameraError("no lines") }
+        }
+        func close() { lock.withLock { events.append("close") } }
+    }
+
+    @Test func theCameraIsAPartLockedWithTheOutputStartedAfterItAndClosedOnce() throws {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let name = "test-camera-\(UUID().uuidString)"
+        let camera = PartCamera(output: output, resources: [name])
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()), output: output,
+            startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"),
+            clock: ManualClock())
+        // While the session runs, its lock holds the camera's resources too.
+        session.onStart = { _ in
+            #expect(throws: HardwareLockError.self) { try HardwareLock.acquire([name]).release() }
+            session.requestStop()
+        }
+        let summary = try session.run()
+        #expect(summary.exitCode == 0)
+        #expect(camera.lock.withLock { camera.events } == ["start after output", "close"])
+        #expect(output.log.withLock { $0.shutdowns.count } == 1)
+        // Released with the session.
+        try HardwareLock.acquire([name]).release()
+    }
+
+    @Test func aCameraThatCannotStartEndsTheSessionSafeAndClosed() throws {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let camera = PartCamera(output: output, resources: [], failsToStart: true)
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()), output: output,
+            startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"),
+            clock: ManualClock())
+        do throws(SessionError) {
+            _ = try session.run()
+            Issue.record("the session ran")
+        } catch {
+            guard case .cameraStart(let message) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(message.contains("no lines"))
+            #expect(error.exitCode == 1)
+        }
+        #expect(camera.lock.withLock { camera.events } == ["start after output", "close"])
+        #expect(output.log.withLock { $0.shutdowns.count } == 1)
+    }
+
+    @Test func aRefusedSessionStillClosesItsCamera() throws {
+        let rig = testRig()
+        let output = RecordingOutput()
+        let name = "test-camera-\(UUID().uuidString)"
+        let held = try HardwareLock.acquire([name])
+        defer { held.release() }
+        let camera = PartCamera(output: output, resources: [name])
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()), output: output,
+            startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"))
+        #expect(throws: SessionError.self) { try session.run() }
+        #expect(camera.lock.withLock { camera.events } == ["close"])
+        #expect(output.log.withLock { $0.started.isEmpty && $0.shutdowns.isEmpty })
+    }
+
     @Test func exitCodes() {
         func summary(_ end: SessionEnd, _ fault: LoopFault?) -> SessionSummary {
             SessionSummary(

@@ -28,6 +28,19 @@ public protocol Camera: AnyObject, Sendable {
     /// Opens both contacts now and releases the hardware (every way out calls this; a
     /// shot under way is cut short and reports nothing). Idempotent.
     func close()
+    /// `close()` was called: a shot it cut short is no fault.
+    var isClosed: Bool { get }
+    /// Hardware the camera uses exclusively (GPIO lines), as `HardwareLock` names: the
+    /// session locks them with the output's, before `start`.
+    var exclusiveResources: [String] { get }
+    /// Takes the hardware, once the session holds the locks and the output runs (before
+    /// the trigger and the first shot).
+    func start() throws
+}
+
+extension Camera {
+    public var exclusiveResources: [String] { [] }
+    public func start() throws {}
 }
 
 /// One frame to take: its timing (focus, shutter, exposure, release), and where it belongs

@@ -42,15 +42,14 @@ public final class ShotRunner: @unchecked Sendable {
     private let fault = Mutex<String?>(nil)
     /// The shot the camera failed (0-based step) and why: logged `missed`, not interrupted.
     private let cameraFailed = Mutex<(step: Int, reason: String)?>(nil)
-    /// Set before the camera is closed on purpose: a shot it cuts short is no fault.
-    private let cameraClosed = Atomic<Bool>(false)
+    /// Set when the program is over (its end, or the runner's): a shot cut short after it
+    /// is no fault.
+    private let programOver = Atomic<Bool>(false)
     private let logFailure = Mutex<String?>(nil)
     /// What the camera reported for each frame it confirmed, until the player ends the
     /// shot and the runner logs it (the camera's thread writes, the event thread takes).
     private let reports = Mutex<[ShotKey: ShotReport]>([:])
     private let pendingImages = Mutex<[ShotLogImage]>([])
-    /// False when the camera outlives the run (`rig serve` keeps it for every program).
-    private let closesCamera: Bool
     private let observer = Mutex<(@Sendable (ShotLogEvent) -> Void)?>(nil)
     /// A timelapse's exposure ramp: each frame's settings, and the measures it follows (event thread).
     private var ramp: ExposureRampRunner?
@@ -66,10 +65,9 @@ public final class ShotRunner: @unchecked Sendable {
     ///   - start: the `start` event to write first; nil with no writer.
     public init(
         steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
-        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, closesCamera: Bool = true, logger: Logger,
+        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, logger: Logger,
         display: @escaping @Sendable (String) -> Void
     ) {
-        self.closesCamera = closesCamera
         self.ramp = ramp.map(ExposureRampRunner.init)
         self.steps = steps
         self.axisNames = axisNames
@@ -161,7 +159,7 @@ public final class ShotRunner: @unchecked Sendable {
             closeHold(at: time)
             if case .programEnded(let stopped) = playerEvent {
                 ended = stopped
-                closeCamera()
+                programOver.store(true, ordering: .relaxed)
                 logInterruptedShot(at: time)
             }
         case .finished, .readyAtHome:
@@ -175,10 +173,10 @@ public final class ShotRunner: @unchecked Sendable {
         write(.warning(ShotLogWarning(message: message)))
     }
 
-    /// Writes the `end` event and closes the camera and the log. `loopFault`: why the
-    /// loop stopped, if it failed.
+    /// Writes the `end` event and closes the log (the camera is the session's: it closes
+    /// it). `loopFault`: why the loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
-        closeCamera()
+        programOver.store(true, ordering: .relaxed)
         writePendingImages(all: true)
         logInterruptedShot(at: nil)
         let ownFault = faultMessage
@@ -195,11 +193,6 @@ public final class ShotRunner: @unchecked Sendable {
         do { try writer?.close() } catch {
             logger.error("closing the shot log failed: \(error)")
         }
-    }
-
-    private func closeCamera() {
-        cameraClosed.store(true, ordering: .relaxed)
-        if closesCamera { camera?.close() }
     }
 
     /// A stop while the camera was taking a shot: the card holds a frame (perhaps cut
@@ -273,7 +266,8 @@ public final class ShotRunner: @unchecked Sendable {
                 self.reports.withLock { $0[key] = report }
                 if reportsDone { self.requests.withLock { $0 }?.shotDone() }
             case .failure(let error):
-                if self.cameraClosed.load(ordering: .relaxed) { return }
+                // Over, or closed on purpose (the session's end): a shot cut short is no fault.
+                if self.programOver.load(ordering: .relaxed) || camera.isClosed { return }
                 let message = "camera (\(camera.label)) failed at \(what): \(error)"
                 self.cameraFailed.withLock { $0 = (step, error.description) }
                 self.fault.withLock { $0 = $0 ?? message }

@@ -57,6 +57,7 @@ public final class SimCamera: Camera, ImageReporting {
     public var shotCount: Int { shots.withLock { $0 } }
 
     public func close() { closed.store(true, ordering: .relaxed) }
+    public var isClosed: Bool { closed.load(ordering: .relaxed) }
 }
 
 extension SimCamera {

@@ -72,7 +72,7 @@ public final class RigConsole: @unchecked Sendable {
     ///   - startPose: where the rig stands (`StartPose.resolve`).
     ///   - options: the session's options (a trace, loop options); the loop keeps going
     ///     when the limiter bends a jog frame, as in `rig jog`.
-    ///   - camera: the rig's camera, opened by the caller; closed when the session ends.
+    ///   - camera: the rig's camera, made by the caller; the session starts it and closes it when it ends.
     ///   - shotLogs: where each program's shot log goes (none: no log, the shots still fire).
     public init(
         rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
@@ -90,8 +90,10 @@ public final class RigConsole: @unchecked Sendable {
         let source = ConsoleSource(
             rig: rig, startPose: startPose, inbox: inbox, requests: requests,
             jogTimeoutSeconds: jogTimeoutSeconds)
+        // The camera is a part of the session: locked and started with the output, closed
+        // when the session ends; each program's shot runner fires it meanwhile.
         session = RigSession(
-            rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+            rig: rig, source: source, output: output, startPose: startPose, trigger: nil, camera: camera,
             options: options, logger: logger, clock: clock)
     }
 
@@ -120,7 +122,6 @@ public final class RigConsole: @unchecked Sendable {
                 started.signal()
             }
             runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
-            camera?.close()
             ended.signal()
         }
         thread.name = "rig-session"
@@ -284,7 +285,7 @@ public final class RigConsole: @unchecked Sendable {
             fromStep: program.firstStep > 0 ? program.firstStep + 1 : nil, startAxisNames: names, startPose: pose, rigPointing: rig.pointing)
         let shots = ShotRunner(
             steps: steps, axisNames: names, camera: camera, timing: program.shooting.timing, writer: writer, start: start, ramp: program.ramp,
-            closesCamera: false, logger: logger, display: { [logger] line in logger.info("\(line)") })
+            logger: logger, display: { [logger] line in logger.info("\(line)") })
         let requests = self.requests
         shots.attach(
             ShotRunner.Requests(

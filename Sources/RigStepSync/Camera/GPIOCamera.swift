@@ -6,37 +6,44 @@ import RigRuntime
 /// half-press that also wakes the camera), then shutter, held for the shutter time (the
 /// exposure in bulb mode), released, and the shot reported done once the exposure is
 /// over. Shots run one at a time on a thread of their own; `close()` opens both contacts
-/// at once, even mid-shot, and releases the lines.
+/// at once, even mid-shot, and releases the lines. A session part: the session locks its
+/// lines with the output's, then `start` requests them.
 public final class GPIOCamera: Camera, @unchecked Sendable {
-    private let lines: CameraLines
+    /// The lines, once requested (`start`), or given (tests).
+    private var lines: CameraLines?
+    private let openLines: (() throws -> CameraLines)?
     private let config: GPIOCameraConfig
     private let queue = DispatchQueue(label: "rig.camera")
     private let lock = NSLock()
     private var closed = false
     /// Signalled by `close()`: wakes a shot waiting out its focus or exposure.
     private let abort = DispatchSemaphore(value: 0)
-    /// The lines' `HardwareLock`, held from opening to `close()` (nil for injected lines).
-    private let hardwareLock: HardwareLock?
 
+    /// A camera on lines already open (tests): nothing to lock or request.
     public init(config: GPIOCameraConfig, lines: CameraLines) {
         self.config = config
         self.lines = lines
-        hardwareLock = nil
+        openLines = nil
     }
 
-    /// Locks the configured lines against other rig processes (the error names the holder),
-    /// then requests them through libgpiod.
-    public init(config: GPIOCameraConfig) throws {
-        let held = try HardwareLock.acquire(config.lockNames)
-        do {
-            lines = try LibgpiodCameraLines(config: config)
-        } catch {
-            held.release()
-            throw error
-        }
+    /// The configured lines, requested through libgpiod by `start` (after the session has
+    /// locked them against other rig processes).
+    public init(config: GPIOCameraConfig) {
         self.config = config
-        hardwareLock = held
+        openLines = { try LibgpiodCameraLines(config: config) }
     }
+
+    /// Every line it requests, when it requests them itself.
+    public var exclusiveResources: [String] { openLines == nil ? [] : config.lockNames }
+
+    public func start() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard lines == nil, !closed, let openLines else { return }
+        lines = try openLines()
+    }
+
+    public var isClosed: Bool { lock.withLock { closed } }
 
     public var label: String {
         "gpio \(config.chip) shutter \(config.shutterLine)" + (config.focusLine.map { " focus \($0)" } ?? "")
@@ -62,20 +69,21 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     /// Focus → shutter → hold → release → the rest of the exposure. Throws when closed
     /// mid-way (the caller has stopped; nothing is reported) or a line fails.
     private func sequence(_ timing: ShotTiming) throws {
-        try locked { try lines.setFocus(true) }
+        try locked { try $0.setFocus(true) }
         try wait(timing.focusSeconds)
-        try locked { try lines.setShutter(true) }
+        try locked { try $0.setShutter(true) }
         try wait(timing.shutterHoldSeconds)
-        try locked { try lines.setShutter(false) }
+        try locked { try $0.setShutter(false) }
         try wait(timing.exposureWindowSeconds - timing.shutterHoldSeconds)
-        try locked { try lines.setFocus(false) }
+        try locked { try $0.setFocus(false) }
     }
 
-    private func locked(_ body: () throws -> Void) throws {
+    private func locked(_ body: (CameraLines) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         guard !closed else { throw CameraError("the camera was closed mid-shot") }
-        try body()
+        guard let lines else { throw CameraError("the camera's lines are not open (the session starts the camera)") }
+        try body(lines)
     }
 
     /// Waits `seconds`, or less if `close()` comes first (then throws).
@@ -92,8 +100,8 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !closed else { return }
-        try? lines.setShutter(false)
-        try? lines.setFocus(false)
+        try? lines?.setShutter(false)
+        try? lines?.setFocus(false)
     }
 
     public func close() {
@@ -102,7 +110,6 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
         guard !closed else { return }
         closed = true
         abort.signal()
-        lines.close()
-        hardwareLock?.release()
+        lines?.close()
     }
 }

@@ -147,7 +147,7 @@ struct PlayCommand: ParsableCommand {
         options.liveView = view
         options.viewIntervalSeconds = 0.1
         let session = RigSession(
-            rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger,
+            rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger, camera: shoot.camera,
             options: options, logger: logger)
         session.onStart = { (loop: ControlLoop<Player>) in
             shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { session.requestStop() }))
