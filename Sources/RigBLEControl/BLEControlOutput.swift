@@ -132,15 +132,16 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         guard initial.count == channels.count else {
-            throw OutputFault("\(label): \(initial.count) initial commands for \(channels.count) channels")
+            throw OutputFault(.misuse, device: label, "\(initial.count) initial commands for \(channels.count) channels")
         }
         var seen = Set<Int>()
         for channel in channels {
             guard (0..<BLEControlCommand.channelCount).contains(channel.channel), seen.insert(channel.channel).inserted else {
-                throw OutputFault("\(label): channel \(channel.channel) (axis \"\(channel.axisName)\") is out of the board's range 0…7 or used twice")
+                throw OutputFault(
+                    .misuse, device: label, "channel \(channel.channel) (axis \"\(channel.axisName)\") is out of the board's range 0…7 or used twice")
             }
         }
-        guard channels.count <= 32 else { throw OutputFault("\(label): too many channels") }
+        guard channels.count <= 32 else { throw OutputFault(.misuse, device: label, "too many channels") }
         kinds = channels.map { $0.kind == .pwm ? BLEControlCommand.pwmValue : BLEControlCommand.servoValue }
         boardChannels = channels.map(\.channel)
         scheduler = BLEControlScheduler(
@@ -161,14 +162,15 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         do {
             try configured.start()
         } catch {
-            throw OutputFault("\(label): \(error)")
+            throw OutputFault(.link, device: label, "\(error)")
         }
         started = true
     }
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
         guard started, let link = linkForChannels, commands.count == kinds.count, sent.count == commands.count else {
-            throw OutputFault("\(label): write of \(commands.count) commands (\(sent.count) results) to \(started ? kinds.count : 0) started channels")
+            throw OutputFault(
+                .misuse, device: label, "write of \(commands.count) commands (\(sent.count) results) to \(started ? kinds.count : 0) started channels")
         }
         tick += 1
         link.currentTick.store(tick, ordering: .relaxed)

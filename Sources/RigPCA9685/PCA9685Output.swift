@@ -126,12 +126,12 @@ public final class PCA9685Output: Output {
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         guard initial.count == channels.count else {
-            throw OutputFault("\(label): \(initial.count) initial commands for \(channels.count) channels")
+            throw OutputFault(.misuse, device: label, "\(initial.count) initial commands for \(channels.count) channels")
         }
         var seen = Set<Int>()
         for channel in channels {
             guard (0..<PCA9685Register.channelCount).contains(channel.channel), seen.insert(channel.channel).inserted else {
-                throw OutputFault("\(label): channel \(channel.channel) (axis \"\(channel.axisName)\") is out of range 0…15 or used twice")
+                throw OutputFault(.misuse, device: label, "channel \(channel.channel) (axis \"\(channel.axisName)\") is out of range 0…15 or used twice")
             }
         }
         channelNumbers = channels.map(\.channel)
@@ -158,7 +158,8 @@ public final class PCA9685Output: Output {
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
         guard started, commands.count == channelNumbers.count, sent.count == commands.count else {
-            throw OutputFault("\(label): write of \(commands.count) commands (\(sent.count) results) to \(started ? channelNumbers.count : 0) started channels")
+            throw OutputFault(
+                .misuse, device: label, "write of \(commands.count) commands (\(sent.count) results) to \(started ? channelNumbers.count : 0) started channels")
         }
         for index in commands.indices {
             let channel = channelNumbers[index]
@@ -283,7 +284,7 @@ public final class PCA9685Output: Output {
     /// Runs one transfer with the retry policy; a persistent failure becomes an OutputFault.
     @inline(__always)
     private func transfer<T>(_ body: (any I2CBus) throws(I2CError) -> T) throws(OutputFault) -> T {
-        guard let bus else { throw OutputFault("\(label): the bus is closed") }
+        guard let bus else { throw OutputFault(.misuse, device: label, "the bus is closed") }
         var attempt = 0
         while true {
             do {
@@ -345,7 +346,8 @@ public final class PCA9685Output: Output {
         let readPrescale = try read(PCA9685Register.preScale)
         guard readPrescale == prescale, !mode1.contains(.sleep), mode1.contains(.autoIncrement) else {
             throw OutputFault(
-                "\(label): after initialisation MODE1 reads \(hex(mode1.rawValue)) and PRE_SCALE \(readPrescale) "
+                .wrongDevice, device: label,
+                "after initialisation MODE1 reads \(hex(mode1.rawValue)) and PRE_SCALE \(readPrescale) "
                     + "(expected AI set, SLEEP clear, PRE_SCALE \(prescale)). Is the chip at \(hex(UInt8(config.address))) a PCA9685? "
                     + "`rig probe i2c` shows what answers on \(config.bus).")
         }
@@ -424,7 +426,9 @@ public final class PCA9685Output: Output {
             hint = "Check the board's power and wiring, and the \"bus\" and \"address\" in the rig file."
         }
         status.withLock { $0 = "failed: \(errnoName(error.errno))" }
-        return OutputFault("pca9685 at \(address) on \(config.bus): \(error.action) failed\(tries): \(error.errnoText). \(hint)")
+        return OutputFault(
+            .system(errno: error.errno.rawValue), device: "pca9685 at \(address) on \(config.bus)",
+            "\(error.action) failed\(tries): \(error.errnoText). \(hint)")
     }
 }
 

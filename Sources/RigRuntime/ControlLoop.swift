@@ -7,7 +7,7 @@ public enum LoopEvent: Sendable, Equatable {
     case player(PlayerEvent, timeSeconds: Double)
     /// The limiter had to bend a frame: a program that passed `check` never does this.
     case limiterIntervened(axis: String, timeSeconds: Double)
-    case outputFault(String, timeSeconds: Double)
+    case outputFault(OutputFault, timeSeconds: Double)
     /// The loop woke `missedTicks` whole ticks late (a stopped process, a paused VM, a
     /// slow disk): the timeline paused for `seconds` of wall time and went on from where
     /// the rig stood, with no backlog. `stopped`: the rig was moving and the stall was
@@ -33,7 +33,7 @@ public enum LoopFault: Error, Sendable, Equatable, CustomStringConvertible {
     /// program was braked, parked and stopped.
     case limited(axis: String, timeSeconds: Double)
     /// The output failed; the rig went to the safe state from where it was.
-    case output(String, timeSeconds: Double)
+    case output(OutputFault, timeSeconds: Double)
     /// The loop thread never ran (a caller waited on a loop that was not started).
     case notRun
     /// The loop stalled for `seconds` while the rig moved: the rig stood still that long,
@@ -44,7 +44,7 @@ public enum LoopFault: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .aborted: "aborted: safe state at once"
         case .limited(let axis, let t): "the limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s; stopped"
-        case .output(let message, let t): "output fault at t=\(rounded(t))s: \(message)"
+        case .output(let fault, let t): "output fault at t=\(rounded(t))s: \(fault)"
         case .notRun: "the control loop did not run"
         case .stalled(let seconds, let t):
             "the control loop stalled for \(rounded(seconds)) s at t=\(rounded(t))s while the rig moved; stopped from rest and parked"
@@ -311,9 +311,9 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             do {
                 try output.write(commands, sent: &sent)
             } catch {
-                events.push(.outputFault(error.message, timeSeconds: time))
+                events.push(.outputFault(error, timeSeconds: time))
                 eventsPushed.signal()
-                fault = .output(error.message, timeSeconds: time)
+                fault = .output(error, timeSeconds: time)
                 break
             }
             if let trace {

@@ -71,14 +71,34 @@ extension Output {
     public var exclusiveResources: [String] { [] }
 }
 
-/// An output failed in a way the loop cannot ride out: the program stops and the rig
-/// goes to its safe state.
-public struct OutputFault: Error, Sendable, CustomStringConvertible {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
+/// Why an output failed, typed across the output boundary: the cause (what a caller may
+/// act on), the device it happened on, and the driver's explanation for a person (what
+/// to check). The loop stops on one and puts the rig in its safe state.
+public struct OutputFault: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Cause: Sendable, Equatable {
+        /// The caller asked what the output cannot do (channels out of range or used twice,
+        /// a write of the wrong size, a write before `start`): a bug, not the hardware.
+        case misuse
+        /// A system call on the device failed, with its errno (after the driver's retries).
+        case system(errno: Int32)
+        /// The device answered, but not as the chip it should be (a read-back that does not
+        /// match what was written).
+        case wrongDevice
+        /// The link to a wireless board could not be made or kept.
+        case link
     }
 
-    public var description: String { message }
+    public var cause: Cause
+    /// The device, as the driver names it ("pca9685 at 0x40 on /dev/i2c-1").
+    public var device: String
+    /// What happened and what to check, for a person.
+    public var detail: String
+
+    public init(_ cause: Cause, device: String, _ detail: String) {
+        self.cause = cause
+        self.device = device
+        self.detail = detail
+    }
+
+    public var description: String { "\(device): \(detail)" }
 }

@@ -304,8 +304,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                     if options.loop.stopWhenLimited {
                         logger.error("limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s: stopping")
                     }
-                case .outputFault(let message, let t):
-                    logger.error("output fault at t=\(rounded(t))s: \(message)")
+                case .outputFault(let fault, let t):
+                    logger.error("output fault at t=\(rounded(t))s: \(fault)")
                 case .stalled(let missed, let seconds, let stopped, let t):
                     let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
                     logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")

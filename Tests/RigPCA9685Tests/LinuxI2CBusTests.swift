@@ -126,7 +126,7 @@ import Testing
         device.fail("block", with: [-EIO, -EIO, -EIO, -EIO])
         var sent = [Double.nan]
         let fault = #expect(throws: OutputFault.self) { try output.write([.pulse(microseconds: 1000)], sent: &sent) }
-        let message = fault?.message ?? ""
+        let message = fault?.description ?? ""
         #expect(message.hasPrefix("pca9685 at 0x40 on /dev/i2c-7: writing LED0_OFF_L failed after 4 attempts: EIO (Input/output error)."))
         #expect(message.contains("power"))
     }
@@ -138,8 +138,8 @@ import Testing
         let fault = #expect(throws: OutputFault.self) {
             try output.start(channels: [OutputChannel(axisName: "pan", channel: 0, kind: .servo)], initial: [.off])
         }
-        #expect(fault?.message.contains("/nonexistent/i2c-9") == true)
-        #expect(fault?.message.contains("ENOENT") == true)
-        #expect(fault?.message.contains("enable I2C") == true)
+        #expect(fault?.description.contains("/nonexistent/i2c-9") == true)
+        #expect(fault?.description.contains("ENOENT") == true)
+        #expect(fault?.description.contains("enable I2C") == true)
     }
 }

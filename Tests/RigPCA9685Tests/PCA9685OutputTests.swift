@@ -310,11 +310,12 @@ import Testing
         let fault = #expect(throws: OutputFault.self) {
             try rig.write([.pulse(microseconds: 1000), .pulse(microseconds: 1500)])
         }
-        let message = fault?.message ?? ""
+        let message = fault?.description ?? ""
         #expect(message.contains("/dev/i2c-fake"))
         #expect(message.contains("0x40"))
         #expect(message.contains(name))
         #expect(message.contains("after 4 attempts"))
+        #expect(fault?.cause == .system(errno: errno))
         #expect(message.contains("power") || message.contains("VCC"))
         #expect(rig.log.transactions.count == 4)
         // Total waiting on the loop thread stays within a few milliseconds.
@@ -329,8 +330,8 @@ import Testing
         let fault = #expect(throws: OutputFault.self) {
             try rig.write([.pulse(microseconds: 1000), .pulse(microseconds: 1500)])
         }
-        #expect(fault?.message.contains("Nothing acknowledged address 0x40") == true)
-        #expect(fault?.message.contains("No such I2C bus") == false)
+        #expect(fault?.description.contains("Nothing acknowledged address 0x40") == true)
+        #expect(fault?.description.contains("No such I2C bus") == false)
     }
 
     @Test func nonTransientErrorsFailAtOnce() throws {
@@ -339,15 +340,16 @@ import Testing
         rig.log.clear()
         rig.model.failNext(1, errno: 16 /* EBUSY */)
         let fault = #expect(throws: OutputFault.self) { try rig.write([.off, .off]) }
-        #expect(fault?.message.contains("EBUSY") == true)
+        #expect(fault?.description.contains("EBUSY") == true)
         #expect(rig.log.sleeps.isEmpty)
     }
 
     @Test func aMissingChipFailsStartWithAHint() throws {
         let rig = TestRig(model: PCA9685Model(address: 0x41))
         let fault = #expect(throws: OutputFault.self) { try rig.start() }
-        #expect(fault?.message.contains("0x40") == true)
-        #expect(fault?.message.contains("address jumpers") == true)
+        #expect(fault?.description.contains("0x40") == true)
+        #expect(fault?.description.contains("address jumpers") == true)
+        #expect(fault?.cause == .system(errno: 121))  // EREMOTEIO: nothing acknowledged
     }
 
     @Test func withoutStartNothingTouchesTheChip() {
@@ -359,7 +361,8 @@ import Testing
 
     @Test func startRejectsChannelsOutOfRange() {
         let rig = TestRig(channels: [16])
-        #expect(throws: OutputFault.self) { try rig.start() }
+        let fault = #expect(throws: OutputFault.self) { try rig.start() }
+        #expect(fault?.cause == .misuse)
     }
 
     @Test func statePersistsAndIsLoadedBeforeWake() throws {

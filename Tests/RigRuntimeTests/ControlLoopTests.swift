@@ -56,7 +56,7 @@ import Testing
             rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
             output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
         let result = loop.run()
-        #expect(result.fault == .output("bus gone", timeSeconds: 0.5))
+        #expect(result.fault == .output(RecordingOutput.busGone, timeSeconds: 0.5))
         #expect(result.ticks == 50)
         #expect(output.log.withLock { $0.shutdowns.count } == 1)
         var sawFault = false

@@ -333,7 +333,7 @@ private func temporaryDirectory() throws -> String {
         #expect(summary(.signal(SIGINT), .aborted).exitCode == 0, "a second Ctrl-C")
         #expect(summary(.streamFailed(StreamFailure(stream: .stdout, errno: EPIPE)), nil).exitCode == 0)
         #expect(summary(.streamFailed(StreamFailure(stream: .stdout, errno: ENOSPC)), nil).exitCode == 1)
-        #expect(summary(.finished, .output("bus gone", timeSeconds: 1)).exitCode == 1)
+        #expect(summary(.finished, .output(RecordingOutput.busGone, timeSeconds: 1)).exitCode == 1)
         #expect(summary(.signal(SIGTERM), .limited(axis: "pan", timeSeconds: 1)).exitCode == 1)
     }
 }

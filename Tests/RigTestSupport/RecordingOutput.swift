@@ -1,3 +1,4 @@
+import Glibc
 import RigCore
 import RigRuntime
 import Synchronization
@@ -24,6 +25,8 @@ public final class RecordingOutput: Output, @unchecked Sendable {
     /// Called after every write with the write's number (to drop a link mid-program).
     public var afterWrite: (@Sendable (Int) -> Void)?
     public var exclusiveResources: [String] = []
+    /// What a write throws from `failAtWrite` on.
+    public static let busGone = OutputFault(.system(errno: EIO), device: "recording output", "bus gone")
 
     public init(_ inner: Output? = nil) { self.inner = inner }
 
@@ -44,7 +47,7 @@ public final class RecordingOutput: Output, @unchecked Sendable {
             l.writes.append(commands)
             return l.writes.count
         }
-        if let failAtWrite, n >= failAtWrite { throw OutputFault("bus gone") }
+        if let failAtWrite, n >= failAtWrite { throw Self.busGone }
         if let inner {
             try inner.write(commands, sent: &sent)
         } else {

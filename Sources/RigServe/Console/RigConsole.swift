@@ -105,7 +105,7 @@ public final class RigConsole: @unchecked Sendable {
             started.signal()
         }
         session.onEvent = { [self] event in
-            if case .outputFault(let message, _) = event { shared.withLock { $0.lastError = message } }
+            if case .outputFault(let fault, _) = event { shared.withLock { $0.lastError = fault.description } }
             guard let shots = runner.withLock({ $0 }) else { return }
             shots.handle(event)
             if case .player(.programEnded, _) = event {
