@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RigCore
 import RigDFMoco
+import RigRuntime
 import SystemPackage
 
 #if canImport(Glibc)
@@ -141,9 +142,8 @@ public final class DFMocoServer: @unchecked Sendable {
             let clientSlot = fds.count
             if let client { fds.append(pollfd(fd: client.fd.rawValue, events: Int16(POLLIN), revents: 0)) }
             let waitMilliseconds = Int32(max(1, min(100, ((nextReport - now()) * 1000).rounded(.up))))
-            let ready = poll(&fds, nfds_t(fds.count), waitMilliseconds)
-            if ready < 0, errno != EINTR {
-                logger.error("dfmoco: poll(): \(Errno(rawValue: errno)); stopping the server")
+            if case .failure(let error) = Syscall.call({ poll(&fds, nfds_t(fds.count), waitMilliseconds) }) {
+                logger.error("dfmoco: poll(): \(error); stopping the server")
                 lost("the server failed")
                 return
             }
@@ -174,11 +174,15 @@ public final class DFMocoServer: @unchecked Sendable {
 
     private func readClient(_ buffer: inout [UInt8], events: Int16) {
         guard var current = client else { return }
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(current.fd.rawValue, $0.baseAddress, $0.count) }
-        let error = errno
+        let read = buffer.withUnsafeMutableBytes { bytes in Syscall.call { Glibc.read(current.fd.rawValue, bytes.baseAddress, bytes.count) } }
+        let (count, error): (Int, Int32) =
+            switch read {
+            case .success(let n): (n, 0)
+            case .failure(let e): (-1, e.rawValue)
+            }
         // Nothing to read yet, unless the line hung up (then poll would wake us at once, forever).
         let hungUp = events & Int16(POLLHUP | POLLERR) != 0
-        if count < 0, error == EAGAIN || error == EINTR, !hungUp { return }
+        if count < 0, error == EAGAIN, !hungUp { return }
         if count <= 0 {
             let why = count == 0 || error == EAGAIN ? "disconnected" : "failed: \(Errno(rawValue: error))"
             if current.isSocket {

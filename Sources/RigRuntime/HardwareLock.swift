@@ -49,11 +49,9 @@ public final class HardwareLock: @unchecked Sendable {
                 for fd in taken { close(fd) }
                 throw HardwareLockError(resource: resource, lockPath: path, problem: problem)
             }
-            var result: Int32
-            repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-            guard result == 0 else {
-                let wouldBlock = errno == EWOULDBLOCK
-                let problem = wouldBlock ? nil : String(cString: strerror(errno))
+            if case .failure(let error) = Syscall.call({ flock(fd, LOCK_EX | LOCK_NB) }) {
+                let wouldBlock = error == .wouldBlock
+                let problem = wouldBlock ? nil : String(cString: strerror(error.rawValue))
                 let holder = wouldBlock ? readHolder(fd) : (nil, nil)
                 close(fd)
                 for fd in taken { close(fd) }

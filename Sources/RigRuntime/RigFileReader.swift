@@ -55,10 +55,11 @@ public enum RigFileReader {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while bytes.count <= maxFileBytes {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw fail("cannot read the file: \(String(cString: strerror(errno)))")
+            let read = chunk.withUnsafeMutableBytes { buffer in Syscall.call { Glibc.read(fd, buffer.baseAddress, buffer.count) } }
+            let n: Int
+            switch read {
+            case .success(let count): n = count
+            case .failure(let error): throw fail("cannot read the file: \(String(cString: strerror(error.rawValue)))")
             }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])

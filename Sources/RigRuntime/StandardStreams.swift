@@ -60,17 +60,18 @@ public enum StandardStreams {
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let n = Glibc.write(fd, base + offset, buffer.count - offset)
-                if n > 0 {
+                switch Syscall.call({ Glibc.write(fd, base + offset, buffer.count - offset) }) {
+                case .success(let n) where n > 0:
                     offset += n
-                } else if n < 0, Glibc.errno == EINTR {
-                    continue
-                } else if n < 0, Glibc.errno == EAGAIN {
+                case .failure(.resourceTemporarilyUnavailable):
                     // A non-blocking terminal or pipe that is full: wait for room.
                     var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&p, 1, 1000)
-                } else {
-                    error = n < 0 ? Glibc.errno : EIO
+                    _ = Syscall.call { poll(&p, 1, 1000) }
+                case .failure(let failure):
+                    error = failure.rawValue
+                    return
+                case .success:
+                    error = EIO
                     return
                 }
             }

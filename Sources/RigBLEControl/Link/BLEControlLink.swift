@@ -3,7 +3,9 @@ import Logging
 import RigBluetooth
 import RigCore
 import RigDBus
+import RigRuntime
 import Synchronization
+import SystemPackage
 
 /// The connection to one BLEControl board, kept alive off the loop thread.
 ///
@@ -443,16 +445,15 @@ final class BLEControlLink: Sendable {
             return
         }
         if writer.fd >= 0 {
-            let result = Foundation.write(writer.fd, bytes.baseAddress, bytes.count)
-            if result == bytes.count {
+            let result = Syscall.call { Foundation.write(writer.fd, bytes.baseAddress, bytes.count) }
+            if case .success(bytes.count) = result {
                 sentWrites.add(1, ordering: .relaxed)
                 sentBytes.add(bytes.count, ordering: .relaxed)
                 return
             }
-            let code = errno
             droppedWrites.add(1, ordering: .relaxed)
             resyncRequests.add(1, ordering: .releasing)
-            if result < 0, code != EAGAIN, code != EWOULDBLOCK, code != ENOBUFS, code != EINTR {
+            if case .failure(let error) = result, error != .resourceTemporarilyUnavailable, error != .wouldBlock, error != .noBufferSpace {
                 // EPIPE, ECONNRESET, ENOTCONN: the socket is gone with the link.
                 linkLost.store(true, ordering: .releasing)
             }

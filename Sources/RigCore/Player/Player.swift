@@ -237,172 +237,34 @@ public struct Player: Sendable {
     /// Computes the next tick's pose into `out` and returns what happened at it, if anything.
     @inline(__always)
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
-        var event: PlayerEvent?
         for i in positions.indices { previous[i] = positions[i] }
+        var event: PlayerEvent?
         switch phase {
         case .leadIn:
             if advanceMove() {
                 phase = .path
                 phaseTicks = 0
             }
-        case .path:
-            guard case .continuous(let tracks, let duration) = motion else { break }
-            phaseTicks += 1
-            let t = Double(phaseTicks) * dt
-            for i in rig.axes.indices {
-                if let track = tracks[i] { positions[i] = track.value(at: t, cursor: &cursors[i]) }
-            }
-            if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
-                // A continuous program shoots on the move (`--interval`): no hold, the
-                // path cannot stop within the limits; the camera needs short exposures.
-                event = .shot(.started(step: pathShots, bracket: 1))
-                pathShots += 1
-            }
-            if t >= duration {
-                event = .programEnded(stopped: false)
-                beginPark()
-            }
-        case .moving(let step):
-            if advanceMove() {
-                guard case .stepped(let steps) = motion else { break }
-                if approachPending {
-                    // The overshoot is done: the final approach, from below.
-                    approachPending = false
-                    move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-                    moveTick = 0
-                    break
-                }
-                phaseTicks = settleTicks(steps[step])
-                phase = .settling(step: step)
-                if phaseTicks == 0 { event = beginShooting(step) }
-            }
+        case .path: event = pathTick()
+        case .moving(let step): event = moveTick(to: step)
         case .settling(let step):
             phaseTicks -= 1
-            if phaseTicks <= 0 {
-                event = beginShooting(step)
-            }
-        case .shooting(let step):
-            event = shootingTick(step)
-        case .waiting(let step):
-            guard case .stepped(let steps) = motion else { break }
-            if readyPending {
-                readyPending = false
-                event = .ready(step: step)
-                break
-            }
-            if pendingHome {
-                event = beginHomeMove(after: step)
-                break
-            }
-            if let jump = pendingJump {
-                pendingJump = nil
-                pendingAdvance = false
-                pendingRedo = false
-                slotTick = nil
-                beginMove(to: jump, steps: steps)
-                event = .moveStarted(step: jump)
-                _ = advanceMove()
-                break
-            }
-            if pendingRedo {
-                pendingRedo = false
-                if atStep == step {
-                    pendingAdvance = false
-                    slotTick = nil
-                    event = beginShooting(step)
-                    break
-                }
-            }
-            guard pendingAdvance else { break }
-            if step + 1 < steps.count {
-                if let interval = intervalTicks(after: step), let last = lastShotStartTick {
-                    // Start the move late enough that the next shot starts on its slot.
-                    let slot = last + interval
-                    // Planned once per wait: the rig stands still, so the move is the same each tick.
-                    let start = plannedMoveStartTick ?? (slot - ticksToReach(step + 1, steps: steps))
-                    plannedMoveStartTick = start
-                    if tickIndex + 1 < start { break }
-                    plannedMoveStartTick = nil
-                    slotTick = slot
-                    slotMissReported = false
-                }
-                pendingAdvance = false
-                beginMove(to: step + 1, steps: steps)
-                event = .moveStarted(step: step + 1)
-                _ = advanceMove()
-            } else {
-                pendingAdvance = false
-                event = .programEnded(stopped: false)
-                beginPark()
-            }
-        case .movingHome(let after):
-            if advanceMove() {
-                guard case .stepped(let steps) = motion else { break }
-                if approachPending {
-                    approachPending = false
-                    move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-                    moveTick = 0
-                    break
-                }
-                // The settle of the step it left: the program's, unless that step has its own.
-                phaseTicks = settleTicks(steps[min(max(after, 0), steps.count - 1)])
-                phase = .settlingHome(after: after)
-                if phaseTicks == 0 {
-                    phase = .atHome(after: after)
-                    event = .readyAtHome(after: after)
-                }
-            }
+            if phaseTicks <= 0 { event = beginShooting(step) }
+        case .shooting(let step): event = shootingTick(step)
+        case .waiting(let step): event = waitTick(at: step)
+        case .movingHome(let after): event = homeMoveTick(after: after)
         case .settlingHome(let after):
             phaseTicks -= 1
             if phaseTicks <= 0 {
                 phase = .atHome(after: after)
                 event = .readyAtHome(after: after)
             }
-        case .atHome(let after):
-            guard case .stepped(let steps) = motion else { break }
-            if pendingHome {
-                // Asked again while there: settled already.
-                pendingHome = false
-                pendingAdvance = false
-                event = .readyAtHome(after: after)
-                break
-            }
-            if let jump = pendingJump {
-                pendingJump = nil
-                pendingAdvance = false
-                beginMove(to: jump, steps: steps)
-                event = .moveStarted(step: jump)
-                _ = advanceMove()
-                break
-            }
-            pendingRedo = false
-            guard pendingAdvance else { break }
-            pendingAdvance = false
-            if after + 1 < steps.count {
-                beginMove(to: after + 1, steps: steps)
-                event = .moveStarted(step: after + 1)
-                _ = advanceMove()
-            } else {
-                event = .programEnded(stopped: false)
-                beginPark()
-            }
-        case .braking:
-            var moving = false
-            for i in rig.axes.indices {
-                let v = velocities[i]
-                let dv = rig.axes[i].maxAcceleration * dt
-                let next = abs(v) <= dv ? 0 : v - (v > 0 ? dv : -dv)
-                positions[i] = min(max(positions[i] + next * dt, rig.axes[i].softMin), rig.axes[i].softMax)
-                if next != 0 { moving = true }
-            }
-            if !moving {
-                event = .programEnded(stopped: true)
-                beginPark()
-            }
+        case .atHome(let after): event = atHomeTick(after: after)
+        case .braking: event = brakeTick()
         case .parking:
             if advanceMove() {
                 phase = .finished
-                event = event ?? .finished
+                event = .finished
             }
         case .finished:
             break
@@ -413,6 +275,155 @@ public struct Player: Sendable {
         }
         tickIndex += 1
         return event
+    }
+
+    // MARK: - One tick per phase
+
+    /// A continuous program: the tracks at this tick's time, a shot on the move every
+    /// `--interval`, and the park at the end.
+    private mutating func pathTick() -> PlayerEvent? {
+        guard case .continuous(let tracks, let duration) = motion else { return nil }
+        var event: PlayerEvent?
+        phaseTicks += 1
+        let t = Double(phaseTicks) * dt
+        for i in rig.axes.indices {
+            if let track = tracks[i] { positions[i] = track.value(at: t, cursor: &cursors[i]) }
+        }
+        if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
+            // A continuous program shoots on the move (`--interval`): no hold, the
+            // path cannot stop within the limits; the camera needs short exposures.
+            event = .shot(.started(step: pathShots, bracket: 1))
+            pathShots += 1
+        }
+        if t >= duration {
+            event = .programEnded(stopped: false)
+            beginPark()
+        }
+        return event
+    }
+
+    /// On the way to a step: at the end of the move (and of an overshoot's final
+    /// approach), its settle, or its shot at once when it has none.
+    private mutating func moveTick(to step: Int) -> PlayerEvent? {
+        guard advanceMove(), case .stepped(let steps) = motion else { return nil }
+        if approachPending {
+            // The overshoot is done: the final approach, from below.
+            approachPending = false
+            move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+            moveTick = 0
+            return nil
+        }
+        phaseTicks = settleTicks(steps[step])
+        phase = .settling(step: step)
+        return phaseTicks == 0 ? beginShooting(step) : nil
+    }
+
+    /// Waiting at a step: ready reported once, then whatever was asked (home, a jump, a
+    /// redo, next), next paced so an interval's shots start on their slots.
+    private mutating func waitTick(at step: Int) -> PlayerEvent? {
+        guard case .stepped(let steps) = motion else { return nil }
+        if readyPending {
+            readyPending = false
+            return .ready(step: step)
+        }
+        if pendingHome { return beginHomeMove(after: step) }
+        if let jump = pendingJump {
+            pendingJump = nil
+            pendingAdvance = false
+            pendingRedo = false
+            slotTick = nil
+            return startMove(to: jump, steps: steps)
+        }
+        if pendingRedo {
+            pendingRedo = false
+            if atStep == step {
+                pendingAdvance = false
+                slotTick = nil
+                return beginShooting(step)
+            }
+        }
+        guard pendingAdvance else { return nil }
+        guard step + 1 < steps.count else {
+            pendingAdvance = false
+            beginPark()
+            return .programEnded(stopped: false)
+        }
+        if let interval = intervalTicks(after: step), let last = lastShotStartTick {
+            // Start the move late enough that the next shot starts on its slot.
+            let slot = last + interval
+            // Planned once per wait: the rig stands still, so the move is the same each tick.
+            let start = plannedMoveStartTick ?? (slot - ticksToReach(step + 1, steps: steps))
+            plannedMoveStartTick = start
+            if tickIndex + 1 < start { return nil }
+            plannedMoveStartTick = nil
+            slotTick = slot
+            slotMissReported = false
+        }
+        pendingAdvance = false
+        return startMove(to: step + 1, steps: steps)
+    }
+
+    /// On the way home between steps (`rig: home`): its settle, then at home.
+    private mutating func homeMoveTick(after: Int) -> PlayerEvent? {
+        guard advanceMove(), case .stepped(let steps) = motion else { return nil }
+        if approachPending {
+            approachPending = false
+            move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+            moveTick = 0
+            return nil
+        }
+        // The settle of the step it left: the program's, unless that step has its own.
+        phaseTicks = settleTicks(steps[min(max(after, 0), steps.count - 1)])
+        phase = .settlingHome(after: after)
+        guard phaseTicks == 0 else { return nil }
+        phase = .atHome(after: after)
+        return .readyAtHome(after: after)
+    }
+
+    /// At home between steps: a jump, or next (the step after the one it left).
+    private mutating func atHomeTick(after: Int) -> PlayerEvent? {
+        guard case .stepped(let steps) = motion else { return nil }
+        if pendingHome {
+            // Asked again while there: settled already.
+            pendingHome = false
+            pendingAdvance = false
+            return .readyAtHome(after: after)
+        }
+        if let jump = pendingJump {
+            pendingJump = nil
+            pendingAdvance = false
+            return startMove(to: jump, steps: steps)
+        }
+        pendingRedo = false
+        guard pendingAdvance else { return nil }
+        pendingAdvance = false
+        guard after + 1 < steps.count else {
+            beginPark()
+            return .programEnded(stopped: false)
+        }
+        return startMove(to: after + 1, steps: steps)
+    }
+
+    /// A stop: every axis decelerates at its limit, then the park.
+    private mutating func brakeTick() -> PlayerEvent? {
+        var moving = false
+        for i in rig.axes.indices {
+            let v = velocities[i]
+            let dv = rig.axes[i].maxAcceleration * dt
+            let next = abs(v) <= dv ? 0 : v - (v > 0 ? dv : -dv)
+            positions[i] = min(max(positions[i] + next * dt, rig.axes[i].softMin), rig.axes[i].softMax)
+            if next != 0 { moving = true }
+        }
+        guard !moving else { return nil }
+        beginPark()
+        return .programEnded(stopped: true)
+    }
+
+    /// A move to `step` begins, and its first frame is taken this tick.
+    private mutating func startMove(to step: Int, steps: [Step]) -> PlayerEvent {
+        beginMove(to: step, steps: steps)
+        _ = advanceMove()
+        return .moveStarted(step: step)
     }
 
     private func settleTicks(_ step: Step) -> Int {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -123,7 +124,7 @@ struct BenchStartupCommand: ParsableCommand {
         }
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) == -1, errno == EINTR {}
+        _ = Syscall.call { wait4(pid, &status, 0, &usage) }
         let end = DispatchTime.now().uptimeNanoseconds
         // WIFEXITED and WEXITSTATUS are macros Swift cannot import: exited normally when
         // the low 7 bits are 0, with the exit status in the next 8.
