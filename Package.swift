@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "RigCore", "RigRuntime", "RigDBus", "RigBluetooth",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
         .target(
             name: "RigPCA9685",
