@@ -11,9 +11,9 @@ import Testing
         let clock = Mutex(0.0)
     }
 
-    static func status(_ n: Int) -> ServeStatus {
+    static func status(_ n: Int, state: String = "moving") -> ServeStatus {
         ServeStatus(
-            state: "moving", program: "p.json", step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil, pose: ["pan": Double(n)],
+            state: state, program: "p.json", step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil, pose: ["pan": Double(n)],
             output: .init(type: "sim", state: "running"), error: nil, controller: nil, lastStop: nil, lastShot: nil)
     }
 
@@ -70,4 +70,39 @@ import Testing
         }
         #expect(frames < 1000, "the stream ended")
     }
+
+    /// At rest the producer does not poll: with a heartbeat an hour away, the only way a
+    /// changed status reaches a client is the poke that says something happened.
+    @Test(.timeLimit(.minutes(1))) func atRestAChangeIsSentWhenPoked() async {
+        let counter = Counter()
+        let pose = Atomic<Int>(0)
+        let feed = StatusFeed(
+            period: .seconds(3600), restingPeriod: .seconds(3600),
+            now: {
+                counter.clock.withLock { t in
+                    t += 1
+                    return t
+                }
+            }, ended: { false },
+            status: {
+                counter.calls.add(1, ordering: .relaxed)
+                return Self.status(pose.load(ordering: .relaxed), state: "idle")
+            })
+        let first = await feed.next(after: nil)
+        #expect(first?.isStatus == true)
+        let looks = counter.calls.load(ordering: .relaxed)
+        pose.store(7, ordering: .relaxed)
+        feed.poke()
+        var version = first?.version
+        var changed: Feed?
+        while changed == nil, let frame = await feed.next(after: version) {
+            version = frame.version
+            if frame.isStatus, String(buffer: frame.bytes).contains("\"pan\":7") { changed = frame }
+        }
+        #expect(changed != nil)
+        // One look for the poke (and perhaps one for the first client's arrival), not a poll.
+        #expect(counter.calls.load(ordering: .relaxed) <= looks + 2)
+    }
+
+    typealias Feed = StatusFeed.Frame
 }

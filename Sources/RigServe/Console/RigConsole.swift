@@ -31,6 +31,9 @@ public final class RigConsole: @unchecked Sendable {
     private let logger: Logger
     /// The shots of the program playing (its log, the camera's reports).
     private let runner = Mutex<ShotRunner?>(nil)
+    /// Told when the status may have changed (a loop event, a shot, the end): the event
+    /// stream wakes on it instead of polling.
+    private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// A program started from the server: what the status shows about it.
     struct Run: Sendable {
@@ -97,6 +100,14 @@ public final class RigConsole: @unchecked Sendable {
             options: options, logger: logger, clock: clock)
     }
 
+    /// Calls `handler` (any thread) whenever the status may have changed: a loop event, a
+    /// shot or its measures, the session's end.
+    public func onChange(_ handler: @escaping @Sendable () -> Void) {
+        changeHandler.withLock { $0 = handler }
+    }
+
+    private func changed() { changeHandler.withLock { $0 }?() }
+
     /// Opens the output and starts the loop on a background thread; returns once it runs.
     /// Throws (nothing moved) if the output cannot start.
     public func start() throws(ServeError) {
@@ -105,6 +116,7 @@ public final class RigConsole: @unchecked Sendable {
             started.signal()
         }
         session.onEvent = { [self] event in
+            defer { changed() }
             if case .outputFault(let fault, _) = event { shared.withLock { $0.lastError = fault.description } }
             guard let shots = runner.withLock({ $0 }) else { return }
             shots.handle(event)
@@ -123,6 +135,7 @@ public final class RigConsole: @unchecked Sendable {
             }
             runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
             ended.signal()
+            changed()
         }
         thread.name = "rig-session"
         thread.start()
@@ -298,6 +311,7 @@ public final class RigConsole: @unchecked Sendable {
 
     /// Keeps the last shot for the status (a frame's `image` comes after its `shot`).
     private func record(_ event: ShotLogEvent, program: String) {
+        defer { changed() }
         shared.withLock { s in
             switch event {
             case .shot(let shot) where !shot.interrupted:

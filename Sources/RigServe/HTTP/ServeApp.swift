@@ -28,6 +28,8 @@ public enum ServeApp {
             feed = StatusFeed(
                 now: settings.nowSeconds, ended: { console.hasEnded },
                 status: { console.status(controller: lease.current(nowSeconds: settings.nowSeconds())) })
+            // The stream wakes on what the loop does (and on requests, `FeedPokeMiddleware`).
+            console.onChange { [feed] in feed.poke() }
             self.console = console
             self.library = library
             self.poses = poses
@@ -58,6 +60,7 @@ public enum ServeApp {
         let router = Router(context: ServeContext.self)
         router.add(middleware: JSONErrorMiddleware(allowedMethods: allowedMethods(for:)))
         router.add(middleware: AccessMiddleware(token: parts.settings.token))
+        router.add(middleware: FeedPokeMiddleware(feed: parts.feed))
         let routes = ServeRoutes(parts: parts)
 
         router.get("/") { request, _ in try routes.page(request) }

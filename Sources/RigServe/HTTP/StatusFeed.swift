@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import NIOCore
 import Synchronization
 
@@ -7,6 +8,11 @@ import Synchronization
 /// 0.5 s of nothing), encodes it once, and hands the same bytes to every waiting client. A
 /// client only waits for the next frame and writes it: 200 phones cost one status a tick,
 /// not 200.
+///
+/// The producer is driven by what happens, not by polling: `poke()` (a loop event, a
+/// request that changed something) wakes it at once; while the rig moves it also looks
+/// every `period` (the pose changes every tick, the events do not say so), and at rest
+/// only for the heartbeat.
 final class StatusFeed: Sendable {
     /// One message of the stream, shared by every client.
     struct Frame: Sendable {
@@ -24,21 +30,64 @@ final class StatusFeed: Sendable {
         var ended = false
     }
 
+    /// A poke that came while the producer was busy, or the producer waiting for one.
+    private struct Wake {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
     private let state = Mutex(State())
+    private let wake = Mutex(Wake())
     private let status: @Sendable () -> ServeStatus
     private let ended: @Sendable () -> Bool
     private let now: @Sendable () -> Double
-    /// How often the producer looks at the loop's snapshot.
+    /// How often the producer looks while the rig moves (no event says the pose changed).
     private let period: Duration
+    /// How long it sleeps at rest without a poke: the heartbeat.
+    private let restingPeriod: Duration
 
     init(
-        period: Duration = .milliseconds(50), now: @escaping @Sendable () -> Double, ended: @escaping @Sendable () -> Bool,
-        status: @escaping @Sendable () -> ServeStatus
+        period: Duration = .milliseconds(200), restingPeriod: Duration = .milliseconds(500), now: @escaping @Sendable () -> Double,
+        ended: @escaping @Sendable () -> Bool, status: @escaping @Sendable () -> ServeStatus
     ) {
         self.period = period
+        self.restingPeriod = max(restingPeriod, period)
         self.now = now
         self.ended = ended
         self.status = status
+    }
+
+    /// Something changed (a loop event, a request): the producer looks now. Any thread.
+    func poke() {
+        let waiter = wake.withLock { w -> CheckedContinuation<Void, Never>? in
+            guard let waiter = w.waiter else {
+                w.pending = true
+                return nil
+            }
+            w.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits for a poke, or `timeout` at most.
+    private func sleep(upTo timeout: Duration) async {
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { poke() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = wake.withLock { w -> Bool in
+                if w.pending {
+                    w.pending = false
+                    return true
+                }
+                w.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        timer.cancel()
     }
 
     /// The latest status to greet a new client with, then every frame after `version`;
@@ -88,7 +137,9 @@ final class StatusFeed: Sendable {
                     lastSent = t
                 }
             }
-            try? await Task.sleep(for: period)
+            // At rest nothing changes between events but the heartbeat's due time.
+            let resting = last.map { ["idle", "waiting", "paused", "fault"].contains($0.state) } ?? false
+            await sleep(upTo: resting ? restingPeriod : period)
         }
         let waiters = state.withLock { s in
             s.ended = true
@@ -108,5 +159,18 @@ final class StatusFeed: Sendable {
             return (frame, ready)
         }
         for continuation in ready { continuation.resume(returning: frame) }
+    }
+}
+
+/// Wakes the event stream after every request that may change something (not GET/HEAD/
+/// OPTIONS): a play, a step, a jog, taking control. Refused ones too; a look is cheap.
+struct FeedPokeMiddleware: RouterMiddleware {
+    typealias Context = ServeContext
+    let feed: StatusFeed
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
+        defer { feed.poke() }
+        return try await next(request, context)
     }
 }
