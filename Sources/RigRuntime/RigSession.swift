@@ -286,10 +286,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         loop.start()
         onStart?(loop)
 
-        let stepCount: Int = {
-            if case .stepped(let steps) = (source as? Player)?.motion { return steps.count }
-            return 0
-        }()
+        let stepCount = source.progress.stepCount ?? 0
         var stepsReady = 0
         var interventions = 0
         func drain() {

@@ -11,8 +11,9 @@ private struct ConsoleRun {
     var violations: [LimitViolation] = []
     var ticks = 0
 
-    init(rig: Rig, start: [Double]) {
-        source = ConsoleSource(rig: rig, startPose: start, inbox: CommandInbox(), requests: ConsoleInbox())
+    init(rig: Rig, start: [Double], hosting program: ConsoleProgram? = nil) {
+        source = ConsoleSource(
+            rig: rig, startPose: start, inbox: CommandInbox(), requests: ConsoleInbox(), program: program, endsWithProgram: program != nil)
         monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
         frame = start
     }
@@ -43,6 +44,27 @@ private let threeSteps = Motion.stepped([
 ])
 
 @Suite struct ConsoleSourceTests {
+    /// `rig play`'s use of the host: one program from the start, driven by the loop's
+    /// trigger controls, and the source ends with it.
+    @Test func aHostedProgramTakesTheTriggersControlsAndEndsWithTheProgram() {
+        var run = ConsoleRun(rig: rig, start: [0, 0], hosting: ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard))
+        #expect(run.source.progress.inProgram && run.source.progress.stepCount == 3)
+        #expect(run.run { $0.isWaiting })
+        #expect(run.source.currentStep == 0 && run.source.progress.phase == .waiting)
+        // Go to step 3 (a keyboard `g 3`), then next past the last step.
+        run.source.goTo(step: 2)
+        #expect(run.run { $0.isWaiting && $0.currentStep == 2 })
+        #expect(run.frame == [60, 10])
+        run.source.advance()
+        #expect(run.run { $0.isFinished })
+        #expect(run.events.suffix(2) == [.programEnded(stopped: false), .finished])
+        #expect(!run.events.contains(.ready(step: 1)))
+        // Parked where the axes park, the finished program's progress kept.
+        #expect(run.frame == [0, -20])
+        #expect(run.source.progress.phase == .finished && run.source.progress.inProgram)
+        #expect(run.violations.isEmpty)
+    }
+
     @Test func aManualProgramWaitsAtEachStepAndNextGoesOn() {
         var run = ConsoleRun(rig: rig, start: [0, 0])
         run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))

@@ -1,5 +1,5 @@
-/// A program as a `ConsoleSource` plays it: the motion, how its steps advance, and where
-/// it starts.
+/// A program as the program host (`ConsoleSource`) plays it, for `rig play` and `rig
+/// serve` alike: the motion, how its steps advance, where it starts and how it shoots.
 public struct ConsoleProgram: Sendable, Equatable {
     /// What the operator chose (a file name); shown in the status.
     public var name: String
@@ -10,6 +10,8 @@ public struct ConsoleProgram: Sendable, Equatable {
     public var trigger: Trigger
     /// 0-based step a stepped program starts at (ignored for continuous paths).
     public var firstStep: Int
+    /// False: the rig is at the first step already (`rig play --start-here`).
+    public var moveToFirstStep = true
 
     /// How the camera shoots (the rig's camera, the program's `shoot`); nil: no camera.
     public var shots: ShootingPlan?
@@ -38,8 +40,8 @@ public struct ConsoleProgram: Sendable, Equatable {
     /// the one meaning `rig play` and `rig check` give it; with a camera, each step holds
     /// for its shot as in `rig play`.
     public var shooting: ShootingPlan {
-        var plan = stepCount > 0 ? (shots ?? .none) : .none
-        if stepCount > 0, case .interval(let seconds) = trigger {
+        var plan = shots ?? .none
+        if stepCount > 0, plan.intervalSeconds == nil, case .interval(let seconds) = trigger {
             plan.intervalSeconds = seconds
             plan.stepIntervals = stepIntervals
         }
@@ -49,8 +51,12 @@ public struct ConsoleProgram: Sendable, Equatable {
     /// Builds the player from `pose` (where the rig rests) off the loop thread. The loop
     /// takes it only if the rig still rests exactly there; else it builds one itself.
     public mutating func prepare(rig: Rig, from pose: [Double]) {
-        prepared = PreparedPlayer(
-            player: Player(rig: rig, motion: motion, startPose: pose, firstStep: firstStep, shooting: shooting), startPose: pose)
+        prepared = PreparedPlayer(player: player(rig: rig, from: pose), startPose: pose)
+    }
+
+    /// The program's player from `pose`.
+    public func player(rig: Rig, from pose: [Double]) -> Player {
+        Player(rig: rig, motion: motion, startPose: pose, moveToFirstStep: moveToFirstStep, firstStep: firstStep, shooting: shooting)
     }
 
     /// Steps in the whole program (0 for a continuous path).

@@ -1,8 +1,9 @@
-/// The motion source of `rig serve`: one long-lived source that is either taking motion
-/// commands (idle, jogging, going to a pose: its `CommandSource`) or playing a program (a
-/// `Player`), switching only at rest. Every frame of either goes through the
-/// `CommandSource`'s limiter, so a program hands over to jogging (and back) from exactly
-/// where it left the rig.
+/// The program host: the one motion source that plays programs, for `rig play` and `rig
+/// serve` alike. It is either taking motion commands (idle, jogging, going to a pose: its
+/// `CommandSource`) or playing a program (a `Player` with its shot plan), switching only at
+/// rest. Every frame of either goes through the `CommandSource`'s limiter, so a program
+/// hands over to jogging (and back) from exactly where it left the rig. `rig play` hosts
+/// one program and ends with it (`endsWithProgram`); `rig serve` plays one after another.
 ///
 /// Runs on the loop thread; other threads talk to it through the `CommandInbox` (motion)
 /// and the `ConsoleInbox` (programs, steps). Motion commands that arrive while a program
@@ -27,6 +28,11 @@ public struct ConsoleSource: MotionSource {
     /// Programs whose player the tick had to build (none came prepared from the rest pose):
     /// the loop allocated for them.
     public private(set) var playersBuiltInTick = 0
+    /// The source is over when its program is (`rig play`), instead of going back to
+    /// taking commands (`rig serve`).
+    public let endsWithProgram: Bool
+    /// `endsWithProgram`, and the program is over and parked.
+    private var programOver = false
 
     /// A `.next` was applied during the current wait (cleared when the wait ends).
     private var nextTaken = false
@@ -40,16 +46,25 @@ public struct ConsoleSource: MotionSource {
     /// - Parameters:
     ///   - startPose: where the rig is (one value per axis).
     ///   - jogTimeoutSeconds: the jog deadman (see `CommandSource`).
+    ///   - program: a program to play from the start (built here, off the loop thread).
+    ///   - endsWithProgram: the source finishes when that program does (`rig play`).
     public init(
-        rig: Rig, startPose: [Double], inbox: CommandInbox, requests: ConsoleInbox,
-        jogTimeoutSeconds: Double = 0.25
+        rig: Rig, startPose: [Double], inbox: CommandInbox = CommandInbox(), requests: ConsoleInbox = ConsoleInbox(),
+        jogTimeoutSeconds: Double = 0.25, program: ConsoleProgram? = nil, endsWithProgram: Bool = false
     ) {
         self.rig = rig
         self.inbox = inbox
         self.requests = requests
+        self.endsWithProgram = endsWithProgram
         commands = CommandSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: jogTimeoutSeconds)
         drainedRequests.reserveCapacity(16)
         drainedCommands = CommandInbox.buffer(capacity: inbox.capacity)
+        if var program {
+            program.prepared = nil
+            player = program.player(rig: rig, from: startPose)
+            self.program = program
+            programsStarted = 1
+        }
     }
 
     /// The pose of the last emitted frame.
@@ -72,10 +87,16 @@ public struct ConsoleSource: MotionSource {
         return false
     }
 
-    public var isFinished: Bool { stopRequested && player == nil && commands.isFinished }
+    public var isFinished: Bool { programOver || (stopRequested && player == nil && commands.isFinished) }
 
     /// The loop's trigger (`ControlLoop.requestAdvance`): same as `.next`.
     public mutating func advance() { player?.advance() }
+
+    /// A trigger's controls (keyboard `r`, `g N`, `h`; Cascable `rig:` messages), for the
+    /// program playing.
+    public mutating func redo() { player?.redo() }
+    public mutating func goTo(step: Int) { player?.goTo(step: step) }
+    public mutating func goHome() { player?.goHome() }
 
     public mutating func stop() {
         guard !stopRequested else { return }
@@ -85,25 +106,13 @@ public struct ConsoleSource: MotionSource {
         commands.stop()
     }
 
+    /// The command source's progress, or the program's own (its typed phase, `.paused`
+    /// while held), marked `inProgram`.
     public var progress: PlaybackProgress {
-        guard let player else {
-            var p = commands.progress
-            p.phase =
-                switch commands.mode {
-                case .idle: .idle
-                case .jogging: .jogging
-                case .braking, .settling, .moving, .following, .stopping, .parking: .moving
-                case .finished: .finished
-                }
-            return p
-        }
+        guard let player else { return commands.progress }
         var p = player.progress
-        p.phase =
-            switch player.phase {
-            case .leadIn, .path, .moving, .settling, .shooting, .movingHome, .settlingHome: isPaused ? .paused : .playing
-            case .waiting, .atHome: isPaused ? .paused : .waiting
-            case .braking, .parking, .finished: .stopping
-            }
+        p.inProgram = true
+        if isPaused, !player.phase.isStopping { p.phase = .paused }
         return p
     }
 
@@ -111,8 +120,10 @@ public struct ConsoleSource: MotionSource {
     /// or move halts. The server goes on (false) unless it was stopping already.
     public mutating func stallStop() -> Bool {
         let ending = commands.stallStop()
-        if player != nil { _ = player?.stallStop() }
-        return ending
+        guard player != nil else { return ending }
+        _ = player?.stallStop()
+        // A hosted program stops from rest; with it the source ends (`rig play`).
+        return ending || endsWithProgram
     }
 
     /// The camera reported the shot done (a camera that reports; the simulator's are timed).
@@ -151,6 +162,13 @@ public struct ConsoleSource: MotionSource {
         // moves so the shots start S apart); held while paused.
         if case .ready? = event, advancesByItself, !isPaused { p.advance() }
         guard !p.isFinished else {
+            if endsWithProgram {
+                // The program was the source's whole job: it is done, `.finished` and all
+                // (the finished player kept for the last progress).
+                programOver = true
+                player = p
+                return event
+            }
             // The program is over and parked: back to commands. Its `.finished` is not
             // passed on: for the loop that means the whole source is done.
             player = nil

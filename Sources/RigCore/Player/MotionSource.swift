@@ -35,7 +35,7 @@ public enum ProgressPhase: Sendable, Equatable, CustomStringConvertible {
     case idle, jogging, braking, settling, moving, following, parking, finished
     // A program.
     case leadIn, playing, shooting, waiting, goingHome, settlingAtHome, atHome
-    // A program as the server plays it.
+    // A program the host holds (`rig serve`'s pause); a jog session winding down.
     case paused, stopping
     /// Jog mode's own states.
     case jog(Jog)
@@ -84,6 +84,9 @@ public struct PlaybackProgress: Sendable, Equatable {
     public var step: Int?
     public var stepCount: Int?
     public var phase: ProgressPhase
+    /// A program is playing (the program host's player), whatever its phase: a move of a
+    /// program is not a move the source was commanded.
+    public var inProgram = false
 
     public init(elapsedSeconds: Double, totalSeconds: Double? = nil, step: Int? = nil, stepCount: Int? = nil, phase: ProgressPhase) {
         self.elapsedSeconds = elapsedSeconds

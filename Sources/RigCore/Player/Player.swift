@@ -68,6 +68,14 @@ public struct Player: Sendable {
             default: false
             }
         }
+
+        /// Stopping or stopped: braking, parking, finished.
+        public var isStopping: Bool {
+            switch self {
+            case .braking, .parking, .finished: true
+            default: false
+            }
+        }
     }
 
     public let rig: Rig

@@ -179,7 +179,7 @@ public final class RigConsole: @unchecked Sendable {
         let (run, summary, lastError) = shared.withLock { s -> (Run?, SessionSummary?, String?) in
             guard let status = loopStatus else { return (s.run, s.summary, s.lastError) }
             let phase = status.progress.phase
-            let inProgram = Self.isProgram(phase)
+            let inProgram = status.progress.inProgram
             if var run = s.run {
                 if inProgram {
                     run.seenPlaying = true
@@ -213,15 +213,8 @@ public final class RigConsole: @unchecked Sendable {
         }
         guard let loopStatus else { return status }
         let progress = loopStatus.progress
-        // The API's states are an encoding of the source's typed phase.
-        switch progress.phase {
-        case .idle, .finished, .ready: status.state = run == nil ? "idle" : "playing"
-        case .jogging: status.state = "jogging"
-        case .paused: status.state = "paused"
-        case .waiting: status.state = "waiting"
-        case .playing: status.state = "playing"
-        default: status.state = "moving"
-        }
+        // The API's states are an encoding of the host's typed phase.
+        status.state = Self.apiState(progress, programPending: run != nil)
         if let run {
             status.program = run.name
             status.steps = run.stepCount > 0 ? run.stepCount : nil
@@ -237,10 +230,22 @@ public final class RigConsole: @unchecked Sendable {
     /// A second of loop ticks: how long a posted program may take to show it started.
     private static func refusalTicks(_ rig: Rig) -> Int { max(10, Int(rig.loopRateHz)) }
 
-    private static func isProgram(_ phase: ProgressPhase) -> Bool {
-        switch phase {
-        case .playing, .waiting, .paused, .stopping: true
-        default: false
+    /// The API's `state` for the host's progress: a program is `playing`, `waiting` (at a
+    /// step or at home), `paused`, or `moving` while it brakes and parks; otherwise `idle`
+    /// (or `playing` for a program posted and not yet taken), `jogging` or `moving`.
+    static func apiState(_ progress: PlaybackProgress, programPending: Bool) -> String {
+        if progress.inProgram {
+            switch progress.phase {
+            case .paused: return "paused"
+            case .waiting, .atHome: return "waiting"
+            case .braking, .parking, .finished: return "moving"
+            default: return "playing"
+            }
+        }
+        switch progress.phase {
+        case .idle, .finished, .ready: return programPending ? "playing" : "idle"
+        case .jogging: return "jogging"
+        default: return "moving"
         }
     }
 

@@ -71,13 +71,9 @@ struct PlayCommand: ParsableCommand {
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
-        // The player paces an interval itself (shot start to shot start): it advances at once.
-        let auto: Bool = {
-            guard prepared.program.isStepped else { return false }
-            if case .interval = chosenTrigger { return true }
-            return chosenTrigger == .auto
-        }()
-        var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed, advanceWhenReady: auto), inputs: inputs)
+        // The program host advances `auto` and `interval:S` programs itself (an interval
+        // paced shot start to shot start by the player), as for `rig serve`.
+        var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed), inputs: inputs)
         // The shot log is an output like the trace (appended to, so it may exist): never an
         // input, the trace, a FIFO or a directory.
         if let log = shootOptions.log {
@@ -141,15 +137,18 @@ struct PlayCommand: ParsableCommand {
         try shoot.open(logger: logger, display: { line in view.log(line) })
         let shots = shoot.runner
         if let path = shoot.logPath { view.log("shot log: \(path)") }
-        let player = Player(
-            rig: rig, motion: program.motion, startPose: startPose, moveToFirstStep: !startHere,
-            firstStep: shoot.firstStep, shooting: shoot.plan)
+        // The one program host, as `rig serve` plays programs; here it ends with the program.
+        var hosted = ConsoleProgram(
+            name: file, motion: program.motion, trigger: program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
+            shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
+        hosted.moveToFirstStep = !startHere
+        let host = ConsoleSource(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true)
         options.liveView = view
         options.viewIntervalSeconds = 0.1
         let session = RigSession(
-            rig: rig, source: player, output: device, startPose: startPose, trigger: stepTrigger, camera: shoot.camera,
+            rig: rig, source: host, output: device, startPose: startPose, trigger: stepTrigger, camera: shoot.camera,
             options: options, logger: logger)
-        session.onStart = { (loop: ControlLoop<Player>) in
+        session.onStart = { (loop: ControlLoop<ConsoleSource>) in
             shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { session.requestStop() }))
         }
         if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }
