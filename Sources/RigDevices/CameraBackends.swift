@@ -43,6 +43,18 @@ public enum CameraBackends {
             "a \"gpio\" camera follows a ramp only in bulb mode (the rig holds the shutter for each frame's time): set \"bulb\": true in \"shoot\" and the camera to Bulb"
     }
 
+    /// Why `program` cannot be shot with its rig's camera, if it cannot, for `rig play`,
+    /// `rig check` and `rig serve` alike: a ramp the camera cannot follow, or an exposure
+    /// or a bracket on a camera the rig cannot set.
+    public static func problem(_ program: Program) -> String? {
+        guard let camera = program.rig.camera else { return nil }
+        if let problem = rampProblem(camera, shoot: program.shoot) { return problem }
+        let asks = program.shoot.exposure != nil || program.shoot.bracket != nil || program.steps.contains { $0.exposure != nil }
+        guard asks, !takesSettings(camera) else { return nil }
+        return
+            "the program sets \"exposure\" or \"bracket\", and a \"\(camera.type)\" camera cannot be set; use a \"gphoto2\" camera, or the camera's own bracket mode with shotsPerStep"
+    }
+
     /// Makes the rig's camera (validated already): a part for the session, which locks,
     /// starts and closes it (a gphoto2 camera connects here, to be asked its choices).
     public static func open(_ rig: Rig, logger: Logger) throws -> Camera? {

@@ -9,7 +9,7 @@ import Synchronization
 /// the camera reports the new file. A shot not confirmed in time is tried once more, then
 /// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
 /// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
-public final class GPhoto2Camera: Camera, ImageReporting, BatteryReporting, Sendable {
+public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, Sendable {
     public let config: GPhoto2CameraConfig
     public let model: String
     public let port: String

@@ -85,4 +85,38 @@ struct ServeGPhoto2Tests {
         #expect(preview.status == 200 && preview.type == "image/jpeg")
         #expect(preview.body.prefix(2) == Data([0xFF, 0xD8]), "a JPEG")
     }
+
+    /// A served program's exposure and bracket reach the camera as in `rig play`: each frame
+    /// at its own shutter speed, the aperture asked for; a value the camera does not offer
+    /// is refused (422) naming its choices, and nothing moves.
+    @Test func theProgramsExposureAndBracketAreTheCamerasFrames() async throws {
+        let pictures = try VirtualCamera.pictures()
+        let rig = """
+            {"name": "gp", "loopRateHz": 50, "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}],
+             "camera": {"type": "gphoto2", "afterShotMs": 0}}
+            """
+        let bracketed =
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "shoot": {"exposure": {"aperture": "f/8"}, "bracket": {"count": 3, "stepEV": 1}}, "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 10}}]}"#
+        let wrong = #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"aperture": "f/99"}}, "steps": [{"pose": {"pan": 5}}]}"#
+        let server = try await ServeProcess(
+            rig: rig, programs: ["bracketed.json": bracketed, "wrong.json": wrong], environment: VirtualCamera.environment(pictures: pictures))
+        defer { server.stop() }
+        let (refused, body) = try await server.request("POST", "/api/play", body: #"{"program": "wrong.json"}"#)
+        #expect(refused == 422, "\(body)")
+        #expect((body["error"] as? String)?.contains("not one of the camera's choices") == true, "\(body)")
+        let (status, played) = try await server.request("POST", "/api/play", body: #"{"program": "bracketed.json"}"#)
+        #expect(status == 202, "\(played)")
+        try await server.waitStatus(for: .seconds(60)) { json in
+            ((json["lastShot"] as? [String: Any])?["step"] as? Int) == 2 && (json["state"] as? String) == "idle"
+        }
+        // The run's log: six frames, each at the bracket's shutter speed, all at f/8.
+        let runs = server.directory.appendingPathComponent("state/rig/runs")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: runs.path).filter { $0.hasSuffix(".jsonl") }
+        #expect(logs.count == 1, "\(logs)")
+        let text = try String(contentsOf: runs.appendingPathComponent(logs.first ?? ""), encoding: .utf8)
+        let shots = try ShotLog(text: text, file: "run.jsonl").shots
+        let speeds = shots.map { shot in shot.settings.first { $0.name == "shutterspeed" }?.value ?? "?" }
+        #expect(speeds == ["0.0100s", "0.0050s", "0.0200s", "0.0100s", "0.0050s", "0.0200s"], "\(text)")
+        #expect(shots.allSatisfy { $0.settings.contains(CameraSetting("f-number", "f/8")) })
+    }
 }

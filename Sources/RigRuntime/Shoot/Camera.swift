@@ -81,9 +81,55 @@ public struct ShotReport: Sendable, Equatable {
     public static let none = ShotReport()
 }
 
+/// A camera the rig sets (the gphoto2 camera): each frame's settings come from an
+/// `ExposurePlan` matched to the camera's own choices before anything moves.
+public protocol SettableCamera: Camera {
+    /// The exposure settings the camera offers, under its own names.
+    func choices() throws(CameraError) -> CameraChoices
+    /// The settings of each frame of the run to come.
+    func prepare(_ exposure: ExposurePlan)
+}
+
+extension SettableCamera {
+    /// Matches `program`'s exposure, its steps' and its bracket to the camera's choices and
+    /// gives it the frames, for `rig play` and `rig serve` alike: the camera's failure, or
+    /// the problem naming the step and the valid choices.
+    public func prepare(for program: Program) -> Result<ExposurePlan, ExposurePreparation> {
+        plan(for: program).map { plan in
+            prepare(plan)
+            return plan
+        }
+    }
+
+    /// The frames `program` asks for, matched to the camera's choices; nothing is given
+    /// to the camera yet (`prepare(_:)` does).
+    public func plan(for program: Program) -> Result<ExposurePlan, ExposurePreparation> {
+        let choices: CameraChoices
+        do { choices = try self.choices() } catch { return .failure(.camera(error)) }
+        return ExposurePlan.make(program: program, camera: choices).mapError { .mismatch($0) }
+    }
+}
+
+/// Why a program's exposure could not be prepared on the camera.
+public enum ExposurePreparation: Error, Sendable, CustomStringConvertible {
+    /// The camera did not answer (exit 1, 503).
+    case camera(CameraError)
+    /// The program asks for what the camera does not offer (exit 2, 422).
+    case mismatch(ExposureProblem)
+
+    public var description: String {
+        switch self {
+        case .camera(let error): "camera: \(error)"
+        case .mismatch(let problem): "\(problem)"
+        }
+    }
+}
+
 /// A camera that reports its battery ("50%"), as last read (never a blocking read).
 public protocol BatteryReporting: AnyObject {
     var lastBattery: String? { get }
+    /// Reads the battery now (a round trip to the camera: never on a shot's path).
+    func battery() -> String?
 }
 
 /// A camera that measures its frames (the gphoto2 camera's downloads, the simulated

@@ -58,8 +58,16 @@ public final class ProgramLibrary: Sendable {
     /// the player until they do.
     public let cameraReportsShots: Bool
 
-    public init(directory: String?, rig: Rig, rigText: String, rigPath: String, cameraReportsShots: Bool = false) {
+    /// Why a program cannot be shot with the served rig's camera (the composition root's
+    /// `CameraBackends.problem`, as `rig play` asks it), if it cannot.
+    private let cameraProblem: @Sendable (Program) -> String?
+
+    public init(
+        directory: String?, rig: Rig, rigText: String, rigPath: String, cameraReportsShots: Bool = false,
+        cameraProblem: @escaping @Sendable (Program) -> String? = { _ in nil }
+    ) {
         self.cameraReportsShots = cameraReportsShots
+        self.cameraProblem = cameraProblem
         self.directory = directory
         self.rig = rig
         self.rigText = rigText
@@ -126,6 +134,9 @@ public final class ProgramLibrary: Sendable {
             }
         }
         let (program, console, report) = prepared
+        if let problem = cameraProblem(program) {
+            throw ServeError(.unprocessableContent, "\(file): not playable with the rig's camera: \(problem)")
+        }
         let checked = Checked(program: program, consoleProgram: console, report: report, sha256: SHA256.hex(Data(text.utf8)), stamp: stamp)
         cache.withLock { $0[file] = checked }
         return checked

@@ -258,8 +258,13 @@ public final class RigConsole: @unchecked Sendable {
     // MARK: Motion
 
     /// Starts `program` (already checked). Refused with 409 unless the rig is idle.
-    /// - Parameter programSha256: the file's hash, for its shot log.
-    public func play(_ program: ConsoleProgram, estimatedSeconds: Double?, programSha256: String = "") throws(ServeError) {
+    /// - Parameters:
+    ///   - programSha256: the file's hash, for its shot log.
+    ///   - exposure: the program's frames for a camera the rig sets (`exposurePlan(for:)`),
+    ///     given to the camera once the program has the rig.
+    public func play(
+        _ program: ConsoleProgram, estimatedSeconds: Double?, programSha256: String = "", exposure: ExposurePlan? = nil
+    ) throws(ServeError) {
         let current = status(controller: nil)
         guard current.state == "idle" else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
@@ -275,6 +280,8 @@ public final class RigConsole: @unchecked Sendable {
             return true
         }
         guard claimed else { throw ServeError(.conflict, "another program was just started") }
+        // Claimed: the camera's frames are this program's (no other run is using them).
+        if let exposure, program.shooting.timing != nil { (camera as? SettableCamera)?.prepare(exposure) }
         // Claimed: no other play gets here until this one ends. The shots' runner is in
         // place before the program can take its first step.
         if program.shooting.timing != nil, let camera {
@@ -285,6 +292,20 @@ public final class RigConsole: @unchecked Sendable {
         // The player is built here, from where the rig rests, not in the loop's tick.
         program.prepare(rig: rig, from: pose)
         requests.post(.play(program))
+    }
+
+    /// The frames `program` asks of a camera the rig sets (its exposure, its steps' and its
+    /// bracket), matched to the camera's own choices as `rig play` matches them: 422 naming
+    /// the step and the choices, 503 if the camera does not answer; nil for a camera that
+    /// is not set (the library refused a program asking that of one). Changes nothing.
+    public func exposurePlan(for program: Program) throws(ServeError) -> ExposurePlan? {
+        guard let settable = camera as? SettableCamera else { return nil }
+        switch settable.plan(for: program) {
+        case .success(let plan): return plan
+        case .failure(.camera(let error)): throw ServeError(.serviceUnavailable, "\(program.file): camera: \(error)")
+        case .failure(.mismatch(let problem)):
+            throw ServeError(.unprocessableContent, "\(program.file): refusing to play (nothing moved): \(problem)")
+        }
     }
 
     /// The shots of one program: fired with the server's camera (which outlives it), logged

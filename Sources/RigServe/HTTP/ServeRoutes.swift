@@ -216,8 +216,12 @@ struct ServeRoutes: Sendable {
         guard current.state == "idle" else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
+        // Matched to the camera's choices before control is taken: a refused exposure takes none.
+        let exposure = checked.consoleProgram.shooting.timing == nil ? nil : try console.exposurePlan(for: checked.program)
         let key = try control(request, context)
-        try console.play(checked.consoleProgram, estimatedSeconds: ProgramLibrary.estimatedSeconds(checked), programSha256: checked.sha256)
+        try console.play(
+            checked.consoleProgram, estimatedSeconds: ProgramLibrary.estimatedSeconds(checked), programSha256: checked.sha256,
+            exposure: exposure)
         return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import RigCore
+import RigDevices
 import RigGPhoto2
 
 struct CheckCommand: ParsableCommand {
@@ -40,6 +41,11 @@ struct CheckCommand: ParsableCommand {
         for line in CheckReport.describe(report, program: program) { print(line) }
         for line in ResolutionReport.describe(program: program) { print(line) }
         for miss in report.intervalMisses { print("\(file): error: \(miss)") }
+        // What `rig play` and `rig serve` refuse for the rig's camera, refused here too.
+        if let problem = CameraBackends.problem(program) {
+            printError("\(file): error: \(problem)")
+            throw ExitCode(2)
+        }
         try checkExposure(program)
         if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
     }

@@ -126,7 +126,8 @@ struct ServeHTTPCommand: ParsableCommand {
             console: console,
             library: ProgramLibrary(
                 directory: programs, rig: noShoot ? Self.withoutCamera(model) : model, rigText: rigText, rigPath: rig,
-                cameraReportsShots: model.camera.map(CameraBackends.reportsShotDone) ?? false),
+                cameraReportsShots: model.camera.map(CameraBackends.reportsShotDone) ?? false,
+                cameraProblem: { CameraBackends.problem($0) }),
             poses: poses, lease: ControlLease(), settings: settings)
         let printedToken = tokenCreated ? token : nil
         let needsToken = token != nil

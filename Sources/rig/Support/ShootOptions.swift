@@ -65,18 +65,9 @@ struct ShootSetup {
         let shooting = !options.noShoot && trigger != .bui && program.rig.camera != nil
         let timing = shooting ? program.shotTiming : nil
         var plan = ShootingPlan(timing: timing, selfTimed: program.rig.camera.map { !CameraBackends.reportsShotDone($0) } ?? true)
-        if let camera = program.rig.camera, let problem = CameraBackends.rampProblem(camera, shoot: program.shoot) {
+        if let problem = CameraBackends.problem(program) {
             printError("error: \(problem)")
             throw ExitCode(2)
-        }
-        if let camera = program.rig.camera, !CameraBackends.takesSettings(camera) {
-            let asks = program.shoot.exposure != nil || program.shoot.bracket != nil || program.steps.contains { $0.exposure != nil }
-            if asks {
-                printError(
-                    "error: the program sets \"exposure\" or \"bracket\", and a \"\(camera.type)\" camera cannot be set; use a \"gphoto2\" camera, or the camera's own bracket mode with shotsPerStep"
-                )
-                throw ExitCode(2)
-            }
         }
         var firstStep = 0
         var alreadyShot: Set<Int> = []
@@ -160,7 +151,7 @@ struct ShootSetup {
                     printError("error: camera: \(error)")
                     throw ExitCode(1)
                 }
-                if let settable = camera as? GPhoto2Camera {
+                if let settable = camera as? SettableCamera {
                     try Self.prepareExposure(settable, program: program)
                 }
             }
@@ -203,26 +194,23 @@ struct ShootSetup {
     /// Matches every step's exposure and bracket to the connected camera's choices before
     /// anything moves (exit 2 naming the step and the valid choices), and gives the camera
     /// the frames to shoot. Warns of a low battery.
-    static func prepareExposure(_ camera: GPhoto2Camera, program: Program) throws {
-        let choices: CameraChoices
-        do { choices = try camera.choices() } catch {
+    static func prepareExposure(_ camera: SettableCamera, program: Program) throws {
+        switch camera.prepare(for: program) {
+        case .failure(.camera(let error)):
             camera.close()
             printError("error: camera: \(error)")
             throw ExitCode(1)
-        }
-        switch ExposurePlan.make(program: program, camera: choices) {
         case .success(let plan):
-            camera.prepare(plan)
             if let bracket = program.shoot.bracket {
                 let speeds = plan.programFrames.map { $0.last?.value ?? "?" }
                 say("bracket of \(bracket.count) at \(format(bracket.stepEV)) EV: \(speeds.joined(separator: ", "))")
             }
-        case .failure(let problem):
+        case .failure(.mismatch(let problem)):
             camera.close()
             printError("error: \(problem)")
             throw ExitCode(2)
         }
-        if let battery = camera.battery(), let percent = Int(battery.filter(\.isNumber)), percent < 20 {
+        if let battery = (camera as? BatteryReporting)?.battery(), let percent = Int(battery.filter(\.isNumber)), percent < 20 {
             printError("warning: the camera's battery is at \(battery)")
         }
     }
