@@ -12,6 +12,9 @@ public struct ConsoleProgram: Sendable, Equatable {
     public var firstStep: Int
     /// False: the rig is at the first step already (`rig play --start-here`).
     public var moveToFirstStep = true
+    /// False: the program ends where its motion does, without parking (`rig jog`'s preview
+    /// hands the rig back to the sticks there).
+    public var parks = true
 
     /// How the camera shoots (the rig's camera, the program's `shoot`); nil: no camera.
     public var shots: ShootingPlan?
@@ -56,7 +59,9 @@ public struct ConsoleProgram: Sendable, Equatable {
 
     /// The program's player from `pose`.
     public func player(rig: Rig, from pose: [Double]) -> Player {
-        Player(rig: rig, motion: motion, startPose: pose, moveToFirstStep: moveToFirstStep, firstStep: firstStep, shooting: shooting)
+        var rig = rig
+        if !parks { for i in rig.axes.indices { rig.axes[i].park = nil } }
+        return Player(rig: rig, motion: motion, startPose: pose, moveToFirstStep: moveToFirstStep, firstStep: firstStep, shooting: shooting)
     }
 
     /// Steps in the whole program (0 for a continuous path).

@@ -126,6 +126,34 @@ public struct ConsoleSource: MotionSource {
         return ending || endsWithProgram
     }
 
+    // MARK: For a source that owns the host on the loop thread (`rig jog`)
+
+    /// A motion command now (what the inbox would bring next tick); dropped while a
+    /// program plays.
+    public mutating func apply(_ command: MotionCommand) {
+        guard player == nil else {
+            droppedCommands += 1
+            return
+        }
+        commands.apply(command)
+    }
+
+    /// Plays `program` now from where the rig rests, as a `.play` request would; false if
+    /// the rig is not at rest or a program plays.
+    @discardableResult
+    public mutating func play(_ program: ConsoleProgram) -> Bool {
+        apply(.play(program))
+        return self.program != nil
+    }
+
+    /// Stops the program playing (brake; then it ends where it stands, or parks), as a
+    /// `.stop` request would.
+    public mutating func stopProgram() { player?.stop() }
+
+    /// The command source's state (jogging, moving, at rest), while no program plays.
+    public var commandMode: CommandSource.Mode { commands.mode }
+    public var isAtRest: Bool { player == nil && commands.isAtRest }
+
     /// The camera reported the shot done (a camera that reports; the simulator's are timed).
     public mutating func shotDone() {
         player?.shotDone()

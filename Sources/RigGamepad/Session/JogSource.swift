@@ -2,15 +2,16 @@ import RigCore
 import RigRuntime
 
 /// The motion source of `rig jog`: turns gamepad (or keyboard) input into `MotionCommand`s
-/// for the shared `CommandSource` (the same motion as `rig serve` and DFMoco), one tick at a
-/// time. Runs on the loop thread; reads input from a `GamepadInput`, reports to the session
-/// through `notices`.
+/// for the program host (`ConsoleSource`: the same command source as `rig serve` and DFMoco,
+/// the same host `rig play` and `rig serve` play programs on), one tick at a time. Runs on
+/// the loop thread; reads input from a `GamepadInput`, reports to the session through
+/// `notices`.
 ///
 /// - Sticks set jog velocities (deadzone, expo, snap, speed level) that the command source
 ///   reaches within each axis's acceleration, slowing to a stop before soft limits.
-/// - Home and d-pad nudges are `.goTo` moves (from rest); preview plays the recording
-///   through the command source's limiter. A stick pushed during one takes over at once
-///   (decelerating within the limits).
+/// - Home and d-pad nudges are `.goTo` moves (from rest); preview plays the recording on
+///   the host, through its command source's limiter, ending where the recording does (no
+///   park). A stick pushed during one takes over at once (decelerating within the limits).
 /// - Safety: the device vanishing, or (while a stick drives the rig) no sign of input
 ///   life for `watchdogMilliseconds` — counted in loop ticks, not wall time — brings the
 ///   rig to a stop at maxAcceleration; it moves again only once input is back.
@@ -38,14 +39,14 @@ public struct JogSource: MotionSource {
     public private(set) var tickIndex = 0
     /// 0 fine, 1 normal, 2 coarse.
     public private(set) var speedLevel = 1
-    /// The motion itself; also takes commands posted to its inbox by other threads.
-    public private(set) var command: CommandSource
+    /// The motion itself (commands, and the preview as a program); also takes commands
+    /// posted to its inbox by other threads.
+    public private(set) var host: ConsoleSource
     /// True while the watchdog holds the rig (no input while jogging).
     public private(set) var watchdogHolding = false
 
     private let input: GamepadInput
     private let previewSlot: PreviewSlot
-    private let previewRig: Rig
     private let speeds: [Double]
     private let watchdogTicks: Int
     private let pulseHoldTicks: Int
@@ -62,7 +63,6 @@ public struct JogSource: MotionSource {
     /// Where a nudge or home goes (no nil: every axis has a target).
     private var moveTarget: [Double?]
     private var frame: [Double]
-    private var player: Player?
     private var previewStopping = false
     private var pulseTicks = SIMD4<Int32>(repeating: 0)
 
@@ -79,9 +79,6 @@ public struct JogSource: MotionSource {
         self.input = input
         self.previewSlot = preview
         self.notices = notices
-        var previewRig = rig
-        for i in previewRig.axes.indices { previewRig.axes[i].park = nil }
-        self.previewRig = previewRig
         speeds = config.speedLevels
         let dt = rig.tickSeconds
         watchdogTicks = max(1, tickCount(seconds: config.watchdogMilliseconds / 1000, tickSeconds: dt))
@@ -100,7 +97,7 @@ public struct JogSource: MotionSource {
         shaper = StickShaper(config: config, deviceFlatFraction: max(deviceFlatFraction, current.stickFlat))
         // No jog deadman of its own: this source sends a jog every tick, and its watchdog
         // (signs of input life) is what stops a silent stick.
-        command = CommandSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: 1)
+        host = ConsoleSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: 1)
         let zero = [Double](repeating: 0, count: rig.axes.count)
         fractions = zero
         zeros = zero.map { $0 }
@@ -111,10 +108,10 @@ public struct JogSource: MotionSource {
     }
 
     /// The pose of the last emitted frame.
-    public var positions: [Double] { command.positions }
+    public var positions: [Double] { host.positions }
 
     /// Velocities of the last emitted frame.
-    public var velocities: [Double] { command.velocities }
+    public var velocities: [Double] { host.velocities }
 
     /// Widens the deadzone to the device's `flat` (called when a gamepad is opened).
     public mutating func setDeviceFlat(_ fraction: Double) {
@@ -129,7 +126,7 @@ public struct JogSource: MotionSource {
         switch mode {
         case .finished, .stopping: return
         case .previewing:
-            player?.stop()
+            host.stopProgram()
             previewStopping = true
         default: break
         }
@@ -200,53 +197,50 @@ public struct JogSource: MotionSource {
                 watchdogHolding = false
             }
             if watchdogHolding || !snap.connected {
-                command.apply(.jog(velocityFractions: zeros))
-            } else if !stickActive, command.isAtRest || command.mode == .jogging && isStill, hasPendingNudge {
+                host.apply(.jog(velocityFractions: zeros))
+            } else if !stickActive, host.isAtRest || host.commandMode == .jogging && isStill, hasPendingNudge {
                 for i in frame.indices {
                     let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
-                    moveTarget[i] = min(max(command.positions[i] + pendingNudge[i], rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
+                    moveTarget[i] = min(max(host.positions[i] + pendingNudge[i], rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
                     pendingNudge[i] = 0
                 }
-                command.apply(.goTo(pose: moveTarget))
+                host.apply(.goTo(pose: moveTarget))
                 mode = .moving(.nudge)
             } else {
-                command.apply(.jog(velocityFractions: fractions))
+                host.apply(.jog(velocityFractions: fractions))
             }
-            event = command.tick(into: &frame)
+            event = host.tick(into: &frame)
         case .settling(let plan):
             if stickActive || !snap.connected {
                 mode = .jogging
-                command.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
-                event = command.tick(into: &frame)
+                host.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
+                event = host.tick(into: &frame)
             } else {
-                event = command.tick(into: &frame)
-                if command.isAtRest { start(plan) }
+                event = host.tick(into: &frame)
+                if host.isAtRest { start(plan) }
             }
         case .moving:
             if stickActive || !snap.connected {
                 mode = .jogging
-                command.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
+                host.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
             }
-            event = command.tick(into: &frame)
-            if case .moving = mode, command.mode == .idle { mode = .jogging }
+            event = host.tick(into: &frame)
+            if case .moving = mode, host.commandMode == .idle { mode = .jogging }
         case .previewing:
             if stickActive || pressed || !snap.connected, !previewStopping {
-                player?.stop()
+                host.stopProgram()
                 previewStopping = true
             }
-            event = tickPlayer()
-            if player == nil {
+            event = host.tick(into: &frame)
+            if host.program == nil {
                 mode = .jogging
                 notify(.previewEnded)
             }
         case .stopping:
-            if player != nil {
-                event = tickPlayer()
-            } else {
-                command.stop()
-                event = command.tick(into: &frame)
-                if command.isFinished { mode = .finished }
-            }
+            // The host stops the preview if one plays, then parks and finishes.
+            host.stop()
+            event = host.tick(into: &frame)
+            if host.isFinished { mode = .finished }
         case .finished:
             break
         }
@@ -257,7 +251,7 @@ public struct JogSource: MotionSource {
 
     /// Every axis is still (jogging with the sticks centred, or at rest).
     private var isStill: Bool {
-        for v in command.velocities where v != 0 { return false }
+        for v in host.velocities where v != 0 { return false }
         return true
     }
 
@@ -304,7 +298,7 @@ public struct JogSource: MotionSource {
     private mutating func handle(_ action: JogConfig.Action) {
         switch action {
         case .record:
-            notify(.record(pose: command.positions))
+            notify(.record(pose: host.positions))
         case .delete:
             notify(.deleteLast)
         case .home:
@@ -312,13 +306,13 @@ public struct JogSource: MotionSource {
                 let margin = JogController.limitMargin(a: rig.axes[i].maxAcceleration, dt: rig.tickSeconds)
                 moveTarget[i] = min(max(rig.axes[i].home, rig.axes[i].softMin + margin), rig.axes[i].softMax - margin)
             }
-            command.apply(.halt)
+            host.apply(.halt)
             mode = .settling(then: .home)
         case .preview:
             if previewSlot.current == nil {
                 notify(.nothingToPreview)
             } else {
-                command.apply(.halt)
+                host.apply(.halt)
                 mode = .settling(then: .preview)
             }
         case .save:
@@ -344,7 +338,7 @@ public struct JogSource: MotionSource {
         switch plan {
         case .home, .nudge:
             if plan == .home { notify(.homing) }
-            command.apply(.goTo(pose: moveTarget))
+            host.apply(.goTo(pose: moveTarget))
             mode = .moving(plan)
         case .preview:
             guard let motion = previewSlot.current else {
@@ -352,22 +346,17 @@ public struct JogSource: MotionSource {
                 notify(.nothingToPreview)
                 return
             }
-            player = Player(rig: previewRig, motion: motion, startPose: command.positions)
+            // The recording as a program on the host: every step at once, no park.
+            var preview = ConsoleProgram(name: "preview", motion: motion, trigger: .auto)
+            preview.parks = false
+            guard host.play(preview) else {
+                mode = .jogging
+                return
+            }
             previewStopping = false
             mode = .previewing
             notify(.previewStarted)
         }
-    }
-
-    /// One preview tick; drops the player when it has finished.
-    private mutating func tickPlayer() -> PlayerEvent? {
-        guard var p = player else { return nil }
-        player = nil
-        let event = p.tick(into: &frame)
-        if case .ready = event { p.advance() }
-        command.passThrough(&frame)
-        if !p.isFinished { player = p }
-        return event
     }
 
     private func notify(_ notice: JogNotice) {
