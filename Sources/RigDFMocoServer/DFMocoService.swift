@@ -5,7 +5,7 @@ import RigRuntime
 
 /// `rig serve dfmoco` put together: a `CommandSource` run by the one session runner (the
 /// trace, the hardware lock, the signals, the safe state on every way out) and a
-/// `DFMocoServer` posting to its inbox and reading the loop's status.
+/// `DFMocoServer` posting to the loop's mailbox and reading the loop's status.
 ///
 /// `init` opens the endpoint, so a busy port or a missing serial device fails before
 /// anything starts. `run()` blocks until a signal or `requestStop()`: the rig brakes,
@@ -14,7 +14,6 @@ public final class DFMocoService: @unchecked Sendable {
     public let rig: Rig
     public let server: DFMocoServer
     public let session: RigSession<CommandSource>
-    private let inbox: CommandInbox
 
     /// - Parameters:
     ///   - startPose: where the rig is (`StartPose.resolve`).
@@ -24,9 +23,7 @@ public final class DFMocoService: @unchecked Sendable {
         version: String, logger: Logger
     ) throws(DFMocoEndpointError) {
         self.rig = rig
-        let inbox = CommandInbox()
-        self.inbox = inbox
-        let source = CommandSource(rig: rig, startPose: startPose, inbox: inbox)
+        let source = CommandSource(rig: rig, startPose: startPose)
         var sessionOptions = options
         // The source limits every frame itself; commands that ask too much are clamped, not faults.
         sessionOptions.loop.stopWhenLimited = false
@@ -37,7 +34,7 @@ public final class DFMocoService: @unchecked Sendable {
         let rest = DFMocoDevice.Observation(positions: startPose, velocities: [Double](repeating: 0, count: rig.axes.count), ticks: 0)
         server = DFMocoServer(
             rig: rig, version: version, endpoint: endpoint, logger: logger,
-            post: { inbox.post($0) },
+            post: { [mailbox = session.mailbox] in mailbox.post($0) },
             observe: {
                 guard let status = session.status else { return rest }
                 return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks)

@@ -122,23 +122,21 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     private var sent: [Double]
     private var limiter: MotionLimiter
 
-    private let stopRequested = Atomic<Bool>(false)
-    private let abortRequested = Atomic<Bool>(false)
-    private let advanceRequests = Atomic<Int>(0)
-    private let shotDoneRequested = Atomic<Bool>(false)
-    private let redoRequested = Atomic<Bool>(false)
-    /// A step to go to, 0-based; -1: none.
-    private let goToRequest = Atomic<Int>(-1)
-    private let goHomeRequested = Atomic<Bool>(false)
+    /// The one way in from other threads: requests for the source, stop and abort.
+    public let mailbox: SourceMailbox
+    /// The loop thread's buffer for delivering the mailbox (no allocation per tick).
+    private var delivered: [SourceRequest]
     private let statusLock: Mutex<LoopStatus>
     private let resultLock = Mutex<LoopResult?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
     public init(
         rig: Rig, source: Source, output: Output, clock: LoopClock = MonotonicClock(),
-        options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double]
+        options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double], mailbox: SourceMailbox = SourceMailbox()
     ) {
         self.rig = rig
+        self.mailbox = mailbox
+        delivered = SourceMailbox.buffer(capacity: mailbox.capacity)
         self.source = source
         self.output = output
         self.clock = clock
@@ -157,27 +155,27 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 latenessMaxMicroseconds: 0))
     }
 
-    // MARK: Requests from other threads
+    // MARK: Requests from other threads (all through `mailbox`)
 
     /// The trigger fired (Enter, an interval, Cascable, a button).
-    public func requestAdvance() { advanceRequests.add(1, ordering: .relaxed) }
+    public func requestAdvance() { mailbox.post(.advance) }
 
     /// The camera finished the shot the source asked for (`ShotEvent.started`).
-    public func requestShotDone() { shotDoneRequested.store(true, ordering: .relaxed) }
+    public func requestShotDone() { mailbox.post(.shotDone) }
 
     /// Shoot the current step again (keyboard `r`).
-    public func requestRedo() { redoRequested.store(true, ordering: .relaxed) }
+    public func requestRedo() { mailbox.post(SourceRequest.redo) }
 
     /// Go to step `step` (0-based) and shoot it (keyboard `b`/`g`, Cascable `rig: step N`).
-    public func requestGoTo(step: Int) { goToRequest.store(max(step, 0), ordering: .relaxed) }
+    public func requestGoTo(step: Int) { mailbox.post(.goTo(step: max(step, 0))) }
     /// Go to the rig's home pose between steps (`MotionSource.goHome()`). Any thread.
-    public func requestGoHome() { goHomeRequested.store(true, ordering: .relaxed) }
+    public func requestGoHome() { mailbox.post(.goHome) }
 
     /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
-    public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
+    public func requestStop() { mailbox.requestStop() }
 
     /// A second Ctrl-C: no braking, straight to the safe state.
-    public func requestAbort() { abortRequested.store(true, ordering: .relaxed) }
+    public func requestAbort() { mailbox.requestAbort() }
 
     public var status: LoopStatus { statusLock.withLock { $0 } }
 
@@ -233,8 +231,9 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var stalls = 0
         let stallStopNanoseconds = UInt64(max(options.stallStopSeconds, 0) * 1e9)
 
+        var aborted = false
         while !source.isFinished {
-            if abortRequested.load(ordering: .relaxed) {
+            if aborted {
                 fault = fault ?? .aborted
                 break
             }
@@ -266,20 +265,14 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 sinceAnchor += 1
             }
 
-            if !stopApplied, stopRequested.load(ordering: .relaxed) {
-                source.stop()
-                stopApplied = true
+            // A stop first (the source then ignores what would move it), then what was
+            // posted, oldest first.
+            let asked = mailbox.deliver(to: &source, buffer: &delivered, stopFirst: !stopApplied)
+            if asked.abort {
+                aborted = true
+                continue
             }
-            if shotDoneRequested.exchange(false, ordering: .relaxed) { source.shotDone() }
-            if redoRequested.exchange(false, ordering: .relaxed) { source.redo() }
-            let jump = goToRequest.exchange(-1, ordering: .relaxed)
-            if jump >= 0 { source.goTo(step: jump) }
-            if goHomeRequested.exchange(false, ordering: .relaxed) { source.goHome() }
-            var advances = advanceRequests.exchange(0, ordering: .relaxed)
-            while advances > 0 {
-                source.advance()
-                advances -= 1
-            }
+            if asked.stop { stopApplied = true }
 
             let event = source.tick(into: &positions)
             tick += 1

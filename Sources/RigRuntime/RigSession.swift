@@ -125,7 +125,7 @@ public struct SessionSummary: Sendable {
 /// the trigger is stopped and the camera closed, once.
 ///
 /// `run()` blocks; it may run on any thread (a server runs it on a background thread and
-/// talks to a `CommandSource` through its `CommandInbox`). `requestStop()` and `status`
+/// talks to its source through the session's `mailbox`). `requestStop()` and `status`
 /// may be called from any thread, before, during or after `run()`. Set the hooks before
 /// calling `run()`.
 public final class RigSession<Source: MotionSource>: @unchecked Sendable {
@@ -135,6 +135,9 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     private let startPose: [Double]
     private let trigger: StepTrigger?
     private let camera: Camera?
+    /// The one way in to the loop from other threads (motion commands, program requests,
+    /// the trigger's controls, stop): usable before `run()`, kept by the loop it makes.
+    public let mailbox: SourceMailbox
     private let options: SessionOptions
     private let logger: Logger
     private let clock: LoopClock
@@ -158,8 +161,9 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     ///   the session (a shot runner fires it meanwhile).
     public init(
         rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?, camera: Camera? = nil,
-        options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock()
+        options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock(), mailbox: SourceMailbox = SourceMailbox()
     ) {
+        self.mailbox = mailbox
         self.rig = rig
         self.source = source
         self.output = output
@@ -254,7 +258,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
 
         let loop = ControlLoop(
             rig: rig, source: source, output: output, clock: clock, options: options.loop,
-            trace: trace, startPose: startPose)
+            trace: trace, startPose: startPose, mailbox: mailbox)
         let (stoppedBefore, abortedBefore) = shared.withLock { s in
             s.loop = loop
             return (s.end != nil, s.abort)

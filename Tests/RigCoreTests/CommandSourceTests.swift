@@ -11,11 +11,12 @@ private struct CommandRun {
     var frames: [[Double]] = []
     var events: [(tick: Int, event: PlayerEvent)] = []
     var violations: [LimitViolation] = []
-    let inbox: CommandInbox
+    /// Where commands are posted, handed to the source before every tick as the loop does.
+    let inbox = SourceMailbox()
+    var delivered = SourceMailbox.buffer()
 
     init(rig: Rig, start: [Double], jogTimeoutSeconds: Double = 0.25) {
-        inbox = CommandInbox()
-        source = CommandSource(rig: rig, startPose: start, inbox: inbox, jogTimeoutSeconds: jogTimeoutSeconds)
+        source = CommandSource(rig: rig, startPose: start, jogTimeoutSeconds: jogTimeoutSeconds)
         monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
         frame = start
     }
@@ -24,6 +25,7 @@ private struct CommandRun {
     @discardableResult
     mutating func run(ticks: Int, until: ((CommandSource) -> Bool)? = nil) -> Int {
         for n in 1...ticks {
+            _ = inbox.deliver(to: &source, buffer: &delivered)
             if let event = source.tick(into: &frame) { events.append((frames.count, event)) }
             frames.append(frame)
             if let v = monitor.observe(frame) { violations.append(v) }
@@ -211,29 +213,84 @@ private let rig = simRig([pan, tilt])
     }
 }
 
-@Suite struct CommandInboxTests {
-    @Test func drainsInOrderAndWhenFullDropsTheOldestJogNeverAHalt() {
-        let inbox = CommandInbox(capacity: 4)
-        inbox.post(.halt)
-        inbox.post(.jog(velocityFractions: [0.1]))
-        inbox.post(.goTo(pose: [1]))
-        inbox.post(.jog(velocityFractions: [0.2]))
-        inbox.post(.jog(velocityFractions: [0.3]))
-        var out: [MotionCommand] = []
-        inbox.drain(into: &out)
-        #expect(out == [.halt, .goTo(pose: [1]), .jog(velocityFractions: [0.2]), .jog(velocityFractions: [0.3])])
-        #expect(inbox.droppedCount == 1)
+/// Records what the mailbox hands it, in order.
+private struct Recorder: MotionSource {
+    var got: [SourceRequest] = []
+    var stopped = 0
+    mutating func tick(into positions: inout [Double]) -> PlayerEvent? { nil }
+    mutating func advance() { got.append(.advance) }
+    mutating func stop() { stopped += 1 }
+    mutating func shotDone() { got.append(.shotDone) }
+    mutating func redo() { got.append(.redo) }
+    mutating func goTo(step: Int) { got.append(.goTo(step: step)) }
+    mutating func goHome() { got.append(.goHome) }
+    mutating func receive(_ request: SourceRequest) { got.append(request) }
+    var isFinished: Bool { false }
+    var progress: PlaybackProgress { PlaybackProgress(elapsedSeconds: 0, phase: .idle) }
+}
+
+@Suite struct SourceMailboxTests {
+    @Test func deliversInOrderAndWhenFullDropsTheOldestJogNeverAHalt() {
+        let mailbox = SourceMailbox(capacity: 4)
+        var buffer = SourceMailbox.buffer()
+        var source = Recorder()
+        mailbox.post(.halt)
+        mailbox.post(.jog(velocityFractions: [0.1]))
+        mailbox.post(.goTo(pose: [1]))
+        mailbox.post(.jog(velocityFractions: [0.2]))
+        mailbox.post(.jog(velocityFractions: [0.3]))
+        _ = mailbox.deliver(to: &source, buffer: &buffer)
+        #expect(source.got == [.motion(.halt), .motion(.goTo(pose: [1])), .motion(.jog(velocityFractions: [0.2])), .motion(.jog(velocityFractions: [0.3]))])
+        #expect(mailbox.droppedCount == 1)
         // With no jog queued the oldest non-halt goes.
-        out.removeAll()
-        inbox.post(.halt)
-        inbox.post(.setSpeedScale(axis: 0, fraction: 0.5))
-        inbox.post(.goTo(pose: [2]))
-        inbox.post(.halt)
-        inbox.post(.goTo(pose: [3]))
-        inbox.drain(into: &out)
-        #expect(out == [.halt, .goTo(pose: [2]), .halt, .goTo(pose: [3])])
-        out.removeAll()
-        inbox.drain(into: &out)
-        #expect(out.isEmpty)
+        source.got.removeAll()
+        mailbox.post(.halt)
+        mailbox.post(.setSpeedScale(axis: 0, fraction: 0.5))
+        mailbox.post(.goTo(pose: [2]))
+        mailbox.post(.halt)
+        mailbox.post(.goTo(pose: [3]))
+        _ = mailbox.deliver(to: &source, buffer: &buffer)
+        #expect(source.got == [.motion(.halt), .motion(.goTo(pose: [2])), .motion(.halt), .motion(.goTo(pose: [3]))])
+        source.got.removeAll()
+        _ = mailbox.deliver(to: &source, buffer: &buffer)
+        #expect(source.got.isEmpty)
+    }
+
+    /// Program requests and the trigger's controls come from people: a full mailbox of
+    /// jogs never pushes them out, and they arrive in the order they were posted.
+    @Test func programRequestsAndControlsAreNeverDropped() {
+        let mailbox = SourceMailbox(capacity: 2)
+        var buffer = SourceMailbox.buffer()
+        var source = Recorder()
+        mailbox.post(SourceRequest.advance)
+        mailbox.post(.next)
+        for k in 0..<10 { mailbox.post(.jog(velocityFractions: [Double(k)])) }
+        mailbox.post(.goTo(step: 3))
+        mailbox.post(SourceRequest.redo)
+        _ = mailbox.deliver(to: &source, buffer: &buffer)
+        #expect(
+            source.got == [
+                .advance, .program(.next), .motion(.jog(velocityFractions: [8])), .motion(.jog(velocityFractions: [9])), .goTo(step: 3), .redo,
+            ])
+        #expect(mailbox.droppedCount == 8)
+    }
+
+    /// A stop is applied before what was posted with it, once; an abort hands over nothing.
+    @Test func stopComesFirstAndAbortDeliversNothing() {
+        let mailbox = SourceMailbox()
+        var buffer = SourceMailbox.buffer()
+        var source = Recorder()
+        mailbox.post(.jog(velocityFractions: [1]))
+        mailbox.requestStop()
+        let first = mailbox.deliver(to: &source, buffer: &buffer)
+        #expect(first.stop && !first.abort)
+        #expect(source.stopped == 1 && source.got == [.motion(.jog(velocityFractions: [1]))])
+        // The loop applies a stop once: it says so, and the flag stays set.
+        #expect(mailbox.deliver(to: &source, buffer: &buffer, stopFirst: false).stop)
+        #expect(source.stopped == 1)
+        mailbox.post(.halt)
+        mailbox.requestAbort()
+        #expect(mailbox.deliver(to: &source, buffer: &buffer, stopFirst: false).abort)
+        #expect(source.got == [.motion(.jog(velocityFractions: [1]))])
     }
 }

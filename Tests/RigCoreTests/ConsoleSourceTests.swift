@@ -10,10 +10,13 @@ private struct ConsoleRun {
     var events: [PlayerEvent] = []
     var violations: [LimitViolation] = []
     var ticks = 0
+    /// The loop's mailbox: what is posted reaches the source at the start of a tick.
+    let mailbox = SourceMailbox()
+    var delivered = SourceMailbox.buffer()
 
     init(rig: Rig, start: [Double], hosting program: ConsoleProgram? = nil) {
         source = ConsoleSource(
-            rig: rig, startPose: start, inbox: CommandInbox(), requests: ConsoleInbox(), program: program, endsWithProgram: program != nil)
+            rig: rig, startPose: start, program: program, endsWithProgram: program != nil)
         monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
         frame = start
     }
@@ -22,6 +25,7 @@ private struct ConsoleRun {
     @discardableResult
     mutating func run(maxTicks: Int = 20_000, until: (ConsoleSource) -> Bool) -> Bool {
         for _ in 0..<maxTicks {
+            _ = mailbox.deliver(to: &source, buffer: &delivered)
             if let e = source.tick(into: &frame) { events.append(e) }
             ticks += 1
             if let v = monitor.observe(frame) { violations.append(v) }
@@ -30,8 +34,8 @@ private struct ConsoleRun {
         return false
     }
 
-    func post(_ request: ConsoleRequest) { source.requests.post(request) }
-    func post(_ command: MotionCommand) { source.inbox.post(command) }
+    func post(_ request: ConsoleRequest) { mailbox.post(request) }
+    func post(_ command: MotionCommand) { mailbox.post(command) }
 }
 
 private let pan = servoAxis("pan", channel: 0, softMin: -90, softMax: 90, park: 0, maxVelocity: 60, maxAcceleration: 120)

@@ -94,7 +94,7 @@ private func temporaryDirectory() throws -> String {
 }
 
 /// The session runner as `rig serve` uses it: on a background thread, commanded through a
-/// `CommandInbox`, watched through `status`, stopped with `requestStop()`.
+/// session's `mailbox`, watched through `status`, stopped with `requestStop()`.
 @Suite struct RigSessionTests {
     static func options() -> SessionOptions {
         var options = SessionOptions(loop: LoopOptions(realtime: false, stopWhenLimited: false))
@@ -124,16 +124,15 @@ private func temporaryDirectory() throws -> String {
     @Test func aServerCommandsTheSourceFromAnotherThreadWatchesItAndStopsIt() async throws {
         let rig = testRig()
         let output = RecordingOutput()
-        let inbox = CommandInbox()
         let start = [-40.0, 20]
         let session = RigSession(
-            rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: inbox), output: output,
+            rig: rig, source: CommandSource(rig: rig, startPose: start), output: output,
             startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
             clock: ManualClock())
         #expect(session.status == nil)
         let running = Background(session)
         _ = try await poll { session.status.map { _ in true } }
-        inbox.post(.goTo(pose: [60, nil]))
+        session.mailbox.post(.goTo(pose: [60, nil]))
         let arrived = try await poll { () -> LoopStatus? in
             guard let status = session.status, abs(status.positions[0] - 60) < 1e-9, status.velocities[0] == 0 else { return nil }
             return status
@@ -160,7 +159,7 @@ private func temporaryDirectory() throws -> String {
         let output = RecordingOutput()
         let start = [0.0, 0]
         let session = RigSession(
-            rig: rig, source: CommandSource(rig: rig, startPose: start, inbox: CommandInbox()), output: output,
+            rig: rig, source: CommandSource(rig: rig, startPose: start), output: output,
             startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
             clock: ManualClock())
         session.requestStop()
@@ -180,7 +179,7 @@ private func temporaryDirectory() throws -> String {
         var options = Self.options()
         options.tracePath = dir + "/missing/trace.csv"
         let session = RigSession(
-            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()),
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose),
             output: output, startPose: rig.homePose, trigger: nil, options: options, logger: Logger(label: "test"))
         do throws(SessionError) {
             _ = try session.run()
@@ -266,7 +265,7 @@ private func temporaryDirectory() throws -> String {
         let name = "test-camera-\(UUID().uuidString)"
         let camera = PartCamera(output: output, resources: [name])
         let session = RigSession(
-            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()), output: output,
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose), output: output,
             startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"),
             clock: ManualClock())
         // While the session runs, its lock holds the camera's resources too.
@@ -287,7 +286,7 @@ private func temporaryDirectory() throws -> String {
         let output = RecordingOutput()
         let camera = PartCamera(output: output, resources: [], failsToStart: true)
         let session = RigSession(
-            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()), output: output,
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose), output: output,
             startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"),
             clock: ManualClock())
         do throws(SessionError) {
@@ -313,7 +312,7 @@ private func temporaryDirectory() throws -> String {
         defer { held.release() }
         let camera = PartCamera(output: output, resources: [name])
         let session = RigSession(
-            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose, inbox: CommandInbox()), output: output,
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose), output: output,
             startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"))
         #expect(throws: SessionError.self) { try session.run() }
         #expect(camera.lock.withLock { camera.events } == ["close"])

@@ -163,11 +163,15 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         // Posted like the server posts it: applied at the start of the next tick.
-        let inbox = CommandInbox()
-        var reference = CommandSource(rig: fixture.rig, startPose: [0, 0], inbox: inbox)
-        inbox.post(.jog(velocityFractions: [1, 0]))
+        let mailbox = SourceMailbox()
+        var delivered = SourceMailbox.buffer()
+        var reference = CommandSource(rig: fixture.rig, startPose: [0, 0])
+        mailbox.post(.jog(velocityFractions: [1, 0]))
         var frame = [0.0, 0.0]
-        for _ in 0..<1000 { _ = reference.tick(into: &frame) }
+        for _ in 0..<1000 {
+            _ = mailbox.deliver(to: &reference, buffer: &delivered)
+            _ = reference.tick(into: &frame)
+        }
         #expect(reference.deadmanStops == 1)
         let expectedPan = frame[0]
         #expect(expectedPan > 1)

@@ -1,9 +1,9 @@
 /// The command-driven motion source (jog, `rig serve`, DFMoco). `stop()` (Ctrl-C / session end)
 /// brakes, parks (axes with a park position) and finishes, like Player.
 ///
-/// Runs on the loop thread. Other threads talk to it through its `CommandInbox`, drained at
-/// the start of every tick; the owner of the source on the loop thread (a `JogSource`) may
-/// also `apply(_:)` commands directly. Every frame it emits passes its own `MotionLimiter`:
+/// Runs on the loop thread. Other threads post commands to the loop's `SourceMailbox`,
+/// which hands them to it at the start of every tick (`receive(_:)`); the owner of the
+/// source on the loop thread (the program host) may also `apply(_:)` commands directly. Every frame it emits passes its own `MotionLimiter`:
 /// no frame leaves the soft limits or exceeds maxVelocity or maxAcceleration, whatever the
 /// commands. No allocation per tick once running (a `.goTo` carries its own array).
 public struct CommandSource: MotionSource {
@@ -28,7 +28,6 @@ public struct CommandSource: MotionSource {
     }
 
     public let rig: Rig
-    public let inbox: CommandInbox
     public let jogTimeoutSeconds: Double
     public private(set) var mode = Mode.idle
     /// Ticks since the source started.
@@ -54,7 +53,6 @@ public struct CommandSource: MotionSource {
     private var scaledAxes: [Axis]
     private var move = PoseMove()
     private var moveTick = 0
-    private var drained: [MotionCommand]
     private var stopRequested = false
     /// `.follow`: the tracks (empty when none), their cursors and the tick count into them.
     private var followTracks: [AxisTrack?] = []
@@ -65,9 +63,8 @@ public struct CommandSource: MotionSource {
     /// - Parameters:
     ///   - startPose: where the rig is (one value per axis); the first frame starts from it at rest.
     ///   - jogTimeoutSeconds: the jog deadman; rounded up to whole loop ticks, at least one.
-    public init(rig: Rig, startPose: [Double], inbox: CommandInbox, jogTimeoutSeconds: Double = 0.25) {
+    public init(rig: Rig, startPose: [Double], jogTimeoutSeconds: Double = 0.25) {
         self.rig = rig
-        self.inbox = inbox
         self.jogTimeoutSeconds = jogTimeoutSeconds
         let dt = rig.tickSeconds
         // One tick is the floor (a NaN or absurd timeout counts as none).
@@ -85,7 +82,6 @@ public struct CommandSource: MotionSource {
         scaledAxes = rig.axes
         clampedAxes = []
         clampedAxes.reserveCapacity(n)
-        drained = CommandInbox.buffer(capacity: inbox.capacity)
     }
 
     /// The pose of the last emitted frame (the start pose before the first tick).
@@ -156,6 +152,11 @@ public struct CommandSource: MotionSource {
         return PlaybackProgress(elapsedSeconds: Double(tickIndex) * rig.tickSeconds, phase: phase)
     }
 
+    /// A motion command from the loop's mailbox (program requests are not its to take).
+    public mutating func receive(_ request: SourceRequest) {
+        if case .motion(let command) = request { apply(command) }
+    }
+
     /// Applies `command` now (for the owner on the loop thread; other threads post to the
     /// inbox). Ignored once `stop()` was called.
     public mutating func apply(_ command: MotionCommand) {
@@ -190,7 +191,8 @@ public struct CommandSource: MotionSource {
                 let f = min(max(fractions[i], -1), 1)
                 jogTargets[i] = f * scaledAxes[i].maxVelocity
             }
-            lastJogTick = tickIndex
+            // Commands arrive between ticks: this one is for the coming tick.
+            lastJogTick = tickIndex + 1
             mode = .jogging
         case .follow(let tracks):
             guard tracks.count == n else {
@@ -233,11 +235,6 @@ public struct CommandSource: MotionSource {
 
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
         tickIndex += 1
-        if !stopRequested {
-            inbox.drain(into: &drained)
-            for command in drained { apply(command) }
-            drained.removeAll(keepingCapacity: true)
-        }
         for i in frame.indices { frame[i] = limiter.positions[i] }
         var event: PlayerEvent?
         switch mode {

@@ -1,7 +1,5 @@
-import Synchronization
-
 /// What the operator asks of a running `ConsoleSource` besides motion commands: programs
-/// and their steps. Applied at the start of a loop tick.
+/// and their steps. Posted to the loop's `SourceMailbox`, applied at the start of a tick.
 public enum ConsoleRequest: Sendable, Equatable {
     /// Play a program (already checked by the caller). Refused (counted in
     /// `ConsoleSource.refusedRequests`) unless the rig is at rest with no program.
@@ -18,26 +16,4 @@ public enum ConsoleRequest: Sendable, Equatable {
     case resume
     /// Brake, park, and go back to taking motion commands.
     case stop
-}
-
-/// Any thread posts; the loop thread drains at the start of every tick. Separate from
-/// `CommandInbox` because a request may carry a whole program, which a `MotionCommand`
-/// (shared with jog and DFMoco) has no room for. Unbounded but tiny: requests come from
-/// operator actions, not from a stream.
-public final class ConsoleInbox: Sendable {
-    private let pending = Mutex<[ConsoleRequest]>([])
-
-    public init() {}
-
-    public func post(_ request: ConsoleRequest) {
-        pending.withLock { $0.append(request) }
-    }
-
-    /// Moves every queued request, oldest first, into `buffer` (which must be empty).
-    func drain(into buffer: inout [ConsoleRequest]) {
-        pending.withLock { p in
-            guard !p.isEmpty else { return }
-            swap(&p, &buffer)
-        }
-    }
 }

@@ -5,14 +5,13 @@
 /// hands over to jogging (and back) from exactly where it left the rig. `rig play` hosts
 /// one program and ends with it (`endsWithProgram`); `rig serve` plays one after another.
 ///
-/// Runs on the loop thread; other threads talk to it through the `CommandInbox` (motion)
-/// and the `ConsoleInbox` (programs, steps). Motion commands that arrive while a program
-/// plays are dropped (counted in `droppedCommands`): the server refuses them first.
+/// Runs on the loop thread; other threads post motion commands and program requests (play,
+/// next, back, …) to the loop's `SourceMailbox`, which hands them over at the start of
+/// every tick. Motion commands that arrive while a program plays are dropped (counted in
+/// `droppedCommands`): the server refuses them first.
 /// `stop()` (a signal, the session's end) stops the program if any, then parks and finishes.
 public struct ConsoleSource: MotionSource {
     public let rig: Rig
-    public let inbox: CommandInbox
-    public let requests: ConsoleInbox
     public private(set) var commands: CommandSource
     public private(set) var player: Player?
     /// The program playing, if any.
@@ -40,8 +39,6 @@ public struct ConsoleSource: MotionSource {
     /// `stop()` came while a program played: its end was reported already, so the command
     /// source's own "stopped" (it parks after the program) is not reported twice.
     private var programEndReported = false
-    private var drainedRequests: [ConsoleRequest] = []
-    private var drainedCommands: [MotionCommand] = []
 
     /// - Parameters:
     ///   - startPose: where the rig is (one value per axis).
@@ -49,16 +46,11 @@ public struct ConsoleSource: MotionSource {
     ///   - program: a program to play from the start (built here, off the loop thread).
     ///   - endsWithProgram: the source finishes when that program does (`rig play`).
     public init(
-        rig: Rig, startPose: [Double], inbox: CommandInbox = CommandInbox(), requests: ConsoleInbox = ConsoleInbox(),
-        jogTimeoutSeconds: Double = 0.25, program: ConsoleProgram? = nil, endsWithProgram: Bool = false
+        rig: Rig, startPose: [Double], jogTimeoutSeconds: Double = 0.25, program: ConsoleProgram? = nil, endsWithProgram: Bool = false
     ) {
         self.rig = rig
-        self.inbox = inbox
-        self.requests = requests
         self.endsWithProgram = endsWithProgram
-        commands = CommandSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: jogTimeoutSeconds)
-        drainedRequests.reserveCapacity(16)
-        drainedCommands = CommandInbox.buffer(capacity: inbox.capacity)
+        commands = CommandSource(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
         if var program {
             program.prepared = nil
             player = program.player(rig: rig, from: startPose)
@@ -159,11 +151,17 @@ public struct ConsoleSource: MotionSource {
         player?.shotDone()
     }
 
-    public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
-        requests.drain(into: &drainedRequests)
-        for request in drainedRequests { apply(request) }
-        drainedRequests.removeAll(keepingCapacity: true)
+    /// A motion command (dropped while a program plays) or a program request from the
+    /// loop's mailbox.
+    public mutating func receive(_ request: SourceRequest) {
+        switch request {
+        case .motion(let command): apply(command)
+        case .program(let request): apply(request)
+        default: break
+        }
+    }
 
+    public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
         guard player != nil else {
             let event = commands.tick(into: &out)
             if programEndReported, event == .programEnded(stopped: true) {
@@ -172,10 +170,6 @@ public struct ConsoleSource: MotionSource {
             }
             return event
         }
-        // A program plays: motion commands wait for nobody.
-        inbox.drain(into: &drainedCommands)
-        droppedCommands += drainedCommands.count
-        drainedCommands.removeAll(keepingCapacity: true)
         return tickPlayer(into: &out)
     }
 

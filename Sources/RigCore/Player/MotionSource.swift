@@ -21,6 +21,9 @@ public protocol MotionSource: SendableMetatype {
     mutating func goTo(step: Int)
     /// Go to the rig's home pose between steps (see `Player.goHome()`).
     mutating func goHome()
+    /// A motion command or a program request from the loop's mailbox; a source that takes
+    /// none ignores it.
+    mutating func receive(_ request: SourceRequest)
     var isFinished: Bool { get }
     /// Where the timeline is, for the live view.
     var progress: PlaybackProgress { get }
@@ -103,6 +106,7 @@ extension MotionSource {
     public mutating func redo() {}
     public mutating func goTo(step: Int) {}
     public mutating func goHome() {}
+    public mutating func receive(_ request: SourceRequest) {}
     public mutating func stallStop() -> Bool {
         stop()
         return true

@@ -34,8 +34,9 @@ public struct JogOptions: Sendable {
     /// The pose the rig is in when the session starts (nil: where the output remembers
     /// the last run left it, else home).
     public var startPose: [Double]?
-    /// Where other threads may post `MotionCommand`s to the jog source (nil: a private one).
-    public var inbox: CommandInbox?
+    /// The loop's mailbox, where other threads may post `MotionCommand`s to the jog source
+    /// (nil: a private one).
+    public var mailbox: SourceMailbox?
 
     public init(
         rigPath: String, device: String? = nil, recordPath: String? = nil, tracePath: String? = nil,

@@ -109,13 +109,12 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
 
     let notices = SPSCRing<JogNotice>(capacity: 1024)
     let source = JogSource(
-        rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices,
-        inbox: options.inbox ?? CommandInbox())
+        rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices)
     var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
     sessionOptions.inputPaths = [options.rigPath]
     let session = RigSession(
         rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
-        options: sessionOptions, logger: logger)
+        options: sessionOptions, logger: logger, mailbox: options.mailbox ?? SourceMailbox())
     var saveError: String?
     session.onPoll = {
         while let notice = notices.pop() {

@@ -40,7 +40,7 @@ public struct JogSource: MotionSource {
     /// 0 fine, 1 normal, 2 coarse.
     public private(set) var speedLevel = 1
     /// The motion itself (commands, and the preview as a program); also takes commands
-    /// posted to its inbox by other threads.
+    /// other threads post to the loop's mailbox.
     public private(set) var host: ConsoleSource
     /// True while the watchdog holds the rig (no input while jogging).
     public private(set) var watchdogHolding = false
@@ -69,10 +69,9 @@ public struct JogSource: MotionSource {
     /// - Parameters:
     ///   - deviceFlatFraction: the device's `flat` as a fraction of stick travel (the
     ///     deadzone is never smaller).
-    ///   - inbox: where other threads may post commands too (the session's, or a new one).
     public init(
         rig: Rig, config: JogConfig, input: GamepadInput, preview: PreviewSlot, startPose: [Double],
-        notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0, inbox: CommandInbox = CommandInbox()
+        notices: SPSCRing<JogNotice>, deviceFlatFraction: Double = 0
     ) {
         self.rig = rig
         self.config = config
@@ -97,7 +96,7 @@ public struct JogSource: MotionSource {
         shaper = StickShaper(config: config, deviceFlatFraction: max(deviceFlatFraction, current.stickFlat))
         // No jog deadman of its own: this source sends a jog every tick, and its watchdog
         // (signs of input life) is what stops a silent stick.
-        host = ConsoleSource(rig: rig, startPose: startPose, inbox: inbox, jogTimeoutSeconds: 1)
+        host = ConsoleSource(rig: rig, startPose: startPose, jogTimeoutSeconds: 1)
         let zero = [Double](repeating: 0, count: rig.axes.count)
         fractions = zero
         zeros = zero.map { $0 }
@@ -119,6 +118,9 @@ public struct JogSource: MotionSource {
     }
 
     public var isFinished: Bool { mode == .finished }
+
+    /// A motion command another thread posted to the loop's mailbox: the host takes it.
+    public mutating func receive(_ request: SourceRequest) { host.receive(request) }
 
     public mutating func advance() {}
 

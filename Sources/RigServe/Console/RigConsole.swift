@@ -15,8 +15,8 @@ import Synchronization
 /// thread; everything else that changes is behind `shared`.
 public final class RigConsole: @unchecked Sendable {
     public let rig: Rig
-    public let inbox = CommandInbox()
-    public let requests = ConsoleInbox()
+    /// The loop's one mailbox: motion commands and program requests go in here.
+    public let mailbox = SourceMailbox()
     /// The rig file's jog feel: expo applies to `/api/jog`.
     public let jogConfig: JogConfig
     private let outputType: String
@@ -90,14 +90,12 @@ public final class RigConsole: @unchecked Sendable {
         outputBox = OutputBox(output)
         var options = options
         options.loop.stopWhenLimited = false
-        let source = ConsoleSource(
-            rig: rig, startPose: startPose, inbox: inbox, requests: requests,
-            jogTimeoutSeconds: jogTimeoutSeconds)
+        let source = ConsoleSource(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
         // The camera is a part of the session: locked and started with the output, closed
         // when the session ends; each program's shot runner fires it meanwhile.
         session = RigSession(
             rig: rig, source: source, output: output, startPose: startPose, trigger: nil, camera: camera,
-            options: options, logger: logger, clock: clock)
+            options: options, logger: logger, clock: clock, mailbox: mailbox)
     }
 
     /// Calls `handler` (any thread) whenever the status may have changed: a loop event, a
@@ -291,7 +289,7 @@ public final class RigConsole: @unchecked Sendable {
         var program = program
         // The player is built here, from where the rig rests, not in the loop's tick.
         program.prepare(rig: rig, from: pose)
-        requests.post(.play(program))
+        mailbox.post(.play(program))
     }
 
     /// The frames `program` asks of a camera the rig sets (its exposure, its steps' and its
@@ -325,11 +323,11 @@ public final class RigConsole: @unchecked Sendable {
         let shots = ShotRunner(
             steps: steps, axisNames: names, camera: camera, timing: program.shooting.timing, writer: writer, start: start, ramp: program.ramp,
             logger: logger, display: { [logger] line in logger.info("\(line)") })
-        let requests = self.requests
+        let mailbox = self.mailbox
         shots.attach(
             ShotRunner.Requests(
                 shotDone: { [weak self] in self?.shared.withLock { $0.loop }?.requestShotDone() },
-                stop: { requests.post(.stop) }))
+                stop: { mailbox.post(.stop) }))
         shots.observe { [weak self] event in self?.record(event, program: program.name) }
         (camera as? ImageReporting)?.onImage { [weak shots] in shots?.recordImage($0) }
         return shots
@@ -403,7 +401,7 @@ public final class RigConsole: @unchecked Sendable {
             guard current.steps != nil else { throw ServeError(.conflict, "a continuous path cannot pause; stop it instead") }
         default: break
         }
-        requests.post(request)
+        mailbox.post(request)
     }
 
     /// Stops whatever moves: a program brakes and parks; a jog or a move brakes.
@@ -414,9 +412,9 @@ public final class RigConsole: @unchecked Sendable {
             if let name, let program = now.program {
                 shared.withLock { $0.lastStop = ServeStatus.LastStop(by: name, program: program, step: now.step) }
             }
-            requests.post(.stop)
+            mailbox.post(.stop)
         } else {
-            inbox.post(.halt)
+            mailbox.post(.halt)
         }
     }
 
@@ -425,7 +423,7 @@ public final class RigConsole: @unchecked Sendable {
     public func jog(_ fractions: [Double]) throws(ServeError) {
         guard !isPlaying else { throw ServeError(.conflict, "a program is playing; stop it before jogging") }
         let shaper = StickShaper(deadzone: 0, expo: jogConfig.expo)
-        inbox.post(.jog(velocityFractions: fractions.map { shaper.shape(x: min(max($0, -1), 1), y: 0).x }))
+        mailbox.post(.jog(velocityFractions: fractions.map { shaper.shape(x: min(max($0, -1), 1), y: 0).x }))
     }
 
     /// A limited move to `pose` (nil: the axis stays). Returns the axes whose target had
@@ -436,7 +434,7 @@ public final class RigConsole: @unchecked Sendable {
         for (i, axis) in rig.axes.enumerated() {
             if let v = pose[i], v < axis.softMin || v > axis.softMax { clamped.append(axis.name) }
         }
-        inbox.post(.goTo(pose: pose))
+        mailbox.post(.goTo(pose: pose))
         return clamped
     }
 }
