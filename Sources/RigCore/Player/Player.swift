@@ -80,52 +80,55 @@ public struct Player: Sendable {
 
     public let rig: Rig
     public let motion: Motion
-    public private(set) var phase: Phase
+    public internal(set) var phase: Phase
     /// Ticks since the program started.
-    public private(set) var tickIndex = 0
+    public internal(set) var tickIndex = 0
     /// The pose emitted last.
-    public private(set) var positions: [Double]
+    public internal(set) var positions: [Double]
     /// Velocity of the last emitted tick, per axis.
-    public private(set) var velocities: [Double]
-    public private(set) var stopped = false
+    public internal(set) var velocities: [Double]
+    public internal(set) var stopped = false
 
-    private let dt: Double
-    private var move = PoseMove()
-    private var moveTick = 0
-    private var phaseTicks = 0
-    private var cursors: [Int]
-    private var pendingAdvance = false
-    private var target: [Double]
-    private var previous: [Double]
+    // The state below is the player's own; internal (not private) only because the phase
+    // functions in Player+Phases.swift share it. Nothing outside the player touches it.
+
+    let dt: Double
+    var move = PoseMove()
+    var moveTick = 0
+    var phaseTicks = 0
+    var cursors: [Int]
+    var pendingAdvance = false
+    var target: [Double]
+    var previous: [Double]
 
     // Shooting (see `ShootingPlan`); ticks count frames, `now` is the frame being made.
     public let shooting: ShootingPlan
-    private let shotTicks: Int
-    private let afterShotTicks: Int
-    private let intervalTicks: Int?
+    let shotTicks: Int
+    let afterShotTicks: Int
+    let intervalTicks: Int?
     /// A ramped interval, in ticks after each step's shot (`ShootingPlan.stepIntervals`).
-    private let stepIntervalTicks: [Int]?
-    private let lashed: Bool
-    private var bracket = 0
-    private var shotOpen = false
-    private var shotElapsedTicks = 0
-    private var shotDoneRequested = false
-    private var earliestShotTick = 0
-    private var lastShotStartTick: Int?
-    private var slotTick: Int?
-    private var slotMissReported = false
-    private var pendingRedo = false
-    private var pendingJump: Int?
-    private var pendingHome = false
-    private var atStep: Int?
+    let stepIntervalTicks: [Int]?
+    let lashed: Bool
+    var bracket = 0
+    var shotOpen = false
+    var shotElapsedTicks = 0
+    var shotDoneRequested = false
+    var earliestShotTick = 0
+    var lastShotStartTick: Int?
+    var slotTick: Int?
+    var slotMissReported = false
+    var pendingRedo = false
+    var pendingJump: Int?
+    var pendingHome = false
+    var atStep: Int?
     /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
-    private var readyPending = false
-    private var pathShots = 0
-    private var plannedMoveStartTick: Int?
+    var readyPending = false
+    var pathShots = 0
+    var plannedMoveStartTick: Int?
     // Backlash: the move to `waypoint` comes first, then the final approach to `target`.
-    private var approachPending = false
-    private var waypoint: [Double]
-    private var scratchMove = PoseMove()
+    var approachPending = false
+    var waypoint: [Double]
+    var scratchMove = PoseMove()
 
     /// - Parameters:
     ///   - moveToFirstStep: stepped programs move to their first step at once (the
@@ -283,295 +286,5 @@ public struct Player: Sendable {
         }
         tickIndex += 1
         return event
-    }
-
-    // MARK: - One tick per phase
-
-    /// A continuous program: the tracks at this tick's time, a shot on the move every
-    /// `--interval`, and the park at the end.
-    private mutating func pathTick() -> PlayerEvent? {
-        guard case .continuous(let tracks, let duration) = motion else { return nil }
-        var event: PlayerEvent?
-        phaseTicks += 1
-        let t = Double(phaseTicks) * dt
-        for i in rig.axes.indices {
-            if let track = tracks[i] { positions[i] = track.value(at: t, cursor: &cursors[i]) }
-        }
-        if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
-            // A continuous program shoots on the move (`--interval`): no hold, the
-            // path cannot stop within the limits; the camera needs short exposures.
-            event = .shot(.started(step: pathShots, bracket: 1))
-            pathShots += 1
-        }
-        if t >= duration {
-            event = .programEnded(stopped: false)
-            beginPark()
-        }
-        return event
-    }
-
-    /// On the way to a step: at the end of the move (and of an overshoot's final
-    /// approach), its settle, or its shot at once when it has none.
-    private mutating func moveTick(to step: Int) -> PlayerEvent? {
-        guard advanceMove(), case .stepped(let steps) = motion else { return nil }
-        if approachPending {
-            // The overshoot is done: the final approach, from below.
-            approachPending = false
-            move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-            moveTick = 0
-            return nil
-        }
-        phaseTicks = settleTicks(steps[step])
-        phase = .settling(step: step)
-        return phaseTicks == 0 ? beginShooting(step) : nil
-    }
-
-    /// Waiting at a step: ready reported once, then whatever was asked (home, a jump, a
-    /// redo, next), next paced so an interval's shots start on their slots.
-    private mutating func waitTick(at step: Int) -> PlayerEvent? {
-        guard case .stepped(let steps) = motion else { return nil }
-        if readyPending {
-            readyPending = false
-            return .ready(step: step)
-        }
-        if pendingHome { return beginHomeMove(after: step) }
-        if let jump = pendingJump {
-            pendingJump = nil
-            pendingAdvance = false
-            pendingRedo = false
-            slotTick = nil
-            return startMove(to: jump, steps: steps)
-        }
-        if pendingRedo {
-            pendingRedo = false
-            if atStep == step {
-                pendingAdvance = false
-                slotTick = nil
-                return beginShooting(step)
-            }
-        }
-        guard pendingAdvance else { return nil }
-        guard step + 1 < steps.count else {
-            pendingAdvance = false
-            beginPark()
-            return .programEnded(stopped: false)
-        }
-        if let interval = intervalTicks(after: step), let last = lastShotStartTick {
-            // Start the move late enough that the next shot starts on its slot.
-            let slot = last + interval
-            // Planned once per wait: the rig stands still, so the move is the same each tick.
-            let start = plannedMoveStartTick ?? (slot - ticksToReach(step + 1, steps: steps))
-            plannedMoveStartTick = start
-            if tickIndex + 1 < start { return nil }
-            plannedMoveStartTick = nil
-            slotTick = slot
-            slotMissReported = false
-        }
-        pendingAdvance = false
-        return startMove(to: step + 1, steps: steps)
-    }
-
-    /// On the way home between steps (`rig: home`): its settle, then at home.
-    private mutating func homeMoveTick(after: Int) -> PlayerEvent? {
-        guard advanceMove(), case .stepped(let steps) = motion else { return nil }
-        if approachPending {
-            approachPending = false
-            move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-            moveTick = 0
-            return nil
-        }
-        // The settle of the step it left: the program's, unless that step has its own.
-        phaseTicks = settleTicks(steps[min(max(after, 0), steps.count - 1)])
-        phase = .settlingHome(after: after)
-        guard phaseTicks == 0 else { return nil }
-        phase = .atHome(after: after)
-        return .readyAtHome(after: after)
-    }
-
-    /// At home between steps: a jump, or next (the step after the one it left).
-    private mutating func atHomeTick(after: Int) -> PlayerEvent? {
-        guard case .stepped(let steps) = motion else { return nil }
-        if pendingHome {
-            // Asked again while there: settled already.
-            pendingHome = false
-            pendingAdvance = false
-            return .readyAtHome(after: after)
-        }
-        if let jump = pendingJump {
-            pendingJump = nil
-            pendingAdvance = false
-            return startMove(to: jump, steps: steps)
-        }
-        pendingRedo = false
-        guard pendingAdvance else { return nil }
-        pendingAdvance = false
-        guard after + 1 < steps.count else {
-            beginPark()
-            return .programEnded(stopped: false)
-        }
-        return startMove(to: after + 1, steps: steps)
-    }
-
-    /// A stop: every axis decelerates at its limit, then the park.
-    private mutating func brakeTick() -> PlayerEvent? {
-        var moving = false
-        for i in rig.axes.indices {
-            let v = velocities[i]
-            let dv = rig.axes[i].maxAcceleration * dt
-            let next = abs(v) <= dv ? 0 : v - (v > 0 ? dv : -dv)
-            positions[i] = min(max(positions[i] + next * dt, rig.axes[i].softMin), rig.axes[i].softMax)
-            if next != 0 { moving = true }
-        }
-        guard !moving else { return nil }
-        beginPark()
-        return .programEnded(stopped: true)
-    }
-
-    /// A move to `step` begins, and its first frame is taken this tick.
-    private mutating func startMove(to step: Int, steps: [Step]) -> PlayerEvent {
-        beginMove(to: step, steps: steps)
-        _ = advanceMove()
-        return .moveStarted(step: step)
-    }
-
-    private func settleTicks(_ step: Step) -> Int {
-        tickCount(seconds: step.settleSeconds, tickSeconds: dt)
-    }
-
-    /// The ticks from `step`'s shot to the next one's, when the shots are paced.
-    private func intervalTicks(after step: Int) -> Int? {
-        if let stepIntervalTicks, stepIntervalTicks.indices.contains(step) { return stepIntervalTicks[step] }
-        return intervalTicks
-    }
-
-    /// Settled at `step`: hold for its shots (none without a camera, but an interval's
-    /// slot still holds the `.ready`), starting the first at once if it may.
-    private mutating func beginShooting(_ step: Int) -> PlayerEvent? {
-        plannedMoveStartTick = nil
-        phase = .shooting(step: step)
-        atStep = step
-        bracket = 0
-        shotOpen = false
-        return shootingTick(step)
-    }
-
-    /// One tick held at `step`: start the next shot when its slot and the after-shot
-    /// wait allow, end it when it is done, then wait for the trigger.
-    private mutating func shootingTick(_ step: Int) -> PlayerEvent? {
-        let now = tickIndex + 1
-        if !shotOpen {
-            if bracket == 0, let slot = slotTick, now > slot, !slotMissReported {
-                slotMissReported = true
-                return .shot(.slotMissed(step: step, slotSeconds: Double(slot) * dt))
-            }
-            let slot = bracket == 0 ? (slotTick ?? 0) : 0
-            guard now >= max(earliestShotTick, slot) else { return nil }
-            if bracket == 0 {
-                lastShotStartTick = now
-                slotTick = nil
-            }
-            guard shooting.timing != nil else {
-                // No camera: the settled moment is the "shot" an interval counts from.
-                phase = .waiting(step: step)
-                return .ready(step: step)
-            }
-            shotOpen = true
-            shotElapsedTicks = 0
-            shotDoneRequested = false
-            return .shot(.started(step: step, bracket: bracket + 1))
-        }
-        shotElapsedTicks += 1
-        let done = shooting.selfTimed ? shotElapsedTicks >= shotTicks : shotDoneRequested
-        guard done else { return nil }
-        shotOpen = false
-        earliestShotTick = now + afterShotTicks
-        let ended = PlayerEvent.shot(.ended(step: step, bracket: bracket + 1))
-        bracket += 1
-        if bracket >= (shooting.timing?.shotsPerStep ?? 1) {
-            phase = .waiting(step: step)
-            readyPending = true
-        }
-        return ended
-    }
-
-    /// Ticks from here to settled at `step`: the move (with its backlash overshoot) and
-    /// the settle time. Plans into scratch storage: no allocation once sized.
-    private mutating func ticksToReach(_ step: Int, steps: [Step]) -> Int {
-        for i in rig.axes.indices { target[i] = steps[step].pose[i] }
-        var total = settleTicks(steps[step])
-        if lashed, approachWaypoint() {
-            scratchMove.plan(from: positions, to: waypoint, axes: rig.axes, tickSeconds: dt)
-            total += scratchMove.ticks
-            scratchMove.plan(from: waypoint, to: target, axes: rig.axes, tickSeconds: dt)
-        } else {
-            scratchMove.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-        }
-        return total + scratchMove.ticks
-    }
-
-    /// Fills `waypoint` with where to overshoot to so that every axis with backlash
-    /// makes its final approach to `target` upwards, over at least its backlash (as far
-    /// as the soft limits allow). True if any axis needs it.
-    private mutating func approachWaypoint() -> Bool {
-        var needed = false
-        for i in rig.axes.indices {
-            let axis = rig.axes[i]
-            waypoint[i] = target[i]
-            guard axis.backlashDeg > 0, positions[i] > target[i] - axis.backlashDeg else { continue }
-            let below = max(target[i] - axis.backlashDeg, axis.softMin)
-            if below < target[i], below < positions[i] {
-                waypoint[i] = below
-                needed = true
-            }
-        }
-        return needed
-    }
-
-    /// Samples the next tick of the current move; true once it has arrived.
-    @inline(__always)
-    private mutating func advanceMove() -> Bool {
-        if moveTick < move.ticks {
-            moveTick += 1
-            move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
-        }
-        return moveTick >= move.ticks
-    }
-
-    private mutating func beginMove(to step: Int, steps: [Step]) {
-        plannedMoveStartTick = nil
-        for i in rig.axes.indices { target[i] = steps[step].pose[i] }
-        approachPending = lashed && approachWaypoint()
-        move.plan(from: positions, to: approachPending ? waypoint : target, axes: rig.axes, tickSeconds: dt)
-        moveTick = 0
-        atStep = nil
-        phase = .moving(step: step)
-    }
-
-    /// Leaves step `after` for the home pose. The excursion breaks the interval's rhythm:
-    /// the next step shoots as soon as it has settled, and the interval counts from there.
-    private mutating func beginHomeMove(after: Int) -> PlayerEvent {
-        pendingHome = false
-        pendingAdvance = false
-        pendingRedo = false
-        plannedMoveStartTick = nil
-        slotTick = nil
-        lastShotStartTick = nil
-        for i in rig.axes.indices { target[i] = rig.axes[i].home }
-        approachPending = lashed && approachWaypoint()
-        move.plan(from: positions, to: approachPending ? waypoint : target, axes: rig.axes, tickSeconds: dt)
-        moveTick = 0
-        atStep = nil
-        phase = .movingHome(after: after)
-        _ = advanceMove()
-        return .homeMoveStarted(after: after)
-    }
-
-    private mutating func beginPark() {
-        approachPending = false
-        atStep = nil
-        for i in rig.axes.indices { target[i] = rig.axes[i].park ?? positions[i] }
-        move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-        moveTick = 0
-        phase = .parking
     }
 }
