@@ -29,14 +29,7 @@ extension Player {
     /// On the way to a step: at the end of the move (and of an overshoot's final
     /// approach), its settle, or its shot at once when it has none.
     mutating func moveTick(to step: Int) -> PlayerEvent? {
-        guard advanceMove(), case .stepped(let steps) = motion else { return nil }
-        if approachPending {
-            // The overshoot is done: the final approach, from below.
-            approachPending = false
-            move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-            moveTick = 0
-            return nil
-        }
+        guard advanceMove(), case .stepped(let steps) = motion, !beginFinalApproach() else { return nil }
         phaseTicks = settleTicks(steps[step])
         phase = .settling(step: step)
         return phaseTicks == 0 ? beginShooting(step) : nil
@@ -89,13 +82,7 @@ extension Player {
 
     /// On the way home between steps (`rig: home`): its settle, then at home.
     mutating func homeMoveTick(after: Int) -> PlayerEvent? {
-        guard advanceMove(), case .stepped(let steps) = motion else { return nil }
-        if approachPending {
-            approachPending = false
-            move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-            moveTick = 0
-            return nil
-        }
+        guard advanceMove(), case .stepped(let steps) = motion, !beginFinalApproach() else { return nil }
         // The settle of the step it left: the program's, unless that step has its own.
         phaseTicks = settleTicks(steps[min(max(after, 0), steps.count - 1)])
         phase = .settlingHome(after: after)
@@ -141,6 +128,16 @@ extension Player {
         guard !moving else { return nil }
         beginPark()
         return .programEnded(stopped: true)
+    }
+
+    /// A move that overshot (backlash) has done its overshoot: the final approach, from
+    /// below, begins. False when there was none to do.
+    mutating func beginFinalApproach() -> Bool {
+        guard approachPending else { return false }
+        approachPending = false
+        move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+        moveTick = 0
+        return true
     }
 
     /// A move to `step` begins, and its first frame is taken this tick.
