@@ -23,7 +23,7 @@ public struct DFMocoDevice: Sendable {
     public struct Response: Sendable, Equatable {
         /// Lines to send, without `\r\n`.
         public var replies: [String] = []
-        /// To post to the rig's command inbox, in order.
+        /// To post to the loop's mailbox, in order.
         public var commands: [MotionCommand] = []
         /// Notable events (clamped targets, capped speeds, go-motion warnings).
         public var log: [String] = []

@@ -18,8 +18,12 @@ enum DFMocoTarget {
         tilt.softMax = 45
         tilt.maxVelocity = 60
         pan.park = nil
-        var rig = Rig(name: "fuzz", axes: [pan, tilt], output: .sim(SimOutputConfig()))
-        rig.dfmoco = DFMocoConfig(motorAxes: [1, 0], stepsPerDegree: 100)
+        var rig = Rig(name: "fuzz", axes: [pan, tilt], output: .sim)
+        // Motor 1 is tilt: the section as a rig file gives it, read by its owner.
+        let section = #"{"motors": ["tilt", "pan"], "stepsPerDegree": 100}"#
+        guard let node = try? JSONParser.parse(section) else { fuzzFail("the dfmoco section does not parse") }
+        rig.dfmoco = ConfigSection(ValueReader(node, JSONContext(file: "fuzz", path: "$.dfmoco")))
+        guard (try? DFMocoConfig.parse(rig.dfmoco, axes: rig.axes))?.motorAxes == [1, 0] else { fuzzFail("the dfmoco section is not read") }
         return rig
     }()
 

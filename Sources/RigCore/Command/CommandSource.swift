@@ -158,7 +158,7 @@ public struct CommandSource: MotionSource {
     }
 
     /// Applies `command` now (for the owner on the loop thread; other threads post to the
-    /// inbox). Ignored once `stop()` was called.
+    /// loop's mailbox). Ignored once `stop()` was called.
     public mutating func apply(_ command: MotionCommand) {
         guard !stopRequested else { return }
         let n = rig.axes.count

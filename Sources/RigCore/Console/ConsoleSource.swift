@@ -120,7 +120,7 @@ public struct ConsoleSource: MotionSource {
 
     // MARK: For a source that owns the host on the loop thread (`rig jog`)
 
-    /// A motion command now (what the inbox would bring next tick); dropped while a
+    /// A motion command now (what the mailbox would bring next tick); dropped while a
     /// program plays.
     public mutating func apply(_ command: MotionCommand) {
         guard player == nil else {
