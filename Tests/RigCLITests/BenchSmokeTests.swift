@@ -1,4 +1,5 @@
 import Foundation
+import RigTestSupport
 import Testing
 
 /// `rig bench loop` runs and reports in the documented shape. Counts only: how late the

@@ -1,4 +1,5 @@
 import Foundation
+import RigTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigTestSupport
 import Testing
 
 /// `rig` run as a user runs it, on the simulated rig.

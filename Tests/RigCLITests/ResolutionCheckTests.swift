@@ -1,4 +1,5 @@
 import Foundation
+import RigTestSupport
 import Testing
 
 /// `rig check` reports what one output count is worth, and warns about timelapses that

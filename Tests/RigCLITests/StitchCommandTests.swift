@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigTestSupport
 import Testing
 
 /// `rig plan --format …` and `rig export` through the real binary.

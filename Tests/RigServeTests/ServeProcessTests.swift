@@ -143,6 +143,34 @@ import Testing
         #expect(servedGaps.allSatisfy { abs($0 - 2) <= 0.0101 }, "\(servedGaps)")
     }
 
+    /// An interval the moves cannot keep is refused the same way by both, before anything
+    /// moves: `rig play` exits 1, `rig serve` answers 422, each naming the step that cannot
+    /// keep it with the same words.
+    @Test func anIntervalTheMovesCannotKeepIsRefusedByBoth() async throws {
+        let program = #"""
+            {"rig": "rig.json", "kind": "steps", "trigger": "interval:0.5", "settleSeconds": 0.2,
+             "steps": [{"pose": {"pan": -60}}, {"pose": {"pan": 60}}]}
+            """#
+        let server = try await ServeProcess(rig: ServeSamples.rig, programs: ["tight.json": program])
+        defer { server.stop() }
+        let (status, json) = try await server.request("POST", "/api/play", body: #"{"program": "tight.json"}"#)
+        #expect(status == 422, "\(json)")
+        let served = try #require(json["error"] as? String)
+        #expect(served.contains("use a longer interval"), "\(served)")
+
+        let dir = try TestTools.temporaryDirectory()
+        try ServeSamples.rig.write(to: dir.appendingPathComponent("rig.json"), atomically: true, encoding: .utf8)
+        let path = dir.appendingPathComponent("tight.json").path
+        try program.write(toFile: path, atomically: true, encoding: .utf8)
+        let played = try RigProcess.run(["play", path, "--no-realtime"], environment: ["XDG_STATE_HOME": dir.appendingPathComponent("state").path])
+        #expect(played.status == 1, "\(played.stderr)")
+        #expect(played.stderr.contains("cannot be kept (nothing moved)"), "\(played.stderr)")
+        // The same miss, in the same words: the step, the interval and what it needs.
+        let missLine = try #require(played.stderr.split(separator: "\n").first { $0.contains(": error: step ") })
+        let miss = String(missLine[missLine.range(of: "error: ")!.upperBound...])
+        #expect(served.contains(miss), "serve: \(served)\nplay: \(miss)")
+    }
+
     /// When `axis` first reaches each of `targets` in turn (trace time, s).
     static func arrivals(trace path: String, axis: String, targets: [Double]) throws -> [Double] {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
