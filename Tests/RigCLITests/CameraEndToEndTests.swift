@@ -298,5 +298,8 @@ struct CameraEndToEndTests {
         let play = try RigProcess.run(["play", path, "--log", path + ".jsonl"])
         #expect(play.status == 2)
         #expect(play.stderr.contains(#"a "gpio" camera cannot be set"#), "\(play.stderr)")
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 2)
+        #expect(check.stderr.contains(#"a "gpio" camera cannot be set"#), "\(check.stderr)")
     }
 }

@@ -62,6 +62,10 @@ import Testing
         let play = try RigProcess.run(["play", path, "--log", path + ".jsonl"])
         #expect(play.status == 2)
         #expect(play.stderr.contains(#"a "gpio" camera follows a ramp only in bulb mode"#), "\(play.stderr)")
+        // `rig check` refuses it the same way (as `rig serve`'s library does).
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 2)
+        #expect(check.stderr.contains(#"error: a "gpio" camera follows a ramp only in bulb mode"#), "\(check.stderr)")
     }
 
     @Test func aRampedIntervalSlowsTheShotsDown() throws {
