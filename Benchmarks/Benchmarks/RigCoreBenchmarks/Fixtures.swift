@@ -13,7 +13,7 @@ enum Fixtures {
             Axis(name: "axis\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
                  softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
         }
-        return Rig(name: "bench \(count) axes", axes: axes, output: .sim(SimOutputConfig()), loopRateHz: rateHz)
+        return Rig(name: "bench \(count) axes", axes: axes, output: .sim, loopRateHz: rateHz)
     }
 
     /// Every axis swings ±30° every 2 s for `seconds`, each segment with `interpolation`,

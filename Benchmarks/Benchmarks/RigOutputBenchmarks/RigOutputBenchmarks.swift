@@ -20,7 +20,7 @@ let benchmarks: @Sendable () -> Void = {
             Axis(name: "axis\(i)", kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
                  softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
         }
-        let rig = Rig(name: "bench \(count) axes", axes: axes, output: .pca9685(PCA9685OutputConfig()), loopRateHz: 200)
+        let rig = Rig(name: "bench \(count) axes", axes: axes, output: OutputConfig(type: PCA9685OutputConfig.type), loopRateHz: 200)
         let tracks: [AxisTrack?] = (0..<count).map { i in
             var keys = [Keyframe(time: 0, value: 0)]
             for k in 1...1_800 { keys.append(Keyframe(time: Double(2 * k) + Double(i) * 0.1, value: k % 2 == 1 ? 30 : -30)) }
@@ -79,7 +79,7 @@ final class PCA9685Box {
         commands = rig.axes.map { $0.command(forPosition: $0.home) }
         sent = [Double](repeating: 0, count: rig.axes.count)
         output = PCA9685Output(config: PCA9685OutputConfig(), bus: bus, stateDirectory: nil, logger: Logger(label: "bench"),
-                               timing: PCA9685Timing(sleep: { _ in }, now: { .zero }), healthCheckInterval: .seconds(1 << 40))
+                               healthCheckInterval: .seconds(1 << 40))
         try? output.start(channels: rig.axes.map(OutputChannel.init), initial: commands)
     }
 

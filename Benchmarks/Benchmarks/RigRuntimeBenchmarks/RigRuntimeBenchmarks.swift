@@ -15,7 +15,7 @@ let benchmarks: @Sendable () -> Void = {
     let rig = Rig(name: "bench pan/tilt", axes: ["pan", "tilt"].enumerated().map { i, name in
         Axis(name: name, kind: .servo, channel: i, calibration: calibration, home: 0, park: nil,
              softMin: -85, softMax: 85, maxVelocity: 90, maxAcceleration: 180, idle: .hold)
-    }, output: .sim(SimOutputConfig()), loopRateHz: 200)
+    }, output: .sim, loopRateHz: 200)
 
     // What the harness itself allocates between an explicit startMeasurement() and
     // stopMeasurement() with nothing in between: 0 with these metrics. (Adding .cpuTotal
