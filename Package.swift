@@ -29,6 +29,9 @@ let package = Package(
         // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
         // step function. No C modules, no I/O.
         .target(name: "RigCore", swiftSettings: strict),
+        // The one errno/EINTR helper, below everything that makes system calls.
+        .target(
+            name: "RigSyscall", dependencies: [.product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
 
         // C shims: only what Swift cannot import (variadic prctl, ioctl request macros).
         .target(name: "CLinux"),
@@ -42,7 +45,7 @@ let package = Package(
         .target(
             name: "RigRuntime",
             dependencies: [
-                "RigCore", "CLinux",
+                "RigCore", "RigSyscall", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
@@ -51,7 +54,7 @@ let package = Package(
         .target(
             name: "RigDBus",
             dependencies: [
-                "CDBus",
+                "CDBus", "RigSyscall",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         .target(
@@ -65,7 +68,7 @@ let package = Package(
         .target(
             name: "RigBLEControl",
             dependencies: [
-                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth",
+                "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
@@ -128,7 +131,7 @@ let package = Package(
         .target(
             name: "RigDFMocoServer",
             dependencies: [
-                "RigCore", "RigRuntime", "RigDFMoco",
+                "RigCore", "RigSyscall", "RigRuntime", "RigDFMoco",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
@@ -136,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "rig",
             dependencies: [
-                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+                "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
                 "RigDFMocoServer", "RigServe", "RigGPhoto2", "RigDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

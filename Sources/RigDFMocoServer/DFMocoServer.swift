@@ -3,6 +3,7 @@ import Logging
 import RigCore
 import RigDFMoco
 import RigRuntime
+import RigSyscall
 import SystemPackage
 
 #if canImport(Glibc)

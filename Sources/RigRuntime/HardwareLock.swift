@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RigSyscall
 
 /// Another process drives the same hardware.
 public struct HardwareLockError: Error, Sendable, CustomStringConvertible {

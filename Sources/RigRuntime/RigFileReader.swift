@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigSyscall
 
 /// The one hardened reader of rig and program files, for every command and for `rig
 /// serve`'s program library: regular files only (a FIFO, a device or a directory is

@@ -1,4 +1,5 @@
 import Glibc
+import RigSyscall
 import Synchronization
 
 /// A write to stdout or stderr that failed: the reader went away, the disk is full, the

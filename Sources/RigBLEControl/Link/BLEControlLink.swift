@@ -4,6 +4,7 @@ import RigBluetooth
 import RigCore
 import RigDBus
 import RigRuntime
+import RigSyscall
 import Synchronization
 import SystemPackage
 

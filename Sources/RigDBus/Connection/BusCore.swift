@@ -1,5 +1,6 @@
 import CDBus
 import Logging
+import RigSyscall
 import Synchronization
 
 #if canImport(Glibc)
@@ -102,12 +103,12 @@ final class BusCore: @unchecked Sendable {
     /// Must be called with `inbox` locked, so the pipe is never written after it is closed.
     private func wakeLocked() {
         var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)  // EAGAIN means a wakeup is already pending
+        _ = Syscall.call { write(wakeWrite, &byte, 1) }  // EAGAIN means a wakeup is already pending
     }
 
     private func drainWakePipe() {
         var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &buffer, buffer.count) > 0 {}
+        while case .success(let n) = Syscall.call({ read(wakeRead, &buffer, buffer.count) }), n > 0 {}
     }
 
     // MARK: - The loop
@@ -143,9 +144,10 @@ final class BusCore: @unchecked Sendable {
             if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
             fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
         }
-        let result = poll(&fds, nfds_t(fds.count), pollTimeoutMilliseconds())
-        if result < 0 && errno != EINTR {
-            logger.error("poll failed", metadata: ["errno": "\(errno)"])
+        var result: Int32 = 0
+        switch Syscall.call({ poll(&fds, nfds_t(fds.count), pollTimeoutMilliseconds()) }) {
+        case .success(let ready): result = ready
+        case .failure(let error): logger.error("poll failed", metadata: ["errno": "\(error)"])
         }
         if fds[0].revents != 0 { drainWakePipe() }
         if result > 0 {

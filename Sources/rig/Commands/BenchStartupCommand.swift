@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RigCore
 import RigRuntime
+import RigSyscall
 
 #if canImport(Glibc)
     import Glibc
