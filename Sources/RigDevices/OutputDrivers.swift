@@ -15,6 +15,15 @@ public enum OutputDrivers {
         case sim(SimOutputConfig)
         case pca9685(PCA9685OutputConfig)
         case blecontrol(BLEControlOutputConfig)
+
+        /// The smallest step this output makes (none for the simulator).
+        public var quantum: OutputQuantum {
+            switch self {
+            case .pca9685(let config): config.quantum
+            case .blecontrol: BLEControlOutputConfig.quantum
+            case .sim: .continuous
+            }
+        }
     }
 
     /// Reads the rig's output section with its driver (`FILE:LINE:COL` errors): its keys,
@@ -47,10 +56,6 @@ public enum OutputDrivers {
 
     /// The smallest step the rig's output makes (none for the simulator).
     public static func quantum(_ rig: Rig) -> OutputQuantum {
-        switch try? config(rig) {
-        case .pca9685(let config)?: config.quantum
-        case .blecontrol?: BLEControlOutputConfig.quantum
-        case .sim?, nil: .continuous
-        }
+        (try? config(rig))?.quantum ?? .continuous
     }
 }

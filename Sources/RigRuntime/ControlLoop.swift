@@ -231,12 +231,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var stalls = 0
         let stallStopNanoseconds = UInt64(max(options.stallStopSeconds, 0) * 1e9)
 
-        var aborted = false
         while !source.isFinished {
-            if aborted {
-                fault = fault ?? .aborted
-                break
-            }
             let deadline = anchor + (sinceAnchor + 1) * periodNanoseconds
             clock.sleep(until: deadline)
             let woke = clock.now()
@@ -269,8 +264,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             // posted, oldest first.
             let asked = mailbox.deliver(to: &source, buffer: &delivered, stopFirst: !stopApplied)
             if asked.abort {
-                aborted = true
-                continue
+                fault = fault ?? .aborted
+                break
             }
             if asked.stop { stopApplied = true }
 

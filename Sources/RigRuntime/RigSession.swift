@@ -266,26 +266,22 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         if stoppedBefore { loop.requestStop() }
         if abortedBefore { loop.requestAbort() }
 
-        do {
-            try camera?.start()
-        } catch {
-            // The output started: the loop's own way out puts it in the safe state.
+        // A part that cannot start after the output did: the loop's own way out puts the
+        // output in its safe state, then the session says which part failed.
+        func abandon(_ failure: SessionError) -> SessionError {
             loop.requestAbort()
             _ = loop.run()
             try? trace?.close()
-            throw .cameraStart("\(error)")
+            return failure
         }
+        do { try camera?.start() } catch { throw abandon(.cameraStart("\(error)")) }
         do {
             try trigger?.start(
                 StepControls(
                     advance: { loop.requestAdvance() }, redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) },
                     stop: { [self] in requestStop() }, goHome: { loop.requestGoHome() }))
         } catch {
-            // The output started: the loop's own way out puts it in the safe state.
-            loop.requestAbort()
-            _ = loop.run()
-            try? trace?.close()
-            throw .triggerStart("\(error)")
+            throw abandon(.triggerStart("\(error)"))
         }
         loop.start()
         onStart?(loop)

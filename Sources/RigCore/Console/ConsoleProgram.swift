@@ -44,10 +44,7 @@ public struct ConsoleProgram: Sendable, Equatable {
     /// for its shot as in `rig play`.
     public var shooting: ShootingPlan {
         var plan = shots ?? .none
-        if stepCount > 0, plan.intervalSeconds == nil, case .interval(let seconds) = trigger {
-            plan.intervalSeconds = seconds
-            plan.stepIntervals = stepIntervals
-        }
+        if stepCount > 0, plan.intervalSeconds == nil { plan.pace(by: trigger, stepIntervals: stepIntervals) }
         return plan
     }
 

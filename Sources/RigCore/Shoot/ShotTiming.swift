@@ -57,6 +57,15 @@ public struct ShootingPlan: Sendable, Equatable {
         return intervalSeconds
     }
 
+    /// Paces a stepped program's shots by `trigger` when it is `interval:S` (shot start to
+    /// shot start, ramped by `stepIntervals`): the one meaning `rig play`, `rig check` and
+    /// `rig serve` give it. Any other trigger changes nothing.
+    public mutating func pace(by trigger: Trigger, stepIntervals: [Double]?) {
+        guard case .interval(let seconds) = trigger else { return }
+        intervalSeconds = seconds
+        self.stepIntervals = stepIntervals
+    }
+
     /// Nothing to shoot, no pacing: the player behaves as it did before cameras.
     public static let none = ShootingPlan()
 }

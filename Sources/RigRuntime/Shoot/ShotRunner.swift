@@ -78,6 +78,8 @@ public final class ShotRunner: @unchecked Sendable {
         self.display = display
         shotSteps = alreadyShot
         if let start { write(.start(start)) }
+        // A camera that measures its frames reports them here (logged after their shots).
+        (camera as? ImageReporting)?.onImage { [weak self] in self?.recordImage($0) }
     }
 
     /// Called with every event as it is logged (on the thread that logs it).

@@ -42,7 +42,6 @@ extension RigConsole {
                 shotDone: { [weak self] in self?.shared.withLock { $0.loop }?.requestShotDone() },
                 stop: { mailbox.post(.stop) }))
         shots.observe { [weak self] event in self?.record(event, program: program.name) }
-        (camera as? ImageReporting)?.onImage { [weak shots] in shots?.recordImage($0) }
         return shots
     }
 

@@ -59,7 +59,7 @@ enum Doctor {
         case .blecontrol(let config)?: findings += bluetooth(adapter: config.adapter, board: config, scanSeconds: scanSeconds)
         }
         // Every section was read on load (`Devices.check`).
-        let stepSync = rig.stepSync.flatMap { _ in try? StepSyncConfig.parse(rig.stepSync) }
+        let stepSync = rig.stepSync == nil ? nil : try? StepSyncConfig.parse(rig.stepSync)
         if let stepSync, case .blecontrol(let config)? = output, config.adapter == stepSync.adapter {
             // Checked above with the board.
         } else if let stepSync {

@@ -6,13 +6,14 @@ import RigDevices
 /// and, for a timelapse, the axes that move less than a count on some frames.
 enum ResolutionReport {
     static func describe(rig: Rig) -> [String] {
-        let quantum = OutputDrivers.quantum(rig)
-        let axes = AxisResolution.of(rig, quantum: quantum)
+        // Read once (it was read on load: this cannot fail now).
+        let output = try? OutputDrivers.config(rig)
+        let axes = AxisResolution.of(rig, quantum: output?.quantum ?? .continuous)
         guard axes.contains(where: { $0.countSize != nil }) else {
             return ["  resolution: continuous (the \(rig.output.type) output has no steps)"]
         }
         var what = rig.output.type
-        if case .pca9685(let config)? = try? OutputDrivers.config(rig) {
+        if case .pca9685(let config)? = output {
             // What the chip makes: the file's frequency rounded to a whole PRE_SCALE.
             what += " at \(fixed(config.actualFrequencyHz, 2)) Hz"
         }

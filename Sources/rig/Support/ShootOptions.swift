@@ -75,10 +75,7 @@ struct ShootSetup {
         var originalStart: ShotLogStart?
 
         if program.isStepped {
-            if case .interval(let s) = trigger {
-                plan.intervalSeconds = s
-                plan.stepIntervals = program.stepIntervals
-            }
+            plan.pace(by: trigger, stepIntervals: program.stepIntervals)
             if options.interval != nil {
                 printError("error: --interval is for keyframes programs; a stepped program takes --trigger interval:SECONDS")
                 throw ExitCode(2)
@@ -186,7 +183,6 @@ struct ShootSetup {
             let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
                 start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, logger: logger, display: display)
-            (camera as? ImageReporting)?.onImage { [weak runner] in runner?.recordImage($0) }
             self.runner = runner
         }
     }
@@ -219,10 +215,7 @@ struct ShootSetup {
     /// with no options would.
     static func checkPlan(_ program: Program) -> ShootingPlan {
         var plan = ShootingPlan(timing: program.trigger == .bui ? nil : program.shotTiming)
-        if program.isStepped, case .interval(let s) = program.trigger {
-            plan.intervalSeconds = s
-            plan.stepIntervals = program.stepIntervals
-        }
+        if program.isStepped { plan.pace(by: program.trigger, stepIntervals: program.stepIntervals) }
         return plan
     }
 
