@@ -80,9 +80,6 @@ public struct LoopOptions: Sendable {
     /// A program the limiter must bend is stopped (true); a jog session relies on the
     /// limiter and keeps going (false).
     public var stopWhenLimited = true
-    /// Advance a stepped program the tick it is ready (trigger `auto`), with no round
-    /// trip through another thread.
-    public var advanceWhenReady = false
     /// A stall this long (wall seconds) while the rig moves stops the program from rest:
     /// the rig stood still through it, and going on at the program's speed would be a
     /// step in velocity no acceleration limit allows. A shorter one pauses the timeline
@@ -90,13 +87,11 @@ public struct LoopOptions: Sendable {
     public var stallStopSeconds = 0.5
 
     public init(
-        speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, advanceWhenReady: Bool = false,
-        stallStopSeconds: Double = 0.5
+        speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, stallStopSeconds: Double = 0.5
     ) {
         self.speed = speed
         self.realtime = realtime
         self.stopWhenLimited = stopWhenLimited
-        self.advanceWhenReady = advanceWhenReady
         self.stallStopSeconds = stallStopSeconds
     }
 }
@@ -281,7 +276,6 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             if let event {
                 events.push(.player(event, timeSeconds: time))
                 pushed = true
-                if options.advanceWhenReady, case .ready = event { source.advance() }
             }
 
             if let limited = limiter.limit(&positions), options.stopWhenLimited {

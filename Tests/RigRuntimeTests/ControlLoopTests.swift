@@ -91,10 +91,12 @@ import Testing
             Step(pose: [-20, 30], settleSeconds: 0, label: "b"),
             Step(pose: [0, 0], settleSeconds: 0.2, label: "c"),
         ]
+        // `auto` on the program host, as `rig play` runs it: each step advanced the tick it is ready.
+        let program = ConsoleProgram(name: "p", motion: .stepped(steps), trigger: .auto)
         let loop = ControlLoop(
-            rig: rig, source: Player(rig: rig, motion: .stepped(steps), startPose: rig.homePose),
+            rig: rig, source: ConsoleSource(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true),
             output: RecordingOutput(), clock: ManualClock(),
-            options: LoopOptions(realtime: false, advanceWhenReady: true), startPose: rig.homePose)
+            options: LoopOptions(realtime: false), startPose: rig.homePose)
         _ = loop.run()
         var ready: [Int] = []
         var ended = 0
