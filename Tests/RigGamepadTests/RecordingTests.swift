@@ -124,6 +124,7 @@ struct RecordingTests {
         try h.send { $0.tap(BTN_NORTH) }
         h.run(ticks: 2000) { $0.source.mode == .previewing }
         #expect(h.drainNotices().contains(.previewStarted))
+        #expect(h.source.host.playersBuiltInTick == 0, "the session's thread built the preview's player, not the loop")
         h.run(ticks: 2000) { $0.source.mode == .jogging }
         #expect(zip(h.frame, end).allSatisfy { abs($0 - $1) < 1e-6 }, "the preview ends at the last key")
         #expect(h.violations.isEmpty)
@@ -137,6 +138,45 @@ struct RecordingTests {
         }
         h.run(ticks: 200) { $0.source.mode == .jogging }
         #expect(h.source.mode == .jogging)
+        #expect(h.violations.isEmpty)
+    }
+
+    @Test func aPreviewWaitsAtRestForItsPlayerAndAStickCancelsIt() throws {
+        let h = try JogHarness()
+        h.preparesPreview = false
+        let recorder = JogRecorder(rig: h.rig, kind: .keyframes(spacingSeconds: 2), programPath: nil, rigPath: "rig.json", preview: h.preview)
+        try h.send { $0.tap(BTN_SOUTH) }
+        h.run(ticks: 1)
+        for n in h.drainNotices() { _ = try recorder.handle(n) }
+        try Self.jog(h, x: 32767, ticks: 60)
+        try h.send { $0.tap(BTN_NORTH) }
+        h.run(ticks: 2000) { $0.source.mode == .awaitingPreview }
+        #expect(h.source.mode == .awaitingPreview)
+        // Nobody builds it: the rig stays at rest, where the request was made.
+        let rest = h.frame
+        h.run(ticks: 50)
+        #expect(h.source.mode == .awaitingPreview)
+        #expect(h.frame == rest)
+        // A stick takes over and the request is void: a program built now is not played.
+        try h.send { s in
+            s.abs(ABS_RX, 30000)
+            s.report()
+        }
+        h.run(ticks: 5)
+        #expect(h.source.mode == .jogging)
+        h.preview.prepareRequested(rig: h.rig)
+        #expect(h.preview.takeReady() == nil)
+        try h.send { s in
+            s.abs(ABS_RX, 0)
+            s.report()
+        }
+        h.run(ticks: 300) { $0.velocities.allSatisfy { $0 == 0 } }
+        // Asked again and built: it plays.
+        h.preparesPreview = true
+        try h.send { $0.tap(BTN_NORTH) }
+        h.run(ticks: 2000) { $0.source.mode == .previewing }
+        #expect(h.source.mode == .previewing)
+        #expect(h.source.host.playersBuiltInTick == 0)
         #expect(h.violations.isEmpty)
     }
 

@@ -117,6 +117,7 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
         options: sessionOptions, logger: logger, mailbox: options.mailbox ?? SourceMailbox())
     var saveError: String?
     session.onPoll = {
+        preview.prepareRequested(rig: rig)
         while let notice = notices.pop() {
             do {
                 if let line = try recorder.handle(notice) { logger.notice("\(line)") }

@@ -23,6 +23,8 @@ public struct JogSource: MotionSource {
         /// Braking to rest before a planned move or preview.
         case settling(then: Plan)
         case moving(Plan)
+        /// At rest, the preview asked for: the session's thread builds its player.
+        case awaitingPreview
         case previewing
         case stopping
         case finished
@@ -78,6 +80,7 @@ public struct JogSource: MotionSource {
         self.input = input
         self.previewSlot = preview
         self.notices = notices
+        preview.reserve(axisCount: rig.axes.count)
         speeds = config.speedLevels
         let dt = rig.tickSeconds
         watchdogTicks = max(1, tickCount(seconds: config.watchdogMilliseconds / 1000, tickSeconds: dt))
@@ -130,6 +133,8 @@ public struct JogSource: MotionSource {
         case .previewing:
             host.stopProgram()
             previewStopping = true
+        case .awaitingPreview:
+            previewSlot.cancel()
         default: break
         }
         mode = .stopping
@@ -151,7 +156,7 @@ public struct JogSource: MotionSource {
         case .settling: phase = .settling
         case .moving(.home): phase = .jog(.movingHome)
         case .moving: phase = .jog(.nudge)
-        case .previewing: phase = .jog(.preview)
+        case .awaitingPreview, .previewing: phase = .jog(.preview)
         case .stopping: phase = .stopping
         case .finished: phase = .finished
         }
@@ -166,8 +171,11 @@ public struct JogSource: MotionSource {
             notify(snap.connected ? .inputConnected : .inputLost)
             if snap.stickFlat != seen.stickFlat { setDeviceFlat(snap.stickFlat) }
         }
+        let wasAwaiting = mode == .awaitingPreview
         let pressed = readPresses(snap)
         seen = snap
+        // A press (home, a new preview) took the rig elsewhere: the request is void.
+        if wasAwaiting, mode != .awaitingPreview { previewSlot.cancel() }
 
         // Stick deflection → target velocities.
         var raw = snap.sticks
@@ -228,6 +236,17 @@ public struct JogSource: MotionSource {
             }
             event = host.tick(into: &frame)
             if case .moving = mode, host.commandMode == .idle { mode = .jogging }
+        case .awaitingPreview:
+            if stickActive || !snap.connected {
+                previewSlot.cancel()
+                mode = .jogging
+                host.apply(.jog(velocityFractions: snap.connected ? fractions : zeros))
+            } else if playPreparedPreview() {
+                previewStopping = false
+                mode = .previewing
+                notify(.previewStarted)
+            }
+            event = host.tick(into: &frame)
         case .previewing:
             if stickActive || pressed || !snap.connected, !previewStopping {
                 host.stopProgram()
@@ -343,22 +362,25 @@ public struct JogSource: MotionSource {
             host.apply(.goTo(pose: moveTarget))
             mode = .moving(plan)
         case .preview:
-            guard let motion = previewSlot.current else {
+            // The session's thread builds it from this rest pose (`PreviewSlot`).
+            guard previewSlot.request(from: host.positions) else {
                 mode = .jogging
                 notify(.nothingToPreview)
                 return
             }
-            // The recording as a program on the host: every step at once, no park.
-            var preview = ConsoleProgram(name: "preview", motion: motion, trigger: .auto)
-            preview.parks = false
-            guard host.play(preview) else {
-                mode = .jogging
-                return
-            }
-            previewStopping = false
-            mode = .previewing
-            notify(.previewStarted)
+            mode = .awaitingPreview
         }
+    }
+
+    /// Plays the preview the session's thread built, once it is there (its player came
+    /// built from this very pose: nothing to allocate here). False until then.
+    private mutating func playPreparedPreview() -> Bool {
+        guard let program = previewSlot.takeReady() else { return false }
+        guard host.play(program) else {
+            mode = .jogging
+            return false
+        }
+        return true
     }
 
     private func notify(_ notice: JogNotice) {

@@ -24,6 +24,8 @@ final class JogHarness {
     /// Probe the device every 10 ticks without input, as the reader thread does when a
     /// held stick sends nothing (the watchdog's sign of life).
     var keepAlive = true
+    /// Build a requested preview between ticks, as the session's thread does.
+    var preparesPreview = true
 
     init(rig: Rig? = nil, config: JogConfig? = nil, startPose: [Double]? = nil, fake: FakeEvdevControl = FakeEvdevControl()) throws {
         let rig = try rig ?? TestRig.rig()
@@ -58,6 +60,8 @@ final class JogHarness {
                 }
             }
             _ = source.tick(into: &frame)
+            // The session's thread, between ticks: builds a preview asked for.
+            if preparesPreview { preview.prepareRequested(rig: rig) }
             frames.append(frame)
             if let v = monitor.observe(frame) { violations.append(v) }
             if let until, until(self) { return n + 1 }
