@@ -122,6 +122,11 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         imageHandler.withLock { $0 = handler }
     }
 
+    /// A frame's download runs on the worker after its shot: waits for the work queued so far.
+    public func waitForImages(within seconds: Double) {
+        worker.drain(within: seconds)
+    }
+
     /// The camera's choices, read once for ramps.
     private let cachedChoices = Mutex<CameraChoices?>(nil)
 

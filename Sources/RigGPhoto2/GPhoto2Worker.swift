@@ -50,6 +50,14 @@ final class GPhoto2Worker: Sendable {
         }
     }
 
+    /// Waits, at most `seconds`, until everything queued before now has run. Makes no
+    /// call: a slow download is not a stuck camera.
+    func drain(within seconds: Double) {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        _ = done.wait(timeout: .now() + seconds)
+    }
+
     /// Gives up on the camera: later calls fail at once with `message`.
     @discardableResult
     func markStuck(_ message: String) -> CameraError {

@@ -137,4 +137,7 @@ public protocol BatteryReporting: AnyObject {
 public protocol ImageReporting: AnyObject {
     /// Called (on the camera's thread) with each frame's measure.
     func onImage(_ handler: @escaping @Sendable (ShotLogImage) -> Void)
+    /// Waits, at most `seconds`, until every frame shot so far has reported its measures
+    /// (a download still under way when a program ends). A slow download is not a fault.
+    func waitForImages(within seconds: Double)
 }

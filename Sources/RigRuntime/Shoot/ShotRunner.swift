@@ -179,6 +179,9 @@ public final class ShotRunner: @unchecked Sendable {
     /// it). `loopFault`: why the loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
         programOver.store(true, ordering: .relaxed)
+        // The last frame's download may still be under way (`rig serve` ends a run while
+        // the camera stays open): its measures belong in this log.
+        (camera as? ImageReporting)?.waitForImages(within: 10)
         writePendingImages(all: true)
         logInterruptedShot(at: nil)
         let ownFault = faultMessage

@@ -21,6 +21,9 @@ public final class SimCamera: Camera, ImageReporting {
         imageHandler.withLock { $0 = handler }
     }
 
+    /// Measured as it shoots: nothing is ever pending.
+    public func waitForImages(within seconds: Double) {}
+
     public var label: String { "sim camera" }
     public var reportsShotDone: Bool { false }
 
