@@ -33,10 +33,16 @@ fi
 note "board ready on hci0 ($(bt_address hci0))"
 
 # rig scan on the other adapter lists it (bounded tries: discovery under TCG is slow, and
-# after the bui check hci1 took up to 3 scans of 8 s to see the new advertisement).
+# after the bui check hci1 took up to 3 scans of 8 s to see the new advertisement). Once
+# the rig's discovery runs, the board's advertising set is nudged (`bt_nudge`: btvirt
+# reports a set only when it or a scan starts, and the kernel drops a report that comes
+# before its discovery is under way).
 ADDR=""
 for try in 1 2 3 4 5 6 7 8 9 10; do
-  timeout 60 "$RIG" scan --adapter hci1 --seconds 8 > "$W/scan.out" 2>&1; src=$?
+  timeout 60 "$RIG" scan --adapter hci1 --seconds 8 > "$W/scan.out" 2>&1 & SCP=$!
+  wait_for 20 sh -c '[ "$(busctl --system get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Discovering)" = "b true" ]' &&
+    bt_nudge hci0
+  wait $SCP; src=$?
   note "rig scan try $try (exit $src): $(tr '\n' '|' < "$W/scan.out")"
   ADDR=$(awk -v n=$BOARD_NAME '$2 == n { print $1; exit }' "$W/scan.out")
   [ -n "$ADDR" ] && break

@@ -38,7 +38,7 @@ fi
 # 2 rounds (step 1 → 2, 2 → 3) with a reconnect after the first, then the wait after the last
 # step, which ends the program.
 timeout 300 $PY "$GUEST/bui_central.py" /org/bluez/hci1 2 --timeout 120 --forget --trace "$W/trace.csv" \
-  --malformed --reconnect-after 1 --end $RP > "$W/central.log" 2>&1; crc=$?
+  --malformed --reconnect-after 1 --end $RP --nudge hci0 > "$W/central.log" 2>&1; crc=$?
 wait_for 60 sh -c "! kill -0 $RP" || { fail "the rig did not end after the last wait"; kill $RP; }
 wait $RP; rc=$?
 echo "--- bui_central.py (exit $crc):"; cat "$W/central.log"

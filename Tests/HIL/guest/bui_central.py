@@ -9,6 +9,7 @@ Wait-For-Input rounds in Cascable's order:
 
   bui_central.py ADAPTER ROUNDS [--type request|command] [--timeout S] [--forget]
                  [--trace CSV] [--malformed] [--reconnect-after K] [--end PID]
+                 [--nudge hciN]
 
   --trace CSV          with "waiting" and each notification, the pose in the rig's trace
                        (its last row per axis: where the rig stands at that moment)
@@ -17,6 +18,9 @@ Wait-For-Input rounds in Cascable's order:
   --reconnect-after K  after round K: disconnect, forget, discover and connect again
   --end PID            after the rounds, one more wait (the one after the last step): the
                        rig, process PID, must end without a press
+  --nudge hciN         the peripheral's controller (btvirt): while discovery finds nothing,
+                       its advertising set is switched off and on again every 2 s (see
+                       `nudge`)
 
 Prints one JSON line per event ({"t": monotonic, "event": …}) so a check can put them in
 order against a trace; exit 0 when every round got its press and release, in order.
@@ -46,6 +50,7 @@ om = dbus.Interface(bus.get_object("org.bluez", "/"), OM)
 
 
 TRACE = sys.argv[sys.argv.index("--trace") + 1] if "--trace" in sys.argv else None
+NUDGE = sys.argv[sys.argv.index("--nudge") + 1] if "--nudge" in sys.argv else None
 RECONNECT = int(sys.argv[sys.argv.index("--reconnect-after") + 1]) if "--reconnect-after" in sys.argv else None
 
 
@@ -103,6 +108,18 @@ bus.add_signal_receiver(changed, signal_name="PropertiesChanged", dbus_interface
                         path_keyword="path")
 
 
+def nudge():
+    """btvirt reports an advertising set once (when it is enabled or a scan starts) and the
+    kernel drops a report that comes before its discovery is under way, so the one report
+    of a scan's start is often lost under TCG (CI: 120 s, 5 rescans, nothing found). The
+    peripheral's set switched off and on (`bt_nudge` in lib.sh) is the next advertising
+    event a radio would send. See docs/hil.md ("Discovery against btvirt")."""
+    import os, subprocess
+    subprocess.run(["sh", os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib.sh"), "nudge", NUDGE],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    emit("nudged", controller=NUDGE)
+
+
 def connect_all(again=False):
     global dev
     watched.clear()
@@ -122,14 +139,19 @@ def connect_all(again=False):
                 found.update(path=p, name=str(d.get("Name", d.get("Alias", ""))), address=str(d["Address"]))
                 return True
         return False
-    # A scan that has seen nothing for 20 s starts again: under TCG, btvirt and bluetoothd
-    # have been seen to miss the advertisement of a peripheral that just re-registered, and
-    # a new scan resets the controller's duplicate filter. The deadline stays TIMEOUT.
+    # Discovery under way first (the kernel keeps reports only then); then, while nothing is
+    # found, a nudge every 2 s (see `nudge`), and a new scan every 20 s (it resets the
+    # controller's duplicate filter). The deadline stays TIMEOUT.
     t0 = restarted = time.monotonic()
+    run_until(lambda: bool(dbus.Interface(ad, PROPS).Get("org.bluez.Adapter1", "Discovering")), TIMEOUT, "discovery to start")
+    emit("scanning")
+    nudged = time.monotonic()
     while not scan():
         now = time.monotonic()
         if now - t0 > TIMEOUT:
             fail(f"timed out after {TIMEOUT:.0f}s waiting for a device advertising the BUI service")
+        if NUDGE and now - nudged > 2:
+            nudge(); nudged = time.monotonic()
         if now - restarted > 20:
             try:
                 a1.StopDiscovery()

@@ -26,7 +26,7 @@ fi
 # Cascable's write order, and notifications (press 0x01, release 0x00) back through bluetoothd.
 $PY "$GUEST/bui_peripheral.py" /org/bluez/hci0 400 > "$W/bui-peripheral.log" 2>&1 & SP=$!
 wait_for 120 grep -q "advertisement registered" "$W/bui-peripheral.log"
-timeout 300 $PY "$GUEST/bui_central.py" /org/bluez/hci1 2 --timeout 120 --forget > "$W/bui-central.log" 2>&1; rc=$?
+timeout 300 $PY "$GUEST/bui_central.py" /org/bluez/hci1 2 --timeout 120 --forget --nudge hci0 > "$W/bui-central.log" 2>&1; rc=$?
 kill $SP 2>/dev/null; wait $SP 2>/dev/null
 echo "--- bui_central.py:"; cat "$W/bui-central.log"; echo "--- bui_peripheral.py:"; cat "$W/bui-peripheral.log"
 if [ $rc = 0 ] && grep -q '"event": "done"' "$W/bui-central.log"; then

@@ -200,6 +200,15 @@ def record(rig_path, rig_bin, work):
     wait("pan ≤ -5°", lambda: (pos(trace, "pan") or 0) <= -5)
     pad.stick(x=0)
     record_here(3)
+    # Y previews the recording: its player is built by the session's thread from the rest
+    # pose; the rig goes back through key 2 and ends at key 3, where it rests now.
+    before = len(read_trace(trace).get("pan", []))
+    pad.press(BTN_NORTH)
+    r.wait_log("preview: playing the recording")
+    r.wait_log("preview ended")
+    during = [p for _, _, p in read_trace(trace).get("pan", [])[before:]]
+    previewed = bool(during) and max(during) >= poses[1][0] - 0.5 and abs(during[-1] - poses[2][0]) < 0.05
+    log(f"preview: pan {min(during, default=None)}…{max(during, default=None)}, ended at {during[-1] if during else None}")
     pad.press(BTN_START)                             # save and end
     rc = r.exit_code()
     log(f"rig jog exited {rc}")
@@ -210,6 +219,8 @@ def record(rig_path, rig_bin, work):
     if rc != 0:
         problems.append(f"rig jog exit {rc}")
     problems += check_limits(rig, trace)
+    if not previewed:
+        problems.append(f"the preview did not go back through key 2 {poses[1]} and end at key 3 {poses[2]}")
     prog = keys()
     print("recorded program:", json.dumps(prog))
     if not prog:
@@ -236,7 +247,7 @@ def record(rig_path, rig_bin, work):
         print(f"rig check {out} → exit {chk.returncode}\n{chk.stdout}")
         if chk.returncode != 0:
             problems.append(f"rig check on the recording: exit {chk.returncode}")
-    return problems, f"3 keys at pan/tilt {[(round(a, 2), round(b, 2)) for a, b in poses]}, saved by Start, rig check exit 0"
+    return problems, f"3 keys at pan/tilt {[(round(a, 2), round(b, 2)) for a, b in poses]}, previewed by Y (through key 2, ended at key 3), saved by Start, rig check exit 0"
 
 
 def unplug(rig_path, rig_bin, work):

@@ -74,9 +74,19 @@ bt_up() {
 }
 bt_address() { busctl --system get-property org.bluez "/org/bluez/$1" org.bluez.Adapter1 Address | awk '{print $2}' | tr -d '"'; }
 bt_logs() { for f in bluetoothd btvirt; do echo "--- $f.log (tail)"; tail -${1:-40} $BT_STATE/$f.log 2>/dev/null; done; }
+# bt_nudge hciN: switch the advertising set of the peripheral on hciN off and on again (raw
+# HCI LE Set Extended Advertising Enable, handle 1: bluetoothd's first instance). btvirt
+# reports a set only when it is enabled or a scan starts, and the kernel drops a report
+# that comes before its discovery is under way: this is the radio's next advertising event
+# for a central that is already scanning. See docs/hil.md ("Discovery against btvirt").
+bt_nudge() {
+  for _en in 00 01; do timeout 20 hcitool -i "$1" cmd 0x08 0x0039 $_en 01 01 00 00 00 >/dev/null 2>&1; done
+  return 0
+}
 bt_down() {
   for p in bluetoothd btvirt dbus; do [ -f $BT_STATE/$p.pid ] && kill "$(cat $BT_STATE/$p.pid)" 2>/dev/null; done
   rm -f $BT_STATE/up
 }
 
 if [ "${1:-}" = stop-bluetooth ]; then bt_down; fi
+if [ "${1:-}" = nudge ]; then bt_nudge "$2"; fi
