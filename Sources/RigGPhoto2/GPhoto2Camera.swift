@@ -122,8 +122,10 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         imageHandler.withLock { $0 = handler }
     }
 
-    /// A frame's download runs on the worker after its shot: waits for the work queued so far.
+    /// A frame's download runs on the worker after its shot: waits for the work queued so far
+    /// (not behind a call that hung: nothing more will come).
     public func waitForImages(within seconds: Double) {
+        guard worker.stuck == nil else { return }
         worker.drain(within: seconds)
     }
 
