@@ -111,6 +111,24 @@ private let threeSteps = Motion.stepped([
         #expect(run.violations.isEmpty)
     }
 
+    @Test func aPlayerBuiltInTheTickIsTheProgramsOwn() {
+        // Prepared from somewhere the rig is not: the player the loop builds still ends
+        // where the program does when it does not park (jog's preview), not at the park pose.
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        var program = ConsoleProgram(name: "preview", motion: threeSteps, trigger: .auto)
+        program.parks = false
+        program.prepare(rig: rig, from: [5, 5])
+        run.post(.play(program))
+        #expect(run.run { $0.programsStarted == 1 && $0.player == nil })
+        #expect(run.source.playersBuiltInTick == 1)
+        guard case .stepped(let steps) = threeSteps, let last = steps.last else {
+            Issue.record("threeSteps is stepped")
+            return
+        }
+        #expect(zip(run.frame, last.pose).allSatisfy { abs($0 - $1) < 1e-9 }, "ended at the last step, not parked")
+        #expect(run.violations.isEmpty)
+    }
+
     @Test func backAndRedoMoveToThePreviousAndTheSameStep() {
         var run = ConsoleRun(rig: rig, start: [0, 0])
         run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard, firstStep: 2)))

@@ -235,7 +235,8 @@ public struct ConsoleSource: MotionSource {
                 player = prepared.player
             } else {
                 playersBuiltInTick += 1
-                player = Player(rig: rig, motion: new.motion, startPose: commands.positions, firstStep: new.firstStep, shooting: new.shooting)
+                // The program's own player (its start, its park), as `prepare` builds it.
+                player = new.player(rig: rig, from: commands.positions)
             }
         case .next:
             // Only while waiting at a step, once per wait: a Next during a move (or a
