@@ -53,9 +53,4 @@ public enum OutputDrivers {
         case .blecontrol(let config): BLEControlOutput(config: config, logger: logger)
         }
     }
-
-    /// The smallest step the rig's output makes (none for the simulator).
-    public static func quantum(_ rig: Rig) -> OutputQuantum {
-        (try? config(rig))?.quantum ?? .continuous
-    }
 }

@@ -110,9 +110,9 @@ public final class ShotRunner: @unchecked Sendable {
     /// Writes the measures whose shot is logged (all of them at the end).
     private func writePendingImages(all: Bool = false) {
         let ready = pendingImages.withLock { pending -> [ShotLogImage] in
-            let ready = pending.filter { all || recordedShots.contains(ShotKey(step: $0.step - 1, bracket: $0.bracket ?? 1)) }
-            pending.removeAll { all || recordedShots.contains(ShotKey(step: $0.step - 1, bracket: $0.bracket ?? 1)) }
-            return ready
+            let isReady = { (image: ShotLogImage) in all || self.recordedShots.contains(ShotKey(step: image.step - 1, bracket: image.bracket ?? 1)) }
+            defer { pending.removeAll(where: isReady) }
+            return pending.filter(isReady)
         }
         for image in ready {
             write(.image(image))

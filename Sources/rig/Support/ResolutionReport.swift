@@ -6,8 +6,11 @@ import RigDevices
 /// and, for a timelapse, the axes that move less than a count on some frames.
 enum ResolutionReport {
     static func describe(rig: Rig) -> [String] {
-        // Read once (it was read on load: this cannot fail now).
-        let output = try? OutputDrivers.config(rig)
+        // It was read on load: this cannot fail now.
+        describe(rig: rig, output: try? OutputDrivers.config(rig))
+    }
+
+    private static func describe(rig: Rig, output: OutputDrivers.Config?) -> [String] {
         let axes = AxisResolution.of(rig, quantum: output?.quantum ?? .continuous)
         guard axes.contains(where: { $0.countSize != nil }) else {
             return ["  resolution: continuous (the \(rig.output.type) output has no steps)"]
@@ -26,9 +29,11 @@ enum ResolutionReport {
     }
 
     static func describe(program: Program) -> [String] {
-        var lines = describe(rig: program.rig)
+        // Read once for both (it was read on load: this cannot fail now).
+        let output = try? OutputDrivers.config(program.rig)
+        var lines = describe(rig: program.rig, output: output)
         if program.kind == .timelapse {
-            for warning in TimelapseResolutionWarning.check(program, quantum: OutputDrivers.quantum(program.rig)) {
+            for warning in TimelapseResolutionWarning.check(program, quantum: output?.quantum ?? .continuous) {
                 lines.append("\(program.file): warning: \(warning)")
             }
         }
