@@ -29,7 +29,9 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
 
     /// The frequencies this oscillator can make: PRE_SCALE 255 to 3.
     public var achievableFrequencyRangeHz: ClosedRange<Double> {
-        oscillatorHz / (4096 * Double(Self.prescaleRange.upperBound + 1))...oscillatorHz / (4096 * Double(Self.prescaleRange.lowerBound + 1))
+        let slowest = PCA9685Math.frequencyHz(prescale: UInt8(Self.prescaleRange.upperBound), oscillatorHz: oscillatorHz)
+        let fastest = PCA9685Math.frequencyHz(prescale: UInt8(Self.prescaleRange.lowerBound), oscillatorHz: oscillatorHz)
+        return slowest...fastest
     }
 
     /// Reads the rig's output section (its type is `pca9685`) and checks the axes'
