@@ -116,6 +116,9 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     private var commands: [ChannelCommand]
     private var sent: [Double]
     private var limiter: MotionLimiter
+    /// The source's last two frames: after a stall the loop plays between them (see `run`).
+    private var sourcePrevious: [Double]
+    private var sourceNext: [Double]
 
     /// The one way in from other threads: requests for the source, stop and abort.
     public let mailbox: SourceMailbox
@@ -144,6 +147,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         sent = [Double](repeating: .nan, count: rig.axes.count)
         limiter = MotionLimiter(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
+        sourcePrevious = startPose.map { $0 }
+        sourceNext = startPose.map { $0 }
         statusLock = Mutex(
             LoopStatus(
                 positions: startPose.map { $0 }, velocities: [Double](repeating: 0, count: rig.axes.count), progress: source.progress, ticks: 0,
@@ -225,15 +230,25 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var missedTicks = 0
         var stalls = 0
         let stallStopNanoseconds = UInt64(max(options.stallStopSeconds, 0) * 1e9)
+        var lastWoke = startTime
+        // The timeline's pace (see `ResumeRamp`): 1 except after a stall, when the loop
+        // plays between the source's frames and speeds up within the limits.
+        var ramp = ResumeRamp(axes: rig.axes, tickSeconds: dt)
 
-        while !source.isFinished {
+        while !source.isFinished || ramp.phase < 1 {
             let deadline = anchor + (sinceAnchor + 1) * periodNanoseconds
             clock.sleep(until: deadline)
             let woke = clock.now()
             let late = woke > deadline ? woke - deadline : 0
             stats.record(latenessNanoseconds: late, periodNanoseconds: periodNanoseconds)
+            // This frame reaches the output `sinceLast` after the previous one: a stall
+            // slows the rig to period / sinceLast of its speed, whatever comes next.
+            let sinceLast = woke &- lastWoke
+            lastWoke = woke
             var stall: LoopEvent?
+            var slowedTo = 1.0
             if late >= periodNanoseconds {
+                slowedTo = Double(periodNanoseconds) / Double(max(sinceLast, periodNanoseconds))
                 let missed = Int(late / periodNanoseconds)
                 missedTicks += missed
                 stalls += 1
@@ -264,7 +279,16 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if asked.stop { stopApplied = true }
 
-            let event = source.tick(into: &positions)
+            // The source's timeline advances `ramp.rate` ticks per tick; between its
+            // frames the loop interpolates (at rate 1, the source's frame as it is).
+            var event: PlayerEvent?
+            var sourceLimited: Int?
+            if ramp.advance(sourceFinished: source.isFinished) {
+                swap(&sourcePrevious, &sourceNext)
+                event = source.tick(into: &sourceNext)
+                sourceLimited = source.limitedAxis
+            }
+            ramp.interpolate(from: sourcePrevious, to: sourceNext, into: &positions)
             tick += 1
             let time = Double(tick) * dt
             let wall = Double(woke &- startTime) / 1e9
@@ -278,16 +302,29 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 pushed = true
             }
 
-            if let limited = limiter.limit(&positions), options.stopWhenLimited {
+            // The source's verdict on a program's frame (its own limiter bent it first),
+            // else the loop's limiter, which stays as the last guard: a bent program frame
+            // is reported and stops `rig play` either way; a jog that leans on the
+            // limiter (`stopWhenLimited` false) is not.
+            let loopLimited = limiter.limit(&positions)
+            if let limited = sourceLimited ?? (options.stopWhenLimited ? loopLimited : nil) {
                 let axis = rig.axes[limited].name
                 events.push(.limiterIntervened(axis: axis, timeSeconds: time))
                 pushed = true
-                if !stopApplied {
+                if options.stopWhenLimited, !stopApplied {
                     source.stop()
                     stopApplied = true
                     fault = .limited(axis: axis, timeSeconds: time)
                 }
             }
+
+            if slowedTo < 1 {
+                // The rig did this frame's move over the stall: from here it goes on at
+                // the speed it really had, and speeds up again within its limits.
+                limiter.scaleVelocities(by: slowedTo)
+                ramp.slow(to: slowedTo)
+            }
+            ramp.speedUp(previous: sourcePrevious, next: sourceNext)
 
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: positions[i]) }
             do {

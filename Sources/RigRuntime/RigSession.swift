@@ -297,10 +297,10 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                     trigger?.handle(e, stepCount: stepCount)
                     logEvent(e, time: t, stepCount: stepCount)
                 case .limiterIntervened(let axis, let t):
+                    // Only a program's frame (or any frame, when a bent frame stops the
+                    // run) is reported: a jog leaning on the limiter is not.
                     interventions += 1
-                    if options.loop.stopWhenLimited {
-                        logger.error("limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s: stopping")
-                    }
+                    logger.error("limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s: the program stops")
                 case .outputFault(let fault, let t):
                     logger.error("output fault at t=\(rounded(t))s: \(fault)")
                 case .stalled(let missed, let seconds, let stopped, let t):

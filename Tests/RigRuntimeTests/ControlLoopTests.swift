@@ -1,3 +1,4 @@
+import Dispatch
 import RigCore
 import RigTestSupport
 import Testing
@@ -108,27 +109,70 @@ import Testing
         #expect(ended == 1)
     }
 
+    /// 160° in 0.5 s: far beyond maxVelocity, a program the limiter must bend.
+    static func tooFast(_ rig: Rig) -> ConsoleProgram {
+        ConsoleProgram(
+            name: "too fast",
+            motion: .continuous(
+                tracks: [
+                    AxisTrack(keys: [Keyframe(time: 0, value: -80, interpolation: .linear), Keyframe(time: 0.5, value: 80)]), nil,
+                ], durationSeconds: 0.5),
+            trigger: .auto)
+    }
+
+    /// `rig play`'s path: the program host plays the program, its command source's limiter
+    /// bends the frame first, and its verdict (not a second look at a frame already bent)
+    /// stops the program.
     @Test func aProgramThatBreaksALimitIsStoppedByTheLimiter() {
         let rig = testRig()
-        // 160° in 0.5 s: far beyond maxVelocity; the limiter bends it and the loop stops.
-        let motion = Motion.continuous(
-            tracks: [
-                AxisTrack(keys: [Keyframe(time: 0, value: -80, interpolation: .linear), Keyframe(time: 0.5, value: 80)]), nil,
-            ], durationSeconds: 0.5)
         let output = RecordingOutput()
+        let source = ConsoleSource(rig: rig, startPose: [-80, 0], program: Self.tooFast(rig), endsWithProgram: true)
         let loop = ControlLoop(
-            rig: rig, source: Player(rig: rig, motion: motion, startPose: [-80, 0]),
-            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
+            rig: rig, source: source, output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
         let result = loop.run()
-        guard case .limited(let axis, _) = result.fault else {
+        guard case .limited(let axis, let t) = result.fault else {
             Issue.record("fault: \(String(describing: result.fault))")
             return
         }
         #expect(axis == "pan")
+        // Stopped at the first bent frame (the path's first move), not at its end.
+        #expect(t < 0.1)
+        var limitedEvents = 0
+        while let event = loop.events.pop() { if case .limiterIntervened(axis: "pan", _) = event { limitedEvents += 1 } }
+        #expect(limitedEvents >= 1)
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [-80, 0])
         for commands in output.log.withLock({ $0.writes }) {
             let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }
             #expect(monitor.observe(pose) == nil, "a frame left the limits")
         }
+        // It never got near the far end: braked and parked (pan parks at 10°).
+        #expect(abs(result.finalPose[0] - 10) < 1e-9)
+    }
+
+    /// `rig serve`'s path (the loop does not stop on its own limiter, jogs lean on it): the
+    /// host stops the program it had to bend, reports the axis, and goes on taking commands.
+    @Test func aServedProgramThatBreaksALimitIsStoppedAndReported() {
+        let rig = testRig()
+        let mailbox = SourceMailbox()
+        let loop = ControlLoop(
+            rig: rig, source: ConsoleSource(rig: rig, startPose: [-80, 0]), output: RecordingOutput(), clock: ManualClock(),
+            options: LoopOptions(realtime: false, stopWhenLimited: false), startPose: [-80, 0], mailbox: mailbox)
+        mailbox.post(.program(.play(Self.tooFast(rig))))
+        loop.start()
+        var sawLimited = false
+        var sawStoppedEnd = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !(sawLimited && sawStoppedEnd), ContinuousClock.now < deadline {
+            _ = loop.eventsPushed.wait(timeout: .now() + .milliseconds(500))
+            while let event = loop.events.pop() {
+                if case .limiterIntervened(axis: "pan", _) = event { sawLimited = true }
+                if case .player(.programEnded(stopped: true), _) = event { sawStoppedEnd = true }
+            }
+        }
+        #expect(sawLimited)
+        #expect(sawStoppedEnd)
+        loop.requestStop()
+        let result = loop.wait()
+        #expect(result.fault == nil)
     }
 }

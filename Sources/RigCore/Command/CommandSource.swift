@@ -223,14 +223,18 @@ public struct CommandSource: MotionSource {
         controller.follow(velocities: limiter.velocities)
     }
 
-    /// Emits `external` (a preview played by the owner) through the limiter and adopts it,
-    /// so that later commands continue from where it left the rig. Leaves a move or jog
-    /// under way: the source is idle afterwards.
-    public mutating func passThrough(_ external: inout [Double]) {
+    /// Emits `external` (a program's frame, played by the owner) through the limiter and
+    /// adopts it, so that later commands continue from where it left the rig. Leaves a move
+    /// or jog under way: the source is idle afterwards. Returns the limiter's verdict: the
+    /// first axis it had to bend, or nil when the frame was within every limit (a program
+    /// that `check` accepted never needs bending; the owner stops one that does).
+    @discardableResult
+    public mutating func passThrough(_ external: inout [Double]) -> Int? {
         tickIndex += 1
-        _ = limiter.limit(&external)
+        let limited = limiter.limit(&external)
         controller.follow(velocities: limiter.velocities)
         if !stopRequested { mode = .idle }
+        return limited
     }
 
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {

@@ -83,6 +83,14 @@ public struct MotionLimiter: Sendable {
         for i in velocities.indices { velocities[i] = 0 }
     }
 
+    /// The last frame reached the output `1 / fraction` ticks late (a stall): the rig
+    /// moved at `fraction` of the velocity the frame carries, so that is what the next
+    /// frame must continue from.
+    public mutating func scaleVelocities(by fraction: Double) {
+        let f = min(max(fraction, 0), 1)
+        for i in velocities.indices { velocities[i] *= f }
+    }
+
     /// Follows a frame that was emitted without limiting (keeps the state in step).
     public mutating func follow(_ frame: [Double]) {
         for i in axes.indices {

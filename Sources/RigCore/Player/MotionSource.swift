@@ -25,6 +25,11 @@ public protocol MotionSource: SendableMetatype {
     /// none ignores it.
     mutating func receive(_ request: SourceRequest)
     var isFinished: Bool { get }
+    /// The axis the source's own limiter had to bend in the frame it just emitted for a
+    /// program (which `check` accepted, so it never should), nil otherwise. The loop
+    /// treats it as its own limiter's verdict: it reports it and, for `rig play`, stops.
+    /// Commands (jog) that rely on the limiter report nil. Default: nil.
+    var limitedAxis: Int? { get }
     /// Where the timeline is, for the live view.
     var progress: PlaybackProgress { get }
 }
@@ -107,6 +112,7 @@ extension MotionSource {
     public mutating func goTo(step: Int) {}
     public mutating func goHome() {}
     public mutating func receive(_ request: SourceRequest) {}
+    public var limitedAxis: Int? { nil }
     public mutating func stallStop() -> Bool {
         stop()
         return true

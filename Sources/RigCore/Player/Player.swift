@@ -231,6 +231,17 @@ public struct Player: Sendable {
         }
     }
 
+    /// The limiter had to bend the last frame: the rig is at `pose`, moving at
+    /// `velocities`, not where the program put it. Brakes from there (then parks), so the
+    /// stop starts from what the rig really does.
+    public mutating func stop(at pose: [Double], velocities actual: [Double]) {
+        for i in positions.indices where i < pose.count && i < actual.count {
+            positions[i] = pose[i]
+            velocities[i] = actual[i]
+        }
+        stop()
+    }
+
     /// The rig stood still through a stall: stop from rest where it is (braking then
     /// ends at once), then park with a planned move. Always ends the program.
     public mutating func stallStop() -> Bool {

@@ -116,6 +116,9 @@ public final class RigConsole: @unchecked Sendable {
         session.onEvent = { [self] event in
             defer { changed() }
             if case .outputFault(let fault, _) = event { shared.withLock { $0.lastError = fault.description } }
+            if case .limiterIntervened(let axis, _) = event {
+                shared.withLock { $0.lastError = "the limiter had to bend axis \"\(axis)\": the program was stopped" }
+            }
             guard let shots = runner.withLock({ $0 }) else { return }
             shots.handle(event)
             if case .player(.programEnded, _) = event {
