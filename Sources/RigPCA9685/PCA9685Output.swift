@@ -161,10 +161,10 @@ public final class PCA9685Output: Output {
 
     public func persistState() { saveState() }
 
-    /// One lock per board: bus and address (`pca9685-i2c-1-0x40`).
+    /// One lock per board: the bus's device node, however the rig file reaches it (a
+    /// symlink, `/dev/./i2c-1`), and the address as a number (`pca9685-i2c-1-0x40`).
     public var exclusiveResources: [String] {
-        let busName = config.bus.split(separator: "/").last.map(String.init) ?? "bus"
-        return ["pca9685-\(busName)-0x\(String(config.address, radix: 16))"]
+        ["pca9685-\(HardwareLock.deviceNode(config.bus))-0x\(String(config.address, radix: 16))"]
     }
 
     // MARK: - Encoding

@@ -77,6 +77,23 @@ public final class HardwareLock: @unchecked Sendable {
 
     deinit { release() }
 
+    /// A device node's identity for a lock name, whatever spelling the rig file uses: the
+    /// node a path or symlink resolves to (`/dev/i2c-rig` → `i2c-1`), a bare name looked up
+    /// under `/dev`, a bare number as gpiolib numbers chips (`0` → `gpiochip0` with
+    /// `numberedPrefix`). A node that does not exist (yet) keeps its spelling's last part.
+    public static func deviceNode(_ spelling: String, numberedPrefix: String? = nil, devDirectory: String = "/dev") -> String {
+        if let numberedPrefix, !spelling.isEmpty, spelling.allSatisfy(\.isASCII), spelling.allSatisfy(\.isNumber), let n = Int(spelling) {
+            return numberedPrefix + String(n)
+        }
+        let path = spelling.contains("/") ? spelling : devDirectory + "/" + spelling
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            let resolved = String(cString: real)
+            if let name = resolved.split(separator: "/").last { return String(name) }
+        }
+        return spelling.split(separator: "/").last.map(String.init) ?? spelling
+    }
+
     static func fileName(_ resource: String) -> String {
         String(resource.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" ? $0 : "_" }) + ".lock"
     }

@@ -27,11 +27,17 @@ public enum OutputPath {
         func fail(_ problem: String) -> OutputPathError { OutputPathError(option: option, path: path, problem: problem) }
         guard !path.isEmpty else { throw fail("the path is empty") }
         let target = canonical(path)
-        for input in inputs where canonical(input) == target {
-            throw fail("is one of this run's input files; writing there would destroy it")
-        }
         var st = stat()
         let exists = stat(path, &st) == 0
+        // The same file by its path, or by its identity (a hard link or a bind mount names
+        // one file twice: its device and inode are what they share).
+        for input in inputs {
+            var inputStat = stat()
+            let sameFile = exists && stat(input, &inputStat) == 0 && inputStat.st_dev == st.st_dev && inputStat.st_ino == st.st_ino
+            if sameFile || canonical(input) == target {
+                throw fail("is one of this run's input files; writing there would destroy it")
+            }
+        }
         if exists {
             if mustNotExist { throw fail("the file exists; give a new file") }
             switch st.st_mode & S_IFMT {

@@ -1,47 +1,44 @@
 import Foundation
+import Glibc
 
 /// The one signal trap of a running rig. SIGINT, SIGTERM, SIGHUP (the ssh session or
 /// terminal closed), SIGPIPE (a reader of stdout went away) and SIGQUIT all ask for the
 /// same controlled stop: brake within the limits, park, safe state. A second signal asks
 /// for the safe state at once. SIGQUIT therefore never dumps core or prints a crash
-/// backtrace while a rig runs. `cancel()` restores the default handlers (SIGPIPE stays
+/// backtrace while a rig runs.
+///
+/// The signals are caught from `main`'s first instruction (`installProcessWide`), not only
+/// once a session runs: a signal that comes while a command that runs the rig is still
+/// setting up (reading files, opening the camera) ends it there, with nothing moved
+/// (`willRunSession`); one that comes while a session's trap is set stops that session,
+/// even before its loop started. `cancel()` hands the signals back to that process-wide
+/// rule. In a command that runs no rig, they keep their default meaning (SIGPIPE stays
 /// ignored: every write goes through `StandardStreams`, which reports EPIPE).
 public final class SignalTrap: @unchecked Sendable {
     /// The signals a run handles (all end it the same way).
     public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT]
 
-    private var sources: [any DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var count = 0
+    private let registration: Int
 
     /// - Parameters:
     ///   - stop: the first signal, with its number.
     ///   - abort: any later one.
     public init(stop: @escaping @Sendable (Int32) -> Void, abort: @escaping @Sendable (Int32) -> Void) {
-        for signo in Self.signals {
-            // Ignored, so that the default action (die; for SIGQUIT, the runtime's crash
-            // handler) never runs and a write to a closed pipe fails with EPIPE instead.
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
-            source.setEventHandler { [self] in
-                lock.lock()
-                count += 1
-                let n = count
-                lock.unlock()
-                if n == 1 { stop(signo) } else { abort(signo) }
-            }
-            source.resume()
-            sources.append(source)
+        ProcessSignals.shared.install()
+        registration = ProcessSignals.shared.register { signo, n in
+            if n == 1 { stop(signo) } else { abort(signo) }
         }
     }
 
-    public func cancel() {
-        for source in sources { source.cancel() }
-        sources.removeAll()
-        // SIGPIPE stays ignored: a reader that went away must not kill the process while
-        // it reports how the run ended (and a SIGPIPE still pending when the signal source
-        // lets go of it would otherwise do just that).
-        for signo in Self.signals where signo != SIGPIPE { signal(signo, SIG_DFL) }
+    public func cancel() { ProcessSignals.shared.unregister(registration) }
+
+    /// Catches the signals from here on (`main`'s first step; idempotent). `runsRig`: the
+    /// command runs the rig (play, serve, jog), so a signal before its session's trap is
+    /// set ends the command at once, nothing moved, exit 0 (the documented end of a
+    /// signalled run); told before the arguments are even parsed.
+    public static func installProcessWide(runsRig: Bool = false) {
+        if runsRig { ProcessSignals.shared.setRunsSession() }
+        ProcessSignals.shared.install()
     }
 
     /// "SIGTERM", "SIGHUP", … for messages.
@@ -53,6 +50,81 @@ public final class SignalTrap: @unchecked Sendable {
         case SIGPIPE: "SIGPIPE"
         case SIGQUIT: "SIGQUIT"
         default: "signal \(signo)"
+        }
+    }
+}
+
+/// The process's one set of signal sources and who they report to: a session's trap, or
+/// the rule for a signal that comes when none is set.
+private final class ProcessSignals: @unchecked Sendable {
+    static let shared = ProcessSignals()
+
+    private let lock = NSLock()
+    private var sources: [any DispatchSourceSignal] = []
+    private var handler: (id: Int, call: @Sendable (Int32, Int) -> Void)?
+    private var delivered = 0
+    private var nextID = 0
+    private var runsSession = false
+    /// A session's trap was set and cancelled: the run is over, only its report is left.
+    private var sessionEnded = false
+
+    func install() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard sources.isEmpty else { return }
+        for signo in SignalTrap.signals {
+            // Ignored, so that the default action (die; for SIGQUIT, the runtime's crash
+            // handler) never runs and a write to a closed pipe fails with EPIPE instead.
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            source.setEventHandler { [self] in deliver(signo) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func register(_ call: @escaping @Sendable (Int32, Int) -> Void) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        nextID += 1
+        handler = (nextID, call)
+        delivered = 0
+        return nextID
+    }
+
+    func unregister(_ id: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        if handler?.id == id {
+            handler = nil
+            sessionEnded = true
+        }
+    }
+
+    func setRunsSession() {
+        lock.lock()
+        runsSession = true
+        lock.unlock()
+    }
+
+    private func deliver(_ signo: Int32) {
+        lock.lock()
+        let call = handler?.call
+        if call != nil { delivered += 1 }
+        let n = delivered
+        let session = runsSession
+        let ended = sessionEnded
+        lock.unlock()
+        if let call {
+            call(signo, n)
+        } else if session {
+            // Nothing has moved, and no output was started (or the run is over, safe):
+            // ending here is the whole stop.
+            if !ended { _ = StandardStreams.err("rig: stopped by \(SignalTrap.name(signo)) before anything moved\n") }
+            _exit(0)
+        } else if signo != SIGPIPE {
+            // A command that runs no rig: the signal's usual end (SIGPIPE stays ignored).
+            _exit(128 + signo)
         }
     }
 }

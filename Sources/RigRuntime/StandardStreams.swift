@@ -39,6 +39,19 @@ public enum StandardStreams {
     @discardableResult
     public static func err(_ text: String) -> Bool { write(text, to: .stderr) }
 
+    /// Holds the place of a standard descriptor the process was started without
+    /// (`rig play >&-`): the next file opened (the rig file, the trace, libdispatch's own
+    /// descriptors) would take its number, and stdout's lines would land in it. A
+    /// read-only /dev/null keeps the number, and a write to it still fails (EBADF), so the
+    /// closed stream is reported as before. `main`'s first step.
+    public static func holdClosedDescriptors() {
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) == -1 && Glibc.errno == EBADF {
+            let held = open("/dev/null", O_RDONLY)
+            // Opened on the lowest free number, which is `fd` (the ones below are open).
+            if held >= 0, held != fd { close(held) }
+        }
+    }
+
     /// The first failure, if any.
     public static var failure: StreamFailure? { state.withLock { $0.failure } }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RigRuntime
 
 @main
 struct RigCommand: ParsableCommand {
@@ -30,10 +31,12 @@ struct RigCommand: ParsableCommand {
 
     /// Runs the command; usage errors exit 2 (as malformed files do), not sysexits' 64.
     static func main() {
-        // Every write to stdout/stderr goes through StandardStreams, which turns a reader
-        // that went away (EPIPE) into an orderly stop; the default SIGPIPE would kill the
-        // process mid-move instead.
-        signal(SIGPIPE, SIG_IGN)
+        // Signals are caught from the first instruction (SignalTrap): a run is stopped the
+        // documented way however early it is signalled. SIGPIPE is ignored: every write to
+        // stdout/stderr goes through StandardStreams, which turns a reader that went away
+        // (EPIPE) into an orderly stop; the default SIGPIPE would kill the process mid-move.
+        StandardStreams.holdClosedDescriptors()
+        SignalTrap.installProcessWide(runsRig: ["play", "serve", "jog"].contains(CommandLine.arguments.dropFirst().first ?? ""))
         do {
             var command = try parseAsRoot()
             try command.run()

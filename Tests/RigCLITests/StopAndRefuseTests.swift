@@ -70,6 +70,38 @@ import Testing
         try expectBrakedAndParked(trace)
     }
 
+    /// A signal in the first instant (as soon as rig's handlers are in place, while it is
+    /// still reading its files) ends the run the documented way, exit 0, instead of being
+    /// dropped while the program plays to its end.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT])
+    func aSignalWhileStartingEndsTheRun(signo: Int32) throws {
+        let (process, out, err) = try RigProcess.start(["play", "rigs/pano.json", "--trigger", "auto", "--no-realtime"])
+        let stderr = PipeCollector(err)
+        let stdout = PipeCollector(out)
+        // rig ignores SIGQUIT (and the others) once its handlers are set: the first moment
+        // it can take a signal as a stop.
+        let pid = process.processIdentifier
+        let deadline = Date().addingTimeInterval(30)
+        func handlersSet() -> Bool {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
+                let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            return mask & (1 << UInt64(SIGQUIT - 1)) != 0
+        }
+        while Date() < deadline, process.isRunning, !handlersSet() { Thread.sleep(forTimeInterval: 0.001) }
+        kill(pid, signo)
+        stderr.waitForEnd()
+        stdout.waitForEnd()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "\(stderr.text)")
+        #expect(process.terminationStatus == 0, "\(stderr.text)")
+        // Stopped before it moved, or (had setup been that quick) braked and parked: never
+        // the whole panorama played.
+        #expect(stderr.text.contains("before anything moved") || stderr.text.contains("stop requested"), "\(stderr.text)")
+        #expect(!stderr.text.contains("Backtrace"), "\(stderr.text)")
+    }
+
     /// SIGSTOP for 2 s mid-move, then SIGCONT: what the output received keeps the axes'
     /// speed limits in wall time (no backlog of 2 s of path sent in a burst); the rig was
     /// moving, so the run stops from rest, parks and says why (exit 1).
@@ -231,6 +263,23 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("is one of this run's input files"), "\(result.stderr)")
         #expect(try String(contentsOfFile: dir + "/" + input, encoding: .utf8) == before)
+    }
+
+    /// A hard link names the same file under another path: the check compares the file's
+    /// identity (device and inode), not its path, for the trace and the shot log alike.
+    @Test(arguments: ["--trace", "--log"])
+    func anOutputThatIsAHardLinkToAnInputIsRefused(option: String) throws {
+        let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
+        for name in ["move.json", "pantilt.json"] {
+            try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/" + name).path, toPath: dir + "/" + name)
+        }
+        let before = try String(contentsOfFile: dir + "/move.json", encoding: .utf8)
+        let link = dir + "/trace.csv"
+        #expect(Glibc.link(dir + "/move.json", link) == 0)
+        let result = try RigProcess.run(["play", dir + "/move.json", option, link, "--no-realtime", "--no-shoot"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("\(option) \(link): is one of this run's input files"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: dir + "/move.json", encoding: .utf8) == before)
     }
 
     @Test func theKeyboardTriggerRefusesAStdinThatIsNotATerminal() throws {

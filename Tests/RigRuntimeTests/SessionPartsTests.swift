@@ -49,6 +49,21 @@ private func temporaryDirectory() throws -> String {
         held.release()
     }
 
+    /// One device, however it is spelled, is one lock: a symlink and `.` segments resolve
+    /// to the node, a bare name is looked up under /dev, a chip number is its gpiochip.
+    @Test func aDeviceIsLockedByItsNodeNotItsSpelling() throws {
+        let dev = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dev) }
+        #expect(FileManager.default.createFile(atPath: dev + "/i2c-1", contents: nil))
+        #expect(symlink(dev + "/i2c-1", dev + "/i2c-rig") == 0)
+        for spelling in [dev + "/i2c-1", dev + "/i2c-rig", dev + "/./i2c-1", "i2c-rig", "i2c-1"] {
+            #expect(HardwareLock.deviceNode(spelling, devDirectory: dev) == "i2c-1", "\(spelling)")
+        }
+        #expect(HardwareLock.deviceNode("0", numberedPrefix: "gpiochip", devDirectory: dev) == "gpiochip0")
+        // A node that is not there keeps its spelling's name (nothing to resolve).
+        #expect(HardwareLock.deviceNode("/dev/no-such-i2c-9", devDirectory: dev) == "no-such-i2c-9")
+    }
+
     @Test func lockFileNamesAreSafe() {
         #expect(HardwareLock.fileName("blecontrol-hci0-AA:BB:CC/../x") == "blecontrol-hci0-AA_BB_CC_.._x.lock")
     }

@@ -1,12 +1,14 @@
 import RigCore
+import RigRuntime
 
 /// `HardwareLock` names of GPIO lines (`gpio-gpiochip0-13`, …): one name per line, whoever
 /// opens it (the buttons, their LEDs, the camera), so two processes, or buttons and a camera
 /// wired to the same line, cannot drive it at once.
 enum GPIOLockNames {
+    /// The chip by its device node, however it is spelled (`gpiochip0`, `/dev/gpiochip0`,
+    /// `0`, a symlink): one line, one lock.
     static func name(chip: String, line: Int) -> String {
-        let chipName = chip.split(separator: "/").last.map(String.init) ?? chip
-        return "gpio-\(chipName)-\(line)"
+        "gpio-\(HardwareLock.deviceNode(chip, numberedPrefix: "gpiochip"))-\(line)"
     }
 }
 
