@@ -20,4 +20,14 @@ import Testing
         #expect(UTCTime.parse("2026-06-21T19:04:10.5Z") == 1_782_068_650.5)
         #expect(UTCTime.parse("yesterday") == nil)
     }
+
+    /// A date the calendar does not have is refused, not rolled over into the next month.
+    @Test func aDayThatDoesNotExistIsNoTime() {
+        for text in ["2026-02-29T20:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-06-21T24:00:00Z", "2026-06-21T12:60:00Z"] {
+            #expect(UTCTime.parse(text) == nil, "\(text)")
+        }
+        #expect(UTCTime.parse("2028-02-29T20:00:00Z") == 1_835_467_200)
+        #expect(UTCTime.parse("2000-02-29T00:00:00Z") != nil)
+        #expect(UTCTime.parse("2100-02-29T00:00:00Z") == nil)
+    }
 }

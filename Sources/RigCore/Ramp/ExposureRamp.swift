@@ -233,7 +233,15 @@ extension ExposureRamp {
             let v = try object.required(key, "{\"shutter\", \"iso\", \"aperture\"}: the exposure then")
             let e = try Exposure.parse(v)
             guard let shutter = e.shutter.flatMap(ShutterSpeed.seconds) else { throw v.error("give \"shutter\": the \(key) exposure's shutter time") }
-            let iso = e.iso.flatMap(Double.init) ?? 100
+            var iso = 100.0
+            if let text = e.iso {
+                // The EV arithmetic needs a real ISO: "nan", "0", "1e400" or "Auto" would
+                // make every frame's exposure NaN or infinite.
+                guard let n = Double(text), n.isFinite, (25...409_600).contains(n) else {
+                    throw (v.member("iso") ?? v).error("\"\(elided(text))\" is not an ISO this ramp can use; valid: a number 25…409600")
+                }
+                iso = n
+            }
             let aperture = e.aperture.flatMap(Aperture.number) ?? limits.aperture
             return ExposureSettings(shutterSeconds: shutter, iso: iso, aperture: aperture).ev100 - (e.ev ?? 0)
         }

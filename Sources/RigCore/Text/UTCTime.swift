@@ -6,10 +6,36 @@ import Foundation
 public enum UTCTime {
     /// Unix seconds of an ISO 8601 time with a zone, or nil.
     public static func parse(_ text: String) -> Double? {
+        // The formatter rolls a day that does not exist over into the next month
+        // (2026-02-29 is read as 1 March): the fields are checked against the calendar first.
+        guard isCalendarValid(text) else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text)?.timeIntervalSince1970
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS…` with a month of 1–12, a day that month has (leap years
+    /// counted), an hour of 0–23, minutes and seconds of 0–59.
+    static func isCalendarValid(_ text: String) -> Bool {
+        let b = Array(text.utf8.prefix(19))
+        guard b.count == 19, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":")
+        else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var n = 0
+            for i in range {
+                guard b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int(b[i] - UInt8(ascii: "0"))
+            }
+            return n
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month)
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return (1...days).contains(day) && hour <= 23 && minute <= 59 && second <= 59
     }
 
     /// "19:04:10 UTC", or with the date "2026-06-21 19:04:10 UTC" (to the nearest second).
