@@ -95,7 +95,8 @@ extension SunRampTests {
     func aSunRampISOThatIsNoNumberIsRefused(iso: String) throws {
         do {
             _ = try ProgramParser.parse(
-                text: #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "site": {"latitude": 51.48, "longitude": 0}}, "kind": "timelapse", "trigger": "interval:10", "shoot": {"bulb": true, "ramp": {"mode": "sun", "start": "2026-06-21T19:00:00Z", "day": {"shutter": "1/500", "iso": \#(iso)}, "night": {"shutter": "15", "iso": 1600}}}, "timelapse": {"frames": 10, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}"#,
+                text:
+                    #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "site": {"latitude": 51.48, "longitude": 0}}, "kind": "timelapse", "trigger": "interval:10", "shoot": {"bulb": true, "ramp": {"mode": "sun", "start": "2026-06-21T19:00:00Z", "day": {"shutter": "1/500", "iso": \#(iso)}, "night": {"shutter": "15", "iso": 1600}}}, "timelapse": {"frames": 10, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}"#,
                 file: "p.json"
             ) { _, at throws(FileError) in throw at.error("no rig files here") }
             Issue.record("ISO \(iso) was accepted")

@@ -23,7 +23,9 @@ import Testing
 
     /// A date the calendar does not have is refused, not rolled over into the next month.
     @Test func aDayThatDoesNotExistIsNoTime() {
-        for text in ["2026-02-29T20:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-06-21T24:00:00Z", "2026-06-21T12:60:00Z"] {
+        for text in [
+            "2026-02-29T20:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-06-21T24:00:00Z", "2026-06-21T12:60:00Z",
+        ] {
             #expect(UTCTime.parse(text) == nil, "\(text)")
         }
         #expect(UTCTime.parse("2028-02-29T20:00:00Z") == 1_835_467_200)
