@@ -314,3 +314,93 @@ import Testing
         #expect(run.ticks { if case .moveStarted = $0 { true } else { false } }.allSatisfy { $0 < atHome })
     }
 }
+
+/// `rig check` and `rig play` run the same player on the same plan: over random still and
+/// moving stepped timelapses (equal poses in a row included), every shot the check times
+/// is where play shoots it, every interval it does not report as missed is kept to the
+/// tick, and a head that does not move keeps any interval its shot and settle allow.
+@Suite struct IntervalAgreementTests {
+    let base = ShootingPlayerTests()
+
+    @Test(arguments: 0..<4)
+    func checkAndPlayAgreeOnEveryInterval(seed: UInt64) {
+        var rng = SplitMix64(seed: 0x5EED_0000 + seed)
+        let rig = base.rig
+        let timing = base.timing
+        let dt = rig.tickSeconds
+        for trial in 0..<25 {
+            let still = trial % 2 == 0
+            let count = Int.random(in: 2...10, using: &rng)
+            var pan = Double.random(in: -60...60, using: &rng).rounded()
+            var poses: [[Double]] = []
+            for _ in 0..<count {
+                if !still, Bool.random(using: &rng) { pan = Double.random(in: -60...60, using: &rng).rounded() }
+                poses.append([pan, 0])
+            }
+            let settle: Double = ([0, 0.2, 0.5] as [Double]).randomElement(using: &rng) ?? 0
+            let interval: Double = ([0.5, 1, 1.5, 2, 5, 10] as [Double]).randomElement(using: &rng) ?? 1
+            let motion = base.steps(poses, settle: settle)
+            let plan = ShootingPlan(timing: timing, intervalSeconds: interval)
+            let report = FeasibilityChecker.check(rig: rig, motion: motion, startPose: poses[0], shooting: plan)
+            var player = Player(rig: rig, motion: motion, startPose: poses[0], shooting: plan)
+            let run = base.play(&player)
+            let context = "poses \(poses), settle \(settle) s, interval \(interval) s"
+            // The check's clock counts a tick once it is made; play's index counts from 0.
+            let starts = run.shotStarts.map { Double($0 + 1) * dt }
+            #expect(starts.count == count, "\(context)")
+            for (k, start) in starts.enumerated() {
+                #expect(abs((report.shotStartSeconds[k] ?? .nan) - start) < 1e-9, "step \(k + 1): \(context)")
+            }
+            let missed = Set(report.intervalMisses.map { $0.step })
+            for k in starts.indices.dropFirst() {
+                let gap = starts[k] - starts[k - 1]
+                if missed.contains(k) {
+                    #expect(gap > interval + 1e-9, "step \(k + 1) reported missed, played on time: \(context)")
+                } else {
+                    #expect(abs(gap - interval) < 1e-9, "step \(k + 1): \(gap) s apart, not reported: \(context)")
+                }
+            }
+            // Still: the shot (focus and exposure), its card write and the settle are all
+            // that an interval must hold (one tick for the zero-length move's arrival).
+            if still, interval >= timing.shotSeconds + timing.afterShotSeconds + settle + dt {
+                #expect(missed.isEmpty, "a still head missed its interval: \(report.intervalMisses), \(context)")
+            }
+        }
+    }
+
+    /// A step's own exposure and a bracket's frames are what a self-timed shot holds, so
+    /// the check times them: a 1 s step bracketed ×3 (1, ½, 2 s) does not fit 3 s.
+    @Test func eachFrameIsHeldForItsOwnExposure() throws {
+        let rig = base.rig
+        let timing = ShotTiming(focusSeconds: 0, shutterHoldSeconds: 0.1, exposureWindowSeconds: 0.01, afterShotSeconds: 0.1, shotsPerStep: 3)
+        let motion = base.steps([[0, 0], [0, 0], [0, 0]], settle: 0.2)
+        let frames: [[Double]] = [[0.01, 0.005, 0.02], [1, 0.5, 2], [0.01, 0.005, 0.02]]
+        let plan = ShootingPlan(timing: timing, intervalSeconds: 3, frameExposureSeconds: frames)
+        let report = FeasibilityChecker.check(rig: rig, motion: motion, startPose: [0, 0], shooting: plan)
+        let miss = try #require(report.intervalMisses.first)
+        #expect(report.intervalMisses.map(\.step) == [2])
+        // 1 + 0.5 + 2 s of exposure and three 0.1 s card writes before the next settle.
+        #expect(abs(miss.exposureSeconds - 3.5) < 0.015, "\(miss)")
+        // The 0.1 s card writes between the three frames (the last one's overlaps the
+        // settle), and the ticks the player's own bookkeeping takes.
+        #expect(miss.cameraSeconds >= 0.2 - 1e-9 && miss.cameraSeconds <= 0.3, "\(miss)")
+        let parts = miss.exposureSeconds + miss.cameraSeconds + miss.moveSeconds + miss.settleSeconds
+        #expect(abs(parts - miss.neededSeconds) <= 0.03, "the split adds up: \(miss)")
+        #expect(abs(miss.settleSeconds - 0.2) < 0.015, "\(miss)")
+        #expect(miss.description.contains("exposure 3.5 s"), "\(miss)")
+        // The program-wide timing alone (every frame 0.1 s) fits: the per-frame plan is what refuses.
+        let flat = FeasibilityChecker.check(
+            rig: rig, motion: motion, startPose: [0, 0], shooting: ShootingPlan(timing: timing, intervalSeconds: 3))
+        #expect(flat.intervalMisses.isEmpty)
+    }
+
+    @Test func manyMissesAreSaidOnceWithTheStepsAndTheWorst() {
+        var misses: [IntervalMiss] = []
+        for step in [1, 2, 3, 4, 7, 9, 10] {
+            misses.append(IntervalMiss(step: step, label: "step \(step + 1)", neededSeconds: step == 7 ? 6 : 5.5, intervalSeconds: 5))
+        }
+        let line = IntervalMiss.summary(misses) ?? ""
+        #expect(line.hasPrefix("7 steps cannot keep their interval (steps 2–5, step 8, steps 10–11); the worst: step 8 needs 6 s"), "\(line)")
+        #expect(IntervalMiss.summary([]) == nil)
+    }
+}

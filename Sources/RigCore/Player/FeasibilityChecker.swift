@@ -62,10 +62,47 @@ public struct IntervalMiss: Sendable, Equatable, CustomStringConvertible {
     /// From the previous shot's start to this one's, as played.
     public var neededSeconds: Double
     public var intervalSeconds: Double
+    /// Where `neededSeconds` went, as played: the previous step's exposures (focus
+    /// included), the camera's waits between and after its frames, the move (and any
+    /// backlash overshoot), the settle.
+    public var exposureSeconds = 0.0
+    public var cameraSeconds = 0.0
+    public var moveSeconds = 0.0
+    public var settleSeconds = 0.0
+
+    public init(step: Int, label: String, neededSeconds: Double, intervalSeconds: Double) {
+        self.step = step
+        self.label = label
+        self.neededSeconds = neededSeconds
+        self.intervalSeconds = intervalSeconds
+    }
 
     public var description: String {
         let name = label == "step \(step + 1)" ? label : "step \(step + 1) (\(label))"
-        return "\(name) needs \(rounded(neededSeconds)) s from the previous shot's start (move, settle and shot); the interval is \(rounded(intervalSeconds)) s"
+        return "\(name) needs \(rounded(neededSeconds)) s from the previous shot's start (\(split)); the interval is \(rounded(intervalSeconds)) s"
+    }
+
+    /// "exposure 3.5 s, camera 0.3 s, move 0 s, settle 0.2 s".
+    public var split: String {
+        "exposure \(rounded(exposureSeconds)) s, camera \(rounded(cameraSeconds)) s, move \(rounded(moveSeconds)) s, settle \(rounded(settleSeconds)) s"
+    }
+
+    /// The misses said once: one line for one, else how many, which steps, and the worst
+    /// with its split (hundreds of frames of a ramp or a still timelapse make one line).
+    public static func summary(_ misses: [IntervalMiss]) -> String? {
+        guard let worst = misses.max(by: { $0.neededSeconds - $0.intervalSeconds < $1.neededSeconds - $1.intervalSeconds }) else { return nil }
+        guard misses.count > 1 else { return worst.description }
+        return "\(misses.count) steps cannot keep their interval (\(ranges(misses.map { $0.step + 1 }))); the worst: \(worst)"
+    }
+
+    /// "2–10, 14, 20–22" of sorted 1-based step numbers, elided past the first eight runs.
+    static func ranges(_ numbers: [Int]) -> String {
+        var runs: [(Int, Int)] = []
+        for n in numbers.sorted() {
+            if let last = runs.last, last.1 + 1 == n { runs[runs.count - 1].1 = n } else { runs.append((n, n)) }
+        }
+        let shown = runs.prefix(8).map { $0.0 == $0.1 ? "step \($0.0)" : "steps \($0.0)–\($0.1)" }
+        return shown.joined(separator: ", ") + (runs.count > 8 ? ", …" : "")
     }
 }
 
@@ -121,12 +158,21 @@ public enum FeasibilityChecker {
         var misses: [IntervalMiss] = []
         var lastStart: Double?
         var missed: Set<Int> = []
+        // Where the time since the last shot's start went, in ticks (see `IntervalMiss`).
+        var spent = (exposure: 0, camera: 0, move: 0, settle: 0)
         func shotStarted(_ step: Int, _ time: Double) {
             if missed.contains(step), let lastStart, let interval = plan.interval(after: step - 1), case .stepped(let steps) = motion {
-                misses.append(IntervalMiss(step: step, label: steps[step].label, neededSeconds: time - lastStart, intervalSeconds: interval))
+                var miss = IntervalMiss(step: step, label: steps[step].label, neededSeconds: time - lastStart, intervalSeconds: interval)
+                let dt = rig.tickSeconds
+                miss.exposureSeconds = Double(spent.exposure) * dt
+                miss.cameraSeconds = Double(spent.camera) * dt
+                miss.moveSeconds = Double(spent.move) * dt
+                miss.settleSeconds = Double(spent.settle) * dt
+                misses.append(miss)
             }
             starts[step] = starts[step] ?? time
             lastStart = time
+            spent = (0, 0, 0, 0)
         }
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: startPose)
         var frame = startPose
@@ -135,6 +181,12 @@ public enum FeasibilityChecker {
         // Frames around the program: at rest before it (the start pose) and after it.
         while !player.isFinished, ticks < maxTicks {
             let phase = player.phase
+            switch phase {
+            case .moving: spent.move += 1
+            case .settling: spent.settle += 1
+            case .shooting: if player.shotOpen { spent.exposure += 1 } else { spent.camera += 1 }
+            default: break
+            }
             let event = player.tick(into: &frame)
             ticks += 1
             let time = Double(ticks) * rig.tickSeconds

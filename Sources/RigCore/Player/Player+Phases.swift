@@ -194,7 +194,7 @@ extension Player {
             return .shot(.started(step: step, bracket: bracket + 1))
         }
         shotElapsedTicks += 1
-        let done = shooting.selfTimed ? shotElapsedTicks >= shotTicks : shotDoneRequested
+        let done = shooting.selfTimed ? shotElapsedTicks >= frameTicks(step: step, bracket: bracket) : shotDoneRequested
         guard done else { return nil }
         shotOpen = false
         earliestShotTick = now + afterShotTicks
@@ -205,6 +205,15 @@ extension Player {
             readyPending = true
         }
         return ended
+    }
+
+    /// The ticks a self-timed shot of frame `bracket` at `step` holds: its own exposure's
+    /// when the plan knows it, else the program's.
+    func frameTicks(step: Int, bracket: Int) -> Int {
+        if let frameShotTicks, frameShotTicks.indices.contains(step), frameShotTicks[step].indices.contains(bracket) {
+            return frameShotTicks[step][bracket]
+        }
+        return shotTicks
     }
 
     /// Ticks from here to settled at `step`: the move (with its backlash overshoot) and
@@ -219,7 +228,10 @@ extension Player {
         } else {
             scratchMove.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
         }
-        return total + scratchMove.ticks
+        // A move is seen to have arrived on the tick after its last frame is sampled, at the
+        // soonest the tick after it began: a move of no length (a still head, two equal
+        // poses) still takes that one tick, which is what made every such slot one late.
+        return total + max(scratchMove.ticks, 1)
     }
 
     /// Fills `waypoint` with where to overshoot to so that every axis with backlash

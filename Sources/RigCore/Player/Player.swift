@@ -104,6 +104,8 @@ public struct Player: Sendable {
     // Shooting (see `ShootingPlan`); ticks count frames, `now` is the frame being made.
     public let shooting: ShootingPlan
     let shotTicks: Int
+    /// Per step and frame, when the plan knows each frame's exposure (`frameExposureSeconds`).
+    let frameShotTicks: [[Int]]?
     let afterShotTicks: Int
     let intervalTicks: Int?
     /// A ramped interval, in ticks after each step's shot (`ShootingPlan.stepIntervals`).
@@ -148,6 +150,9 @@ public struct Player: Sendable {
         // Durations: 0.3 s at 100 Hz is 30 ticks, not the 31 that 30.000000000000004 rounds up to.
         func ticks(_ seconds: Double) -> Int { tickCount(seconds: seconds, tickSeconds: dt, slack: -1e-9) }
         shotTicks = max(1, ticks(shooting.timing?.shotSeconds ?? 0))
+        frameShotTicks = shooting.frameExposureSeconds.map { steps in
+            steps.indices.map { s in steps[s].indices.map { f in max(1, ticks(shooting.shotSeconds(step: s, bracket: f) ?? 0)) } }
+        }
         afterShotTicks = ticks(shooting.timing?.afterShotSeconds ?? 0)
         intervalTicks = shooting.intervalSeconds.map { max(1, ticks($0)) }
         stepIntervalTicks = shooting.intervalSeconds == nil ? nil : shooting.stepIntervals?.map { max(1, ticks($0)) }

@@ -1,3 +1,4 @@
+import Foundation
 /// What advances a stepped program to its next step.
 public enum Trigger: Sendable, Equatable, CustomStringConvertible {
     /// The next step as soon as the rig has settled (demos and tests).
@@ -116,6 +117,41 @@ public struct Program: Sendable, Equatable {
     /// The timing of one shot with this rig's camera; nil when the rig has none.
     public var shotTiming: ShotTiming? {
         rig.camera.map { ShotTiming(camera: $0, shoot: shoot) }
+    }
+
+    /// Each step's frames' exposures in seconds, in shooting order, as the camera will be
+    /// set for them: a step's own exposure over the program's, a bracket's offsets (the
+    /// normal frame, then −1, +1, … steps), a ramp's planned exposure at that frame (an
+    /// `auto` ramp can go anywhere: its longest). A frame whose shutter the program does
+    /// not set takes `shoot.exposureSeconds`. The time into the run that a sun ramp reads
+    /// is the sum of `trigger`'s intervals before the step (0 unpaced). nil for a
+    /// continuous program or a rig without a camera.
+    public func frameExposureSeconds(trigger: Trigger) -> [[Double]]? {
+        guard rig.camera != nil, case .stepped(let steps) = motion else { return nil }
+        var paced = ShootingPlan()
+        paced.pace(by: trigger, stepIntervals: stepIntervals)
+        var seconds = 0.0
+        var frames: [[Double]] = []
+        frames.reserveCapacity(steps.count)
+        for (index, step) in steps.enumerated() {
+            if index > 0 { seconds += paced.interval(after: index - 1) ?? 0 }
+            if let ramp = shoot.ramp {
+                let shutter = ramp.plannedEV(frame: index, seconds: seconds).map { ramp.limits.settings(forEV: $0).shutterSeconds }
+                frames.append(Array(repeating: shutter ?? ramp.longestShutterSeconds, count: shoot.shotsPerStep))
+                continue
+            }
+            let exposure = step.exposure.map { $0.over(shoot.exposure) } ?? shoot.exposure
+            guard let base = exposure?.shutter.flatMap(ShutterSpeed.seconds) else {
+                frames.append(Array(repeating: shoot.exposureSeconds, count: shoot.shotsPerStep))
+                continue
+            }
+            if let bracket = shoot.bracket {
+                frames.append(bracket.offsetsEV.map { base * pow(2, $0) })
+            } else {
+                frames.append(Array(repeating: base, count: shoot.shotsPerStep))
+            }
+        }
+        return frames
     }
 
     /// The same program for a rig starting at `pose`: a panorama's serpentine order

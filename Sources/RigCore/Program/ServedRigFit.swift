@@ -81,7 +81,12 @@ public enum ServedProgram {
         guard fromStep >= 1 else { throw .badStep("fromStep counts from 1") }
         guard fromStep <= max(steps, 1) else { throw .noSuchStep("\(elided(file)) has no step \(fromStep); valid: 1…\(max(steps, 1))") }
         // The served rig's camera shoots every step, as in `rig play` (Cascable shoots with bui).
-        let shots = program.trigger == .bui ? nil : program.shotTiming.map { ShootingPlan(timing: $0, selfTimed: !cameraReportsShots) }
+        let shots =
+            program.trigger == .bui
+            ? nil
+            : program.shotTiming.map {
+                ShootingPlan(timing: $0, selfTimed: !cameraReportsShots, frameExposureSeconds: program.frameExposureSeconds(trigger: program.trigger))
+            }
         let console = ConsoleProgram(
             name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1, shots: shots, ramp: program.shoot.ramp,
             stepIntervals: program.stepIntervals)

@@ -9,8 +9,11 @@ public struct ShotTiming: Sendable, Equatable {
     public var exposureWindowSeconds: Double
     public var afterShotSeconds: Double
     public var shotsPerStep: Int
+    /// Bulb mode: the shutter contact is held for each frame's exposure.
+    public var bulb = false
 
     public init(camera: CameraConfig, shoot: ShootConfig) {
+        bulb = shoot.bulb
         focusSeconds = camera.focusSeconds
         shutterHoldSeconds = shoot.bulb ? shoot.exposureSeconds : camera.shutterSeconds
         exposureWindowSeconds = max(shutterHoldSeconds, shoot.exposureSeconds)
@@ -28,6 +31,11 @@ public struct ShotTiming: Sendable, Equatable {
 
     /// From focus to the end of the exposure: the time the rig holds still for one shot.
     public var shotSeconds: Double { focusSeconds + exposureWindowSeconds }
+
+    /// The same for a frame exposed `exposure` seconds (`ShootingPlan.frameExposureSeconds`).
+    public func shotSeconds(exposure: Double) -> Double {
+        focusSeconds + (bulb ? exposure : max(shutterHoldSeconds, exposure))
+    }
 }
 
 /// How a player shoots: with which timing, at what interval, and who ends each shot.
@@ -42,12 +50,30 @@ public struct ShootingPlan: Sendable, Equatable {
     /// A ramped interval (a timelapse's `intervalKeys`): element i is the time from step
     /// i's shot to step i+1's; `intervalSeconds` for steps past its end.
     public var stepIntervals: [Double]?
+    /// Each step's frames' own exposures (`Program.frameExposureSeconds`): a self-timed
+    /// shot holds for its frame's exposure, not the program's longest, so `rig check`
+    /// times every frame as it will be. nil: every frame takes `timing`'s.
+    public var frameExposureSeconds: [[Double]]?
 
-    public init(timing: ShotTiming? = nil, intervalSeconds: Double? = nil, selfTimed: Bool = true, stepIntervals: [Double]? = nil) {
+    public init(
+        timing: ShotTiming? = nil, intervalSeconds: Double? = nil, selfTimed: Bool = true, stepIntervals: [Double]? = nil,
+        frameExposureSeconds: [[Double]]? = nil
+    ) {
         self.timing = timing
         self.intervalSeconds = intervalSeconds
         self.selfTimed = selfTimed
         self.stepIntervals = stepIntervals
+        self.frameExposureSeconds = frameExposureSeconds
+    }
+
+    /// How long the rig holds still for frame `bracket` (0-based) of `step`: its own
+    /// exposure when known, else the timing's; nil without a camera.
+    public func shotSeconds(step: Int, bracket: Int) -> Double? {
+        guard let timing else { return nil }
+        if let frames = frameExposureSeconds, frames.indices.contains(step), frames[step].indices.contains(bracket) {
+            return timing.shotSeconds(exposure: frames[step][bracket])
+        }
+        return timing.shotSeconds
     }
 
     /// The interval from step `step`'s shot to the next step's, if the shots are paced.

@@ -40,7 +40,7 @@ struct CheckCommand: ParsableCommand {
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
         for line in ResolutionReport.describe(program: program) { print(line) }
-        for miss in report.intervalMisses { print("\(file): error: \(miss)") }
+        if let misses = IntervalMiss.summary(report.intervalMisses) { print("\(file): error: \(misses)") }
         // What `rig play` and `rig serve` refuse for the rig's camera, refused here too.
         if let problem = CameraBackends.problem(program) {
             printError("\(file): error: \(problem)")

@@ -108,7 +108,7 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(1)
         }
         guard report.intervalMisses.isEmpty else {
-            for miss in report.intervalMisses { printError("\(file): error: \(miss)") }
+            if let misses = IntervalMiss.summary(report.intervalMisses) { printError("\(file): error: \(misses)") }
             printError("\(file): error: refusing to play: --trigger \(chosenTrigger) cannot be kept (nothing moved); use a longer interval")
             throw ExitCode(1)
         }

@@ -89,7 +89,7 @@ enum Doctor {
         let report = FeasibilityChecker.check(
             rig: parsed.rig, motion: parsed.motion, startPose: parsed.rig.homePose, shooting: ShootSetup.checkPlan(parsed))
         if !report.feasible || !report.intervalMisses.isEmpty {
-            let first = report.problems.first.map { "\($0)" } ?? report.intervalMisses.first.map { "\($0)" } ?? "infeasible"
+            let first = report.problems.first.map { "\($0)" } ?? IntervalMiss.summary(report.intervalMisses) ?? "infeasible"
             return .problem(
                 check, "\(path): breaks the rig's limits: \(elided(first, maxCharacters: 300))",
                 fix: "rig check \(path) lists every frame; slow the move or widen the limits")
