@@ -221,6 +221,39 @@ struct CameraEndToEndTests {
         #expect(all.last?["reason"] as? String == "done")
     }
 
+    /// A download folder that cannot keep a file: refused before anything moves (exit 2,
+    /// naming the folder and what is wrong), no run begun; `rig doctor` says so too.
+    @Test func aDownloadFolderThatCannotKeepFilesIsRefusedBeforeAnythingMoves() throws {
+        let file = try write("a-file", "not a folder")
+        let fifo = dir.appendingPathComponent("a-fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let cases: [(path: String, problem: String)] = [
+            (file, "is a file; give a folder for the downloads"),
+            (fifo, "is a FIFO; give a folder for the downloads"),
+            ("/dev/null", "is a device (nothing written there is kept)"),
+            ("/proc/rigdl", "is on /proc, a kernel filesystem that keeps no files"),
+            (file + "/shots", "cannot be made: \(file) is a file, not a folder"),
+        ]
+        let program = try write("one.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 9}}]}"#)
+        for bad in cases {
+            _ = try rigFile(camera: #", "download": "\#(bad.path)""#)
+            let log = dir.appendingPathComponent("refused.jsonl").path
+            let play = try rig(["play", program, "--log", log])
+            #expect(play.status == 2, "\(bad.path): \(play.stderr)")
+            #expect(play.stderr.contains(#"error: the camera's "download" folder \#(bad.path): \#(bad.problem)"#), "\(play.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
+            #expect(!play.stdout.contains("▶"), "nothing started")
+        }
+        _ = try rigFile(camera: #", "download": "/proc/rigdl""#)
+        let doctor = try rig(["doctor", "--rig", dir.appendingPathComponent("rig.json").path])
+        #expect(doctor.status == 1)
+        #expect(doctor.stdout.contains("problem  download folder: /proc/rigdl: is on /proc"), "\(doctor.stdout)")
+        let good = dir.appendingPathComponent("shots").path
+        _ = try rigFile(camera: #", "download": "\#(good)""#)
+        let fine = try rig(["doctor", "--rig", dir.appendingPathComponent("rig.json").path])
+        #expect(fine.stdout.contains("download folder: \(good) is writable, "), "\(fine.stdout)")
+    }
+
     @Test func aCameraThatStopsAnsweringMidRunStopsTheRun() async throws {
         _ = try rigFile(camera: #", "confirmSeconds": 2"#)
         let steps = (0..<4).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
