@@ -254,6 +254,48 @@ struct CameraEndToEndTests {
         #expect(fine.stdout.contains("download folder: \(good) is writable, "), "\(fine.stdout)")
     }
 
+    /// The card fills at the last frame of a bracket at the last step: the run stops there
+    /// (a `missed` naming the frame), and `--resume` (a new card) shoots that whole step
+    /// again. Every `shot` names a copy that exists, and the second camera session, which
+    /// numbers its files from the start again, overwrites none and reuses no name.
+    @Test func aCardThatFillsMidBracketIsResumedWholeAndNoNameIsReused() throws {
+        let download = dir.appendingPathComponent("dl").path
+        _ = try rigFile(camera: #", "confirmSeconds": 2, "download": "\#(download)""#)
+        // 9 steps of 3: the card's 26 frames end at step 9's second frame.
+        let steps = (0..<9).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
+        let program = try write(
+            "brackets.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "shoot": {"bracket": {"count": 3, "stepEV": 1}}, "steps": [\#(steps)]}"#
+        )
+        let log = dir.appendingPathComponent("brackets.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 1, "\(play.stderr)")
+        #expect(play.stderr.contains("failed at step 9/9 bracket 3/3"), "\(play.stderr)")
+        let first = try events(log)
+        #expect(first.filter { $0["event"] as? String == "shot" }.count == 26)
+        let missed = try #require(first.first { $0["event"] as? String == "missed" })
+        #expect(missed["step"] as? Int == 9 && missed["bracket"] as? Int == 3)
+        #expect((missed["reason"] as? String)?.contains("the card is full") == true)
+
+        let resumed = try rig(["play", program, "--log", log, "--resume"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("resuming \(log) at step 9 of 9"), "\(resumed.stdout)")
+        let all = try ShotLog(text: String(contentsOfFile: log, encoding: .utf8), file: log)
+        #expect(all.isFinished)
+        let again = all.completeShots.dropFirst(26)
+        #expect(again.map { "\($0.step)/\($0.bracket ?? 0)" } == ["9/1", "9/2", "9/3"])
+        #expect(all.finalShots.count == 27)
+        let copies = all.shots.compactMap(\.downloaded)
+        #expect(copies.count == 29, "every shot names its copy")
+        #expect(Set(copies.map { $0.lowercased() }).count == 29, "no name used twice: \(copies)")
+        for copy in copies { #expect(FileManager.default.contents(atPath: copy) == VirtualCamera.bytes(), "\(copy)") }
+        // The stitcher file names 27 distinct images, each a copy that exists.
+        let pto = try rig(["export", log, "--format", "pto", "--hfov", "60"])
+        #expect(pto.status == 0, "\(pto.stderr)")
+        let names = pto.stdout.split(separator: "\n").filter { $0.hasPrefix("i ") }.compactMap { $0.split(separator: " n\"").last?.dropLast() }
+        #expect(names.count == 27 && Set(names).count == 27, "\(names)")
+    }
+
     @Test func aCameraThatStopsAnsweringMidRunStopsTheRun() async throws {
         _ = try rigFile(camera: #", "confirmSeconds": 2"#)
         let steps = (0..<4).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")

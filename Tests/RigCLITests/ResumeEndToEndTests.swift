@@ -118,7 +118,7 @@ import Testing
         #expect(stopped.shots.map(\.step) == [1])
         #expect(stopped.shots.first?.interrupted == true)
         #expect(stopped.completeShots.isEmpty)
-        #expect(stopped.resumeStep == 1)
+        #expect(stopped.resumeStep() == 1)
         #expect(stopped.lastStart?.rigPointing.map(\.axis) == ["pan", "tilt"])
 
         // The pan servo turned round ("inverted"): the rest would be shot mirrored.

@@ -86,10 +86,25 @@ public struct ShotLog: Sendable, Equatable {
     /// True when the latest run shot every step: nothing left to resume.
     public var isFinished: Bool { lastRunEnd?.reason == .done }
 
-    /// The step a resumed run starts at (1-based): the one after the last shot, or step 1
-    /// when nothing was shot. Past the last step when the last shot was the last step.
-    public var resumeStep: Int {
-        (lastShot?.step ?? 0) + 1
+    /// Whether `step` (1-based) has all its frames: any complete shot when the program takes
+    /// one per step, a shot without a bracket index (a run without a camera holds each step
+    /// once), or complete shots of every frame 1…`framesPerStep` of its bracket.
+    public func isComplete(step: Int, framesPerStep: Int) -> Bool {
+        var frames: Set<Int> = []
+        for shot in completeShots where shot.step == step {
+            guard let bracket = shot.bracket, framesPerStep > 1 else { return true }
+            frames.insert(bracket)
+        }
+        return (1...max(1, framesPerStep)).allSatisfy(frames.contains)
+    }
+
+    /// The step a resumed run starts at (1-based): the last shot's step when it lacks a
+    /// frame (a bracket, or `shotsPerStep`, cut short: the whole step is shot again), else
+    /// the one after it; step 1 when nothing was shot. Past the last step when the last
+    /// step has all its frames.
+    public func resumeStep(framesPerStep: Int = 1) -> Int {
+        guard let last = lastShot else { return 1 }
+        return isComplete(step: last.step, framesPerStep: framesPerStep) ? last.step + 1 : last.step
     }
 
     /// The shots to hand to a stitcher: the last complete shot of each (step, bracket), in
