@@ -81,6 +81,21 @@ import Testing
         #expect(read.resumeStep() == 3)
     }
 
+    /// A power cut just before a line's last byte (its line break) leaves what reads as a
+    /// whole event: it is torn all the same, as the writer that cuts it into LOG.torn says,
+    /// so `--resume` shoots that step again and `export` does not name a frame for it.
+    @Test func aLastLineThatLostOnlyItsLineBreakIsTorn() throws {
+        let whole = ShotLog(events: Array(Self.events[0...2])).text
+        let cut = String(whole.dropLast())
+        let read = try ShotLog(text: cut, file: "run.jsonl")
+        #expect(read.events == Array(Self.events[0...1]))
+        #expect(read.tornLastLine == Self.events[2].jsonLine())
+        #expect(read.resumeStep() == 2)
+        #expect(read.finalShots.map(\.step) == [1])
+        // Blank space after the last line break is no event, torn or whole.
+        #expect(try ShotLog(text: whole + "  ", file: "run.jsonl").tornLastLine == nil)
+    }
+
     static func shot(_ step: Int, _ bracket: Int?, interrupted: Bool = false) -> ShotLogEvent {
         .shot(
             ShotLogShot(

@@ -2,7 +2,9 @@
 ///
 /// The writer flushes after every event, so a crash or a power cut can leave at most a
 /// torn last line (no line break at its end): that line is dropped and reported in
-/// `tornLastLine`. Any other malformed line is an error.
+/// `tornLastLine`, even when what is left of it reads as a whole event (only its line break
+/// was lost), as the next writer cuts it off into `LOG.torn`: a reader and the writer
+/// agree on which events the log holds. Any other malformed line is an error.
 public struct ShotLog: Sendable, Equatable {
     public var events: [ShotLogEvent]
     /// The unterminated last line that could not be read, if any.
@@ -26,15 +28,13 @@ public struct ShotLog: Sendable, Equatable {
             var line = Substring(raw)
             if line.hasSuffix("\r") { line = line.dropLast() }
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            do throws(FileError) {
-                events.append(try ShotLogEvent.decode(line: String(line), file: file, lineNumber: index + 1))
-            } catch {
-                if !terminated, index == lines.count - 1 {
-                    tornLastLine = String(line)
-                } else {
-                    throw error
-                }
+            // Unterminated: the write was cut, perhaps just before its line break. The event
+            // is not known to be whole (the writer moves it to LOG.torn): not a shot.
+            if !terminated, index == lines.count - 1 {
+                tornLastLine = String(line)
+                continue
             }
+            events.append(try ShotLogEvent.decode(line: String(line), file: file, lineNumber: index + 1))
         }
         guard let first = events.first else { return }
         if case .start = first { return }
