@@ -31,12 +31,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     private let batteryReading = Mutex<(level: String?, at: Date?)>((nil, nil))
 
     /// The camera's names for each exposure setting, in the order brands use them.
-    public static let settingNames: [CameraChoices.Setting: [String]] = [
-        .shutter: ["shutterspeed", "shutterspeed2", "exposuretime"],
-        .aperture: ["f-number", "aperture"],
-        .iso: ["iso", "isospeed"],
-        .ev: ["exposurecompensation", "exposurecompensation2"],
-    ]
+    public static let settingNames = ExposureValue.settingNames
 
     /// Opens the camera (bounded: `seconds`), and sets its capture target if the config asks.
     public static func open(_ config: GPhoto2CameraConfig, within seconds: Double = 30, logger: Logger) throws(CameraError) -> GPhoto2Camera {
@@ -351,7 +346,9 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// Measures a copied frame (a raw file: the camera's own preview of it) and keeps a
     /// small preview beside it; after the shot was reported (the rig may move).
     private func measure(_ device: GPhoto2Device, _ file: GPhoto2FilePath, _ data: Data, savedAt path: String, step: Int, bracket: Int?) {
-        let analysed = ImageAnalysis.analyse(jpeg: data) ?? (try? device.download(file, type: .preview)).flatMap { ImageAnalysis.analyse(jpeg: $0) }
+        // The file's own size only from the file: a raw file's preview is smaller than it.
+        let own = ImageAnalysis.analyse(jpeg: data)
+        let analysed = own ?? (try? device.download(file, type: .preview)).flatMap { ImageAnalysis.analyse(jpeg: $0) }
         guard let analysed, let measures = ShotLogImage.measures(histogram: analysed.histogram), let handler = imageHandler.withLock({ $0 }) else { return }
         var previewPath: String?
         if let preview = analysed.preview {
@@ -364,7 +361,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
             ShotLogImage(
                 step: step, bracket: bracket, file: file.description, meanLevel: measures.meanLevel, brightnessEV: measures.brightnessEV,
                 clippedHigh: measures.clippedHigh, clippedLow: measures.clippedLow, preview: previewPath,
-                histogram: ShotLogImage.sixteenBins(analysed.histogram)))
+                histogram: ShotLogImage.sixteenBins(analysed.histogram), width: own?.storedWidth, height: own?.storedHeight))
     }
 
     /// Takes one picture now (`rig camera capture`), with the same confirmation bound.

@@ -122,6 +122,25 @@ struct CameraEndToEndTests {
             #expect(image.hasSuffix("n\"\(shot["downloaded"] as? String ?? "?")\""))
         }
         #expect(lines.filter { $0.contains(" j=0 ") }.count == 2, "the second and third frames of the first stack")
+        // Each image as the file really is (the virtual camera's 320×240), with its exposure:
+        // the stack's frames one stop apart (1/100, 1/200, 1/50 s at f/8).
+        #expect(images.allSatisfy { $0["width"] as? Int == 320 && $0["height"] as? Int == 240 })
+        #expect(lines.allSatisfy { $0.hasPrefix("i w320 h240 ") }, "\(lines)")
+        let evs = lines.compactMap { $0.split(separator: " ").first { $0.hasPrefix("Eev") }.flatMap { Double($0.dropFirst(3)) } }
+        #expect(evs.count == 9)
+        if evs.count == 9 {
+            #expect(abs(evs[0] - log2(64 / 0.01)) < 1e-5 && abs(evs[1] - evs[0] - 1) < 1e-5 && abs(evs[2] - evs[0] + 1) < 1e-5, "\(evs)")
+        }
+        // Hugin's own remapper takes the project as it is (it refuses images whose size differs).
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/nona") {
+            let project = dir.appendingPathComponent("pano.pto")
+            try pto.stdout.write(to: project, atomically: true, encoding: .utf8)
+            let nona = try RigProcess.run(
+                ["-m", "TIFF_m", "-o", dir.appendingPathComponent("remapped").path, project.path], program: URL(fileURLWithPath: "/usr/bin/nona"))
+            #expect(nona.status == 0, "\(nona.stderr)")
+            let remapped = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("remapped") && $0.hasSuffix(".tif") }
+            #expect(remapped.count == 9, "\(remapped) \(nona.stderr)")
+        }
         // --names still wins when given.
         let named = try rig(["export", log, "--format", "csv", "--names", "DSC_%04d.NEF"])
         #expect(named.stdout.contains("DSC_0001.NEF"))
