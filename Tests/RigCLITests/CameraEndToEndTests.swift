@@ -213,6 +213,32 @@ struct CameraEndToEndTests {
         #expect(noISO.stderr.contains(#"the camera offers no iso setting; it offers "shutter", "aperture", "ev""#), "\(noISO.stderr)")
     }
 
+    /// The virtual camera's longest speed is 1 s: five frames at 1 EV from 1 s would be
+    /// four of 1 s. check and play refuse it before anything moves, with the span it has.
+    @Test func aBracketTheCameraCannotSpanIsRefusedWithTheSpanItHas() throws {
+        _ = try rigFile()
+        let program = try write(
+            "long.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"shutter": "1"}, "bracket": {"count": 5, "stepEV": 1}}, "steps": [{"pose": {"pan": 5}}]}"#
+        )
+        let expected =
+            #"error: shoot: a bracket of 5 at 1 EV around 1 s needs 1/4 s…4 s; the camera's shutter speeds reach 1/10000 s…1 s, so frames 1, 2, 3 and 5 would all be "1.0000s", and frame 4 would be off by more than a third of a stop. Around 1 s it spans 0.0 EV over and 13.3 EV under: no bracket at 1 EV there"#
+        let check = try rig(["check", program, "--camera"])
+        #expect(check.status == 2)
+        #expect(check.stderr.contains(expected), "\(check.stderr)")
+        let log = dir.appendingPathComponent("long.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 2)
+        #expect(play.stderr.contains(expected), "\(play.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
+        // Around 1/100 s the camera's speeds (1/200, 1/50) do make a bracket of 3.
+        let fits = try write(
+            "fits.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"shutter": "0.01"}, "bracket": {"count": 3, "stepEV": 1}}, "steps": [{"pose": {"pan": 5}}]}"#
+        )
+        #expect(try rig(["check", fits, "--camera"]).status == 0)
+    }
+
     @Test func aFullCardStopsTheRunCleanlyAndResumeFinishesIt() throws {
         // The virtual camera's card is full after 26 frames: the 27th is never confirmed.
         _ = try rigFile(camera: #", "confirmSeconds": 2"#)
