@@ -21,8 +21,8 @@ public struct OutputPathError: Error, Sendable, CustomStringConvertible {
 /// instead of failing after the output started.
 public enum OutputPath {
     /// Refuses `path` for `option` if it is empty, names a directory, a FIFO, a device or
-    /// anything but a regular file (those block or never end), lies in a directory that
-    /// does not exist or cannot be written, or is one of the run's `inputs`.
+    /// anything but a regular file (those block or never end), lies on `/proc` or `/sys` or
+    /// in a directory that does not exist or cannot be written, or is one of the run's `inputs`.
     /// - Parameter mustNotExist: also refuse an existing file (`--record` starts a new program).
     public static func check(_ path: String, option: String, inputs: [String], mustNotExist: Bool = false) throws(OutputPathError) {
         func fail(_ problem: String) -> OutputPathError { OutputPathError(option: option, path: path, problem: problem) }
@@ -33,6 +33,10 @@ public enum OutputPath {
         }
         var st = stat()
         let exists = stat(path, &st) == 0
+        // /proc and /sys hold regular-looking files whose writes reach the kernel.
+        if let kind = kernelFilesystem(at: exists ? path : parentDirectory(path)) {
+            throw fail("is on \(kind), a kernel filesystem that keeps no files; give a file on a disk")
+        }
         if exists {
             if mustNotExist { throw fail("the file exists; give a new file") }
             switch st.st_mode & S_IFMT {
@@ -75,8 +79,7 @@ public enum OutputPath {
         // The nearest folder that exists says which filesystem the files would land on.
         var existing = path
         while stat(existing, &st) != 0, existing != "/", existing != "." { existing = parentDirectory(existing) }
-        let type = rig_filesystem_type(existing)
-        if type >= 0, let kind = kernelFilesystems[UInt(type)] {
+        if let kind = kernelFilesystem(at: existing) {
             throw fail("is on \(kind), a kernel filesystem that keeps no files; give a folder on a disk")
         }
         if stat(path, &st) != 0 {
@@ -102,6 +105,12 @@ public enum OutputPath {
         var space = statvfs()
         guard statvfs(path, &space) == 0 else { return 0 }
         return UInt64(space.f_bavail) * UInt64(space.f_frsize)
+    }
+
+    /// The name of the kernel filesystem `path` is on, if it is on one (`statfs`).
+    static func kernelFilesystem(at path: String) -> String? {
+        let type = rig_filesystem_type(path)
+        return type >= 0 ? kernelFilesystems[UInt(type)] : nil
     }
 
     /// Filesystems that look like folders but keep nothing (`statfs` magic numbers from
