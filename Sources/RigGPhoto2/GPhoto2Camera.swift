@@ -301,21 +301,12 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// A path in `folder` for the camera's file `name` that no file there and no name of
     /// this run (or of the log it resumes) has: `NAME`, else `STEM-2.EXT`, `STEM-3.EXT`…
     private func downloadPath(folder: String, name: String) -> String {
-        let ext = (name as NSString).pathExtension
-        let stem = (name as NSString).deletingPathExtension
-        return takenNames.withLock { taken in
-            var candidate = name
-            var n = 2
-            while taken.contains(candidate.lowercased())
-                || FileManager.default.fileExists(atPath: URL(fileURLWithPath: folder).appendingPathComponent(candidate).path)
-            {
-                candidate = ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)"
-                n += 1
-            }
-            taken.insert(candidate.lowercased())
+        takenNames.withLock { taken in
+            let path = OutputPath.unusedPath(for: name, in: folder) { taken.contains($0.lowercased()) }
+            taken.insert(Self.key(path))
             // The camera's own name too: a frame safe only on the card is exported by it.
             taken.insert(name.lowercased())
-            return URL(fileURLWithPath: folder).appendingPathComponent(candidate).path
+            return path
         }
     }
 

@@ -107,6 +107,20 @@ public enum OutputPath {
         return UInt64(space.f_bavail) * UInt64(space.f_frsize)
     }
 
+    /// A path in `folder` for a file called `name` that no file there has and `taken`
+    /// refuses: `NAME`, else `STEM-2.EXT`, `STEM-3.EXT`… (a copy never replaces a frame).
+    public static func unusedPath(for name: String, in folder: String, taken: (String) -> Bool = { _ in false }) -> String {
+        let ext = (name as NSString).pathExtension
+        let stem = (name as NSString).deletingPathExtension
+        var candidate = name
+        var n = 2
+        while taken(candidate) || FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(candidate)) {
+            candidate = ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)"
+            n += 1
+        }
+        return (folder as NSString).appendingPathComponent(candidate)
+    }
+
     /// The name of the kernel filesystem `path` is on, if it is on one (`statfs`).
     static func kernelFilesystem(at path: String) -> String? {
         let type = rig_filesystem_type(path)

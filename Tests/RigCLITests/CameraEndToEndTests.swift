@@ -73,6 +73,16 @@ struct CameraEndToEndTests {
         #expect(lines.first?.hasPrefix("/store_00010001/DCIM/") == true)
         #expect(lines.count == 2)
         if lines.count == 2 { #expect(FileManager.default.contents(atPath: lines[1]) == VirtualCamera.bytes()) }
+        // The next process's camera numbers from the start again: the copy takes a new name.
+        let again = try rig(["camera", "capture", "-o", out.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        let second = again.stdout.split(separator: "\n").map(String.init)
+        #expect(second.count == 2 && second.last != lines.last && second.last?.hasSuffix("-2.JPG") == true, "\(second)")
+        // A folder that cannot keep the copy: refused before the shutter fires.
+        let refused = try rig(["camera", "capture", "-o", "/dev/null"])
+        #expect(refused.status == 2)
+        #expect(refused.stdout.isEmpty, "nothing was taken")
+        #expect(refused.stderr.contains("error: -o /dev/null: is a device (nothing written there is kept)"), "\(refused.stderr)")
     }
 
     @Test func aBracketedPanoramaLogsEveryFileTheCameraWrote() throws {
