@@ -3,6 +3,7 @@
 #include "CLinux.h"
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 
 int rig_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
@@ -30,4 +31,10 @@ int rig_clock_synchronised(long *esterror_us) {
     if (state < 0) return -1;
     *esterror_us = tx.esterror;
     return (state == TIME_ERROR || (tx.status & STA_UNSYNC)) ? 0 : 1;
+}
+
+long rig_filesystem_type(const char *path) {
+    struct statfs fs;
+    if (statfs(path, &fs) != 0) return -1;
+    return (long)fs.f_type;
 }

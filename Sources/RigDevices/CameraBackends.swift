@@ -55,6 +55,16 @@ public enum CameraBackends {
             "the program sets \"exposure\" or \"bracket\", and a \"\(camera.type)\" camera cannot be set; use a \"gphoto2\" camera, or the camera's own bracket mode with shotsPerStep"
     }
 
+    /// The folders a run with the rig's camera writes files into (the gphoto2 camera's
+    /// `"download"`), each with the name a message gives it: checked before anything moves
+    /// (`OutputPath.checkFolder`), like `--log` and `--trace`.
+    public static func outputFolders(_ rig: Rig) -> [(what: String, path: String)] {
+        guard let camera = rig.camera, camera.type == GPhoto2CameraConfig.type, let config = try? GPhoto2CameraConfig.parse(camera),
+            let download = config.download
+        else { return [] }
+        return [("the camera's \"download\" folder", download)]
+    }
+
     /// Makes the rig's camera (validated already): a part for the session, which locks,
     /// starts and closes it (a gphoto2 camera connects here, to be asked its choices).
     public static func open(_ rig: Rig, logger: Logger) throws -> Camera? {

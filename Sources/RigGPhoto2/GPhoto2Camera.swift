@@ -19,19 +19,19 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// The settings written last, by name: a frame writes only what changes.
     private let applied = Mutex<[String: String]>([:])
     private let closed = Atomic<Bool>(false)
-    /// A download of a RAM-target frame failed: the frame is lost, and the next shot says so.
-    private let lostFrame = Mutex<String?>(nil)
+    /// The download names taken, lowercased: this run's, and those a resumed log already
+    /// uses (``reserveNames(_:)``), so a frame of a new camera session that the camera names
+    /// as an earlier one (its numbering restarted) never takes that one's name.
+    private let takenNames = Mutex<Set<String>>([])
+    /// How long a frame's copy may take (a large raw file over PTP/IP) before the camera
+    /// counts as hung.
+    static let downloadSeconds = 120.0
     private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
     /// The battery as last read, and when (read again after a shot at most once a minute).
     private let batteryReading = Mutex<(level: String?, at: Date?)>((nil, nil))
 
     /// The camera's names for each exposure setting, in the order brands use them.
-    public static let settingNames: [CameraChoices.Setting: [String]] = [
-        .shutter: ["shutterspeed", "shutterspeed2", "exposuretime"],
-        .aperture: ["f-number", "aperture"],
-        .iso: ["iso", "isospeed"],
-        .ev: ["exposurecompensation", "exposurecompensation2"],
-    ]
+    public static let settingNames = ExposureValue.settingNames
 
     /// Opens the camera (bounded: `seconds`), and sets its capture target if the config asks.
     public static func open(_ config: GPhoto2CameraConfig, within seconds: Double = 30, logger: Logger) throws(CameraError) -> GPhoto2Camera {
@@ -167,7 +167,6 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
 
     public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
         guard !closed.load(ordering: .relaxed) else { return done(.failure(CameraError("the camera is closed"))) }
-        if let lost = lostFrame.withLock({ $0 }) { return done(.failure(CameraError(lost))) }
         // A ramp's frame: the camera's nearest shutter speed (and ISO, if it offers ISO).
         let settings = request.exposure.map(rampSettings) ?? plan.withLock { $0.settings(step: request.step, bracket: request.bracket) }
         let shutter = settings.first { Self.settingNames[.shutter]?.contains($0.name) == true }.flatMap { ShutterSpeed.seconds($0.value) }
@@ -175,25 +174,38 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         let attemptSeconds = exposure + config.confirmSeconds
         // Both tries, the settings and a margin: past this, a libgphoto2 call has hung.
         let watchdog = 2 * attemptSeconds + 15
-        let reported = Atomic<Bool>(false)
+        let shotWatch = ShotWatch(seconds: watchdog)
         let finish: @Sendable (Result<ShotReport, CameraError>) -> Void = { result in
-            if reported.exchange(true, ordering: .acquiringAndReleasing) == false { done(result) }
+            if shotWatch.report() { done(result) }
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + watchdog) { [worker] in
-            guard !reported.load(ordering: .acquiring) else { return }
+        shotWatch.start { [worker] in
             finish(.failure(worker.markStuck("the camera has not answered in \(Int(watchdog)) s")))
         }
         if let stuck = worker.stuck { return finish(.failure(CameraError(stuck))) }
+        let bracket = request.timing.shotsPerStep > 1 ? request.bracket : nil
         worker.enqueue("a shot") { [self] device in
             do throws(CameraError) {
                 let file = try take(device, settings: settings, attemptSeconds: attemptSeconds)
                 var report = ShotReport(file: file.description, settings: settings)
-                if let folder = config.download { report.downloaded = downloadPath(folder: folder, name: file.name) }
+                var copied: (path: String, data: Data)?
+                if let folder = config.download {
+                    // Copied before the shot is reported: a `shot` event names only a copy that was made.
+                    shotWatch.extend(by: Self.downloadSeconds)
+                    switch copy(device, file, into: folder) {
+                    case .success(let made):
+                        copied = made
+                        report.downloaded = made.path
+                    case .failure(let problem):
+                        // In the camera's memory only: the frame is gone, and the run must stop.
+                        if config.captureTarget == .ram {
+                            throw CameraError("\(problem); with \"captureTarget\": \"ram\" the frame was only in the camera's memory: it is lost")
+                        }
+                        report.downloadProblem = "\(problem); the frame is safe on the camera's card as \(file)"
+                    }
+                }
                 finish(.success(report))
                 refreshBattery(device)
-                if let path = report.downloaded {
-                    download(device, file, to: path, step: request.step + 1, bracket: request.timing.shotsPerStep > 1 ? request.bracket : nil)
-                }
+                if let copied { measure(device, file, copied.data, savedAt: copied.path, step: request.step + 1, bracket: bracket) }
             } catch {
                 finish(.failure(error))
             }
@@ -274,43 +286,73 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         }
     }
 
-    private func downloadPath(folder: String, name: String) -> String {
-        let base = URL(fileURLWithPath: folder).appendingPathComponent(name).path
-        guard FileManager.default.fileExists(atPath: base) else { return base }
-        let ext = (name as NSString).pathExtension
-        let stem = (name as NSString).deletingPathExtension
-        var n = 2
-        while FileManager.default.fileExists(atPath: URL(fileURLWithPath: folder).appendingPathComponent("\(stem)-\(n).\(ext)").path) { n += 1 }
-        return URL(fileURLWithPath: folder).appendingPathComponent("\(stem)-\(n).\(ext)").path
+    /// Names that a resumed run's log already uses (its downloads, and the camera's names
+    /// of frames that were never copied): no new download takes one of them.
+    public func reserveNames(_ names: some Sequence<String>) {
+        takenNames.withLock { taken in
+            for name in names { taken.insert(Self.key(name)) }
+        }
     }
 
-    /// Copies the frame off the camera (after the shot was reported: the rig may move).
-    private func download(_ device: GPhoto2Device, _ file: GPhoto2FilePath, to path: String, step: Int, bracket: Int?) {
+    private static func key(_ path: String) -> String {
+        ((path as NSString).lastPathComponent).lowercased()
+    }
+
+    /// A path in `folder` for the camera's file `name` that no file there and no name of
+    /// this run (or of the log it resumes) has: `NAME`, else `STEM-2.EXT`, `STEM-3.EXT`…
+    private func downloadPath(folder: String, name: String) -> String {
+        takenNames.withLock { taken in
+            let path = OutputPath.unusedPath(for: name, in: folder) { taken.contains($0.lowercased()) }
+            taken.insert(Self.key(path))
+            // The camera's own name too: a frame safe only on the card is exported by it.
+            taken.insert(name.lowercased())
+            return path
+        }
+    }
+
+    /// Copies the frame off the camera into `folder` (and, with a RAM target, deletes it
+    /// there): the copy's path and bytes, or why it failed.
+    private func copy(_ device: GPhoto2Device, _ file: GPhoto2FilePath, into folder: String) -> Result<(path: String, data: Data), DownloadFailure> {
+        let path = downloadPath(folder: folder, name: file.name)
         do {
             let data = try device.download(file)
             try AtomicFile.write([UInt8](data), to: path, createDirectory: true)
-            if config.captureTarget == .ram { try device.delete(file) }
-            // A raw file: measure the camera's own preview of it instead.
-            let analysed = ImageAnalysis.analyse(jpeg: data) ?? (try? device.download(file, type: .preview)).flatMap { ImageAnalysis.analyse(jpeg: $0) }
-            if let analysed, let measures = ShotLogImage.measures(histogram: analysed.histogram), let handler = imageHandler.withLock({ $0 }) {
-                var previewPath: String?
-                if let preview = analysed.preview {
-                    let url = URL(fileURLWithPath: path)
-                    let target = url.deletingLastPathComponent().appendingPathComponent("previews")
-                        .appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".jpg").path
-                    if (try? AtomicFile.write(preview, to: target, createDirectory: true)) != nil { previewPath = target }
+            if config.captureTarget == .ram {
+                do { try device.delete(file) } catch {
+                    logger.warning("\(label): the copy \(path) is made; deleting \(file) from the camera's memory failed: \(error)")
                 }
-                handler(
-                    ShotLogImage(
-                        step: step, bracket: bracket, file: file.description, meanLevel: measures.meanLevel, brightnessEV: measures.brightnessEV,
-                        clippedHigh: measures.clippedHigh, clippedLow: measures.clippedLow, preview: previewPath,
-                        histogram: ShotLogImage.sixteenBins(analysed.histogram)))
             }
+            return .success((path, data))
         } catch {
             let message = "downloading \(file) to \(path) failed: \(error)"
             logger.error("\(label): \(message)")
-            if config.captureTarget == .ram { lostFrame.withLock { $0 = $0 ?? "\(message); with captureTarget ram the frame is lost" } }
+            return .failure(DownloadFailure(description: message))
         }
+    }
+
+    private struct DownloadFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Measures a copied frame (a raw file: the camera's own preview of it) and keeps a
+    /// small preview beside it; after the shot was reported (the rig may move).
+    private func measure(_ device: GPhoto2Device, _ file: GPhoto2FilePath, _ data: Data, savedAt path: String, step: Int, bracket: Int?) {
+        // The file's own size only from the file: a raw file's preview is smaller than it.
+        let own = ImageAnalysis.analyse(jpeg: data)
+        let analysed = own ?? (try? device.download(file, type: .preview)).flatMap { ImageAnalysis.analyse(jpeg: $0) }
+        guard let analysed, let measures = ShotLogImage.measures(histogram: analysed.histogram), let handler = imageHandler.withLock({ $0 }) else { return }
+        var previewPath: String?
+        if let preview = analysed.preview {
+            let url = URL(fileURLWithPath: path)
+            let target = url.deletingLastPathComponent().appendingPathComponent("previews")
+                .appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".jpg").path
+            if (try? AtomicFile.write(preview, to: target, createDirectory: true)) != nil { previewPath = target }
+        }
+        handler(
+            ShotLogImage(
+                step: step, bracket: bracket, file: file.description, meanLevel: measures.meanLevel, brightnessEV: measures.brightnessEV,
+                clippedHigh: measures.clippedHigh, clippedLow: measures.clippedLow, preview: previewPath,
+                histogram: ShotLogImage.sixteenBins(analysed.histogram), width: own?.storedWidth, height: own?.storedHeight))
     }
 
     /// Takes one picture now (`rig camera capture`), with the same confirmation bound.
@@ -329,4 +371,34 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     }
 
     public var isClosed: Bool { closed.load(ordering: .relaxed) }
+}
+
+/// A shot's watchdog: past its end without a report, a libgphoto2 call has hung. The end
+/// moves later while the shot runs (its copy's own time, once the camera confirmed the file).
+private final class ShotWatch: Sendable {
+    private let reported = Atomic<Bool>(false)
+    private let end: Mutex<DispatchTime>
+
+    init(seconds: Double) {
+        end = Mutex(.now() + seconds)
+    }
+
+    /// True the first time only: the shot is reported once.
+    func report() -> Bool {
+        reported.exchange(true, ordering: .acquiringAndReleasing) == false
+    }
+
+    /// Gives the shot `seconds` more from now (never less than it had).
+    func extend(by seconds: Double) {
+        end.withLock { $0 = max($0, .now() + seconds) }
+    }
+
+    /// Calls `expired` once the end has passed with no report.
+    func start(expired: @escaping @Sendable () -> Void) {
+        let deadline = end.withLock { $0 }
+        DispatchQueue.global().asyncAfter(deadline: deadline) { [self] in
+            guard !reported.load(ordering: .acquiring) else { return }
+            if end.withLock({ $0 }) > deadline { start(expired: expired) } else { expired() }
+        }
+    }
 }

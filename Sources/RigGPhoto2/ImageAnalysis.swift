@@ -9,8 +9,12 @@ public enum ImageAnalysis {
         public var histogram: [Int]
         /// A JPEG about `previewWidth` wide, if it could be made.
         public var preview: [UInt8]?
+        /// The decoded (reduced) size the measures come from.
         public var width: Int
         public var height: Int
+        /// The image's own size as stored, in pixels (what a stitcher reads).
+        public var storedWidth: Int
+        public var storedHeight: Int
     }
 
     /// nil when `jpeg` is not a JPEG libjpeg-turbo can read (a raw file).
@@ -50,7 +54,8 @@ public enum ImageAnalysis {
                 histogram[min(255, y)] += 1
                 i += 3
             }
-            return Result(histogram: histogram, preview: compress(pixels, width: w, height: h), width: w, height: h)
+            return Result(
+                histogram: histogram, preview: compress(pixels, width: w, height: h), width: w, height: h, storedWidth: Int(width), storedHeight: Int(height))
         }
     }
 

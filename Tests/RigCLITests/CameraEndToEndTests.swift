@@ -73,6 +73,16 @@ struct CameraEndToEndTests {
         #expect(lines.first?.hasPrefix("/store_00010001/DCIM/") == true)
         #expect(lines.count == 2)
         if lines.count == 2 { #expect(FileManager.default.contents(atPath: lines[1]) == VirtualCamera.bytes()) }
+        // The next process's camera numbers from the start again: the copy takes a new name.
+        let again = try rig(["camera", "capture", "-o", out.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        let second = again.stdout.split(separator: "\n").map(String.init)
+        #expect(second.count == 2 && second.last != lines.last && second.last?.hasSuffix("-2.JPG") == true, "\(second)")
+        // A folder that cannot keep the copy: refused before the shutter fires.
+        let refused = try rig(["camera", "capture", "-o", "/dev/null"])
+        #expect(refused.status == 2)
+        #expect(refused.stdout.isEmpty, "nothing was taken")
+        #expect(refused.stderr.contains("error: -o /dev/null: is a device (nothing written there is kept)"), "\(refused.stderr)")
     }
 
     @Test func aBracketedPanoramaLogsEveryFileTheCameraWrote() throws {
@@ -122,6 +132,25 @@ struct CameraEndToEndTests {
             #expect(image.hasSuffix("n\"\(shot["downloaded"] as? String ?? "?")\""))
         }
         #expect(lines.filter { $0.contains(" j=0 ") }.count == 2, "the second and third frames of the first stack")
+        // Each image as the file really is (the virtual camera's 320×240), with its exposure:
+        // the stack's frames one stop apart (1/100, 1/200, 1/50 s at f/8).
+        #expect(images.allSatisfy { $0["width"] as? Int == 320 && $0["height"] as? Int == 240 })
+        #expect(lines.allSatisfy { $0.hasPrefix("i w320 h240 ") }, "\(lines)")
+        let evs = lines.compactMap { $0.split(separator: " ").first { $0.hasPrefix("Eev") }.flatMap { Double($0.dropFirst(3)) } }
+        #expect(evs.count == 9)
+        if evs.count == 9 {
+            #expect(abs(evs[0] - log2(64 / 0.01)) < 1e-5 && abs(evs[1] - evs[0] - 1) < 1e-5 && abs(evs[2] - evs[0] + 1) < 1e-5, "\(evs)")
+        }
+        // Hugin's own remapper takes the project as it is (it refuses images whose size differs).
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/nona") {
+            let project = dir.appendingPathComponent("pano.pto")
+            try pto.stdout.write(to: project, atomically: true, encoding: .utf8)
+            let nona = try RigProcess.run(
+                ["-m", "TIFF_m", "-o", dir.appendingPathComponent("remapped").path, project.path], program: URL(fileURLWithPath: "/usr/bin/nona"))
+            #expect(nona.status == 0, "\(nona.stderr)")
+            let remapped = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("remapped") && $0.hasSuffix(".tif") }
+            #expect(remapped.count == 9, "\(remapped) \(nona.stderr)")
+        }
         // --names still wins when given.
         let named = try rig(["export", log, "--format", "csv", "--names", "DSC_%04d.NEF"])
         #expect(named.stdout.contains("DSC_0001.NEF"))
@@ -194,6 +223,32 @@ struct CameraEndToEndTests {
         #expect(noISO.stderr.contains(#"the camera offers no iso setting; it offers "shutter", "aperture", "ev""#), "\(noISO.stderr)")
     }
 
+    /// The virtual camera's longest speed is 1 s: five frames at 1 EV from 1 s would be
+    /// four of 1 s. check and play refuse it before anything moves, with the span it has.
+    @Test func aBracketTheCameraCannotSpanIsRefusedWithTheSpanItHas() throws {
+        _ = try rigFile()
+        let program = try write(
+            "long.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"shutter": "1"}, "bracket": {"count": 5, "stepEV": 1}}, "steps": [{"pose": {"pan": 5}}]}"#
+        )
+        let expected =
+            #"error: shoot: a bracket of 5 at 1 EV around 1 s needs 1/4 s…4 s; the camera's shutter speeds reach 1/10000 s…1 s, so frames 1, 2, 3 and 5 would all be "1.0000s", and frame 4 would be off by more than a third of a stop. Around 1 s it spans 0.0 EV over and 13.3 EV under: no bracket at 1 EV there"#
+        let check = try rig(["check", program, "--camera"])
+        #expect(check.status == 2)
+        #expect(check.stderr.contains(expected), "\(check.stderr)")
+        let log = dir.appendingPathComponent("long.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 2)
+        #expect(play.stderr.contains(expected), "\(play.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
+        // Around 1/100 s the camera's speeds (1/200, 1/50) do make a bracket of 3.
+        let fits = try write(
+            "fits.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"shutter": "0.01"}, "bracket": {"count": 3, "stepEV": 1}}, "steps": [{"pose": {"pan": 5}}]}"#
+        )
+        #expect(try rig(["check", fits, "--camera"]).status == 0)
+    }
+
     @Test func aFullCardStopsTheRunCleanlyAndResumeFinishesIt() throws {
         // The virtual camera's card is full after 26 frames: the 27th is never confirmed.
         _ = try rigFile(camera: #", "confirmSeconds": 2"#)
@@ -219,6 +274,81 @@ struct CameraEndToEndTests {
         let shotSteps = all.filter { $0["event"] as? String == "shot" }.compactMap { $0["step"] as? Int }
         #expect(shotSteps == Array(1...30))
         #expect(all.last?["reason"] as? String == "done")
+    }
+
+    /// A download folder that cannot keep a file: refused before anything moves (exit 2,
+    /// naming the folder and what is wrong), no run begun; `rig doctor` says so too.
+    @Test func aDownloadFolderThatCannotKeepFilesIsRefusedBeforeAnythingMoves() throws {
+        let file = try write("a-file", "not a folder")
+        let fifo = dir.appendingPathComponent("a-fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let cases: [(path: String, problem: String)] = [
+            (file, "is a file; give a folder for the downloads"),
+            (fifo, "is a FIFO; give a folder for the downloads"),
+            ("/dev/null", "is a device (nothing written there is kept)"),
+            ("/proc/rigdl", "is on /proc, a kernel filesystem that keeps no files"),
+            (file + "/shots", "cannot be made: \(file) is a file, not a folder"),
+        ]
+        let program = try write("one.json", #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 9}}]}"#)
+        for bad in cases {
+            _ = try rigFile(camera: #", "download": "\#(bad.path)""#)
+            let log = dir.appendingPathComponent("refused.jsonl").path
+            let play = try rig(["play", program, "--log", log])
+            #expect(play.status == 2, "\(bad.path): \(play.stderr)")
+            #expect(play.stderr.contains(#"error: the camera's "download" folder \#(bad.path): \#(bad.problem)"#), "\(play.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
+            #expect(!play.stdout.contains("▶"), "nothing started")
+        }
+        _ = try rigFile(camera: #", "download": "/proc/rigdl""#)
+        let doctor = try rig(["doctor", "--rig", dir.appendingPathComponent("rig.json").path])
+        #expect(doctor.status == 1)
+        #expect(doctor.stdout.contains("problem  download folder: /proc/rigdl: is on /proc"), "\(doctor.stdout)")
+        let good = dir.appendingPathComponent("shots").path
+        _ = try rigFile(camera: #", "download": "\#(good)""#)
+        let fine = try rig(["doctor", "--rig", dir.appendingPathComponent("rig.json").path])
+        #expect(fine.stdout.contains("download folder: \(good) is writable, "), "\(fine.stdout)")
+    }
+
+    /// The card fills at the last frame of a bracket at the last step: the run stops there
+    /// (a `missed` naming the frame), and `--resume` (a new card) shoots that whole step
+    /// again. Every `shot` names a copy that exists, and the second camera session, which
+    /// numbers its files from the start again, overwrites none and reuses no name.
+    @Test func aCardThatFillsMidBracketIsResumedWholeAndNoNameIsReused() throws {
+        let download = dir.appendingPathComponent("dl").path
+        _ = try rigFile(camera: #", "confirmSeconds": 2, "download": "\#(download)""#)
+        // 9 steps of 3: the card's 26 frames end at step 9's second frame.
+        let steps = (0..<9).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
+        let program = try write(
+            "brackets.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "shoot": {"bracket": {"count": 3, "stepEV": 1}}, "steps": [\#(steps)]}"#
+        )
+        let log = dir.appendingPathComponent("brackets.jsonl").path
+        let play = try rig(["play", program, "--log", log])
+        #expect(play.status == 1, "\(play.stderr)")
+        #expect(play.stderr.contains("failed at step 9/9 bracket 3/3"), "\(play.stderr)")
+        let first = try events(log)
+        #expect(first.filter { $0["event"] as? String == "shot" }.count == 26)
+        let missed = try #require(first.first { $0["event"] as? String == "missed" })
+        #expect(missed["step"] as? Int == 9 && missed["bracket"] as? Int == 3)
+        #expect((missed["reason"] as? String)?.contains("the card is full") == true)
+
+        let resumed = try rig(["play", program, "--log", log, "--resume"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("resuming \(log) at step 9 of 9"), "\(resumed.stdout)")
+        let all = try ShotLog(text: String(contentsOfFile: log, encoding: .utf8), file: log)
+        #expect(all.isFinished)
+        let again = all.completeShots.dropFirst(26)
+        #expect(again.map { "\($0.step)/\($0.bracket ?? 0)" } == ["9/1", "9/2", "9/3"])
+        #expect(all.finalShots.count == 27)
+        let copies = all.shots.compactMap(\.downloaded)
+        #expect(copies.count == 29, "every shot names its copy")
+        #expect(Set(copies.map { $0.lowercased() }).count == 29, "no name used twice: \(copies)")
+        for copy in copies { #expect(FileManager.default.contents(atPath: copy) == VirtualCamera.bytes(), "\(copy)") }
+        // The stitcher file names 27 distinct images, each a copy that exists.
+        let pto = try rig(["export", log, "--format", "pto", "--hfov", "60"])
+        #expect(pto.status == 0, "\(pto.stderr)")
+        let names = pto.stdout.split(separator: "\n").filter { $0.hasPrefix("i ") }.compactMap { $0.split(separator: " n\"").last?.dropLast() }
+        #expect(names.count == 27 && Set(names).count == 27, "\(names)")
     }
 
     @Test func aCameraThatStopsAnsweringMidRunStopsTheRun() async throws {

@@ -58,9 +58,28 @@ import Testing
         #expect(frames.map { $0.last?.value } == ["1/60", "1/125", "1/30", "1/250", "1/15"])
         let odd = try ExposureMatch.frames(Exposure(aperture: "f/8"), bracket: Bracket(count: 3, stepEV: 1.3), camera: Self.nikon).get()
         #expect(odd.map { $0.map(\.value) } == [["f/8", "1/60"], ["f/8", "1/125"], ["f/8", "1/30"]])
-        // Far past the camera's range: the extreme choice, never "Bulb".
-        let far = try ExposureMatch.frames(Exposure(shutter: "1/1000"), bracket: Bracket(count: 3, stepEV: 3), camera: Self.nikon).get()
-        #expect(far.map { $0.last?.value } == ["1/1000", "1/1000", "1/125"])
+        // Far past the camera's range: refused (two frames would be one exposure), naming
+        // the span the camera has there, never shot as the extreme choice or "Bulb".
+        guard case .failure(let far) = ExposureMatch.frames(Exposure(shutter: "1/1000"), bracket: Bracket(count: 3, stepEV: 3), camera: Self.nikon)
+        else {
+            Issue.record("a bracket past the camera's fastest speed was taken")
+            return
+        }
+        #expect(
+            far.description
+                == #"a bracket of 3 at 3 EV around 1/1000 s needs 1/8000 s…1/125 s; the camera's shutter speeds reach 1/1000 s…30 s, so frames 1 and 2 would both be "1/1000". Around 1/1000 s it spans 14.9 EV over and 0.0 EV under: no bracket at 3 EV there; give a base shutter with room both ways, fewer frames or another stepEV"#
+        )
+        // 9 frames at 2 EV from 1/60 s need 1/15360 s: 5 fit (1/1000 s…1/4 s).
+        guard case .failure(let wide) = ExposureMatch.frames(nil, bracket: Bracket(count: 9, stepEV: 2), camera: Self.nikon) else {
+            Issue.record("a bracket past the camera's range was taken")
+            return
+        }
+        #expect(wide.description.contains("frames 8 would be off") == false)
+        #expect(wide.description.contains("at most 5 frames at 2 EV there"), "\(wide)")
+        #expect(
+            try ExposureMatch.frames(nil, bracket: Bracket(count: 5, stepEV: 2), camera: Self.nikon).get().map { $0.last?.value } == [
+                "1/60", "1/250", "1/15", "1/1000", "1/4",
+            ])
         var bulb = Self.nikon
         bulb.widgets[.shutter]?.current = "Bulb"
         guard case .failure(let problem) = ExposureMatch.frames(nil, bracket: Bracket(count: 3, stepEV: 1), camera: bulb) else {

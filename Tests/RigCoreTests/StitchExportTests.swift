@@ -215,11 +215,11 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         #expect(project.shots[3].time == Date(timeIntervalSince1970: 1_795_464_000 + 3600 + 3))
         #expect(
             ShotListWriter.csv(project) == """
-                index,step,bracket,label,pan,tilt,startSeconds,endSeconds,image
-                1,1,1,"a",-30,10.5,2,2.25,IMG_0001.JPG
-                2,2,1,"b",0.1,10.5,9,9.25,IMG_0003.JPG
-                3,3,1,"c, the last",30,10.5,12,12.25,IMG_0004.JPG
-                4,4,1,"d",200,-5,3,3.5,IMG_0005.JPG
+                index,step,bracket,label,pan,tilt,startSeconds,endSeconds,image,width,height,ev
+                1,1,1,"a",-30,10.5,2,2.25,IMG_0001.JPG,,,
+                2,2,1,"b",0.1,10.5,9,9.25,IMG_0003.JPG,,,
+                3,3,1,"c, the last",30,10.5,12,12.25,IMG_0004.JPG,,,
+                4,4,1,"d",200,-5,3,3.5,IMG_0005.JPG,,,
 
                 """)
     }
@@ -273,6 +273,53 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         #expect(xml.contains("<bracketing nbPicts=\"3\"/>"))
         #expect(xml.components(separatedBy: "bracket=\"1\"").count - 1 == 2)
         #expect(xml.contains("<pict id=\"6\" bracket=\"3\">"))
+    }
+
+    /// A bracket shot with a gphoto2 camera: each image is declared at the size the run
+    /// measured its file at (not the lens's 6000×4000: nona refuses a size that differs)
+    /// and carries its exposure value, one stop apart, from the settings it was shot with.
+    @Test func exportedImagesHaveTheirMeasuredSizeAndExposure() throws {
+        let hash = String(repeating: "cd", count: 32)
+        var text = "{\"event\":\"start\",\"program\":\"p.json\",\"programSha256\":\"\(hash)\",\"steps\":1}\n"
+        for (bracket, speed) in [(1, "0.0100s"), (2, "0.0050s"), (3, "0.0200s")] {
+            let file = "/store/DCIM/GPH_000\(bracket).JPG"
+            text +=
+                "{\"event\":\"shot\",\"step\":1,\"label\":\"s\",\"pose\":{\"pan\":0,\"tilt\":0},\"startSeconds\":\(bracket),\"endSeconds\":\(bracket),\"bracket\":\(bracket),\"file\":\"\(file)\",\"settings\":{\"f-number\":\"f/8\",\"shutterspeed\":\"\(speed)\"}}\n"
+            // The third frame was a raw file measured from its preview: no size of its own.
+            let size = bracket < 3 ? ",\"width\":320,\"height\":240" : ""
+            text +=
+                "{\"event\":\"image\",\"step\":1,\"bracket\":\(bracket),\"file\":\"\(file)\",\"meanLevel\":0.5,\"brightnessEV\":0,\"clippedHigh\":0,\"clippedLow\":0\(size)}\n"
+        }
+        let log = try ShotLog(text: text, file: "b.jsonl")
+        let lens = CameraLens(horizontalDegrees: 40, imageSize: PixelSize(width: 6000, height: 4000))
+        let project = StitchProject.export(log, file: "b.jsonl", program: nil, lens: lens, imageSize: nil, names: names, firstNumber: 1)
+        #expect(project.imageSize == PixelSize(width: 320, height: 240), "the measured size stands for the unmeasured")
+        let images = HuginProjectWriter.text(project, lens: lens).split(separator: "\n").filter { $0.hasPrefix("i ") }
+        #expect(images.allSatisfy { $0.hasPrefix("i w320 h240 ") }, "\(images)")
+        // EV = log2(N² / t): f/8 at 1/100 s is 12.64, one stop less light at 1/50 s.
+        let evs = images.compactMap { line in line.split(separator: " ").first { $0.hasPrefix("Eev") }.flatMap { Double($0.dropFirst(3)) } }
+        #expect(evs.count == 3)
+        if evs.count == 3 {
+            #expect(abs(evs[0] - log2(64 / 0.01)) < 1e-5)
+            #expect(abs(evs[1] - evs[0] - 1) < 1e-5 && abs(evs[2] - evs[0] + 1) < 1e-5)
+        }
+        let csv = ShotListWriter.csv(project).split(separator: "\n")
+        #expect(csv[1].hasSuffix(",320,240,12.6439"), "\(csv[1])")
+        #expect(csv[3].hasSuffix(",,,11.6439"), "\(csv[3])")
+        // A --image-size given wins over what was measured.
+        let given = StitchProject.export(
+            log, file: "b.jsonl", program: nil, lens: lens, imageSize: PixelSize(width: 6000, height: 4000), names: names, firstNumber: 1)
+        #expect(HuginProjectWriter.text(given, lens: lens).split(separator: "\n").filter { $0.hasPrefix("i w6000 h4000 ") }.count == 3)
+    }
+
+    @Test func exposureValuesAreOnOneScaleOrNone() {
+        let a = [CameraSetting("shutterspeed", "1/100"), CameraSetting("f-number", "f/8"), CameraSetting("iso", "400")]
+        let b = [CameraSetting("shutterspeed", "1/50"), CameraSetting("f-number", "f/8")]
+        // b has no ISO: both values leave it out (relative, at the camera's own ISO).
+        let values = ExposureValue.values(of: [a, b]).compactMap { $0 }
+        #expect(values.count == 2 && abs(values[0] - log2(6400)) < 1e-9 && abs(values[1] - log2(3200)) < 1e-9)
+        #expect(abs((ExposureValue.values(of: [a])[0] ?? 0) - (log2(6400) - 2)) < 1e-9, "ISO 400 is two stops more sensitive")
+        #expect(ExposureValue.values(of: [a, [CameraSetting("f-number", "f/8")]]) == [nil, nil], "one unknown shutter: none")
     }
 
     @Test func jsonListsEveryShotAndReadsBack() throws {

@@ -90,6 +90,10 @@ private func temporaryDirectory() throws -> String {
         #expect(problem(fifo)?.contains("FIFO") == true)
         #expect(problem(dir)?.contains("directory") == true)
         #expect(problem("/dev/null")?.contains("not a regular file") == true)
+        // Kernel files look regular; writing a trace or a log into them reaches the kernel.
+        #expect(problem("/proc/sys/kernel/panic")?.contains("is on /proc, a kernel filesystem") == true)
+        #expect(problem("/proc/rig.csv")?.contains("is on /proc, a kernel filesystem") == true)
+        #expect(problem("/sys/kernel/rig.csv")?.contains("is on /sys, a kernel filesystem") == true)
         #expect(problem(dir + "/missing/x.csv")?.contains("does not exist") == true)
         #expect(problem("")?.contains("empty") == true)
         #expect(problem(dir + "/../" + (dir as NSString).lastPathComponent + "/program.json", inputs: [input])?.contains("input files") == true)

@@ -24,11 +24,16 @@ import Testing
         for cut in 0...full.count {
             let path = directory.appendingPathComponent("cut-\(cut).jsonl").path
             try Data(full[0..<cut]).write(to: URL(fileURLWithPath: path))
+            let complete = lineEnds.filter { $0 < cut }.count
+            let expectTorn = cut > 0 && full[cut - 1] != UInt8(ascii: "\n")
+            // Read as it was left, the log holds exactly the events the writer keeps: a line
+            // cut just before its line break is torn for both, not a shot for one of them.
+            let asLeft = try ShotLog(text: String(decoding: full[0..<cut], as: UTF8.self), file: path)
+            #expect(asLeft.events == Array(Self.events[0..<complete]), "cut at \(cut)")
+            #expect((asLeft.tornLastLine != nil) == expectTorn, "cut at \(cut)")
             let writer = try ShotLogWriter(path: path)
             try writer.append(resumed)
             try writer.close()
-            let complete = lineEnds.filter { $0 < cut }.count
-            let expectTorn = cut > 0 && full[cut - 1] != UInt8(ascii: "\n")
             #expect((writer.tornLine != nil) == expectTorn, "cut at \(cut)")
             let text = try String(contentsOfFile: path, encoding: .utf8)
             if complete == 0 {

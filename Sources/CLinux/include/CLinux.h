@@ -21,6 +21,10 @@ int rig_thread_page_faults(long *minor, long *major);
 /// not in Swift's Glibc module.
 int rig_clock_synchronised(long *esterror_us);
 
+/// statfs(path)'s f_type, the filesystem's magic number (linux/magic.h): <sys/vfs.h> is not
+/// in Swift's Glibc module. Returns -1 with errno.
+long rig_filesystem_type(const char *path);
+
 // evdev ioctl requests and struct sizes (RigGamepad).
 #include "CLinuxInput.h"
 

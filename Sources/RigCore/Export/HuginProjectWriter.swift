@@ -1,8 +1,11 @@
 import Foundation
 
 /// Writes a Hugin project (`.pto`, PanoTools script): a `p` line for an equirectangular
-/// panorama that covers the shots, and one `i` line per image with its size, the lens's
-/// field of view and the yaw, pitch and roll the rig shot it at (REFERENCE §8).
+/// panorama that covers the shots, and one `i` line per image with its size (the file's
+/// own, when a shot log measured it: `nona` refuses an image whose size differs), the
+/// lens's field of view, the yaw, pitch and roll the rig shot it at (REFERENCE §8) and,
+/// when the log knows it, its exposure value (`Eev`, so Hugin fuses a bracket's frames
+/// by their real exposures).
 ///
 /// All images share one lens: the first `i` line carries `v`, the others link to it
 /// (`v=0`), as Hugin writes linked lenses, so its optimiser fits one field of view. The
@@ -33,9 +36,11 @@ public enum HuginProjectWriter {
         ]
         var firstImageOfStep: [Int: Int] = [:]
         for (index, shot) in project.shots.enumerated() {
-            var line = "i w\(size.width) h\(size.height) f0 "
+            let own = shot.imageSize ?? size
+            var line = "i w\(own.width) h\(own.height) f0 "
             line += index == 0 ? "v\(decimal(lens.sensorFieldOfView.horizontalDegrees))" : "v=0"
             line += " r\(decimal(lens.rollDegrees)) p\(decimal(shot.pitchDegrees)) y\(decimal(shot.yawDegrees))"
+            if let ev = shot.exposureValue { line += " Eev\(decimal(ev))" }
             if stacks {
                 // A stack's first image numbers it (`j2`); the others link to that image
                 // (`j=6`), as Hugin's own pto_gen writes, so Hugin sees one stack per step.

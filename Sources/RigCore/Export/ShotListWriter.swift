@@ -4,14 +4,16 @@ import Foundation
 ///
 /// A plan's CSV is `rig plan --csv` as it always was: `index,label,<axis>…` with two
 /// decimals. An export adds what the log knows: the step, bracket, shutter times on the
-/// run's clock and the image name, with positions as sent (shortest exact form).
+/// run's clock and the image name, with positions as sent (shortest exact form), and the
+/// image's size in pixels (the file's own, when the run measured it) and exposure value
+/// (`ev`, as Hugin's `Eev`), each empty when the log does not know it.
 public enum ShotListWriter {
     public static func csv(_ project: StitchProject) -> String {
         var header = ["index"]
         if project.fromLog { header += ["step", "bracket"] }
         header.append("label")
         header += project.axisNames.map(field)
-        if project.fromLog { header += ["startSeconds", "endSeconds", "image"] }
+        if project.fromLog { header += ["startSeconds", "endSeconds", "image", "width", "height", "ev"] }
         var lines = [header.joined(separator: ",")]
         for (index, shot) in project.shots.enumerated() {
             var row = [String(index + 1)]
@@ -20,6 +22,10 @@ public enum ShotListWriter {
             row += shot.pose.map { project.fromLog ? ($0.isFinite ? format($0) : "") : String(format: "%.2f", $0) }
             if project.fromLog {
                 row += [shot.startSeconds.map(format) ?? "", shot.endSeconds.map(format) ?? "", field(shot.imageName)]
+                row += [
+                    shot.imageSize.map { String($0.width) } ?? "", shot.imageSize.map { String($0.height) } ?? "",
+                    shot.exposureValue.map { format(rounded4($0)) } ?? "",
+                ]
             }
             lines.append(row.joined(separator: ","))
         }
@@ -47,11 +53,15 @@ public enum ShotListWriter {
                 if let s = shot.startSeconds { out += ",\"startSeconds\":\(JSONText.number(s))" }
                 if let e = shot.endSeconds { out += ",\"endSeconds\":\(JSONText.number(e))" }
                 if shot.redo { out += ",\"redo\":true" }
+                if let size = shot.imageSize { out += ",\"width\":\(size.width),\"height\":\(size.height)" }
+                if let ev = shot.exposureValue { out += ",\"ev\":\(JSONText.number(rounded4(ev)))" }
             }
             out += "}"
         }
         return out + "\n]}\n"
     }
+
+    static func rounded4(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
 
     /// A CSV field, quoted when it has a comma, quote or line break.
     static func field(_ text: String) -> String {

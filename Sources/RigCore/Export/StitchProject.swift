@@ -21,12 +21,20 @@ public struct StitchShot: Sendable, Equatable {
     public var endSeconds: Double?
     public var redo: Bool
     public var time: Date?
+    /// From a shot log: the downloaded file's own size, when the run decoded it (else the
+    /// project's `imageSize` stands for it).
+    public var imageSize: PixelSize?
+    /// From a shot log: the frame's exposure value (Hugin's `Eev`) from the settings it was
+    /// taken with (``ExposureValue``), when its shutter speed is known.
+    public var exposureValue: Double?
 
     public init(
         imageNumber: Int, imageName: String, step: Int, label: String, bracket: Int = 1, pose: [Double],
         yawDegrees: Double, pitchDegrees: Double, startSeconds: Double? = nil, endSeconds: Double? = nil,
-        redo: Bool = false, time: Date? = nil
+        redo: Bool = false, time: Date? = nil, imageSize: PixelSize? = nil, exposureValue: Double? = nil
     ) {
+        self.imageSize = imageSize
+        self.exposureValue = exposureValue
         self.imageNumber = imageNumber
         self.imageName = imageName
         self.step = step
@@ -163,7 +171,10 @@ public struct StitchProject: Sendable, Equatable {
         for take in takes { for name in take.shot.axisNames where !axisNames.contains(name) { axisNames.append(name) } }
         let (pan, tilt) = panTilt(program: program, axisNames: axisNames)
         let lens = chooseLens(lens, program: program)
-        let shots = finals.map { take in
+        // Sizes measured from the files themselves, unless the command line gave one.
+        let measured = imageSize == nil ? loggedImageSizes(log) : [:]
+        let exposures = ExposureValue.values(of: finals.map(\.shot.settings))
+        let shots = finals.enumerated().map { index, take in
             let s = take.shot
             let logged = loggedNames ? s.downloaded ?? s.file.map { String($0.split(separator: "/").last ?? "") } : nil
             return StitchShot(
@@ -171,16 +182,39 @@ public struct StitchProject: Sendable, Equatable {
                 bracket: s.bracket ?? 1, pose: axisNames.map { s.value(of: $0) ?? .nan },
                 yawDegrees: pan.flatMap { s.value(of: $0) }.map { StitchAngles.yaw(panDegrees: $0) } ?? 0,
                 pitchDegrees: tilt.flatMap { s.value(of: $0) }.map { StitchAngles.pitch(tiltDegrees: $0) } ?? 0,
-                startSeconds: s.startSeconds, endSeconds: s.endSeconds, redo: s.redo, time: take.time)
+                startSeconds: s.startSeconds, endSeconds: s.endSeconds, redo: s.redo, time: take.time,
+                imageSize: s.file.flatMap { measured[$0] }, exposureValue: exposures[index])
         }
         let panInShots = pan.map { name in finals.allSatisfy { $0.shot.value(of: name) != nil } } ?? false
         return StitchProject(
             source: file, axisNames: axisNames, panAxisName: panInShots ? pan : nil, tiltAxisName: tilt, lens: lens,
-            imageSize: imageSize ?? lens?.defaultImageSize ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
+            imageSize: imageSize ?? shots.lazy.compactMap(\.imageSize).first ?? lens?.defaultImageSize
+                ?? PixelSize(width: PixelSize.defaultWidth, height: 4000),
             shots: shots, mosaic: nil, settleSeconds: program?.settleSeconds,
             exposureSeconds: program.flatMap { $0.shoot.exposureSeconds > 0 ? $0.shoot.exposureSeconds : nil }, fromLog: true,
             startTime: shots.compactMap(\.time).min(),
             endTime: shots.compactMap { s in s.time.map { $0.addingTimeInterval((s.endSeconds ?? 0) - (s.startSeconds ?? 0)) } }.max())
+    }
+
+    /// The size of each downloaded file the log measured (`image` events with a size), by
+    /// the camera's file name (the `shot` event's `file`).
+    public static func loggedImageSizes(_ log: ShotLog) -> [String: PixelSize] {
+        var sizes: [String: PixelSize] = [:]
+        for event in log.events {
+            if case .image(let image) = event, let width = image.width, let height = image.height {
+                sizes[image.file] = PixelSize(width: width, height: height)
+            }
+        }
+        return sizes
+    }
+
+    /// The first measured file size in the log (the field of view given as `--hfov` is of
+    /// an image of that shape).
+    public static func firstLoggedImageSize(_ log: ShotLog) -> PixelSize? {
+        for event in log.events {
+            if case .image(let image) = event, let width = image.width, let height = image.height { return PixelSize(width: width, height: height) }
+        }
+        return nil
     }
 
     /// A name from a shot log as an image name, or nil if a stitcher file cannot hold it

@@ -118,11 +118,70 @@ public enum ExposureMatch {
             return .failure(ExposureProblem("the camera lists no shutter speeds in seconds: \(quotedList(widget.choices, limit: 40))"))
         }
         let others = base.filter { $0.name != widget.name }
-        let frames = bracket.offsetsEV.map { offset -> [CameraSetting] in
-            let speed = nearest(baseSeconds * pow(2, offset), in: widget.choices, parse: ShutterSpeed.seconds)
-            return others + [CameraSetting(widget.name, speed ?? widget.current)]
+        let speeds = bracketSpeeds(bracket, base: baseSeconds, choices: widget.choices)
+        if let problem = spanProblem(bracket, base: baseSeconds, speeds: speeds, choices: widget.choices) { return .failure(problem) }
+        return .success(speeds.map { others + [CameraSetting(widget.name, $0 ?? widget.current)] })
+    }
+
+    /// Each frame's shutter speed: the camera's nearest choice to base × 2^offset.
+    static func bracketSpeeds(_ bracket: Bracket, base: Double, choices: [String]) -> [String?] {
+        bracket.offsetsEV.map { nearest(base * pow(2, $0), in: choices, parse: ShutterSpeed.seconds) }
+    }
+
+    /// How far a chosen speed may be from the one a frame wants before the bracket counts
+    /// as not spanned (a third of a stop: cameras' own steps).
+    static let spanToleranceEV = 1.0 / 3
+
+    /// Why the camera cannot shoot `bracket` around `base` (two frames would be the same
+    /// exposure, or a frame lies past the camera's longest or shortest speed), with the
+    /// bracket it can make there; nil when it can.
+    static func spanProblem(_ bracket: Bracket, base: Double, speeds: [String?], choices: [String]) -> ExposureProblem? {
+        let offsets = bracket.offsetsEV
+        func off(_ i: Int) -> Double {
+            guard let chosen = speeds[i].flatMap(ShutterSpeed.seconds) else { return .infinity }
+            return abs(log2(chosen / (base * pow(2, offsets[i]))))
         }
-        return .success(frames)
+        var repeats: [String: [Int]] = [:]
+        for (i, speed) in speeds.enumerated() { repeats[speed ?? "?", default: []].append(i + 1) }
+        let repeated = repeats.filter { $0.value.count > 1 }.sorted { $0.value[0] < $1.value[0] }
+        let outside = speeds.indices.filter { off($0) > spanToleranceEV }
+        guard !repeated.isEmpty || !outside.isEmpty else { return nil }
+        let known = choices.compactMap(ShutterSpeed.seconds).filter { $0 > 0 }
+        guard let shortest = known.min(), let longest = known.max() else { return nil }
+        let wantLow = base * pow(2, offsets.min() ?? 0)
+        let wantHigh = base * pow(2, offsets.max() ?? 0)
+        var what: [String] = repeated.map { speed, frames in
+            "frames \(listed(frames)) would \(frames.count == 2 ? "both" : "all") be \"\(speed)\""
+        }
+        let beyond = outside.filter { i in !repeated.contains { $0.value.contains(i + 1) } }
+        if !beyond.isEmpty { what.append("frame\(beyond.count == 1 ? "" : "s") \(listed(beyond.map { $0 + 1 })) would be off by more than a third of a stop") }
+        // The widest bracket at this step the camera can shoot around this base.
+        let fits = Bracket.counts.filter { $0 < bracket.count }.reversed().first { count in
+            let smaller = Bracket(count: count, stepEV: bracket.stepEV)
+            let smallerSpeeds = bracketSpeeds(smaller, base: base, choices: choices)
+            return Set(smallerSpeeds.compactMap { $0 }).count == count
+                && smallerSpeeds.indices.allSatisfy { i in
+                    smallerSpeeds[i].flatMap(ShutterSpeed.seconds).map { abs(log2($0 / (base * pow(2, smaller.offsetsEV[i])))) <= spanToleranceEV } ?? false
+                }
+        }
+        let under = log2(base / shortest)
+        let over = log2(longest / base)
+        let can =
+            fits.map { "at most \($0) frames at \(format(bracket.stepEV)) EV there" }
+            ?? "no bracket at \(format(bracket.stepEV)) EV there"
+        return ExposureProblem(
+            "a bracket of \(bracket.count) at \(format(bracket.stepEV)) EV around \(seconds(base)) needs \(seconds(wantLow))…\(seconds(wantHigh)); the camera's shutter speeds reach \(seconds(shortest))…\(seconds(longest)), so \(what.joined(separator: ", and ")). Around \(seconds(base)) it spans \(fixed(max(0, over), 1)) EV over and \(fixed(max(0, under), 1)) EV under: \(can); give a base shutter with room both ways, fewer frames or another stepEV"
+        )
+    }
+
+    private static func listed(_ numbers: [Int]) -> String {
+        let words = numbers.map(String.init)
+        return words.count <= 1 ? words.joined() : words.dropLast().joined(separator: ", ") + " and " + (words.last ?? "")
+    }
+
+    /// A time for messages: "4 s", "1/250 s".
+    private static func seconds(_ value: Double) -> String {
+        value >= 0.3 ? "\(format((value * 100).rounded() / 100)) s" : "1/\(format((1 / value).rounded())) s"
     }
 
     /// The choice nearest `value` in stops (log2), among those `parse` reads as a number

@@ -2,7 +2,9 @@
 ///
 /// The writer flushes after every event, so a crash or a power cut can leave at most a
 /// torn last line (no line break at its end): that line is dropped and reported in
-/// `tornLastLine`. Any other malformed line is an error.
+/// `tornLastLine`, even when what is left of it reads as a whole event (only its line break
+/// was lost), as the next writer cuts it off into `LOG.torn`: a reader and the writer
+/// agree on which events the log holds. Any other malformed line is an error.
 public struct ShotLog: Sendable, Equatable {
     public var events: [ShotLogEvent]
     /// The unterminated last line that could not be read, if any.
@@ -26,15 +28,13 @@ public struct ShotLog: Sendable, Equatable {
             var line = Substring(raw)
             if line.hasSuffix("\r") { line = line.dropLast() }
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            do throws(FileError) {
-                events.append(try ShotLogEvent.decode(line: String(line), file: file, lineNumber: index + 1))
-            } catch {
-                if !terminated, index == lines.count - 1 {
-                    tornLastLine = String(line)
-                } else {
-                    throw error
-                }
+            // Unterminated: the write was cut, perhaps just before its line break. The event
+            // is not known to be whole (the writer moves it to LOG.torn): not a shot.
+            if !terminated, index == lines.count - 1 {
+                tornLastLine = String(line)
+                continue
             }
+            events.append(try ShotLogEvent.decode(line: String(line), file: file, lineNumber: index + 1))
         }
         guard let first = events.first else { return }
         if case .start = first { return }
@@ -86,10 +86,25 @@ public struct ShotLog: Sendable, Equatable {
     /// True when the latest run shot every step: nothing left to resume.
     public var isFinished: Bool { lastRunEnd?.reason == .done }
 
-    /// The step a resumed run starts at (1-based): the one after the last shot, or step 1
-    /// when nothing was shot. Past the last step when the last shot was the last step.
-    public var resumeStep: Int {
-        (lastShot?.step ?? 0) + 1
+    /// Whether `step` (1-based) has all its frames: any complete shot when the program takes
+    /// one per step, a shot without a bracket index (a run without a camera holds each step
+    /// once), or complete shots of every frame 1…`framesPerStep` of its bracket.
+    public func isComplete(step: Int, framesPerStep: Int) -> Bool {
+        var frames: Set<Int> = []
+        for shot in completeShots where shot.step == step {
+            guard let bracket = shot.bracket, framesPerStep > 1 else { return true }
+            frames.insert(bracket)
+        }
+        return (1...max(1, framesPerStep)).allSatisfy(frames.contains)
+    }
+
+    /// The step a resumed run starts at (1-based): the last shot's step when it lacks a
+    /// frame (a bracket, or `shotsPerStep`, cut short: the whole step is shot again), else
+    /// the one after it; step 1 when nothing was shot. Past the last step when the last
+    /// step has all its frames.
+    public func resumeStep(framesPerStep: Int = 1) -> Int {
+        guard let last = lastShot else { return 1 }
+        return isComplete(step: last.step, framesPerStep: framesPerStep) ? last.step + 1 : last.step
     }
 
     /// The shots to hand to a stitcher: the last complete shot of each (step, bracket), in

@@ -21,12 +21,18 @@ public struct ShotLogImage: Sendable, Equatable {
     public var preview: String?
     /// The luma histogram in 16 bins, each in thousandths of the pixels (dark to light).
     public var histogram: [Int]?
+    /// The downloaded file's size as stored, in pixels, when it was decoded itself (not a
+    /// raw file's preview): the size a stitcher file declares for it.
+    public var width: Int?
+    public var height: Int?
 
     public init(
         step: Int, bracket: Int? = nil, file: String, meanLevel: Double, brightnessEV: Double, clippedHigh: Double, clippedLow: Double,
-        preview: String? = nil, histogram: [Int]? = nil
+        preview: String? = nil, histogram: [Int]? = nil, width: Int? = nil, height: Int? = nil
     ) {
         self.histogram = histogram
+        self.width = width
+        self.height = height
         self.step = step
         self.bracket = bracket
         self.file = file
@@ -46,6 +52,7 @@ public struct ShotLogImage: Sendable, Equatable {
         out += ",\"clippedHigh\":\(JSONText.number(rounded4(clippedHigh))),\"clippedLow\":\(JSONText.number(rounded4(clippedLow)))"
         if let preview { out += ",\"preview\":\(JSONText.string(preview))" }
         if let histogram { out += ",\"histogram\":[" + histogram.map(String.init).joined(separator: ",") + "]" }
+        if let width, let height { out += ",\"width\":\(width),\"height\":\(height)" }
         return out + "}"
     }
 
@@ -67,6 +74,11 @@ public struct ShotLogImage: Sendable, Equatable {
             histogram = values
         } else {
             histogram = nil
+        }
+        width = try object.optional("width")?.integer(in: 1...1_000_000)
+        height = try object.optional("height")?.integer(in: 1...1_000_000)
+        if (width == nil) != (height == nil) {
+            throw object.error("give both \"width\" and \"height\", or neither")
         }
         try object.finish()
     }

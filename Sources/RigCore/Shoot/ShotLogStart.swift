@@ -6,6 +6,9 @@
 public struct ShotLogStart: Sendable, Equatable {
     /// The program file as given on the command line.
     public var program: String
+    /// The program file's real path (absolute, symlinks resolved): whose log this is when
+    /// two programs share a file name (`a/pano.json`, `b/pano.json`). Nil in older logs.
+    public var programPath: String?
     /// SHA-256 of the program file's bytes, lowercase hex: `--resume` refuses a changed file.
     public var programSha256: String
     /// How many steps the program has.
@@ -32,10 +35,11 @@ public struct ShotLogStart: Sendable, Equatable {
     }
 
     public init(
-        program: String, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
+        program: String, programPath: String? = nil, programSha256: String, steps: Int, startedAt: String? = nil, fromStep: Int? = nil,
         startAxisNames: [String] = [], startPose: [Double] = [], rigPointing: [AxisPointing] = []
     ) {
         self.program = program
+        self.programPath = programPath
         self.programSha256 = programSha256
         self.steps = steps
         self.startedAt = startedAt
@@ -47,7 +51,9 @@ public struct ShotLogStart: Sendable, Equatable {
 
     /// The event as one line of JSON, without the line break.
     public func jsonLine() -> String {
-        var out = "{\"event\":\"start\",\"program\":\(JSONText.string(program)),\"programSha256\":\(JSONText.string(programSha256)),\"steps\":\(steps)"
+        var out = "{\"event\":\"start\",\"program\":\(JSONText.string(program))"
+        if let programPath { out += ",\"programPath\":\(JSONText.string(programPath))" }
+        out += ",\"programSha256\":\(JSONText.string(programSha256)),\"steps\":\(steps)"
         if let startedAt { out += ",\"startedAt\":\(JSONText.string(startedAt))" }
         if let fromStep { out += ",\"fromStep\":\(fromStep)" }
         if !startAxisNames.isEmpty {
@@ -69,6 +75,7 @@ public struct ShotLogStart: Sendable, Equatable {
 
     init(reading object: ObjectReader) throws(FileError) {
         program = try object.required("program").string()
+        programPath = try object.optional("programPath")?.nonEmptyString()
         let hash = try object.required("programSha256")
         programSha256 = try hash.string()
         guard programSha256.utf8.count == 64, programSha256.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {

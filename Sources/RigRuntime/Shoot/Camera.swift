@@ -69,13 +69,18 @@ public struct ShotRequest: Sendable {
 /// file and the settings used for a camera that reports them.
 public struct ShotReport: Sendable, Equatable {
     public var file: String?
+    /// The copy of the file, once it is made (never a path the copy was meant to take).
     public var downloaded: String?
     public var settings: [CameraSetting]
+    /// Why the frame was not copied although it should have been, and where it is safe
+    /// (the camera's card): the run goes on, and the log says so beside the shot.
+    public var downloadProblem: String?
 
-    public init(file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = []) {
+    public init(file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], downloadProblem: String? = nil) {
         self.file = file
         self.downloaded = downloaded
         self.settings = settings
+        self.downloadProblem = downloadProblem
     }
 
     public static let none = ShotReport()

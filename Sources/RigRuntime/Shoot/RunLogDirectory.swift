@@ -77,34 +77,80 @@ public enum ResumeLookup {
         /// What changed in the rig since the run, one line per axis (accepted with
         /// `acceptRigChange`); empty when nothing did.
         public var rigChanges: [String] = []
+
+        /// Refuses a run whose rig pointed its axes differently, unless `acceptRigChange`.
+        func checked(rigPointing: [AxisPointing], acceptRigChange: Bool) throws -> Found {
+            guard let start = log.lastStart else { return self }
+            var found = self
+            found.rigChanges = ResumeLookup.rigChanges(from: start.rigPointing, to: rigPointing)
+            if !found.rigChanges.isEmpty, !acceptRigChange {
+                throw Refusal(
+                    description:
+                        "the rig changed since the run in \(path), so the rest of the shoot would point elsewhere: \(found.rigChanges.joined(separator: "; ")). Restore the rig, or give --rig-changed to resume with the new one"
+                )
+            }
+            return found
+        }
     }
 
     public struct Refusal: Error, Sendable, CustomStringConvertible {
         public var description: String
     }
 
-    /// Reads `logPath` (`--log` given) or the newest log of `program` in `directory`,
-    /// and checks it belongs to this very program file (`sha256`).
+    /// Reads `logPath` (`--log` given), or else the newest unfinished log in `directory`
+    /// of this very program file (its real path, as the log's `start` records it; in an
+    /// older log, its name and content), and checks it belongs to the program as it is now
+    /// (`sha256`). Another program's log of the same name is never taken.
     /// A run whose rig pointed its axes differently (``Rig/pointing``: a channel, the
     /// calibration, `inverted`) is refused unless `acceptRigChange`, naming each change.
+    /// - Parameter framesPerStep: the program's frames per step (a bracket's count): a step
+    ///   that lacks one is shot again whole.
     public static func find(
-        program: String, sha256: String, stepCount: Int, logPath: String?,
+        program: String, sha256: String, stepCount: Int, framesPerStep: Int = 1, logPath: String?,
         directory: RunLogDirectory?, rigPointing: [AxisPointing] = [], acceptRigChange: Bool = false
     ) throws -> Found {
-        let candidates = logPath.map { [$0] } ?? directory?.logs(of: program) ?? []
-        guard let path = candidates.first else {
-            let place = directory.map { " in \($0.path)" } ?? " (no state directory: set XDG_STATE_HOME or HOME)"
-            throw Refusal(description: "no run of \(program) to resume\(place); give its log with --log FILE")
+        if let logPath {
+            let log = try read(logPath)
+            return try resumable(log, at: logPath, program: program, sha256: sha256, stepCount: stepCount, framesPerStep: framesPerStep)
+                .checked(rigPointing: rigPointing, acceptRigChange: acceptRigChange)
         }
+        let place = directory.map { " in \($0.path)" } ?? " (no state directory: set XDG_STATE_HOME or HOME)"
+        let real = OutputPath.canonical(program)
+        var firstRefusal: Refusal?
+        for path in directory?.logs(of: program) ?? [] {
+            // A log that cannot be read is no run of this program's to resume.
+            guard let log = try? read(path), let start = log.lastStart, belongs(start, to: real, sha256: sha256) else { continue }
+            let found: Found
+            do { found = try resumable(log, at: path, program: program, sha256: sha256, stepCount: stepCount, framesPerStep: framesPerStep) } catch {
+                // Finished, or of the file as it was: an older unfinished run of it may still be resumed.
+                firstRefusal = firstRefusal ?? error
+                continue
+            }
+            return try found.checked(rigPointing: rigPointing, acceptRigChange: acceptRigChange)
+        }
+        throw firstRefusal ?? Refusal(description: "no run of \(program) to resume\(place); give its log with --log FILE")
+    }
+
+    /// True when the run `start` began was of the program file at `realPath`: its recorded
+    /// real path, or (an older log) the program as given, or the same bytes.
+    static func belongs(_ start: ShotLogStart, to realPath: String, sha256: String) -> Bool {
+        if let recorded = start.programPath { return recorded == realPath }
+        return start.programSha256 == sha256 || OutputPath.canonical(start.program) == realPath
+    }
+
+    static func read(_ path: String) throws(Refusal) -> ShotLog {
         let text: String
         // The hardened reader: a device, a FIFO or a 64 GB file is refused, not read forever.
         do { text = try RigFileReader.readText(path) } catch {
             throw Refusal(description: "cannot read the shot log: \(error)")
         }
-        let log: ShotLog
-        do { log = try ShotLog(text: text, file: path) } catch {
+        do { return try ShotLog(text: text, file: path) } catch {
             throw Refusal(description: "\(error)")
         }
+    }
+
+    /// Where `log` resumes, or why it cannot.
+    static func resumable(_ log: ShotLog, at path: String, program: String, sha256: String, stepCount: Int, framesPerStep: Int) throws(Refusal) -> Found {
         guard let start = log.lastStart else {
             throw Refusal(description: "\(path) holds no run (no \"start\" event)")
         }
@@ -117,18 +163,11 @@ public enum ResumeLookup {
         if log.isFinished {
             throw Refusal(description: "the last run of \(program) (\(path)) finished all its steps: nothing to resume")
         }
-        let next = log.resumeStep
+        let next = log.resumeStep(framesPerStep: framesPerStep)
         guard next <= stepCount else {
-            throw Refusal(description: "the run in \(path) shot its last step (\(stepCount)): nothing to resume")
+            throw Refusal(description: "the run in \(path) shot every frame of its last step (\(stepCount)): nothing to resume")
         }
-        let changes = rigChanges(from: start.rigPointing, to: rigPointing)
-        if !changes.isEmpty, !acceptRigChange {
-            throw Refusal(
-                description:
-                    "the rig changed since the run in \(path), so the rest of the shoot would point elsewhere: \(changes.joined(separator: "; ")). Restore the rig, or give --rig-changed to resume with the new one"
-            )
-        }
-        return Found(path: path, log: log, firstStep: next - 1, rigChanges: changes)
+        return Found(path: path, log: log, firstStep: next - 1)
     }
 
     /// One line per axis whose pointing differs (added, removed, or changed); nothing

@@ -40,8 +40,9 @@ public final class ShotRunner: @unchecked Sendable {
     private var lastStep: Int?
     private var ended: Bool?
     private let fault = Mutex<String?>(nil)
-    /// The shot the camera failed (0-based step) and why: logged `missed`, not interrupted.
-    private let cameraFailed = Mutex<(step: Int, reason: String)?>(nil)
+    /// The shot the camera failed (0-based step, 1-based frame) and why: logged `missed`,
+    /// not interrupted.
+    private let cameraFailed = Mutex<(step: Int, bracket: Int, reason: String)?>(nil)
     /// Set when the program is over (its end, or the runner's): a shot cut short after it
     /// is no fault.
     private let programOver = Atomic<Bool>(false)
@@ -59,6 +60,8 @@ public final class ShotRunner: @unchecked Sendable {
     public private(set) var shotsTaken = 0
     public private(set) var slotsMissed = 0
     public private(set) var shotsInterrupted = 0
+    /// Frames the camera took but that could not be copied (they are on its card).
+    public private(set) var downloadsFailed = 0
 
     /// - Parameters:
     ///   - alreadyShot: 0-based steps a resumed run shot before (their new shots are redos).
@@ -205,9 +208,13 @@ public final class ShotRunner: @unchecked Sendable {
     private func logInterruptedShot(at time: Double?) {
         guard let shot = shotUnderWay else { return }
         shotUnderWay = nil
-        if let failed = cameraFailed.withLock({ $0 }), failed.step == shot.step {
-            // The camera never confirmed it: no frame to count, and the step is shot again.
-            write(.missed(ShotLogMissed(step: shot.step + 1, slotSeconds: nil, startSeconds: shot.start, reason: failed.reason)))
+        if let failed = cameraFailed.withLock({ $0 }), failed.step == shot.step, failed.bracket == shot.bracket {
+            // No frame to count (never confirmed, or lost with its copy): the step is shot again.
+            write(
+                .missed(
+                    ShotLogMissed(
+                        step: shot.step + 1, bracket: (timing?.shotsPerStep ?? 1) > 1 ? shot.bracket : nil, slotSeconds: nil, startSeconds: shot.start,
+                        reason: failed.reason)))
             return
         }
         guard steps.indices.contains(shot.step) else { return }
@@ -242,6 +249,12 @@ public final class ShotRunner: @unchecked Sendable {
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
                     file: report.file, downloaded: report.downloaded, settings: report.settings)))
         recordedShots.insert(ShotKey(step: step, bracket: bracket ?? 1))
+        if let problem = report.downloadProblem {
+            downloadsFailed += 1
+            let frame = "step \(step + 1)" + (bracket.map { " bracket \($0)" } ?? "")
+            warn("\(frame): \(problem)")
+            display("⚠ \(frame) NOT downloaded: \(problem)")
+        }
         writePendingImages()
     }
 
@@ -274,7 +287,7 @@ public final class ShotRunner: @unchecked Sendable {
                 // Over, or closed on purpose (the session's end): a shot cut short is no fault.
                 if self.programOver.load(ordering: .relaxed) || camera.isClosed { return }
                 let message = "camera (\(camera.label)) failed at \(what): \(error)"
-                self.cameraFailed.withLock { $0 = (step, error.description) }
+                self.cameraFailed.withLock { $0 = (step, bracket, error.description) }
                 self.fault.withLock { $0 = $0 ?? message }
                 self.logger.error("\(message): stopping")
                 self.requests.withLock { $0 }?.stop()

@@ -149,22 +149,31 @@ struct CameraCommand: ParsableCommand {
         @Option(name: .shortAndLong, help: ArgumentHelp("Copy the picture into this folder.", valueName: "dir")) var output: String?
 
         func run() throws {
+            // The folder first: the shutter fires only when the copy has somewhere to go.
+            if let output {
+                do { try OutputPath.checkFolder(output, option: "-o") } catch {
+                    printError("error: \(error); nothing was taken")
+                    throw ExitCode(2)
+                }
+            }
             let camera = try which.open()
             defer { camera.close() }
-            do throws(any Error) {
-                let file = try camera.captureOne(within: camera.config.confirmSeconds + 30)
-                print(file.description)
-                if let output {
-                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-                    let path = URL(fileURLWithPath: output).appendingPathComponent(file.name).path
-                    try OutputPath.check(path, option: "-o", inputs: [], mustNotExist: true)
-                    try AtomicFile.write([UInt8](camera.download(file)), to: path, createDirectory: true)
-                    print(path)
-                }
-            } catch {
+            let file: GPhoto2FilePath
+            do { file = try camera.captureOne(within: camera.config.confirmSeconds + 30) } catch {
                 printError("error: \(error)")
                 throw ExitCode(1)
             }
+            print(file.description)
+            guard let output else { return }
+            // Never over an earlier picture: a camera that restarted its numbering reuses names.
+            let path = OutputPath.unusedPath(for: file.name, in: output)
+            do throws(any Error) {
+                try AtomicFile.write([UInt8](camera.download(file)), to: path, createDirectory: true)
+            } catch {
+                printError("error: copying \(file) to \(path) failed: \(error); the picture stays on the camera as \(file)")
+                throw ExitCode(1)
+            }
+            print(path)
         }
     }
 }

@@ -66,7 +66,7 @@ struct ExportCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let project = StitchProject.export(
-            shotLog, file: log, program: loaded, lens: stitch.lensOverride(imageSize: checked.imageSize),
+            shotLog, file: log, program: loaded, lens: stitch.lensOverride(imageSize: checked.imageSize ?? StitchProject.firstLoggedImageSize(shotLog)),
             imageSize: checked.imageSize, names: checked.names, firstNumber: stitch.firstNumber, loggedNames: !checked.namesGiven)
         if checked.format.needsLens, let problem = project.stitcherProblem {
             let why: String

@@ -86,6 +86,11 @@ struct PlayCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        // Where the camera copies its frames: a frame must never be reported copied to a
+        // folder that cannot keep it.
+        if !shootOptions.noShoot, chosenTrigger != .bui {
+            try Self.checkFolders(rig)
+        }
         if prepared.program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
             printError(
                 "error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal"
@@ -165,7 +170,7 @@ struct PlayCommand: ParsableCommand {
             stoppedBySignal: summary.stoppedBySignal)
         if let shots, let path = shoot.logPath {
             say(
-                "shot log: \(path) (\(shots.shotsTaken) shots\(shots.shotsInterrupted > 0 ? ", \(shots.shotsInterrupted) interrupted" : "")\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))"
+                "shot log: \(path) (\(shots.shotsTaken) shots\(shots.shotsInterrupted > 0 ? ", \(shots.shotsInterrupted) interrupted" : "")\(shots.downloadsFailed > 0 ? ", \(shots.downloadsFailed) NOT downloaded (on the camera's card)" : "")\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))"
             )
         }
         let loop = summary.loop
@@ -191,6 +196,30 @@ struct PlayCommand: ParsableCommand {
             printError("error: \(incomplete)")
             throw ExitCode(1)
         }
+    }
+
+    /// Refuses (exit 2) a folder the rig's camera would write into that cannot keep files;
+    /// warns when little space is left there.
+    static func checkFolders(_ rig: Rig) throws {
+        for folder in CameraBackends.outputFolders(rig) {
+            let free: UInt64
+            do { free = try OutputPath.checkFolder(folder.path, option: folder.what) } catch {
+                printError("error: \(error); nothing moved")
+                throw ExitCode(2)
+            }
+            if free < lowSpaceBytes {
+                printError(
+                    "warning: \(folder.what) \(folder.path) has \(megabytes(free)) free: a frame that cannot be copied stays on the camera's card, or stops the run"
+                )
+            }
+        }
+    }
+
+    /// Under this, a folder the camera copies into is warned about (a few dozen raw files).
+    static let lowSpaceBytes: UInt64 = 1 << 30
+
+    static func megabytes(_ bytes: UInt64) -> String {
+        bytes >= 10 << 30 ? "\(bytes >> 30) GB" : "\(bytes >> 20) MB"
     }
 
     /// The files this run reads (the program and the rig file it names), which no output

@@ -101,6 +101,7 @@ struct ServeHTTPCommand: ParsableCommand {
         if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
         let options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig])
+        if !noShoot { try PlayCommand.checkFolders(model) }
         let setup = try SessionSetup.open(model, logger: logger)
         let device = setup.output
         let start = setup.start

@@ -69,6 +69,7 @@ enum Doctor {
         if let camera = rig.camera, camera.type == GPhoto2CameraConfig.type, let config = try? GPhoto2CameraConfig.parse(camera) {
             findings += gphoto2(config)
         }
+        findings += CameraBackends.outputFolders(rig).map(downloadFolder)
         findings.append(gamepad())
         findings += realtime()
         findings += directories()
@@ -334,6 +335,32 @@ enum Doctor {
         unlink(probe)
         return .ok(check, "\(path) is writable")
     }
+
+    /// A folder the camera copies frames into: one rig can write files in (made if
+    /// missing, as `rig play` would), and the space left there.
+    static func downloadFolder(_ folder: (what: String, path: String)) -> DoctorFinding {
+        let check = "download folder"
+        let free: UInt64
+        do { free = try OutputPath.checkFolder(folder.path, option: folder.path) } catch {
+            return .problem(
+                check, "\(error.path): \(error.problem): rig play refuses to start, since no frame could be copied",
+                fix:
+                    "set the camera's \"download\" to a folder on a disk this user can write (e.g. /var/lib/rig/shots), or leave it out to keep frames on the card"
+            )
+        }
+        let space = PlayCommand.megabytes(free)
+        if free < minimumDownloadSpace {
+            return .problem(
+                check, "\(folder.path) has \(space) free: a few frames fill it", fix: "free space there, or point \"download\" at a bigger disk")
+        }
+        if free < PlayCommand.lowSpaceBytes {
+            return .warning(check, "\(folder.path) has \(space) free", fix: "free space there before a long shoot (a raw frame is 20–60 MB)")
+        }
+        return .ok(check, "\(folder.path) is writable, \(space) free")
+    }
+
+    /// Under this a download folder is a problem, not a warning: a handful of raw frames.
+    static let minimumDownloadSpace: UInt64 = 256 << 20
 
     // MARK: clock
 

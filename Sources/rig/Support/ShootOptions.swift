@@ -54,6 +54,8 @@ struct ShootSetup {
     private var startPose: [Double]
     private var alreadyShot: Set<Int>
     private var originalStart: ShotLogStart?
+    /// The log this run appends to, as it was (a resumed run's): the names its frames use.
+    private var earlierLog: ShotLog?
     private var sha: String
     private var directory: RunLogDirectory?
 
@@ -75,6 +77,7 @@ struct ShootSetup {
         var alreadyShot: Set<Int> = []
         var logPath = options.log
         var originalStart: ShotLogStart?
+        var earlierLog: ShotLog?
 
         if program.isStepped {
             plan.pace(by: trigger, stepIntervals: program.stepIntervals)
@@ -106,12 +109,13 @@ struct ShootSetup {
         if options.resume {
             do {
                 let found = try ResumeLookup.find(
-                    program: programPath, sha256: sha, stepCount: program.steps.count,
+                    program: programPath, sha256: sha, stepCount: program.steps.count, framesPerStep: program.shoot.shotsPerStep,
                     logPath: logPath, directory: directory, rigPointing: program.rig.pointing, acceptRigChange: options.rigChanged)
                 for change in found.rigChanges {
                     printError("warning: --rig-changed: \(change); the rest of the shoot points by the new rig")
                 }
                 originalStart = found.log.lastStart
+                earlierLog = found.log
                 if let start = originalStart, !start.startAxisNames.isEmpty, start.startAxisNames == program.rig.axes.map(\.name) {
                     // The same shooting order as the run being resumed.
                     program = program.startingFrom(start.startPose)
@@ -136,7 +140,7 @@ struct ShootSetup {
         return ShootSetup(
             program: program, plan: plan, firstStep: firstStep, logPath: logPath, options: options,
             programPath: programPath, startPose: startPose, alreadyShot: alreadyShot, originalStart: originalStart,
-            sha: sha, directory: directory)
+            earlierLog: earlierLog, sha: sha, directory: directory)
     }
 
     /// Opens the log and the camera and makes the runner (none for a keyframes program
@@ -152,6 +156,10 @@ struct ShootSetup {
                 }
                 if let settable = camera as? SettableCamera {
                     try Self.prepareExposure(settable, program: program)
+                }
+                if let earlierLog, let gphoto2 = camera as? GPhoto2Camera {
+                    // A new camera session may number its files from where the lost ones began.
+                    gphoto2.reserveNames(earlierLog.shots.flatMap { [$0.downloaded, $0.file].compactMap { $0 } })
                 }
             }
             var writer: ShotLogWriter?
@@ -176,7 +184,7 @@ struct ShootSetup {
             }
             let names = program.rig.axes.map(\.name)
             let start = ShotLogStart(
-                program: programPath, programSha256: sha, steps: program.steps.count,
+                program: programPath, programPath: OutputPath.canonical(programPath), programSha256: sha, steps: program.steps.count,
                 startedAt: RunLogDirectory.isoStamp(Date()),
                 fromStep: firstStep > 0 || options.resume ? firstStep + 1 : nil,
                 startAxisNames: originalStart?.startAxisNames ?? names,
