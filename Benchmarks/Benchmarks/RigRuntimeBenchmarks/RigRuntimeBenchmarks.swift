@@ -2,8 +2,9 @@ import Benchmark
 import RigCore
 import RigRuntime
 
-/// The whole loop body, tick after tick: player, limiter, channel commands, the simulated
-/// output, the live-view status. On a manual clock (no sleeping) and without real-time
+/// The whole loop body, tick after tick, on the path every command runs: the program host
+/// (player, its command source's limiter), the mailbox, the loop's limiter, channel
+/// commands, the simulated output, the live-view status. On a manual clock (no sleeping) and without real-time
 /// settings, so only the loop's own work is measured.
 ///
 /// `run()` allocates twice per call, outside its tick loop: the lateness histogram before
@@ -45,8 +46,15 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.error("the simulated output did not start: \(error)")
                 return
             }
-            let loop = ControlLoop(rig: rig, source: Player(rig: rig, motion: motion, startPose: rig.homePose), output: output,
-                                   clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+            // The program host, as `rig play` and `rig serve` run a program (its command
+            // source limits every frame), with a jog waiting in the mailbox (dropped while
+            // the program plays, as the server's are).
+            let program = ConsoleProgram(name: "bench", motion: motion, trigger: .auto)
+            let source = ConsoleSource(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true)
+            let mailbox = SourceMailbox()
+            let loop = ControlLoop(rig: rig, source: source, output: output,
+                                   clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose, mailbox: mailbox)
+            mailbox.post(.motion(.jog([0.5, 0])))
             benchmark.startMeasurement()
             let result = loop.run()
             benchmark.stopMeasurement()
