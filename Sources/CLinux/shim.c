@@ -4,6 +4,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
 
 int rig_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
@@ -37,4 +41,26 @@ long rig_filesystem_type(const char *path) {
     struct statfs fs;
     if (statfs(path, &fs) != 0) return -1;
     return (long)fs.f_type;
+}
+
+static volatile int rig_signal_fd = -1;
+
+static void rig_signal_handler(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    if (rig_signal_fd >= 0) {
+        ssize_t written = write(rig_signal_fd, &byte, 1);
+        (void)written;
+    }
+    errno = saved;
+}
+
+int rig_signal_forward(int fd, int signo) {
+    rig_signal_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = rig_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signo, &action, NULL);
 }

@@ -248,7 +248,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             var stall: LoopEvent?
             var slowedTo = 1.0
             if late >= periodNanoseconds {
-                slowedTo = Double(periodNanoseconds) / Double(max(sinceLast, periodNanoseconds))
+                // In real time the rig goes on from the speed it had over the gap; a
+                // rehearsal faster than real time (`--speed`, the simulator) drives no
+                // servo and only pauses its timeline.
+                if options.speed <= 1 { slowedTo = Double(periodNanoseconds) / Double(max(sinceLast, periodNanoseconds)) }
                 let missed = Int(late / periodNanoseconds)
                 missedTicks += missed
                 stalls += 1

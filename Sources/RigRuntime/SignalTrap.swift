@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 
@@ -10,7 +11,7 @@ import Glibc
 /// The signals are caught from `main`'s first instruction (`installProcessWide`), not only
 /// once a session runs: a signal that comes while a command that runs the rig is still
 /// setting up (reading files, opening the camera) ends it there, with nothing moved
-/// (`willRunSession`); one that comes while a session's trap is set stops that session,
+/// (`installProcessWide(runsRig:)`); one that comes while a session's trap is set stops that session,
 /// even before its loop started. `cancel()` hands the signals back to that process-wide
 /// rule. In a command that runs no rig, they keep their default meaning (SIGPIPE stays
 /// ignored: every write goes through `StandardStreams`, which reports EPIPE).
@@ -54,13 +55,13 @@ public final class SignalTrap: @unchecked Sendable {
     }
 }
 
-/// The process's one set of signal sources and who they report to: a session's trap, or
-/// the rule for a signal that comes when none is set.
+/// The process's one signal handler and who it reports to: a session's trap, or the rule
+/// for a signal that comes when none is set.
 private final class ProcessSignals: @unchecked Sendable {
     static let shared = ProcessSignals()
 
     private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
+    private var installed = false
     private var handler: (id: Int, call: @Sendable (Int32, Int) -> Void)?
     private var delivered = 0
     private var nextID = 0
@@ -68,19 +69,47 @@ private final class ProcessSignals: @unchecked Sendable {
     /// A session's trap was set and cancelled: the run is over, only its report is left.
     private var sessionEnded = false
 
+    /// Catches every signal of `SignalTrap.signals` at once (a C handler writes its number
+    /// to a pipe; `rig-signals` reads it and delivers), so none is lost between here and
+    /// a session's trap.
     func install() {
         lock.lock()
         defer { lock.unlock() }
-        guard sources.isEmpty else { return }
-        for signo in SignalTrap.signals {
-            // Ignored, so that the default action (die; for SIGQUIT, the runtime's crash
-            // handler) never runs and a write to a closed pipe fails with EPIPE instead.
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
-            source.setEventHandler { [self] in deliver(signo) }
-            source.resume()
-            sources.append(source)
+        guard !installed else { return }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            // No pipe (out of descriptors): at least a reader that went away must not kill
+            // the process mid-move; writes report EPIPE.
+            signal(SIGPIPE, SIG_IGN)
+            return
         }
+        let readEnd = fds[0]
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // The handler must never block: a full pipe drops a byte (the signals are repeats).
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        installed = true
+        let reader = Thread { [self] in
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n == 1 {
+                    deliver(Int32(byte))
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+        reader.name = "rig-signals"
+        reader.start()
+        for signo in SignalTrap.signals { _ = rig_signal_forward(fds[1], signo) }
+        // A parent that blocks them (a test runner, a supervisor) passes its mask on: a
+        // blocked signal never reaches the handler. Threads started from here inherit this.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signo in SignalTrap.signals { sigaddset(&set, signo) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     func register(_ call: @escaping @Sendable (Int32, Int) -> Void) -> Int {

@@ -14,20 +14,28 @@ import Testing
     /// allowed for), stopped long before the 20 s program's end, standing at the park pose.
     func expectBrakedAndParked(_ trace: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let rig = try Self.rig()
-        let frames = try Trace(path: trace).frames(axes: rig.axes.map(\.name))
+        let parsed = try Trace(path: trace)
+        let frames = parsed.frames(axes: rig.axes.map(\.name))
+        let walls = parsed.frameWallTimes(axes: rig.axes.map(\.name))
         #expect(frames.count > 20, "the rig never moved", sourceLocation: sourceLocation)
         #expect(frames.count < 1500, "it was not stopped: \(frames.count) frames", sourceLocation: sourceLocation)
         let dt = rig.tickSeconds
         var previous = rig.homePose
         var previousVelocity = [Double](repeating: 0, count: rig.axes.count)
         var peakSpeed = 0.0
-        for pose in frames {
+        for (k, pose) in frames.enumerated() {
+            // The frame after one that reached the output late (this test's machine is
+            // loaded and the run is not real-time): the rig had slowed over the gap, and the
+            // loop goes on from that slower speed, so in ticks its velocity may drop there
+            // (never rise); from then on it speeds up within the limit again.
+            let afterStall = k >= 2 && k - 1 < walls.count && walls[k - 1] - walls[k - 2] > 1.5 * dt
             for (i, axis) in rig.axes.enumerated() {
                 let v = (pose[i] - previous[i]) / dt
                 let a = (v - previousVelocity[i]) / dt
                 peakSpeed = max(peakSpeed, abs(v))
                 #expect(abs(v) <= axis.maxVelocity + 0.02, sourceLocation: sourceLocation)
-                #expect(abs(a) <= axis.maxAcceleration + 2, "axis \(axis.name): \(a)", sourceLocation: sourceLocation)
+                let slowedByTheStall = afterStall && abs(v) <= abs(previousVelocity[i]) + 0.02 && v * previousVelocity[i] >= 0
+                #expect(slowedByTheStall || abs(a) <= axis.maxAcceleration + 2, "axis \(axis.name): \(a)", sourceLocation: sourceLocation)
                 previousVelocity[i] = v
             }
             previous = pose
@@ -78,16 +86,21 @@ import Testing
         let (process, out, err) = try RigProcess.start(["play", "rigs/pano.json", "--trigger", "auto", "--no-realtime"])
         let stderr = PipeCollector(err)
         let stdout = PipeCollector(out)
-        // rig ignores SIGQUIT (and the others) once its handlers are set: the first moment
-        // it can take a signal as a stop.
+        // rig catches SIGQUIT (and the others) once its handler is set: the first moment it
+        // can take a signal as a stop.
         let pid = process.processIdentifier
         let deadline = Date().addingTimeInterval(30)
         func handlersSet() -> Bool {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
-                let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            // Until exec, /proc shows the forked test runner, whose handlers are its own.
+            guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"),
+                exe.hasSuffix("/rig")
             else { return false }
-            return mask & (1 << UInt64(SIGQUIT - 1)) != 0
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            // All five caught (the Swift runtime's backtracer catches SIGQUIT on its own).
+            return [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT].allSatisfy { mask & (1 << UInt64($0 - 1)) != 0 }
         }
         while Date() < deadline, process.isRunning, !handlersSet() { Thread.sleep(forTimeInterval: 0.001) }
         kill(pid, signo)
@@ -156,7 +169,8 @@ import Testing
         let result = try shell(#""$0" "$@" | head -2"#, trace: trace)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").count == 2)
-        #expect(result.stderr.contains("Broken pipe"))
+        // The failed write's EPIPE or the SIGPIPE that comes with it, whichever is first.
+        #expect(result.stderr.contains("Broken pipe") || result.stderr.contains("stop requested (SIGPIPE)"), "\(result.stderr)")
         try expectBrakedAndParked(trace)
     }
 

@@ -27,6 +27,11 @@ struct Trace {
         }
     }
 
+    /// The wall time of each tick's frame (its first row's).
+    func frameWallTimes(axes: [String]) -> [Double] {
+        stride(from: 0, to: rows.count - rows.count % max(axes.count, 1), by: max(axes.count, 1)).map { rows[$0].wall }
+    }
+
     /// Positions per tick, in axis order.
     func frames(axes: [String]) -> [[Double]] {
         var frames: [[Double]] = []

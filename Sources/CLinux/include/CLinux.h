@@ -25,6 +25,14 @@ int rig_clock_synchronised(long *esterror_us);
 /// in Swift's Glibc module. Returns -1 with errno.
 long rig_filesystem_type(const char *path);
 
+/// Catches `signo` with a handler that writes its number (one byte) to `fd`, a pipe's
+/// non-blocking write end, and returns 0 (or -1 with errno). The handler does nothing else
+/// (write(2) is async-signal-safe); a thread reads the pipe. Installed synchronously, so a
+/// signal that comes the instant after is never lost (a dispatch signal source registers
+/// later, and with the signal ignored until then, drops it). Writes to a closed pipe still
+/// fail with EPIPE once SIGPIPE is caught.
+int rig_signal_forward(int fd, int signo);
+
 // evdev ioctl requests and struct sizes (RigGamepad).
 #include "CLinuxInput.h"
 
