@@ -132,12 +132,22 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// The camera's choices, read once for ramps.
     private let cachedChoices = Mutex<CameraChoices?>(nil)
 
-    /// A ramp's exposure as the camera's own nearest choices.
+    /// A ramp's exposure as the camera's own nearest choices: shutter, ISO and the ramp's
+    /// aperture. The choices are kept once read; a read that failed is tried again at the
+    /// next frame (a night-long ramp must not stay on "no choices" for good).
     private func rampSettings(_ exposure: ExposureSettings) -> [CameraSetting] {
-        let choices = cachedChoices.withLock { $0 } ?? (try? self.choices()) ?? CameraChoices()
-        cachedChoices.withLock { $0 = choices }
+        let choices: CameraChoices
+        if let cached = cachedChoices.withLock({ $0 }) {
+            choices = cached
+        } else if let read = try? self.choices() {
+            choices = read
+            cachedChoices.withLock { $0 = read }
+        } else {
+            choices = CameraChoices()
+        }
         let wanted: [(CameraChoices.Setting, Double, (String) -> Double?)] = [
             (.shutter, exposure.shutterSeconds, ShutterSpeed.seconds), (.iso, exposure.iso, { Double($0) }),
+            (.aperture, exposure.aperture, Aperture.number),
         ]
         return wanted.compactMap { setting, value, parse in
             choices.widgets[setting].flatMap { widget in

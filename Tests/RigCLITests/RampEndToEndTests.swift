@@ -88,6 +88,9 @@ import Testing
         let check = try RigProcess.run(["check", path])
         #expect(check.status == 1)
         let said = check.stdout + check.stderr
-        #expect(said.contains("step 5 (frame 5) needs") && said.contains("the interval is 0.265 s"), "\(said)")
+        // Said once, with the worst step and where its time goes.
+        #expect(said.contains("3 steps cannot keep their interval (steps 5–7); the worst: step 6 (frame 6) needs"), "\(said)")
+        #expect(said.contains("the interval is 0.02 s"), "\(said)")
+        #expect(said.contains("(exposure ") && said.split(separator: "\n").filter { $0.contains("error:") }.count == 1, "\(said)")
     }
 }

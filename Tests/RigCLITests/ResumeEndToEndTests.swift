@@ -102,7 +102,7 @@ import Testing
         // Step 1 → 2 is 15° (about 0.6 s of move) + 0.3 s settle + 0.2 s shot: 1 s cannot hold.
         let check = try RigProcess.run(["play", programPath, "--trigger", "interval:1", "--no-realtime"])
         #expect(check.status == 1)
-        #expect(check.stderr.contains("error: step 2 (b) needs 1."), "\(check.stderr)")
+        #expect(check.stderr.contains("error: 5 steps cannot keep their interval (steps 2–6); the worst: step "), "\(check.stderr)")
         #expect(check.stderr.contains("the interval is 1 s"))
     }
 

@@ -66,13 +66,13 @@ import Testing
             text: #"""
                 {"rig": {"axes": [{"name": "pan", "channel": 0}], "site": {"latitude": 51.48, "longitude": 0}}, "kind": "timelapse", "trigger": "interval:10",
                  "shoot": {"bulb": true, "ramp": {"mode": "sun", "start": "2026-06-21T19:00:00Z",
-                           "day": {"shutter": "1/500", "aperture": "f/8", "iso": 100}, "night": {"shutter": "15", "aperture": "f/2.8", "iso": 1600}}},
+                           "day": {"shutter": "1/500", "aperture": "f/4", "iso": 100}, "night": {"shutter": "15", "aperture": "f/4", "iso": 1600}}},
                  "timelapse": {"frames": 10, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}
                 """#, file: "p.json"
         ) { _, at throws(FileError) in throw at.error("no rig files here") }
         let ramp = try #require(program.shoot.ramp)
-        let dayEV = ExposureSettings(shutterSeconds: 1.0 / 500, iso: 100, aperture: 8).ev100
-        let nightEV = ExposureSettings(shutterSeconds: 15, iso: 1600, aperture: 2.8).ev100
+        let dayEV = ExposureSettings(shutterSeconds: 1.0 / 500, iso: 100, aperture: 4).ev100
+        let nightEV = ExposureSettings(shutterSeconds: 15, iso: 1600, aperture: 4).ev100
         // 19:00 UTC at Greenwich on midsummer: the sun 9.7° up, day; at midnight about 15° down, night.
         #expect(abs((ramp.plannedEV(frame: 0, seconds: 0) ?? 0) - dayEV) < 1e-9)
         #expect(abs((ramp.plannedEV(frame: 0, seconds: 5 * 3600) ?? 0) - nightEV) < 1e-9)
@@ -85,6 +85,28 @@ import Testing
         }
         // The rig holds still for the night's exposure: check paces the interval with it.
         #expect(abs(program.shoot.exposureSeconds - ramp.longestShutterSeconds) < 1e-9)
+        // Every frame is shot at the aperture the exposures name (f/4, not the default
+        // f/2.8), and with the ISOs between the day's and the night's.
+        #expect(ramp.limits.aperture == 4)
+        #expect(ramp.limits.isos == [100, 200, 400, 800, 1600])
+        for minute in stride(from: 0.0, through: 300, by: 15) {
+            let settings = ramp.limits.settings(forEV: ramp.plannedEV(frame: 0, seconds: minute * 60) ?? 0)
+            #expect(settings.aperture == 4 && (100...1600).contains(settings.iso), "\(settings)")
+        }
+    }
+
+    @Test func aSunRampWithTwoAperturesIsRefusedNamingBoth() throws {
+        do {
+            _ = try ProgramParser.parse(
+                text:
+                    #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "site": {"latitude": 51.48, "longitude": 0}}, "kind": "timelapse", "trigger": "interval:10", "shoot": {"bulb": true, "ramp": {"mode": "sun", "start": "2026-06-21T19:00:00Z", "day": {"shutter": "1/500", "aperture": "f/8"}, "night": {"shutter": "15", "aperture": "f/2.8"}}}, "timelapse": {"frames": 10, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}"#,
+                file: "p.json"
+            ) { _, at throws(FileError) in throw at.error("no rig files here") }
+            Issue.record("two apertures were accepted")
+        } catch {
+            #expect(error.description.contains("$.shoot.ramp.night.aperture"), "\(error)")
+            #expect(error.description.contains("the day's is f/8, the night's f/2.8"), "\(error)")
+        }
     }
 }
 

@@ -229,6 +229,10 @@ extension ExposureRamp {
         if let m = object.optional("maxShutterSeconds") { limits.maxShutterSeconds = try m.number(in: 0.001...3600, unit: "s") }
         if let m = object.optional("minShutterSeconds") { limits.minShutterSeconds = try m.number(in: 0.00001...limits.maxShutterSeconds, unit: "s") }
         if let t = object.optional("thirdStops") { limits.bulb = !(try t.bool()) }
+        // A sun ramp's day and night exposures name the aperture and the ISO range it
+        // shoots with (when the ramp does not set them itself).
+        var namedApertures: [(Double, ValueReader)] = []
+        var namedISOs: [Double] = []
         func settingsEV(_ key: String) throws(FileError) -> Double {
             let v = try object.required(key, "{\"shutter\", \"iso\", \"aperture\"}: the exposure then")
             let e = try Exposure.parse(v)
@@ -241,6 +245,7 @@ extension ExposureRamp {
                     throw (v.member("iso") ?? v).error("\"\(elided(text))\" is not an ISO this ramp can use; valid: a number 25…409600")
                 }
                 iso = n
+                namedISOs.append(n)
             }
             let aperture = e.aperture.flatMap(Aperture.number) ?? limits.aperture
             return ExposureSettings(shutterSeconds: shutter, iso: iso, aperture: aperture).ev100 - (e.ev ?? 0)
@@ -302,7 +307,31 @@ extension ExposureRamp {
             guard let start = UTCTime.parse(text) else {
                 throw startValue.error("\"\(elided(text))\" is not a UTC time; valid: ISO 8601 such as \"2026-06-21T19:00:00Z\"")
             }
+            // One aperture all evening (changing it mid-shoot flickers): the one the day
+            // and night exposures name, which every frame is shot at (and both EVs are
+            // reckoned with).
+            for key in ["day", "night"] {
+                if let v = object.optional(key), let a = (try? Exposure.parse(v))?.aperture.flatMap(Aperture.number) {
+                    namedApertures.append((a, v.member("aperture") ?? v))
+                }
+            }
+            if let (aperture, _) = namedApertures.first {
+                if let other = namedApertures.dropFirst().first(where: { abs($0.0 - aperture) > 1e-9 }) {
+                    throw other.1.error(
+                        "a sun ramp shoots at one aperture: the day's is f/\(format(aperture)), the night's f/\(format(other.0)); give both the same (the ramp follows the light with shutter and ISO)"
+                    )
+                }
+                if let given = object.optional("aperture"), abs(limits.aperture - aperture) > 1e-9 {
+                    throw given.error("the ramp's aperture f/\(format(limits.aperture)) is not the f/\(format(aperture)) its exposures name; give one")
+                }
+                limits.aperture = aperture
+            }
             source = .sun(dayEV: try settingsEV("day"), nightEV: try settingsEV("night"), startUnix: start, site: site)
+            // The ISOs the exposures name bound the ones the ramp may use, unless it lists its own.
+            if object.optional("isos") == nil, let low = namedISOs.min(), let high = namedISOs.max() {
+                let within = limits.isos.filter { $0 >= low - 1e-9 && $0 <= high + 1e-9 }
+                limits.isos = Array(Set(within + [low, high])).sorted()
+            }
         default:
             let target = try object.optional("targetEV")?.number(in: -5...5, unit: "EV") ?? 0
             let start = try object.required("startEV", "the first frame's EV100 (14 for daylight, −4 for a moonless night)").number(in: -20...25, unit: "EV")
