@@ -32,6 +32,28 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     /// what the phone shows under the controls.
     public var lastShot: LastShot?
 
+    /// The rig's camera: null when the rig has none (or `--no-shoot`).
+    public var camera: CameraState?
+
+    public struct CameraState: Sendable, Equatable, Encodable {
+        /// `connected`, or `not connected` (off or not found: the server looks for it
+        /// every few seconds and uses it once found).
+        public var state: String
+        /// What it is ("gphoto2 Nikon DSC D750 on usb:001,001"), or what the rig file says.
+        public var label: String
+        /// Why it is not connected, while it is not.
+        public var problem: String?
+
+        private enum Keys: String, CodingKey { case state, label, problem }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(state, forKey: .state)
+            try c.encode(label, forKey: .label)
+            try c.encode(problem, forKey: .problem)
+        }
+    }
+
     /// The server's monotonic clock when this status was made, in ms: what a jog's `began`
     /// is given in (`JogGuard`). Set by the server as it sends the status.
     public var clock: Double?
@@ -99,7 +121,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, clock
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -116,6 +138,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(controller, forKey: .controller)
         try c.encode(lastStop, forKey: .lastStop)
         try c.encode(lastShot, forKey: .lastShot)
+        try c.encode(camera, forKey: .camera)
         try c.encode(clock, forKey: .clock)
     }
 

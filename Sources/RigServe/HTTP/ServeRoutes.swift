@@ -177,7 +177,7 @@ struct ServeRoutes: Sendable {
     }
 
     func programs() throws -> Response {
-        try Self.json(["programs": parts.library.list(startPose: console.pose)])
+        try Self.json(["programs": parts.library.list(startPose: console.pose, cameraChoices: console.cameraChoicesAtRest())])
     }
 
     // MARK: Programs
@@ -218,6 +218,7 @@ struct ServeRoutes: Sendable {
         guard current.state == "idle" else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
+        try console.requireCamera(for: checked.consoleProgram)
         // Matched to the camera's choices before control is taken: a refused exposure takes none.
         let exposure = checked.consoleProgram.shooting.timing == nil ? nil : try console.exposurePlan(for: checked.program)
         let key = try control(request, context)
