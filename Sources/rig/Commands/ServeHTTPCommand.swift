@@ -35,7 +35,10 @@ struct ServeHTTPCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Open connections at most (event streams included); more are closed at once.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Connections that showed the token at most (event streams included; a quarter more may wait to show it, 4 more are kept for STOP and the status).",
+            valueName: "n"))
     var maxConnections = ConnectionLimits().maxConnections
 
     @Option(
