@@ -66,12 +66,13 @@ public enum CameraBackends {
     }
 
     /// Makes the rig's camera (validated already): a part for the session, which locks,
-    /// starts and closes it (a gphoto2 camera connects here, to be asked its choices).
-    public static func open(_ rig: Rig, logger: Logger) throws -> Camera? {
+    /// starts and closes it (a gphoto2 camera connects here, to be asked its choices,
+    /// searched for `searchSeconds` at most).
+    public static func open(_ rig: Rig, searchSeconds: Double = 30, logger: Logger) throws -> Camera? {
         guard let camera = rig.camera else { return nil }
         switch camera.type {
         case GPIOCameraConfig.type: return GPIOCamera(config: try GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons)))
-        case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), logger: logger)
+        case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), within: searchSeconds, logger: logger)
         default: return SimCamera(scene: try SimCamera.checkConfig(camera))
         }
     }

@@ -119,4 +119,50 @@ struct ServeGPhoto2Tests {
         #expect(speeds == ["0.0100s", "0.0050s", "0.0200s", "0.0100s", "0.0050s", "0.0200s"], "\(text)")
         #expect(shots.allSatisfy { $0.settings.contains(CameraSetting("f-number", "f/8")) })
     }
+
+    /// The camera off at the start: `rig serve` starts all the same and says so (status and
+    /// program list), refuses a program that shoots (503, nothing moves), and once the camera
+    /// is there (its USB port appears: libgphoto2's virtual port is linked into the folder
+    /// it searches) uses it: the status says connected, the list checks each program's
+    /// exposure against the camera's choices, and a program plays and shoots.
+    @Test func theServerStartsWithoutItsCameraAndUsesItWhenItComes() async throws {
+        let pictures = try VirtualCamera.pictures()
+        let rig = """
+            {"name": "gp", "loopRateHz": 50, "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}],
+             "camera": {"type": "gphoto2", "afterShotMs": 0}}
+            """
+        let one = #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "steps": [{"pose": {"pan": 5}}]}"#
+        let wrong = #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"exposure": {"aperture": "f/99"}}, "steps": [{"pose": {"pan": 5}}]}"#
+        var environment = VirtualCamera.environment(pictures: pictures)
+        let vusb = try #require(environment["IOLIBS"])
+        let ports = try TestTools.temporaryDirectory().appendingPathComponent("iolibs")
+        try FileManager.default.createDirectory(at: ports, withIntermediateDirectories: true)
+        environment["IOLIBS"] = ports.path
+        let server = try await ServeProcess(rig: rig, programs: ["one.json": one, "wrong.json": wrong], environment: environment)
+        defer { server.stop() }
+        let status = try await server.request("GET", "/api/status").json
+        let camera = try #require(status["camera"] as? [String: Any], "\(status)")
+        #expect(camera["state"] as? String == "not connected", "\(camera)")
+        let (refused, body) = try await server.request("POST", "/api/play", body: #"{"program": "one.json"}"#)
+        #expect(refused == 503, "\(body)")
+        #expect((body["error"] as? String)?.contains("not connected") == true, "\(body)")
+        #expect(try await server.request("GET", "/api/status").json["state"] as? String == "idle")
+
+        // The camera comes: its port appears where libgphoto2 looks.
+        try FileManager.default.createSymbolicLink(
+            at: ports.appendingPathComponent("vusb.so"), withDestinationURL: URL(fileURLWithPath: vusb).appendingPathComponent("vusb.so"))
+        try await server.waitStatus(for: .seconds(60)) { (($0["camera"] as? [String: Any])?["state"] as? String) == "connected" }
+        let (listed, list) = try await server.request("GET", "/api/programs")
+        #expect(listed == 200)
+        let entries = (list["programs"] as? [[String: Any]]) ?? []
+        let wrongEntry = entries.first { $0["file"] as? String == "wrong.json" }
+        #expect(wrongEntry?["feasible"] as? Bool == false, "\(entries)")
+        #expect((wrongEntry?["message"] as? String)?.contains("camera") == true, "\(entries)")
+        #expect(entries.first { $0["file"] as? String == "one.json" }?["feasible"] as? Bool == true, "\(entries)")
+        let (played, reply) = try await server.request("POST", "/api/play", body: #"{"program": "one.json"}"#)
+        #expect(played == 202, "\(reply)")
+        try await server.waitStatus(for: .seconds(60)) { json in
+            ((json["lastShot"] as? [String: Any])?["file"] as? String)?.contains("GPH_") == true && (json["state"] as? String) == "idle"
+        }
+    }
 }

@@ -97,10 +97,11 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            func jog(_ press: String, _ seq: Int, _ t: Int, pan: Double, key: String? = nil) async throws -> TestResponse {
-                try await client.execute(
+            func jog(_ press: String, _ seq: Int, _ t: Int, pan: Double, key: String? = nil, began: Double? = nil) async throws -> TestResponse {
+                let began = began ?? fixture.clockMilliseconds
+                return try await client.execute(
                     uri: "/api/jog", method: .post, headers: .client("a", key: key),
-                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "\#(press)", "seq": \#(seq), "t": \#(t)}"#))
+                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "\#(press)", "seq": \#(seq), "t": \#(t), "began": \#(began)}"#))
             }
             let started = try await jog("p1", 1, 0, pan: 0.5)
             #expect(started.status == .accepted)
@@ -116,7 +117,12 @@ import Testing
             try await fixture.waitTicks(40)
             #expect(fixture.console.status(controller: nil).pose == stopped.pose)
             #expect(fixture.console.loopStatus?.velocities.allSatisfy { $0 == 0 } == true)
+            // A press that began before the STOP (a finger down during a stall, its first
+            // request late) moves nothing either.
+            let early = try await jog("p0", 1, 0, pan: 0.5, began: fixture.clockMilliseconds - 10)
+            #expect(early.status == .conflict && (early.json["error"] as? String)?.contains("before the last STOP") == true, "\(early.text)")
             // A new press is a deliberate new action.
+            fixture.quietFor(seconds: 0.05)
             #expect(try await jog("p2", 1, 0, pan: 0.5).status == .accepted)
             let stoppedPan = stopped.pose["pan"] ?? 0
             try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > stoppedPan }
@@ -129,10 +135,11 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
+            let began = fixture.clockMilliseconds
             func jog(_ seq: Int, _ t: Int, pan: Double) async throws -> TestResponse {
                 try await client.execute(
                     uri: "/api/jog", method: .post, headers: .client("a", key: nil),
-                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "p", "seq": \#(seq), "t": \#(t)}"#))
+                    body: jsonBody(#"{"velocity": {"pan": \#(pan)}, "press": "p", "seq": \#(seq), "t": \#(t), "began": \#(began)}"#))
             }
             let first = try await jog(1, 0, pan: 0.2)
             #expect(first.status == .accepted)
@@ -157,6 +164,69 @@ import Testing
             #expect(try await keyed(6, 3100, pan: 0.2).status == .accepted)
             #expect(try await keyed(1, 0, pan: 0).status == .accepted)
             try await fixture.waitStatus { $0.state == "idle" }
+        }
+    }
+
+    /// A press whose first request is late (a finger that went down during a Wi-Fi stall,
+    /// its requests released together) moves nothing: `began` is the reference. A press
+    /// without `began`, or one ahead of the server's clock, is refused.
+    @Test func aPressBegunDuringAStallIsStaleFromItsFirstRequest() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            func jog(_ press: String, _ seq: Int, _ t: Int, began: Double?) async throws -> TestResponse {
+                let beganField = began.map { #", "began": \#($0)"# } ?? ""
+                return try await client.execute(
+                    uri: "/api/jog", method: .post, headers: .client("a"),
+                    body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "\#(press)", "seq": \#(seq), "t": \#(t)\#(beganField)}"#))
+            }
+            // Pressed 2 s ago; its first three requests (sent at 0, 100, 200 ms) arrive now.
+            let began = fixture.clockMilliseconds - 2000
+            for (seq, t) in [(1, 0), (2, 100), (3, 200)] {
+                let late = try await jog("stalled", seq, t, began: began)
+                #expect(late.status == .conflict && (late.json["error"] as? String)?.contains("stale") == true, "\(late.text)")
+            }
+            let missing = try await jog("no-began", 1, 0, began: nil)
+            #expect(missing.status == .conflict && (missing.json["error"] as? String)?.contains("began") == true, "\(missing.text)")
+            let ahead = try await jog("ahead", 1, 0, began: fixture.clockMilliseconds + 5000)
+            #expect(ahead.status == .conflict && (ahead.json["error"] as? String)?.contains("ahead") == true, "\(ahead.text)")
+            try await fixture.waitTicks(30)
+            #expect(fixture.console.status(controller: nil).pose["pan"] == 0)
+            // A fresh press moves.
+            #expect(try await jog("fresh", 1, 0, began: fixture.clockMilliseconds).status == .accepted)
+            try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > 0 }
+        }
+    }
+
+    /// After a STOP, a client that jogs without a press (a script, a gamepad bridge, an
+    /// older page), even one that kept its control key, moves nothing: it must start a new
+    /// press, which then moves.
+    @Test func afterStopAJogWithoutAPressMovesNothing() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let first = try await client.execute(uri: "/api/jog", method: .post, headers: .client("script"), body: jsonBody(#"{"velocity": {"pan": 0.5}}"#))
+            #expect(first.status == .accepted)
+            let key = try #require(first.controlKey)
+            try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > 0 }
+            #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("phone")).status == .accepted)
+            let rest = try await fixture.waitStatus { $0.state == "idle" }
+            for _ in 0..<5 {
+                fixture.quietFor(seconds: 0.1)
+                let again = try await client.execute(
+                    uri: "/api/jog", method: .post, headers: .client("script", key: key), body: jsonBody(#"{"velocity": {"pan": 0.5}}"#))
+                #expect(again.status == .conflict && (again.json["error"] as? String)?.contains("new press") == true, "\(again.text)")
+            }
+            try await fixture.waitTicks(30)
+            #expect(fixture.console.status(controller: nil).pose == rest.pose)
+            #expect(fixture.console.status(controller: nil).controller == nil)
+            let began = fixture.clockMilliseconds
+            let press = try await client.execute(
+                uri: "/api/jog", method: .post, headers: .client("script"),
+                body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "new", "seq": 1, "t": 0, "began": \#(began)}"#))
+            #expect(press.status == .accepted, "\(press.text)")
+            let restPan = rest.pose["pan"] ?? 0
+            try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > restPan }
         }
     }
 
@@ -199,7 +269,8 @@ import Testing
             let key = try #require(goto.controlKey)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 20 }
             let jog = try await client.execute(
-                uri: "/api/jog", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "p1", "seq": 1, "t": 0}"#)
+                uri: "/api/jog", method: .post, headers: .client("a", key: key),
+                body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "p1", "seq": 1, "t": 0, "began": \#(fixture.clockMilliseconds)}"#)
             )
             #expect(jog.status == .accepted)
             #expect(jog.json["state"] as? String == "jogging", "\(jog.text)")

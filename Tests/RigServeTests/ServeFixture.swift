@@ -60,6 +60,9 @@ final class ServeFixture: Sendable {
     /// Moves the lease's clock on.
     func quietFor(seconds: Double) { leaseNow.advance(seconds) }
 
+    /// The server's clock (the test's) as a status's `clock` and a jog's `began` give it.
+    var clockMilliseconds: Double { ServeStatus.clock(leaseNow.seconds) }
+
     var application: some ApplicationProtocol {
         Application(router: ServeApp.router(parts))
     }

@@ -96,7 +96,7 @@ import Testing
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_field.py").path
         let result = try await runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(240))
         #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
-        for check in ["stop-latch", "link-lost", "foreign", "page", "bytes"] {
+        for check in ["stop-touch", "stop-latch", "jog-in-flight", "link-lost", "foreign", "page", "night", "statuses", "bytes"] {
             #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
         }
         print(result.output.split(separator: "\n").filter { $0.hasPrefix("FIGURE") || $0.hasPrefix("PASS") }.joined(separator: "\n"))

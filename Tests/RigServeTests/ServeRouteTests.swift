@@ -222,7 +222,9 @@ import Testing
             #expect(first.json["clamped"] as? [String] == ["tilt"])
             let key = try #require(first.controlKey)
             try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
-            let saved = try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("a"))
+            // Saving needs control: another client may not, the holder may.
+            #expect(try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("b")).status == .conflict)
+            let saved = try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("a", key: key))
             #expect(saved.status == .ok)
             #expect(try await client.execute(uri: "/api/poses/%20leading-space", method: .put, headers: .client("a")).status == .badRequest)
             let reread = try PoseBook(directory: fixture.directory.path)
@@ -245,17 +247,22 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            for i in 0..<PoseBook.maxPoses {
-                #expect(try await client.execute(uri: "/api/poses/p\(i)", method: .put, headers: .client("a")).status == .ok)
+            let first = try await client.execute(uri: "/api/poses/p0", method: .put, headers: .client("a"))
+            #expect(first.status == .ok)
+            let key = try #require(first.controlKey)
+            for i in 1..<PoseBook.maxPoses {
+                #expect(try await client.execute(uri: "/api/poses/p\(i)", method: .put, headers: .client("a", key: key)).status == .ok)
             }
-            let over = try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a"))
+            let over = try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a", key: key))
             #expect(over.status == .unprocessableContent)
             #expect((over.json["error"] as? String)?.contains("at most \(PoseBook.maxPoses) poses") == true)
-            #expect(try await client.execute(uri: "/api/poses/p7", method: .put, headers: .client("a")).status == .ok)
-            let deleted = try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("a"))
+            #expect(try await client.execute(uri: "/api/poses/p7", method: .put, headers: .client("a", key: key)).status == .ok)
+            // A watcher without control deletes nothing.
+            #expect(try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("b")).status == .conflict)
+            let deleted = try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("a", key: key))
             #expect(deleted.status == .ok && deleted.json["deleted"] as? String == "p7")
-            #expect(try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("a")).status == .notFound)
-            #expect(try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a")).status == .ok)
+            #expect(try await client.execute(uri: "/api/poses/p7", method: .delete, headers: .client("a", key: key)).status == .notFound)
+            #expect(try await client.execute(uri: "/api/poses/one-more", method: .put, headers: .client("a", key: key)).status == .ok)
             let reread = try PoseBook(directory: fixture.directory.path)
             #expect(reread.all.count == PoseBook.maxPoses && reread.pose(named: "p7") == nil && reread.pose(named: "one-more") != nil)
         }
@@ -269,9 +276,10 @@ import Testing
         try await fixture.application.test(.router) { client in
             let saved = try await client.execute(uri: "/api/poses/Ch%C3%AAne%20ouest", method: .put, headers: .client("a"))
             #expect(saved.status == .ok, "\(saved.text)")
+            let key = try #require(saved.controlKey)
             #expect(saved.json["name"] as? String == "Chêne ouest")
             #expect(try PoseBook(directory: fixture.directory.path).pose(named: "Chêne ouest") != nil)
-            #expect(try await client.execute(uri: "/api/poses/Ch%C3%AAne%20ouest/goto", method: .post, headers: .client("a")).status == .accepted)
+            #expect(try await client.execute(uri: "/api/poses/Ch%C3%AAne%20ouest/goto", method: .post, headers: .client("a", key: key)).status == .accepted)
             for bad in ["%20lead", ".hidden", "a%2Fb", "tab%09", "%E2%9C%93"] {
                 let refused = try await client.execute(uri: "/api/poses/\(bad)", method: .put, headers: .client("a"))
                 #expect(refused.status == .badRequest, "\(bad): \(refused.status)")

@@ -80,15 +80,25 @@ public final class ProgramLibrary: Sendable {
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !Self.isRig(at: directory + "/" + $0) }.sorted()
     }
 
-    public func list(startPose: [Double]) -> [ProgramEntry] {
+    /// Every program with its verdict from `startPose`; with `cameraChoices` (a camera the
+    /// rig sets, connected), a program whose exposure or bracket the camera cannot take is
+    /// not feasible either, with the message `POST /api/play` would give.
+    public func list(startPose: [Double], cameraChoices: CameraChoices? = nil) -> [ProgramEntry] {
         files().map { file in
             do {
                 let checked = try load(file, fromStep: 1, startPose: startPose)
+                var feasible = checked.report.feasible && checked.report.intervalMisses.isEmpty
+                var message = checked.report.problems.first?.description ?? checked.report.intervalMisses.first.map { "\($0)" }
+                if feasible, let cameraChoices, checked.consoleProgram.shooting.timing != nil,
+                    case .failure(let problem) = ExposurePlan.make(program: checked.program, camera: cameraChoices)
+                {
+                    feasible = false
+                    message = "the camera cannot take it: \(problem)"
+                }
                 return ProgramEntry(
                     file: file, kind: checked.program.kind.rawValue, steps: checked.program.steps.count,
                     durationSeconds: (checked.report.durationSeconds * 10).rounded() / 10,
-                    feasible: checked.report.feasible && checked.report.intervalMisses.isEmpty,
-                    message: checked.report.problems.first?.description ?? checked.report.intervalMisses.first.map { "\($0)" })
+                    feasible: feasible, message: message)
             } catch {
                 return ProgramEntry(file: file, kind: nil, steps: nil, durationSeconds: nil, feasible: false, message: error.message)
             }

@@ -19,6 +19,35 @@ extension RigConsole {
         }
     }
 
+    /// The camera as the status shows it: connected, or not yet (a `LateCamera` still
+    /// looking for it); nil without one.
+    var cameraState: ServeStatus.CameraState? {
+        guard let camera else { return nil }
+        if let late = camera as? LateCamera, late.presence == .missing {
+            return ServeStatus.CameraState(state: LateCamera.Presence.missing.rawValue, label: rig.camera?.type ?? "camera", problem: late.problem)
+        }
+        return ServeStatus.CameraState(state: LateCamera.Presence.connected.rawValue, label: camera.label, problem: nil)
+    }
+
+    /// Refuses (503) a program that shoots while the camera is not connected: its first
+    /// shot would fail and stop it.
+    public func requireCamera(for program: ConsoleProgram) throws(ServeError) {
+        guard program.shooting.timing != nil, let late = camera as? LateCamera, late.presence == .missing else { return }
+        throw ServeError(
+            .serviceUnavailable,
+            "\(program.name): the camera is not connected (\(late.problem ?? "not found")); turn it on or plug it in: rig serve looks for it every few seconds (nothing moved)"
+        )
+    }
+
+    /// The choices of a camera the rig sets, for the program list's verdicts; nil without
+    /// one, while it is not connected, or while a program plays (no round trip to a camera
+    /// that is shooting).
+    public func cameraChoicesAtRest() -> CameraChoices? {
+        guard let settable = camera as? SettableCamera, !isPlaying else { return nil }
+        if let late = camera as? LateCamera, late.presence == .missing { return nil }
+        return try? settable.choices()
+    }
+
     /// The shots of one program: fired with the server's camera (which outlives it), logged
     /// as `rig play` logs them, the last one kept for the status.
     func makeRunner(_ program: ConsoleProgram, camera: Camera, sha: String) -> ShotRunner {

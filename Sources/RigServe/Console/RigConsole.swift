@@ -96,6 +96,8 @@ public final class RigConsole: @unchecked Sendable {
         session = RigSession(
             rig: rig, source: source, output: output, startPose: startPose, trigger: nil, camera: camera,
             options: options, logger: logger, clock: clock, mailbox: mailbox)
+        // A camera found late changes the status (and what programs can be played).
+        (camera as? LateCamera)?.onConnected { [weak self] in self?.changed() }
     }
 
     /// Calls `handler` (any thread) whenever the status may have changed: a loop event, a
@@ -206,7 +208,8 @@ public final class RigConsole: @unchecked Sendable {
         var status = ServeStatus(
             state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
             pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
-            error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop }, lastShot: shared.withLock { $0.lastShot })
+            error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop }, lastShot: shared.withLock { $0.lastShot },
+            camera: cameraState)
         if let summary {
             status.state = summary.loop.fault == nil ? "idle" : "fault"
             status.error = summary.loop.fault.map { "\($0)" } ?? lastError

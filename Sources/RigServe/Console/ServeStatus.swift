@@ -32,6 +32,35 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     /// what the phone shows under the controls.
     public var lastShot: LastShot?
 
+    /// The rig's camera: null when the rig has none (or `--no-shoot`).
+    public var camera: CameraState?
+
+    public struct CameraState: Sendable, Equatable, Encodable {
+        /// `connected`, or `not connected` (off or not found: the server looks for it
+        /// every few seconds and uses it once found).
+        public var state: String
+        /// What it is ("gphoto2 Nikon DSC D750 on usb:001,001"), or what the rig file says.
+        public var label: String
+        /// Why it is not connected, while it is not.
+        public var problem: String?
+
+        private enum Keys: String, CodingKey { case state, label, problem }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(state, forKey: .state)
+            try c.encode(label, forKey: .label)
+            try c.encode(problem, forKey: .problem)
+        }
+    }
+
+    /// The server's monotonic clock when this status was made, in ms: what a jog's `began`
+    /// is given in (`JogGuard`). Set by the server as it sends the status.
+    public var clock: Double?
+
+    /// `seconds` on the server's clock as the status's `clock` (whole ms).
+    public static func clock(_ seconds: Double) -> Double { (seconds * 1000).rounded() }
+
     public struct LastShot: Sendable, Equatable, Encodable {
         public var program: String
         public var step: Int
@@ -52,6 +81,27 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var missed: String?
         /// The camera's battery as last read ("50%"), if it reports one.
         public var battery: String?
+
+        private enum Keys: String, CodingKey {
+            case program, step, bracket, file, settings, brightnessEV, clippedHigh, clippedLow, preview, histogram, missed, battery
+        }
+
+        /// Every field, null when unknown (a gphoto2 camera without `download` never measures).
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(program, forKey: .program)
+            try c.encode(step, forKey: .step)
+            try c.encode(bracket, forKey: .bracket)
+            try c.encode(file, forKey: .file)
+            try c.encode(settings, forKey: .settings)
+            try c.encode(brightnessEV, forKey: .brightnessEV)
+            try c.encode(clippedHigh, forKey: .clippedHigh)
+            try c.encode(clippedLow, forKey: .clippedLow)
+            try c.encode(preview, forKey: .preview)
+            try c.encode(histogram, forKey: .histogram)
+            try c.encode(missed, forKey: .missed)
+            try c.encode(battery, forKey: .battery)
+        }
     }
 
     public struct LastStop: Sendable, Equatable, Encodable {
@@ -59,10 +109,19 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var by: String
         public var program: String
         public var step: Int?
+
+        private enum Keys: String, CodingKey { case by, program, step }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(by, forKey: .by)
+            try c.encode(program, forKey: .program)
+            try c.encode(step, forKey: .step)
+        }
     }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -79,6 +138,8 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(controller, forKey: .controller)
         try c.encode(lastStop, forKey: .lastStop)
         try c.encode(lastShot, forKey: .lastShot)
+        try c.encode(camera, forKey: .camera)
+        try c.encode(clock, forKey: .clock)
     }
 
     /// The same apart from elapsed time and ETA (the events stream sends those changes
@@ -88,8 +149,10 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         var b = other
         a.elapsedSeconds = nil
         a.etaSeconds = nil
+        a.clock = nil
         b.elapsedSeconds = nil
         b.etaSeconds = nil
+        b.clock = nil
         return a == b
     }
 

@@ -49,11 +49,23 @@ struct AccessMiddleware: RouterMiddleware {
 
     /// The tokens a request presents (header and cookie).
     static func presented(in request: Request) -> [Substring] {
+        presented(in: request.headers)
+    }
+
+    /// The tokens a request's head presents: `Authorization: Bearer TOKEN` and every
+    /// `rig_token` cookie (the connection guard asks before any route runs).
+    static func presented(in fields: HTTPFields) -> [Substring] {
         var found: [Substring] = []
-        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+        if let header = fields[.authorization], header.hasPrefix("Bearer ") {
             found.append(header.dropFirst("Bearer ".count))
         }
-        if let cookie = request.cookies[cookieName] { found.append(Substring(cookie.value)) }
+        for line in fields[values: .cookie] {
+            for pair in line.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == cookieName else { continue }
+                found.append(Substring(trimmed[trimmed.index(after: equals)...]))
+            }
+        }
         return found
     }
 

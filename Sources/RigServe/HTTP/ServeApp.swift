@@ -43,12 +43,12 @@ public enum ServeApp {
         _ parts: Parts, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let limits = parts.settings.connections
-        let count = ConnectionCount()
+        let pool = ConnectionPool(limits: parts.settings.connections)
+        let token = parts.settings.token
         return Application(
             router: router(parts),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, count: count)])),
+                configuration: .init(additionalChannelHandlers: [ConnectionGuard(pool: pool, token: token)])),
             configuration: .init(
                 address: .hostname(parts.settings.listen.host, port: parts.settings.listen.port),
                 serverName: "rig"),

@@ -149,7 +149,9 @@ struct ServeRoutes: Sendable {
     /// every few seconds while it holds control, so a closed or stalled page loses it).
     func currentStatus(_ request: Request?) -> ServeStatus {
         if let request { lease.touch(key: presentedKey(request), nowSeconds: now) }
-        return console.status(controller: lease.current(nowSeconds: now))
+        var status = console.status(controller: lease.current(nowSeconds: now))
+        status.clock = ServeStatus.clock(now)
+        return status
     }
 
     func status(_ request: Request, _ context: ServeContext) throws -> Response {
@@ -175,7 +177,7 @@ struct ServeRoutes: Sendable {
     }
 
     func programs() throws -> Response {
-        try Self.json(["programs": parts.library.list(startPose: console.pose)])
+        try Self.json(["programs": parts.library.list(startPose: console.pose, cameraChoices: console.cameraChoicesAtRest())])
     }
 
     // MARK: Programs
@@ -216,6 +218,7 @@ struct ServeRoutes: Sendable {
         guard current.state == "idle" else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
+        try console.requireCamera(for: checked.consoleProgram)
         // Matched to the camera's choices before control is taken: a refused exposure takes none.
         let exposure = checked.consoleProgram.shooting.timing == nil ? nil : try console.exposurePlan(for: checked.program)
         let key = try control(request, context)
@@ -239,10 +242,11 @@ struct ServeRoutes: Sendable {
     }
 
     /// Anyone may stop: a stop is never refused for want of control. It ends the
-    /// holder's control and latches every jog press under way (a finger still on the pad
-    /// moves nothing until it lifts and presses again).
+    /// holder's control and every jog for good: a press under way, or one that began
+    /// before it, moves nothing (a finger still on the pad lifts and presses again), and a
+    /// jog without a press moves nothing from now on (`JogGuard`).
     func stop(_ request: Request, _ context: ServeContext) async throws -> Response {
-        parts.jogGuard.latchAll()
+        parts.jogGuard.latchAll(nowSeconds: now)
         console.stopMotion(by: displayName(request, context))
         lease.release()
         _ = try? await drain(request)
@@ -253,10 +257,12 @@ struct ServeRoutes: Sendable {
 
     private struct JogBody: Decodable {
         var velocity: [String: Double]
-        /// The page's press id, sequence within the press and ms since the press began.
+        /// The page's press id, sequence within the press, ms since the press began, and
+        /// when it began (ms on the server's clock, the status's `clock`).
         var press: String?
         var seq: Int?
         var t: Double?
+        var began: Double?
     }
     private struct PoseBody: Decodable { var pose: [String: Double] }
     private struct MoveReply: Encodable {
@@ -270,10 +276,13 @@ struct ServeRoutes: Sendable {
         for (name, v) in body.velocity where abs(v) > 1 {
             throw ServeError(.badRequest, "$.velocity.\(name): \(v) is outside −1…1 (a fraction of maxVelocity)")
         }
-        if let press = body.press, press.isEmpty || press.utf8.count > 64 { throw ServeError(.badRequest, "$.press: 1–64 characters") }
+        if let press = body.press, press.isEmpty || press.unicodeScalars.count > 64 { throw ServeError(.badRequest, "$.press: 1–64 characters") }
         if let t = body.t, !t.isFinite { throw ServeError(.badRequest, "$.t: not a finite number") }
+        if let began = body.began, !began.isFinite { throw ServeError(.badRequest, "$.began: not a finite number") }
         let stopping = body.velocity.values.allSatisfy { $0 == 0 }
-        if case .drop(let reason) = parts.jogGuard.judge(press: body.press, seq: body.seq, sentMilliseconds: body.t, stopping: stopping, nowSeconds: now) {
+        let verdict = parts.jogGuard.judge(
+            press: body.press, seq: body.seq, sentMilliseconds: body.t, beganMilliseconds: body.began, stopping: stopping, nowSeconds: now)
+        if case .drop(let reason) = verdict {
             throw ServeError(.conflict, "jog \(reason)")
         }
         let key = try control(request, context)
@@ -320,19 +329,23 @@ struct ServeRoutes: Sendable {
         var pose: [String: Double]
     }
 
+    /// Saving or deleting a pose changes what the controller works with: it takes control
+    /// (409 while another client holds it), like a move.
     func savePose(_ request: Request, _ context: ServeContext) async throws -> Response {
         try await drain(request)
         let name = try poseName(context)
+        let key = try control(request, context)
         let pose = console.status(controller: nil).pose
         try parts.poses.save(name, pose: pose)
-        return try Self.json(SavedPose(name: name, pose: pose))
+        return Self.withControl(try Self.json(SavedPose(name: name, pose: pose)), key: key)
     }
 
     func deletePose(_ request: Request, _ context: ServeContext) async throws -> Response {
         try await drain(request)
         let name = try poseName(context)
+        let key = try control(request, context)
         try parts.poses.delete(name)
-        return try Self.json(["deleted": name])
+        return Self.withControl(try Self.json(["deleted": name]), key: key)
     }
 
     func goToPose(_ request: Request, _ context: ServeContext) async throws -> Response {

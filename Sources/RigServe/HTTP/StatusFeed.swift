@@ -127,13 +127,16 @@ final class StatusFeed: Sendable {
                 let changed = last.map { !$0.sameApartFromTheClock(current) } ?? true
                 let clockMoved = last.map { $0 != current } ?? true
                 if (changed && t - lastStatusSent >= 0.2) || (clockMoved && t - lastStatusSent >= 1) {
-                    let data = (try? JSONEncoder.serve.encode(current)) ?? Data("{}".utf8)
+                    var sent = current
+                    sent.clock = ServeStatus.clock(t)
+                    let data = (try? JSONEncoder.serve.encode(sent)) ?? Data("{}".utf8)
                     publish(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"), isStatus: true)
                     last = current
                     lastSent = t
                     lastStatusSent = t
                 } else if t - lastSent >= 0.5 {
-                    publish(ByteBuffer(string: "event: heartbeat\ndata: {}\n\n"), isStatus: false)
+                    // The server's clock, for a page's estimate of it (a jog's `began`).
+                    publish(ByteBuffer(string: "event: heartbeat\ndata: {\"clock\":\(Int(ServeStatus.clock(t)))}\n\n"), isStatus: false)
                     lastSent = t
                 }
             }

@@ -35,7 +35,10 @@ struct ServeHTTPCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output to use instead of the rig file's: sim.", valueName: "output"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Open connections at most (event streams included); more are closed at once.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Connections that showed the token at most (event streams included; a quarter more may wait to show it, 4 more are kept for STOP and the status).",
+            valueName: "n"))
     var maxConnections = ConnectionLimits().maxConnections
 
     @Option(
@@ -106,11 +109,21 @@ struct ServeHTTPCommand: ParsableCommand {
         let device = setup.output
         let start = setup.start
         // The rig's camera fires at every step of the programs the server plays, as in `rig play`.
+        // One that is off or not found does not keep the server down (a service would restart
+        // it forever): it serves without it, says so, and uses it once it is found.
         var camera: Camera?
-        if !noShoot {
-            do { camera = try CameraBackends.open(model, logger: logger) } catch {
-                printError("error: camera: \(error) (give --no-shoot to serve without it)")
-                throw ExitCode(1)
+        if !noShoot, let cameraConfig = model.camera {
+            do { camera = try CameraBackends.open(model, searchSeconds: 5, logger: logger) } catch {
+                let rigModel = model
+                logger.warning("camera: \(error); serving without it, looking for it every 3 s (programs that shoot wait for it)")
+                camera = LateCamera(
+                    reportsShotDone: CameraBackends.reportsShotDone(cameraConfig), firstProblem: "\(error)", logger: logger,
+                    open: {
+                        guard let found = try CameraBackends.open(rigModel, searchSeconds: 2, logger: logger) else {
+                            throw CameraError("the rig has no camera")
+                        }
+                        return found
+                    })
             }
         }
         let shotLogs = StateDirectory.default().map { RunLogDirectory(stateDirectory: $0) }
