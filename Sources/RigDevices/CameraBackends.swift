@@ -37,10 +37,35 @@ public enum CameraBackends {
     /// Why the camera cannot follow an exposure ramp, if it cannot: a GPIO camera ramps
     /// only in bulb mode (the rig times the exposure); a camera that can be set and the
     /// simulator always can.
+    /// An `auto` ramp needs every frame measured: a gphoto2 camera that downloads them, the
+    /// simulator in a scene; a GPIO camera returns no pictures. A gphoto2 camera's longest
+    /// speed is 30 s (bulb through libgphoto2 is not driven yet).
     public static func rampProblem(_ camera: CameraConfig, shoot: ShootConfig) -> String? {
-        guard shoot.ramp != nil, camera.type == GPIOCameraConfig.type, !shoot.bulb else { return nil }
-        return
-            "a \"gpio\" camera follows a ramp only in bulb mode (the rig holds the shutter for each frame's time): set \"bulb\": true in \"shoot\" and the camera to Bulb"
+        guard let ramp = shoot.ramp else { return nil }
+        if camera.type == GPIOCameraConfig.type, !shoot.bulb {
+            return
+                "a \"gpio\" camera follows a ramp only in bulb mode (the rig holds the shutter for each frame's time): set \"bulb\": true in \"shoot\" and the camera to Bulb"
+        }
+        if case .auto = ramp.source {
+            let unmeasured = "an \"auto\" ramp follows each frame's measured brightness, and"
+            switch camera.type {
+            case GPIOCameraConfig.type:
+                return "\(unmeasured) a \"gpio\" camera returns no pictures to measure: use \"mode\": \"sun\" or \"keys\" (planned from the clock or by frame)"
+            case GPhoto2CameraConfig.type:
+                if (try? GPhoto2CameraConfig.parse(camera))?.download == nil {
+                    return "\(unmeasured) this gphoto2 camera downloads no frames to measure: give the camera a \"download\" folder, or use \"mode\": \"sun\" or \"keys\""
+                }
+            default:
+                if ((try? SimCamera.checkConfig(camera)) ?? nil) == nil {
+                    return "\(unmeasured) a \"sim\" camera measures frames only in a scene: give it \"scene\": \"sunset\" (or keys), or use \"mode\": \"sun\" or \"keys\""
+                }
+            }
+        }
+        if camera.type == GPhoto2CameraConfig.type, ramp.longestShutterSeconds > 30 + 1e-9 {
+            return
+                "the ramp may expose \(rounded(ramp.longestShutterSeconds)) s, and a gphoto2 camera's longest speed is 30 s (rig does not drive bulb through libgphoto2 yet): give the ramp \"maxShutterSeconds\": 30 or less, or a brighter night exposure"
+        }
+        return nil
     }
 
     /// Why `program` cannot be shot with its rig's camera, if it cannot, for `rig play`,

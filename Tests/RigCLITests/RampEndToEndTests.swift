@@ -68,6 +68,27 @@ import Testing
         #expect(check.stderr.contains(#"error: a "gpio" camera follows a ramp only in bulb mode"#), "\(check.stderr)")
     }
 
+    /// A closed-loop ramp on a camera that never measures a frame would hold its first
+    /// exposure all night: refused by check (and play) before anything moves, saying why;
+    /// so is a gphoto2 ramp past the camera's 30 s.
+    @Test(arguments: [
+        (#"{"type": "sim"}"#, #""mode": "auto", "startEV": 12"#, "a \"sim\" camera measures frames only in a scene"),
+        (#"{"type": "gphoto2"}"#, #""mode": "auto", "startEV": 12"#, "this gphoto2 camera downloads no frames to measure"),
+        (#"{"type": "gpio"}"#, #""mode": "auto", "startEV": 12"#, "a \"gpio\" camera returns no pictures to measure"),
+        (#"{"type": "gphoto2", "download": "/tmp"}"#, #""mode": "auto", "startEV": 12, "maxShutterSeconds": 60"#, "a gphoto2 camera's longest speed is 30 s"),
+    ])
+    func aRampTheCameraCannotFollowIsRefused(camera: String, ramp: String, message: String) throws {
+        let bulb = camera.contains("gpio") ? #""bulb": true, "# : ""
+        let path = try RigProcess.temporaryFile(
+            "unmeasured.json",
+            contents:
+                #"{"rig": {"axes": [{"name": "pan", "channel": 0}], "camera": \#(camera)}, "kind": "timelapse", "trigger": "interval:5", "shoot": {\#(bulb)"ramp": {\#(ramp)}}, "timelapse": {"frames": 3, "keyframes": {"pan": [{"frame": 0, "value": 0}]}}}"#
+        )
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 2, "\(check.stderr)")
+        #expect(check.stderr.contains(message), "\(check.stderr)")
+    }
+
     @Test func aRampedIntervalSlowsTheShotsDown() throws {
         // A shot every 1 s slowing to every 3 s by frame 4, then held.
         let text = #"""
