@@ -95,6 +95,23 @@ import Testing
         }
     }
 
+    /// The plan follows the sun's geometric altitude: no step where refraction stops at −2°
+    /// (the refracted altitude dropped 0.7° there, and the plan 0.6 EV in a frame).
+    @Test func theSunPlanHasNoJumpAsTheSunSets() throws {
+        let site = Site(latitude: 51.48, longitude: 0)
+        let ramp = ExposureRamp(
+            source: .sun(dayEV: 13, nightEV: -3, startUnix: 1_782_068_400, site: site), limits: ExposureLimits())
+        var previous: Double?
+        var worst = 0.0
+        for t in stride(from: 0.0, through: 5 * 3600, by: 10) {
+            let ev = try #require(ramp.plannedEV(frame: 0, seconds: t))
+            if let previous { worst = max(worst, abs(ev - previous)) }
+            previous = ev
+        }
+        // 16 EV over 20° of altitude at ≤ 0.05°/10 s: a smooth plan steps ≤ 0.04 EV.
+        #expect(worst <= 0.05, "worst step \(worst) EV in 10 s")
+    }
+
     @Test func aSunRampWithTwoAperturesIsRefusedNamingBoth() throws {
         do {
             _ = try ProgramParser.parse(

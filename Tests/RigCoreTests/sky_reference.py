@@ -6,8 +6,11 @@ VSOP87/ELP theories), for SkyTests: one JSON line per sample.
 
 Each sample: a random site (|latitude| <= 65, any longitude, 0-3000 m), a random UTC time in
 2024-2030, and a body: the sun, the moon, or a fixed J2000 point (the galactic centre, Sirius,
-Vega). Printed: the inputs and ephem's apparent topocentric azimuth/altitude (refraction at
-1010 hPa, 15 C, as rig assumes)."""
+Vega). Printed: the inputs and ephem's apparent topocentric azimuth/altitude (refraction in
+the International Standard Atmosphere at the site's elevation, as rig assumes; or, with
+    sky_reference.py refraction LATITUDE LONGITUDE ELEVATION PRESSURE TEMP UNIX...
+the sun at the given air, for the refraction tests).
+"""
 import json
 import math
 import random
@@ -18,6 +21,26 @@ import ephem
 FIXED = {"gc": (266.41684, -29.00781), "sirius": (101.287155, -16.716116), "vega": (279.234735, 38.783689)}
 START = 1704067200  # 2024-01-01T00:00:00Z
 END = 1924992000  # 2031-01-01T00:00:00Z
+
+
+def standard_atmosphere(elevation):
+    """ISA pressure (hPa) and temperature (C) at `elevation` metres."""
+    return 1013.25 * (1 - 2.25577e-5 * elevation) ** 5.25588, 15 - 0.0065 * elevation
+
+
+def refraction(lat, lon, elev, pressure, temp, unixes):
+    """The sun's apparent and geometric altitude at each time, at the given air."""
+    for unix in unixes:
+        obs = ephem.Observer()
+        obs.lat, obs.lon, obs.elevation = str(lat), str(lon), elev
+        obs.pressure, obs.temp = pressure, temp
+        obs.date = ephem.Date(36525 + (unix - 946728000) / 86400)
+        sun = ephem.Sun()
+        sun.compute(obs)
+        apparent = math.degrees(sun.alt)
+        obs.pressure = 0
+        sun.compute(obs)
+        print(json.dumps({"unix": unix, "alt": apparent, "geometric": math.degrees(sun.alt)}))
 
 
 def sun_times(lat, lon, unix):
@@ -40,6 +63,9 @@ def sun_times(lat, lon, unix):
 def main():
     if sys.argv[1] == "suntimes":
         return sun_times(float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]))
+    if sys.argv[1] == "refraction":
+        values = [float(a) for a in sys.argv[2:]]
+        return refraction(*values[:5], values[5:])
     count, seed = int(sys.argv[1]), int(sys.argv[2])
     rng = random.Random(seed)
     for _ in range(count):
@@ -50,7 +76,7 @@ def main():
         body_name = rng.choice(["sun", "moon", "gc", "sirius", "vega"])
         obs = ephem.Observer()
         obs.lat, obs.lon, obs.elevation = str(lat), str(lon), elev
-        obs.pressure, obs.temp = 1010, 15
+        obs.pressure, obs.temp = standard_atmosphere(elev)
         obs.date = ephem.Date(36525 + (unix - 946728000) / 86400)  # ephem counts days from 1899-12-31 12:00 UTC
         if body_name == "sun":
             body = ephem.Sun()

@@ -1,14 +1,18 @@
 import Foundation
 
 extension ProgramParser {
-    /// `"site": {"latitude", "longitude", "elevationM"}` in a rig or a program.
+    /// `"site": {"latitude", "longitude", "elevationM", "pressureHPa", "temperatureC"}` in a
+    /// rig or a program (the air for refraction; the standard atmosphere at the elevation
+    /// when not given).
     static func parseSite(_ value: ValueReader) throws(FileError) -> Site {
         let object = try value.object()
         let latitude = try object.required("latitude", "degrees, north positive").number(in: -90...90, unit: "°")
         let longitude = try object.required("longitude", "degrees, east positive").number(in: -180...180, unit: "°")
         let elevation = try object.optional("elevationM")?.number(in: -500...9000, unit: "m") ?? 0
+        let pressure = try object.optional("pressureHPa")?.number(in: 300...1100, unit: "hPa")
+        let temperature = try object.optional("temperatureC")?.number(in: -60...60, unit: "°C")
         try object.finish()
-        return Site(latitude: latitude, longitude: longitude, elevationM: elevation)
+        return Site(latitude: latitude, longitude: longitude, elevationM: elevation, pressureHPa: pressure, temperatureC: temperature)
     }
 
     /// A `"kind": "track"` program's `"track"` section: the target, the start, the mount, and

@@ -44,7 +44,9 @@ public struct ExposureRamp: Sendable, Equatable {
             let u = (f - frames[i]) / max(frames[i + 1] - frames[i], 1e-9)
             return evs[i] + (evs[i + 1] - evs[i]) * u
         case .sun(let day, let night, let start, let site):
-            let altitude = Sky.position(of: .sun, at: start + seconds, site: site).altitude
+            // The geometric altitude: refraction stops at −2° (its formula does not hold
+            // below), which made the planned exposure jump 0.3 EV twice as the sun passed it.
+            let altitude = Sky.position(of: .sun, at: start + seconds, site: site, refraction: false).altitude
             let u = min(1, max(0, (Self.dayAltitude - altitude) / (Self.dayAltitude - Self.nightAltitude)))
             return day + (night - day) * u
         case .auto:

@@ -7,12 +7,28 @@ public struct Site: Sendable, Equatable {
     /// Degrees, east positive.
     public var longitude: Double
     public var elevationM: Double
+    /// The air at the site, for refraction: given, else the standard atmosphere at
+    /// `elevationM` (about 760 hPa and 0 °C at 2,400 m, against 1013 hPa and 15 °C at sea level).
+    public var pressureHPa: Double?
+    public var temperatureC: Double?
 
-    public init(latitude: Double, longitude: Double, elevationM: Double = 0) {
+    public init(latitude: Double, longitude: Double, elevationM: Double = 0, pressureHPa: Double? = nil, temperatureC: Double? = nil) {
         self.latitude = latitude
         self.longitude = longitude
         self.elevationM = elevationM
+        self.pressureHPa = pressureHPa
+        self.temperatureC = temperatureC
     }
+
+    /// The pressure refraction is computed with: `pressureHPa`, else the International
+    /// Standard Atmosphere's at the elevation, 1013.25 · (1 − 2.25577e−5 · h)^5.25588.
+    public var refractionPressureHPa: Double {
+        pressureHPa ?? 1013.25 * pow(max(1 - 2.25577e-5 * elevationM, 0), 5.25588)
+    }
+
+    /// The temperature refraction is computed with: `temperatureC`, else the standard
+    /// atmosphere's, 15 °C falling 6.5 °C per km.
+    public var refractionTemperatureC: Double { temperatureC ?? 15 - 0.0065 * elevationM }
 }
 
 /// What to point at: the sun, the moon, or a fixed point of the sky by its J2000 right
@@ -111,14 +127,18 @@ public enum Sky {
         let altitude = asin(sin(phi) * sin(decR) + cos(phi) * cos(decR) * cos(hourAngle)) / rad
         let azimuth = atan2(sin(hourAngle), cos(hourAngle) * sin(phi) - tan(decR) * cos(phi)) / rad + 180
         return HorizontalPosition(
-            azimuth: azimuth.truncatingRemainder(dividingBy: 360), altitude: refraction ? altitude + Self.refraction(trueAltitude: altitude) : altitude)
+            azimuth: azimuth.truncatingRemainder(dividingBy: 360),
+            altitude: refraction
+                ? altitude + Self.refraction(trueAltitude: altitude, pressureHPa: site.refractionPressureHPa, temperatureC: site.refractionTemperatureC)
+                : altitude)
     }
 
-    /// Atmospheric refraction in degrees for a true altitude (Saemundsson's formula at
-    /// 1010 hPa and 15 °C); none below −2° (the formula does not hold there).
-    public static func refraction(trueAltitude h: Double) -> Double {
+    /// Atmospheric refraction in degrees for a true altitude: Saemundsson's formula (for
+    /// 1010 hPa and 10 °C) scaled by P/1010 · 283/(273 + T) (Meeus ch. 16); none below −2°
+    /// (the formula does not hold there).
+    public static func refraction(trueAltitude h: Double, pressureHPa: Double = 1010, temperatureC: Double = 10) -> Double {
         guard h > -2 else { return 0 }
-        let arcmin = 1.02 / tan((h + 10.3 / (h + 5.11)) * rad)
+        let arcmin = 1.02 / tan((h + 10.3 / (h + 5.11)) * rad) * (pressureHPa / 1010) * (283 / (273 + temperatureC))
         return max(0, arcmin) / 60
     }
 
