@@ -53,11 +53,13 @@ public enum CameraBackends {
                 return "\(unmeasured) a \"gpio\" camera returns no pictures to measure: use \"mode\": \"sun\" or \"keys\" (planned from the clock or by frame)"
             case GPhoto2CameraConfig.type:
                 if (try? GPhoto2CameraConfig.parse(camera))?.download == nil {
-                    return "\(unmeasured) this gphoto2 camera downloads no frames to measure: give the camera a \"download\" folder, or use \"mode\": \"sun\" or \"keys\""
+                    return
+                        "\(unmeasured) this gphoto2 camera downloads no frames to measure: give the camera a \"download\" folder, or use \"mode\": \"sun\" or \"keys\""
                 }
             default:
                 if ((try? SimCamera.checkConfig(camera)) ?? nil) == nil {
-                    return "\(unmeasured) a \"sim\" camera measures frames only in a scene: give it \"scene\": \"sunset\" (or keys), or use \"mode\": \"sun\" or \"keys\""
+                    return
+                        "\(unmeasured) a \"sim\" camera measures frames only in a scene: give it \"scene\": \"sunset\" (or keys), or use \"mode\": \"sun\" or \"keys\""
                 }
             }
         }

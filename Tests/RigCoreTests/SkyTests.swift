@@ -50,9 +50,10 @@ import Testing
     /// (4,205 m) the standard atmosphere at the elevation, and air given outright, against
     /// PyEphem computing with the same air, for the sun 0.5–5° up on a summer evening. The
     /// sea-level air every site used to get is off by several times the tolerance there.
-    @Test(arguments: [
-        (28.7606, -17.8814, 2396.0, nil, nil), (19.8207, -155.4681, 4205.0, nil, nil), (28.7606, -17.8814, 2396.0, 700.0, -5.0),
-    ] as [(Double, Double, Double, Double?, Double?)])
+    @Test(
+        arguments: [
+            (28.7606, -17.8814, 2396.0, nil, nil), (19.8207, -155.4681, 4205.0, nil, nil), (28.7606, -17.8814, 2396.0, 700.0, -5.0),
+        ] as [(Double, Double, Double, Double?, Double?)])
     func refractionFollowsTheSitesAir(latitude: Double, longitude: Double, elevation: Double, pressure: Double?, temperature: Double?) throws {
         let site = Site(latitude: latitude, longitude: longitude, elevationM: elevation, pressureHPa: pressure, temperatureC: temperature)
         // 2026-06-21, the hours around sunset at either site: the times the sun is 0.5–5° up.
