@@ -31,7 +31,7 @@ import Testing
         try await fixture.application.test(.router) { client in
             let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "dusk.json"}"#))
             #expect(play.status == .accepted)
-            let done = try await fixture.waitStatus { $0.lastShot?.step == 6 && $0.state == "idle" }
+            let done = try await fixture.waitStatus { $0.lastShot?.step == 6 && $0.state == .idle }
             let last = try #require(done.lastShot)
             #expect(last.program == "dusk.json")
             #expect(last.settings["exposureSeconds"] != nil && last.settings["iso"] == "100")

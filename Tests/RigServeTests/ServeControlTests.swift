@@ -37,7 +37,7 @@ import Testing
                 #expect(refused.json["holder"] as? String == "phone-a")
                 #expect(!refused.text.contains(key) && refused.controlKey == nil)
             }
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 5 }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose["pan"] == 5 }
             // The key (header or cookie) is control.
             #expect(
                 try await client.execute(uri: "/api/goto", method: .post, headers: .client("x", key: key), body: jsonBody(#"{"pose": {"pan": 6}}"#))
@@ -47,7 +47,7 @@ import Testing
                     uri: "/api/goto", method: .post, headers: [.cookie: "rig_control=\(key)", .contentType: "application/json"],
                     body: jsonBody(#"{"pose": {"pan": 7}}"#)
                 ).status == .accepted)
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 7 }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose["pan"] == 7 }
         }
     }
 
@@ -113,7 +113,7 @@ import Testing
             let latched = try await jog("p1", 2, 100, pan: 0.5, key: key)
             #expect(latched.status == .conflict)
             #expect((latched.json["error"] as? String)?.contains("lift") == true)
-            let stopped = try await fixture.waitStatus { $0.state == "idle" }
+            let stopped = try await fixture.waitStatus { $0.state == .idle }
             try await fixture.waitTicks(40)
             #expect(fixture.console.status(controller: nil).pose == stopped.pose)
             #expect(fixture.console.loopStatus?.velocities.allSatisfy { $0 == 0 } == true)
@@ -163,7 +163,7 @@ import Testing
             // A fresh one in order moves; the lifted finger's zero always stops.
             #expect(try await keyed(6, 3100, pan: 0.2).status == .accepted)
             #expect(try await keyed(1, 0, pan: 0).status == .accepted)
-            try await fixture.waitStatus { $0.state == "idle" }
+            try await fixture.waitStatus { $0.state == .idle }
         }
     }
 
@@ -210,7 +210,7 @@ import Testing
             let key = try #require(first.controlKey)
             try await fixture.waitStatus { ($0.pose["pan"] ?? 0) > 0 }
             #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("phone")).status == .accepted)
-            let rest = try await fixture.waitStatus { $0.state == "idle" }
+            let rest = try await fixture.waitStatus { $0.state == .idle }
             for _ in 0..<5 {
                 fixture.quietFor(seconds: 0.1)
                 let again = try await client.execute(
@@ -239,7 +239,7 @@ import Testing
         try await fixture.application.test(.router) { client in
             let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "three.json"}"#))
             let key = try #require(play.controlKey)
-            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 1 }
+            try await fixture.waitStatus { $0.state == .waiting && $0.step == 1 }
             #expect(
                 try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"step": 2}"#))
                     .status == .conflict)
@@ -249,11 +249,11 @@ import Testing
             // The second tap of the double tap: the rig is on its way (or the step moved on).
             let second = try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"step": 1}"#))
             #expect(second.status == .conflict)
-            try await fixture.waitStatus { $0.state == "playing" && $0.step == 2 }
+            try await fixture.waitStatus { $0.state == .playing && $0.step == 2 }
             let during = try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key))
             #expect(during.status == .conflict, "\(during.text)")
             // Step 2 waits: it was not skipped.
-            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 && $0.pose["pan"] == 40 }
+            try await fixture.waitStatus { $0.state == .waiting && $0.step == 2 && $0.pose["pan"] == 40 }
         }
     }
 
@@ -267,7 +267,7 @@ import Testing
             #expect(goto.status == .accepted)
             #expect((goto.json["status"] as? [String: Any])?["state"] as? String == "moving", "\(goto.text)")
             let key = try #require(goto.controlKey)
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 20 }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose["pan"] == 20 }
             let jog = try await client.execute(
                 uri: "/api/jog", method: .post, headers: .client("a", key: key),
                 body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "p1", "seq": 1, "t": 0, "began": \#(fixture.clockMilliseconds)}"#)
@@ -288,16 +288,16 @@ import Testing
             #expect(
                 try await client.execute(uri: "/api/play", method: .post, headers: .client("phone a"), body: jsonBody(#"{"program": "wait.json"}"#)).status
                     == .accepted)
-            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 1 }
+            try await fixture.waitStatus { $0.state == .waiting && $0.step == 1 }
             #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("phone b")).status == .accepted)
-            let stopped = try await fixture.waitStatus { $0.state == "idle" && $0.program == nil }
+            let stopped = try await fixture.waitStatus { $0.state == .idle && $0.program == nil }
             #expect(stopped.lastStop == ServeStatus.LastStop(by: "phone b", program: "wait.json", step: 1))
             let status = try await client.execute(uri: "/api/status", method: .get, headers: .client("phone a"))
             #expect((status.json["lastStop"] as? [String: Any])?["by"] as? String == "phone b")
             #expect(
                 try await client.execute(uri: "/api/play", method: .post, headers: .client("phone a"), body: jsonBody(#"{"program": "wait.json"}"#)).status
                     == .accepted)
-            let again = try await fixture.waitStatus { $0.state == "waiting" }
+            let again = try await fixture.waitStatus { $0.state == .waiting }
             #expect(again.lastStop == nil)
         }
     }
@@ -313,9 +313,9 @@ import Testing
             let key = try #require(play.controlKey)
             #expect(try await client.execute(uri: "/api/pause", method: .post, headers: .client("a", key: key)).status == .accepted)
             // Held at step 1 (a pause lets the move there finish).
-            let paused = try await fixture.waitStatus { $0.state == "paused" && $0.pose["pan"] == 10 && $0.etaSeconds != nil }
+            let paused = try await fixture.waitStatus { $0.state == .paused && $0.pose["pan"] == 10 && $0.etaSeconds != nil }
             // A second of program time later, still paused: the same ETA (to its rounding).
-            let later = try await fixture.waitStatus { $0.state == "paused" && ($0.elapsedSeconds ?? 0) >= (paused.elapsedSeconds ?? 0) + 1 }
+            let later = try await fixture.waitStatus { $0.state == .paused && ($0.elapsedSeconds ?? 0) >= (paused.elapsedSeconds ?? 0) + 1 }
             #expect(abs((later.etaSeconds ?? 0) - (paused.etaSeconds ?? 0)) <= 0.11, "ETA \(paused.etaSeconds ?? -1) → \(later.etaSeconds ?? -1)")
         }
     }
@@ -338,7 +338,7 @@ import Testing
         try await fixture.application.test(.router) { client in
             let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "slow.json"}"#))
             #expect(play.status == .accepted)
-            try await fixture.waitStatus { $0.state == "playing" }
+            try await fixture.waitStatus { $0.state == .playing }
             let folder = fixture.directory.appendingPathComponent("programs")
             try other.write(to: folder.appendingPathComponent("other.json"), atomically: true, encoding: .utf8)
             try renamed.write(to: folder.appendingPathComponent("renamed.json"), atomically: true, encoding: .utf8)
@@ -350,7 +350,7 @@ import Testing
                 #expect((entry["message"] as? String)?.contains("not playable on this rig") == true, "\(entry["message"] ?? "")")
             }
             // The run went on to its end and parked.
-            try await fixture.waitStatus { $0.state == "idle" && $0.program == nil }
+            try await fixture.waitStatus { $0.state == .idle && $0.program == nil }
             #expect(fixture.console.status(controller: nil).pose == ["pan": 0, "tilt": 0])
             #expect(fixture.console.status(controller: nil).error == nil)
             let refused = try await client.execute(uri: "/api/play", method: .post, headers: .client("b"), body: jsonBody(#"{"program": "other.json"}"#))

@@ -30,7 +30,7 @@ import Testing
             // Nothing moved: 50 ticks later the rig is still at home and idle.
             try await fixture.waitTicks(50)
             let status = fixture.console.status(controller: nil)
-            #expect(status.state == "idle" && status.pose == ["pan": 0, "tilt": 0])
+            #expect(status.state == .idle && status.pose == ["pan": 0, "tilt": 0])
 
             let allowed = try await client.execute(uri: "/api/status", method: .get, headers: .client("a", token: Self.token.text))
             #expect(allowed.status == .ok)
@@ -77,7 +77,7 @@ import Testing
             let watched = try await client.execute(uri: "/api/status", method: .get, headers: .client("phone-b"))
             #expect(watched.status == .ok)
             #expect(watched.json["controller"] as? String == "phone-a")
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == 5 }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose["pan"] == 5 }
 
             fixture.quietFor(seconds: 9)
             #expect(
@@ -91,7 +91,7 @@ import Testing
                     uri: "/api/goto", method: .post, headers: .client("phone-b"),
                     body: jsonBody(#"{"pose": {"pan": -5}}"#)
                 ).status == .accepted)
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose["pan"] == -5 }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose["pan"] == -5 }
         }
     }
 
@@ -124,7 +124,7 @@ import Testing
 
             try await fixture.waitTicks(50)
             let status = fixture.console.status(controller: nil)
-            #expect(status.state == "idle" && status.program == nil && status.pose == ["pan": 0, "tilt": 0])
+            #expect(status.state == .idle && status.program == nil && status.pose == ["pan": 0, "tilt": 0])
         }
     }
 
@@ -139,7 +139,7 @@ import Testing
                 body: jsonBody(#"{"program": "three.json", "fromStep": 2}"#))
             #expect(play.status == .accepted, "\(play.text)")
             let key = try #require(play.controlKey)
-            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 }
+            try await fixture.waitStatus { $0.state == .waiting && $0.step == 2 }
             #expect(fixture.console.status(controller: nil).pose["pan"] == 20)
             // Something runs: a second play is refused.
             #expect(
@@ -148,11 +148,11 @@ import Testing
                     body: jsonBody(#"{"program": "three.json"}"#)
                 ).status == .conflict)
             #expect(try await client.execute(uri: "/api/next", method: .post, headers: .client("a", key: key)).status == .accepted)
-            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 3 && $0.pose["pan"] == 30 }
+            try await fixture.waitStatus { $0.state == .waiting && $0.step == 3 && $0.pose["pan"] == 30 }
             #expect(try await client.execute(uri: "/api/back", method: .post, headers: .client("a", key: key)).status == .accepted)
-            try await fixture.waitStatus { $0.state == "waiting" && $0.step == 2 && $0.pose["pan"] == 20 }
+            try await fixture.waitStatus { $0.state == .waiting && $0.step == 2 && $0.pose["pan"] == 20 }
             #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("someone-else")).status == .accepted)
-            let parked = try await fixture.waitStatus { $0.state == "idle" && $0.program == nil }
+            let parked = try await fixture.waitStatus { $0.state == .idle && $0.program == nil }
             #expect(parked.pose == ["pan": 0, "tilt": 0])
         }
     }
@@ -181,8 +181,8 @@ import Testing
                 uri: "/api/jog", method: .post, headers: .client("a"),
                 body: jsonBody(#"{"velocity": {"pan": 1}}"#))
             #expect(jog.status == .accepted)
-            try await fixture.waitStatus { $0.state == "jogging" }
-            let stopped = try await fixture.waitStatus { $0.state == "idle" }
+            try await fixture.waitStatus { $0.state == .jogging }
+            let stopped = try await fixture.waitStatus { $0.state == .idle }
             let pan = try #require(fixture.console.loopStatus?.positions[0])
             #expect(abs(pan - expectedPan) < 1e-9, "stopped at \(stopped.pose), a single jog stops at \(expectedPan)")
             #expect(fixture.console.loopStatus?.velocities.allSatisfy { abs($0) < 1e-6 } == true)
@@ -221,7 +221,7 @@ import Testing
                 body: jsonBody(#"{"pose": {"pan": 12, "tilt": 99}}"#))
             #expect(first.json["clamped"] as? [String] == ["tilt"])
             let key = try #require(first.controlKey)
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose == ["pan": 12, "tilt": 45] }
             // Saving needs control: another client may not, the holder may.
             #expect(try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("b")).status == .conflict)
             let saved = try await client.execute(uri: "/api/poses/sunset", method: .put, headers: .client("a", key: key))
@@ -234,9 +234,9 @@ import Testing
                     uri: "/api/goto", method: .post, headers: .client("a", key: key),
                     body: jsonBody(#"{"pose": {"pan": 0, "tilt": 0}}"#)
                 ).status == .accepted)
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 0, "tilt": 0] }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose == ["pan": 0, "tilt": 0] }
             #expect(try await client.execute(uri: "/api/poses/sunset/goto", method: .post, headers: .client("a", key: key)).status == .accepted)
-            try await fixture.waitStatus { $0.state == "idle" && $0.pose == ["pan": 12, "tilt": 45] }
+            try await fixture.waitStatus { $0.state == .idle && $0.pose == ["pan": 12, "tilt": 45] }
             #expect(try await client.execute(uri: "/api/poses/nowhere/goto", method: .post, headers: .client("a")).status == .notFound)
         }
     }

@@ -11,7 +11,7 @@ import Testing
         let clock = Mutex(0.0)
     }
 
-    static func status(_ n: Int, state: String = "moving") -> ServeStatus {
+    static func status(_ n: Int, state: ServeState = .moving) -> ServeStatus {
         ServeStatus(
             state: state, program: "p.json", step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil, pose: ["pan": Double(n)],
             output: .init(type: "sim", state: "running"), error: nil, controller: nil, lastStop: nil, lastShot: nil)
@@ -86,7 +86,7 @@ import Testing
             }, ended: { false },
             status: {
                 counter.calls.add(1, ordering: .relaxed)
-                return Self.status(pose.load(ordering: .relaxed), state: "idle")
+                return Self.status(pose.load(ordering: .relaxed), state: .idle)
             })
         let first = await feed.next(after: nil)
         #expect(first?.isStatus == true)

@@ -206,12 +206,12 @@ public final class RigConsole: @unchecked Sendable {
             return (s.run, s.summary, s.lastError)
         }
         var status = ServeStatus(
-            state: "idle", program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
+            state: .idle, program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
             pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
             error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop }, lastShot: shared.withLock { $0.lastShot },
             camera: cameraState)
         if let summary {
-            status.state = summary.loop.fault == nil ? "idle" : "fault"
+            status.state = summary.loop.fault == nil ? .idle : .fault
             status.error = summary.loop.fault.map { "\($0)" } ?? lastError
             return status
         }
@@ -237,19 +237,19 @@ public final class RigConsole: @unchecked Sendable {
     /// The API's `state` for the host's progress: a program is `playing`, `waiting` (at a
     /// step or at home), `paused`, or `moving` while it brakes and parks; otherwise `idle`
     /// (or `playing` for a program posted and not yet taken), `jogging` or `moving`.
-    static func apiState(_ progress: PlaybackProgress, programPending: Bool) -> String {
+    static func apiState(_ progress: PlaybackProgress, programPending: Bool) -> ServeState {
         if progress.inProgram {
             switch progress.phase {
-            case .paused: return "paused"
-            case .waiting, .atHome: return "waiting"
-            case .braking, .parking, .finished: return "moving"
-            default: return "playing"
+            case .paused: return .paused
+            case .waiting, .atHome: return .waiting
+            case .braking, .parking, .finished: return .moving
+            default: return .playing
             }
         }
         switch progress.phase {
-        case .idle, .finished, .ready: return programPending ? "playing" : "idle"
-        case .jogging: return "jogging"
-        default: return "moving"
+        case .idle, .finished, .ready: return programPending ? .playing : .idle
+        case .jogging: return .jogging
+        default: return .moving
         }
     }
 
@@ -270,7 +270,7 @@ public final class RigConsole: @unchecked Sendable {
         _ program: ConsoleProgram, estimatedSeconds: Double?, programSha256: String = "", exposure: ExposurePlan? = nil
     ) throws(ServeError) {
         let current = status(controller: nil)
-        guard current.state == "idle" else {
+        guard current.state == .idle else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
         let ticks = loopStatus?.ticks ?? 0
@@ -311,7 +311,7 @@ public final class RigConsole: @unchecked Sendable {
         case .next:
             // One tap, one step: a Next during a move would be kept for the next wait and
             // skip that step's shot; a second before the loop took the first is refused.
-            guard current.state == "waiting" || current.state == "paused" else {
+            guard current.state.waitsForOperator else {
                 throw ServeError(.conflict, "next works while the program waits at a step (it is \(current.state)); nothing done")
             }
             // The loop applies a request at its next tick and the status shows the move
@@ -324,7 +324,7 @@ public final class RigConsole: @unchecked Sendable {
             }
             guard !taken else { throw ServeError(.conflict, "next was already taken at step \(current.step ?? 0); nothing done") }
         case .back, .redo:
-            guard current.state == "waiting" || current.state == "paused" else {
+            guard current.state.waitsForOperator else {
                 throw ServeError(.conflict, "back and redo work while the program waits at a step (it is \(current.state))")
             }
         case .pause, .resume:

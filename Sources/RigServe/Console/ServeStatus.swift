@@ -1,3 +1,23 @@
+/// What the rig is doing, as the API says it (`state`): the one place its words are
+/// decided on, so no decision compares a string.
+public enum ServeState: String, Sendable, Equatable, Encodable, CustomStringConvertible {
+    case idle, moving, playing, paused, waiting, jogging, fault
+
+    /// At rest: nothing moves and nothing will until asked (a program waiting at a step,
+    /// or held, counts: it moves only on Next or resume).
+    public var isResting: Bool {
+        switch self {
+        case .idle, .waiting, .paused, .fault: true
+        case .moving, .playing, .jogging: false
+        }
+    }
+
+    /// A program waits for the operator (Next, back, redo apply).
+    public var waitsForOperator: Bool { self == .waiting || self == .paused }
+
+    public var description: String { rawValue }
+}
+
 /// What `GET /api/status` and every `/api/events` message say. Every field is always
 /// present (null when it does not apply), so a client never guesses.
 public struct ServeStatus: Sendable, Equatable, Encodable {
@@ -8,8 +28,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var state: String
     }
 
-    /// `idle`, `moving`, `playing`, `paused`, `waiting`, `jogging` or `fault`.
-    public var state: String
+    public var state: ServeState
     /// The program file playing.
     public var program: String?
     /// 1-based step of a stepped program, and the step count.
@@ -157,5 +176,5 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     }
 
     /// Something moves (the events stream then sends at least 5 messages a second).
-    public var isMoving: Bool { state != "idle" && state != "fault" && state != "waiting" && state != "paused" }
+    public var isMoving: Bool { !state.isResting }
 }

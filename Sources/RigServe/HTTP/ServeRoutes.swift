@@ -215,7 +215,7 @@ struct ServeRoutes: Sendable {
             throw ServeError(.unprocessableContent, "\(body.program): refusing to play (nothing moved): \(unchecked.description)")
         }
         let current = console.status(controller: nil)
-        guard current.state == "idle" else {
+        guard current.state == .idle else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
         try console.requireCamera(for: checked.consoleProgram)
@@ -290,7 +290,7 @@ struct ServeRoutes: Sendable {
         // The accepted command's state: the loop takes the jog up on its next tick, and a
         // reply saying "idle" made the page flicker.
         var reply = currentStatus(request)
-        if reply.program == nil { reply.state = stopping ? "idle" : "jogging" }
+        if reply.program == nil { reply.state = stopping ? .idle : .jogging }
         return Self.withControl(try Self.json(reply, status: .accepted), key: key)
     }
 
@@ -303,7 +303,7 @@ struct ServeRoutes: Sendable {
         let key = try control(request, context)
         let clamped = try console.goTo(pose)
         var reply = currentStatus(request)
-        if reply.program == nil { reply.state = "moving" }  // the accepted move's, not the tick before it
+        if reply.program == nil { reply.state = .moving }  // the accepted move's, not the tick before it
         return Self.withControl(try Self.json(MoveReply(clamped: clamped, status: reply), status: .accepted), key: key)
     }
 

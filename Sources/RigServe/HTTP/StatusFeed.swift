@@ -141,7 +141,7 @@ final class StatusFeed: Sendable {
                 }
             }
             // At rest nothing changes between events but the heartbeat's due time.
-            let resting = last.map { ["idle", "waiting", "paused", "fault"].contains($0.state) } ?? false
+            let resting = last?.state.isResting ?? false
             await sleep(upTo: resting ? restingPeriod : period)
         }
         let waiters = state.withLock { s in
