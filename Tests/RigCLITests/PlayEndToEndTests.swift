@@ -17,6 +17,40 @@ import Testing
         }
     }
 
+    /// The most common timelapse there is, a still head shooting every 5 s, passes check
+    /// and plays every frame 5 s apart; check and plan say how long it takes and when it
+    /// ends, frames counted with their brackets.
+    @Test func aStillTimelapseIsFeasibleAndSaysHowLongItTakes() throws {
+        let text = #"""
+            {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
+                     "camera": {"type": "sim", "focusMs": 0, "shutterMs": 100, "afterShotMs": 200}},
+             "kind": "timelapse", "trigger": "interval:5", "settleSeconds": 0.3,
+             "shoot": {"exposureSeconds": 1, "shotsPerStep": 2},
+             "timelapse": {"frames": 6, "keyframes": {"pan": [{"frame": 0, "value": 10}], "tilt": [{"frame": 0, "value": 0}]}}}
+            """#
+        let path = try RigProcess.temporaryFile("still.json", contents: text)
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("\(path): feasible: 6 steps"), "\(check.stdout)")
+        // Five 5 s intervals, the move to the first frame and the last step's two frames.
+        #expect(check.stdout.contains("shoot: 12 frames (6 steps × 2), takes about "), "\(check.stdout)")
+        #expect(check.stdout.contains("started now, it ends about "), "\(check.stdout)")
+        let plan = try RigProcess.run(["plan", path])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("shoot: 12 frames (6 steps × 2)"), "\(plan.stdout)")
+        let log = path + ".jsonl"
+        let play = try RigProcess.run(["play", path, "--speed", "10", "--no-realtime", "--log", log])
+        #expect(play.status == 0, "\(play.stderr)")
+        let starts = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line -> Double? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["event"] as? String == "shot",
+                (object["bracket"] as? Int ?? 1) == 1
+            else { return nil }
+            return object["startSeconds"] as? Double
+        }
+        #expect(starts.count == 6, "\(starts)")
+        for (a, b) in zip(starts, starts.dropFirst()) { #expect(abs(b - a - 5) < 0.011, "\(starts)") }
+    }
+
     @Test func panoramaTraceFollowsThePlanAndStaysWithinLimits() throws {
         let trace = try RigProcess.temporaryFile("pano.csv")
         let result = try RigProcess.run(["play", "rigs/pano.json", "--trigger", "auto", "--speed", "200", "--trace", trace, "--no-realtime"])

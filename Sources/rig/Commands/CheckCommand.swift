@@ -39,6 +39,7 @@ struct CheckCommand: ParsableCommand {
             rig: program.rig, motion: program.motion, startPose: prepared.startPose,
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
+        for line in ShootTime.lines(program, report: report) { print(line) }
         for line in ResolutionReport.describe(program: program) { print(line) }
         if let misses = IntervalMiss.summary(report.intervalMisses) { print("\(file): error: \(misses)") }
         // What `rig play` and `rig serve` refuse for the rig's camera, refused here too.

@@ -44,6 +44,7 @@ struct PlanCommand: ParsableCommand {
             defaultFormat: csv ? .csv : .table, allowed: StitchFormat.allCases,
             inputs: PlayCommand.inputFiles(program: file))
         let format = csv ? .csv : checked.format
+        var footer: [String] = []
         let project = StitchProject.plan(
             program, lens: stitch.lensOverride(imageSize: checked.imageSize), imageSize: checked.imageSize,
             names: checked.names, firstNumber: stitch.firstNumber)
@@ -56,7 +57,20 @@ struct PlanCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let text = format == .table ? table(program) : StitchOptions.render(project, as: format)
-        try StitchOptions.emit(text, to: checked.output, summary: "\(project.shots.count) shot\(project.shots.count == 1 ? "" : "s") as \(format.rawValue)")
+        if format == .table {
+            // The shoot's length under the table, as `rig check` times it (on stderr when
+            // the table goes to a file, so the file stays the table).
+            let prepared = try PreparedProgram.prepare(program)
+            let report = FeasibilityChecker.check(
+                rig: prepared.program.rig, motion: prepared.program.motion, startPose: prepared.startPose,
+                shooting: ShootSetup.checkPlan(prepared.program))
+            for line in ShootTime.lines(prepared.program, report: report) {
+                if checked.output == nil { footer.append(line) } else { printError(line) }
+            }
+        }
+        try StitchOptions.emit(
+            text + footer.map { $0 + "\n" }.joined(), to: checked.output,
+            summary: "\(project.shots.count) shot\(project.shots.count == 1 ? "" : "s") as \(format.rawValue)")
     }
 
     /// A track: the sun's times on the day, then each frame (or key) with the target's place

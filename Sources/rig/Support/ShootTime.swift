@@ -1,0 +1,40 @@
+import Foundation
+import RigCore
+
+/// How long a stepped shoot takes and when it ends, for `rig check` and `rig plan`: the
+/// frames (brackets and `shotsPerStep` included) and the time the check played it in,
+/// moves, settles and every frame's exposure and card write as the rig file gives them.
+enum ShootTime {
+    static func lines(_ program: Program, report: FeasibilityReport, now: Date = Date()) -> [String] {
+        guard program.isStepped, report.unchecked == nil else { return [] }
+        let steps = program.steps.count
+        let perStep = program.rig.camera == nil ? 0 : program.shoot.shotsPerStep
+        let frames = steps * perStep
+        let seconds = report.durationSeconds
+        let paced: Bool =
+            switch program.trigger {
+            case .auto, .interval: true
+            default: false
+            }
+        let what = frames > 0 ? "\(frames) frame\(frames == 1 ? "" : "s") (\(steps) step\(steps == 1 ? "" : "s") × \(perStep))" : "\(steps) step\(steps == 1 ? "" : "s"), no camera"
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "HH:mm zzz"
+        let end = formatter.string(from: now.addingTimeInterval(seconds))
+        let time =
+            paced
+            ? "takes about \(duration(seconds)); started now, it ends about \(end)"
+            : "takes at least \(duration(seconds)) plus the time each step waits for you to advance it (started now and advanced at once, it ends about \(end))"
+        let basis = frames > 0 ? "moves, settles, exposures and the camera's write time as the rig file gives it" : "moves and settles"
+        return ["\(program.file): shoot: \(what), \(time) (\(basis))"]
+    }
+
+    /// "1 h 05 min", "12 min 30 s", "45 s".
+    static func duration(_ seconds: Double) -> String {
+        let s = Int(max(seconds, 0).rounded())
+        if s >= 3600 { return "\(s / 3600) h \(String(format: "%02d", s / 60 % 60)) min" }
+        if s >= 60 { return "\(s / 60) min \(String(format: "%02d", s % 60)) s" }
+        return "\(s) s"
+    }
+}
