@@ -16,7 +16,10 @@ enum ShootTime {
             case .auto, .interval: true
             default: false
             }
-        let what = frames > 0 ? "\(frames) frame\(frames == 1 ? "" : "s") (\(steps) step\(steps == 1 ? "" : "s") × \(perStep))" : "\(steps) step\(steps == 1 ? "" : "s"), no camera"
+        let what =
+            frames > 0
+            ? "\(frames) frame\(frames == 1 ? "" : "s") (\(steps) step\(steps == 1 ? "" : "s") × \(perStep))"
+            : "\(steps) step\(steps == 1 ? "" : "s"), no camera"
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current
