@@ -28,7 +28,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     static let downloadSeconds = 120.0
     private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
     /// The battery as last read, and when (read again after a shot at most once a minute).
-    private let batteryReading = Mutex<(level: String?, at: Date?)>((nil, nil))
+    private let batteryReading = Mutex<(level: String?, at: ContinuousClock.Instant?)>((nil, nil))
 
     /// The camera's names for each exposure setting, in the order brands use them.
     public static let settingNames = ExposureValue.settingNames
@@ -159,7 +159,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// The battery as the camera reports it ("50%"), if it does.
     public func battery() -> String? {
         guard let widget = try? widget("batterylevel") else { return nil }
-        batteryReading.withLock { $0 = (widget.value, Date()) }
+        batteryReading.withLock { $0 = (widget.value, ContinuousClock.now) }
         return widget.value
     }
 
@@ -168,9 +168,9 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// On the camera's thread, after a shot: the battery again if the last reading is a
     /// minute old.
     private func refreshBattery(_ device: GPhoto2Device) {
-        guard batteryReading.withLock({ $0.at.map { Date().timeIntervalSince($0) > 60 } ?? true }) else { return }
+        guard batteryReading.withLock({ $0.at.map { $0.duration(to: ContinuousClock.now) > .seconds(60) } ?? true }) else { return }
         let level = try? device.widget("batterylevel").value
-        batteryReading.withLock { $0 = (level, Date()) }
+        batteryReading.withLock { $0 = (level, ContinuousClock.now) }
     }
 
     // MARK: Shots
@@ -239,7 +239,8 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         var problems: [String] = []
         for attempt in 1...2 where !closed.load(ordering: .relaxed) {
             if attempt > 1 { logger.warning("\(label): \(problems.last ?? "no file"); trying the shot once more") }
-            let deadline = Date().addingTimeInterval(attemptSeconds)
+            // Monotonic: a Pi without a real-time clock jumps its wall clock when it syncs.
+            let deadline = ContinuousClock.now + .milliseconds(Int64((attemptSeconds * 1000).rounded()))
             do throws(GPhoto2Error) {
                 try trigger(device, until: deadline)
                 var said: String?
@@ -254,12 +255,12 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     }
 
     /// Triggers, retrying while the camera says it is busy.
-    private func trigger(_ device: GPhoto2Device, until deadline: Date) throws(GPhoto2Error) {
+    private func trigger(_ device: GPhoto2Device, until deadline: ContinuousClock.Instant) throws(GPhoto2Error) {
         while true {
             do throws(GPhoto2Error) {
                 try device.triggerCapture()
                 return
-            } catch  where error.isBusy && Date() < deadline {
+            } catch  where error.isBusy && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.1)  // the camera asked to be asked again later
             }
         }
@@ -267,10 +268,11 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
 
     /// Waits for the new file; the capture-complete event (or a quiet moment) after it ends
     /// the wait, so a RAW+JPEG pair's second file is not taken for the next frame's.
-    private func awaitFile(_ device: GPhoto2Device, until deadline: Date, said: inout String?) throws(GPhoto2Error) -> GPhoto2FilePath? {
+    private func awaitFile(_ device: GPhoto2Device, until deadline: ContinuousClock.Instant, said: inout String?) throws(GPhoto2Error) -> GPhoto2FilePath? {
         var file: GPhoto2FilePath?
         while true {
-            let left = deadline.timeIntervalSinceNow
+            let remaining = ContinuousClock.now.duration(to: deadline).components
+            let left = Double(remaining.seconds) + Double(remaining.attoseconds) * 1e-18
             if left <= 0 || closed.load(ordering: .relaxed) { return file }
             let event = try device.waitForEvent(milliseconds: file == nil ? Int(min(left, 1) * 1000) + 1 : 200)
             switch event {
