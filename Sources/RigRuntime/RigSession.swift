@@ -289,6 +289,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let stepCount = source.progress.stepCount ?? 0
         var stepsReady = 0
         var interventions = 0
+        var rehearsalStalls = 0
+        var rehearsalMissed = 0
         func drain() {
             while let event = loop.events.pop() {
                 switch event {
@@ -304,8 +306,16 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                 case .outputFault(let fault, let t):
                     logger.error("output fault at t=\(rounded(t))s: \(fault)")
                 case .stalled(let missed, let seconds, let stopped, let t):
-                    let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
-                    logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")
+                    // A rehearsal faster than real time (`--speed`, the simulator) that the
+                    // machine cannot keep up with falls behind on every tick: said once at
+                    // the end, not in hundreds of thousands of lines.
+                    if options.loop.speed > 1, !stopped {
+                        rehearsalStalls += 1
+                        rehearsalMissed += missed
+                    } else {
+                        let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
+                        logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")
+                    }
                 }
                 onEvent?(event)
             }
@@ -340,6 +350,11 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             }
         }
         drain()
+        if rehearsalStalls > 0 {
+            logger.notice(
+                "--speed \(format(options.loop.speed)): the machine could not keep up \(rehearsalStalls) time\(rehearsalStalls == 1 ? "" : "s") (\(rehearsalMissed) ticks); each time the timeline waited, so the run took longer than asked, with the same frames, shots and log"
+            )
+        }
         trigger?.stop()
         if let view = options.liveView {
             view.render(loop.status, outputStatus: output.statusLine)
