@@ -58,6 +58,11 @@ struct CameraEndToEndTests {
         let wrong = try rig(["camera", "set", "shutterspeed", "1/3"])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains(#""1/3" is not one of shutterspeed's choices: "1.0000s", "0.1000s""#))
+        // A speed the camera lists in its own spelling ("0.1000s"), written as a program
+        // would ("1/10"): matched as a program's is, and the camera's value written.
+        let spelled = try rig(["camera", "set", "shutterspeed", "1/10"])
+        #expect(spelled.status == 0, "\(spelled.stderr)")
+        #expect(spelled.stdout == "shutterspeed: 0.1000s\n", "\(spelled.stdout)")
         // One of its choices: written, and read back from the camera.
         let right = try rig(["camera", "set", "f-number", "f/8"])
         #expect(right.status == 0, "\(right.stderr)")

@@ -133,6 +133,26 @@ struct CameraCommand: ParsableCommand {
         func run() throws {
             let camera = try which.open()
             defer { camera.close() }
+            // An exposure setting is matched as a program's is: "1/200" finds the camera's
+            // "0.0050", "f/8" its "8" (the camera's own spelling is what is written).
+            var value = self.value
+            if let choices = try? camera.choices(),
+                let setting = choices.widgets.first(where: { $0.value.name == name })?.key,
+                let widget = choices.widgets[setting], !widget.choices.contains(value)
+            {
+                let wanted: Exposure? =
+                    switch setting {
+                    case .shutter: Exposure(shutter: value)
+                    case .aperture: Exposure(aperture: value)
+                    case .iso: Exposure(iso: value)
+                    case .ev: Double(value).map { Exposure(ev: $0) }
+                    }
+                if let wanted, case .success(let frames) = ExposureMatch.frames(wanted, bracket: nil, camera: choices),
+                    let matched = frames.first?.first(where: { $0.name == name })
+                {
+                    value = matched.value
+                }
+            }
             // The camera checks the value against its own choices: a refusal is exit 2.
             do { try camera.set(name, value) } catch {
                 printError("error: \(error)")
