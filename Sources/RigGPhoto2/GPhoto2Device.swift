@@ -29,6 +29,18 @@ public struct GPhoto2Error: Error, Sendable, CustomStringConvertible {
             return "\(text): the card is full"
         case GP_ERROR_IO, GP_ERROR_IO_READ, GP_ERROR_IO_WRITE:
             return "\(text) (the camera stopped answering: unplugged, switched off, or its battery ran out?)"
+        case GP_ERROR_BAD_PARAMETERS:
+            return
+                "\(text): the camera has no such setting, or will not take it in its present mode (set the mode dial to M for shutter and aperture; `rig camera get` lists its settings and choices)"
+        case GP_ERROR_NOT_SUPPORTED:
+            return "\(text): this camera cannot do that over USB with libgphoto2 (try its own menu, or another setting)"
+        case GP_ERROR_TIMEOUT:
+            return "\(text): the camera did not answer in time (asleep? set its auto power-off to off for a long shoot)"
+        case GP_ERROR_CAMERA_ERROR:
+            return
+                "\(text): the camera refused (autofocus that found nothing: set the lens to MF; no lens attached; a card missing or locked)"
+        case GP_ERROR_FILE_NOT_FOUND:
+            return "\(text): the picture is not on the camera (deleted, or the card was changed)"
         default:
             return text
         }

@@ -70,6 +70,11 @@ struct CameraEndToEndTests {
         let readOnly = try rig(["camera", "set", "batterylevel", "90%"])
         #expect(readOnly.status == 2)
         #expect(readOnly.stderr.contains("read-only"))
+        // libgphoto2's bare "Bad parameters" comes with what it means and what to try.
+        let unknown = try rig(["camera", "get", "nosuchsetting"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("Bad parameters: the camera has no such setting"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("`rig camera get` lists its settings"), "\(unknown.stderr)")
 
         let out = dir.appendingPathComponent("captured")
         let capture = try rig(["camera", "capture", "-o", out.path])
