@@ -28,25 +28,79 @@ public final class HardwareLock: @unchecked Sendable {
 
     private init(descriptors: [Int32]) { self.descriptors = descriptors }
 
-    /// Where lock files live: `$RIG_LOCK_DIR`, else `/run/lock/rig` when that is writable
-    /// (root, a service), else `$XDG_RUNTIME_DIR/rig`, else `/tmp/rig-lock-<uid>`.
-    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    /// The one lock directory every user's rig shares, a service's included: the package's
+    /// tmpfiles.d/rig.conf makes it at boot (root, mode 1777, like /run/lock itself).
+    public static let sharedDirectory = "/run/lock/rig"
+
+    /// Where lock files live: `$RIG_LOCK_DIR`, else `/run/lock/rig` when it exists or can be
+    /// made (every user and the units share it, so a service and a hand-started run see each
+    /// other's locks), else `$XDG_RUNTIME_DIR/rig`, else `/tmp/rig-lock-<uid>` (a machine
+    /// without a shared /run/lock: such runs see only their own user's locks).
+    public static func directory(
+        environment: [String: String] = ProcessInfo.processInfo.environment, shared: String = HardwareLock.sharedDirectory
+    ) -> String {
         if let dir = environment["RIG_LOCK_DIR"], !dir.isEmpty { return dir }
-        if access("/run/lock", W_OK) == 0 { return "/run/lock/rig" }
+        var status = stat()
+        if stat(shared, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return shared }
+        let parent = (shared as NSString).deletingLastPathComponent
+        if access(parent, W_OK) == 0 { return shared }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rig" }
         return "/tmp/rig-lock-\(getuid())"
+    }
+
+    /// Makes `directory` if it is missing. One made under a world-writable sticky parent (as
+    /// /run/lock is) gets that parent's mode, 1777, whatever the umask: every user may create
+    /// lock files there and none may remove another's. Returns errno, or 0.
+    @discardableResult
+    public static func prepareDirectory(_ directory: String) -> Int32 {
+        guard mkdir(directory, 0o700) == 0 else { return errno == EEXIST ? 0 : errno }
+        var parent = stat()
+        let sharedParent = stat((directory as NSString).deletingLastPathComponent, &parent) == 0 && parent.st_mode & 0o1002 == 0o1002
+        if sharedParent { _ = chmod(directory, 0o1777) }
+        return 0
+    }
+
+    /// Opens (creating if need be) a lock file so that any user can open it later: created
+    /// 0666 whatever the umask (the units run with 0077), opened without O_CREAT when it
+    /// exists (fs.protected_regular refuses O_CREAT on another user's file in a sticky
+    /// directory), and read-only when it is another user's file that an older rig made
+    /// without write permission (flock needs no write access; only the holder's note is lost).
+    static func openLockFile(_ path: String) -> Int32 {
+        for _ in 0..<8 {
+            let fd = open(path, O_RDWR | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            if errno == EACCES {
+                let readOnly = open(path, O_RDONLY | O_CLOEXEC)
+                if readOnly >= 0 { return readOnly }
+                errno = EACCES
+                return -1
+            }
+            guard errno == ENOENT else { return -1 }
+            let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if created >= 0 {
+                _ = fchmod(created, 0o666)
+                return created
+            }
+            guard errno == EEXIST else { return -1 }  // another process made it first: open theirs
+        }
+        return -1
     }
 
     /// Takes every lock in `resources`, or none: throws naming the first that is held.
     public static func acquire(_ resources: [String], directory: String = HardwareLock.directory()) throws(HardwareLockError) -> HardwareLock {
         guard !resources.isEmpty else { return HardwareLock(descriptors: []) }
-        _ = mkdir(directory, 0o777)
+        prepareDirectory(directory)
         var taken: [Int32] = []
         for resource in resources {
             let path = directory + "/" + fileName(resource)
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+            let fd = openLockFile(path)
             guard fd >= 0 else {
-                let problem = String(cString: strerror(errno))
+                let code = errno
+                var problem = String(cString: strerror(code))
+                if code == EACCES || code == EROFS {
+                    problem +=
+                        ": this user cannot create lock files in \(directory); every user that runs rig must be able to (sudo chmod 1777 \(directory); the package's tmpfiles.d/rig.conf makes \(sharedDirectory) so at boot)"
+                }
                 for fd in taken { close(fd) }
                 throw HardwareLockError(resource: resource, lockPath: path, problem: problem)
             }

@@ -11,7 +11,7 @@ struct RigCommand: ParsableCommand {
             With no hardware, rigs use the built-in simulated output. Exit codes: 0 done, \
             1 infeasible program or runtime fault, 2 malformed file or usage error.
             """,
-        version: "0.1.0",
+        version: RigVersion.current,
         subcommands: [
             PlayCommand.self,
             CheckCommand.self,

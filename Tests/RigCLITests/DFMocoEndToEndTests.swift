@@ -18,7 +18,7 @@ import Testing
     @Test func handshakeMoveMpStreamAndMsUntilStopped() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
-        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.1.0")
+        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.2.0")
         #expect(try client.ask("mm 1 2000", expecting: "mm ") == "mm 1 2000")
         // mp lines stream in while pan moves, rising to the target.
         var stream: [Int] = []
@@ -127,7 +127,7 @@ import Testing
         client.send("jm 1 5 99999")
         client.sendRaw([UInt8](repeating: 0x41, count: 400) + [0x0D, 0x0A])
         client.sendRaw([0xFF, 0x00, 0x6D, 0x6D, 0x0D, 0x0A])
-        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.1.0")
+        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.2.0")
         #expect(try client.ask("ms", expecting: "ms ") == "ms 00")
         try server.logLine(containing: "ignored a line: a line of 257+ bytes")
         try server.logLine(containing: "ignored a line: mm: motor 7 does not exist; valid: 1…2")
@@ -135,7 +135,7 @@ import Testing
         let frames = try server.trace().frames
         #expect(frames.allSatisfy { $0 == [0, 0] })
         // Each bad line got the reference firmware's "parse error", then hi and ms their replies.
-        #expect(client.received == Array(repeating: "parse error", count: 7) + ["hi 2 2 0.1.0", "ms 00"])
+        #expect(client.received == Array(repeating: "parse error", count: 7) + ["hi 2 2 0.2.0", "ms 00"])
     }
 
     /// A client flooding bad lines cannot flood the log: at most a few lines a second are
@@ -145,7 +145,7 @@ import Testing
         defer { client.close() }
         client.sendRaw(Array(String(repeating: "mm 1 99999999999\r\n", count: 300).utf8))
         #expect(try client.ask("go", expecting: "parse error") == "parse error")
-        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.1.0")
+        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.2.0")
         try server.logLine(containing: "more notes (malformed lines, clamped moves) in the last second, not logged")
         #expect(try server.stop() == 0)
         let logged = server.stderr.components(separatedBy: "ignored a line").count - 1
@@ -185,7 +185,7 @@ import Testing
         try server.logLine(containing: "dfmoco: serving")
         let client = DFMocoClient(fd: master)
         defer { client.close() }
-        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.1.0")
+        #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.2.0")
         #expect(try client.ask("mm 2 1000", expecting: "mm ") == "mm 2 1000")
         _ = try client.line { $0.hasPrefix("mp 2 ") }
         try client.waitUntilStopped()

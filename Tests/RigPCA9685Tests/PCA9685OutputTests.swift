@@ -416,6 +416,8 @@ import Testing
         #expect(StateDirectory.default(environment: ["HOME": "/h"], isRoot: true) == "/var/lib/rig")
         #expect(StateDirectory.default(environment: ["HOME": "/h"], isRoot: false) == "/h/.local/state/rig")
         #expect(StateDirectory.default(environment: [:], isRoot: false) == nil)
+        // The package's user "rig" (home /var/lib/rig): where its units keep state.
+        #expect(StateDirectory.default(environment: ["HOME": "/var/lib/rig"], isRoot: false) == "/var/lib/rig")
     }
 
     @Test func saveWritesOnlyWhenThePoseChanged() throws {

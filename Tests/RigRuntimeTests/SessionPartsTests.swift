@@ -64,6 +64,67 @@ private func temporaryDirectory() throws -> String {
         #expect(HardwareLock.deviceNode("/dev/no-such-i2c-9", devDirectory: dev) == "no-such-i2c-9")
     }
 
+    @Test func theSharedDirectoryIsEveryonesWhenItExistsWhateverTheEnvironment() throws {
+        let parent = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let shared = parent + "/rig"
+        // A unit's environment and a shell's pick the same directory once it is there.
+        #expect(HardwareLock.directory(environment: ["RIG_LOCK_DIR": shared], shared: shared) == shared)
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        chmod(parent, 0o555)
+        defer { chmod(parent, 0o755) }
+        #expect(HardwareLock.directory(environment: [:], shared: shared) == shared)
+        #expect(HardwareLock.directory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], shared: shared) == shared)
+    }
+
+    @Test func aLockDirectoryMadeUnderAStickyParentAndItsLockFilesAreOpenToEveryUser() throws {
+        let parent = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        #expect(chmod(parent, 0o1777) == 0)
+        let dir = parent + "/rig"
+        let old = umask(0o077)  // the units' UMask=0077
+        defer { umask(old) }
+        #expect(HardwareLock.prepareDirectory(dir) == 0)
+        var status = stat()
+        #expect(stat(dir, &status) == 0)
+        #expect(status.st_mode & 0o7777 == 0o1777)
+        let lock = try HardwareLock.acquire(["pca9685-i2c-1-0x40"], directory: dir)
+        #expect(stat(dir + "/pca9685-i2c-1-0x40.lock", &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o666)
+        guard geteuid() == 0, access("/usr/bin/setpriv", X_OK) == 0, access("/usr/bin/flock", X_OK) == 0 else {
+            lock.release()
+            return
+        }
+        // Another user (nobody): refused while root holds it, free once root let go, and
+        // able to make a lock file of its own there.
+        func asNobody(_ script: String) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", script]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        let file = dir + "/pca9685-i2c-1-0x40.lock"
+        #expect(try asNobody("exec 9<>\(file) && flock -n 9") == 1)
+        lock.release()
+        #expect(try asNobody("exec 9<>\(file) && flock -n 9") == 0)
+        #expect(try asNobody("exec 9<>\(dir)/gpio-gpiochip0-13.lock && flock -n 9") == 0)
+        let again = try HardwareLock.acquire(["pca9685-i2c-1-0x40", "gpio-gpiochip0-13"], directory: dir)
+        again.release()
+    }
+
+    @Test func aLockFileAnotherUserMadeWithoutWritePermissionStillLocks() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/a.lock"
+        #expect(FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o444]))
+        guard geteuid() != 0 else { return }  // root opens it read-write anyway
+        let first = try HardwareLock.acquire(["a"], directory: dir)
+        #expect(throws: HardwareLockError.self) { try HardwareLock.acquire(["a"], directory: dir) }
+        first.release()
+    }
+
     @Test func lockFileNamesAreSafe() {
         #expect(HardwareLock.fileName("blecontrol-hci0-AA:BB:CC/../x") == "blecontrol-hci0-AA_BB_CC_.._x.lock")
     }

@@ -33,6 +33,11 @@ long rig_filesystem_type(const char *path);
 /// fail with EPIPE once SIGPIPE is caught.
 int rig_signal_forward(int fd, int signo);
 
+/// The package's version ("0.2.0+git20251126.120301.a409d93"), or NULL in a build that was
+/// not made by scripts/package-deb, which links in a definition that overrides this weak one:
+/// a version string cannot be passed to a Swift build any other way without recompiling.
+const char *rig_build_version(void);
+
 // evdev ioctl requests and struct sizes (RigGamepad).
 #include "CLinuxInput.h"
 

@@ -53,7 +53,7 @@ struct ServeDFMocoCommand: ParsableCommand {
         do {
             service = try DFMocoService(
                 rig: model, output: output, startPose: setup.start.pose, endpoint: endpoint, options: options,
-                version: RigCommand.configuration.version, logger: logger)
+                version: RigVersion.release, logger: logger)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

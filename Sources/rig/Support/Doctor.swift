@@ -317,7 +317,9 @@ enum Doctor {
         } else {
             findings.append(.problem("state directory", "none (HOME and XDG_STATE_HOME unset)", fix: "set XDG_STATE_HOME (the service sets /var/lib)"))
         }
-        findings.append(writable(HardwareLock.directory(), check: "lock directory", purpose: "one process per output"))
+        let locks = HardwareLock.directory()
+        HardwareLock.prepareDirectory(locks)
+        findings.append(writable(locks, check: "lock directory", purpose: "one process per output"))
         return findings
     }
 
