@@ -215,11 +215,11 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         #expect(project.shots[3].time == Date(timeIntervalSince1970: 1_795_464_000 + 3600 + 3))
         #expect(
             ShotListWriter.csv(project) == """
-                index,step,bracket,label,pan,tilt,startSeconds,endSeconds,image,width,height,ev
-                1,1,1,"a",-30,10.5,2,2.25,IMG_0001.JPG,,,
-                2,2,1,"b",0.1,10.5,9,9.25,IMG_0003.JPG,,,
-                3,3,1,"c, the last",30,10.5,12,12.25,IMG_0004.JPG,,,
-                4,4,1,"d",200,-5,3,3.5,IMG_0005.JPG,,,
+                index,step,bracket,label,pan,tilt,startSeconds,endSeconds,image,width,height,ev,time
+                1,1,1,"a",-30,10.5,2,2.25,IMG_0001.JPG,,,,2026-11-23T20:00:02.000Z
+                2,2,1,"b",0.1,10.5,9,9.25,IMG_0003.JPG,,,,2026-11-23T20:00:09.000Z
+                3,3,1,"c, the last",30,10.5,12,12.25,IMG_0004.JPG,,,,2026-11-23T20:00:12.000Z
+                4,4,1,"d",200,-5,3,3.5,IMG_0005.JPG,,,,2026-11-23T21:00:03.000Z
 
                 """)
     }
@@ -304,8 +304,9 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
             #expect(abs(evs[1] - evs[0] - 1) < 1e-5 && abs(evs[2] - evs[0] + 1) < 1e-5)
         }
         let csv = ShotListWriter.csv(project).split(separator: "\n")
-        #expect(csv[1].hasSuffix(",320,240,12.6439"), "\(csv[1])")
-        #expect(csv[3].hasSuffix(",,,11.6439"), "\(csv[3])")
+        // No time: the log has neither the shots' `at` nor the run's `startedAt`.
+        #expect(csv[1].hasSuffix(",320,240,12.6439,"), "\(csv[1])")
+        #expect(csv[3].hasSuffix(",,,11.6439,"), "\(csv[3])")
         // A --image-size given wins over what was measured.
         let given = StitchProject.export(
             log, file: "b.jsonl", program: nil, lens: lens, imageSize: PixelSize(width: 6000, height: 4000), names: names, firstNumber: 1)
@@ -340,5 +341,76 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         #expect(first.map(\.key) == ["index", "step", "label", "pose", "image", "yaw", "pitch"])
         if case .string(let image) = first[4].value.value { #expect(image.text == "IMG_0001.JPG") } else { Issue.record("image is not a string") }
         if case .number(let yaw) = first[5].value.value { #expect(yaw == -20) } else { Issue.record("yaw is not a number") }
+    }
+
+    // MARK: XMP sidecars and true times
+
+    @Test func aShotsOwnTimeWinsOverItsRunsStart() throws {
+        let shot = ShotLogShot(
+            step: 1, label: "a", axisNames: ["pan"], pose: [1], startSeconds: 2, endSeconds: 2.5, at: "2026-11-23T20:00:02.437Z")
+        let text = """
+            {"event":"start","program":"p.json","programSha256":"\(String(repeating: "ab", count: 32))","steps":1,"startedAt":"2026-11-23T20:00:00Z"}
+            \(shot.jsonLine())
+
+            """
+        let log = try ShotLog(text: text, file: "run.jsonl")
+        #expect(log.shots == [shot], "the time is read back as written")
+        let project = StitchProject.export(log, file: "run.jsonl", program: nil, lens: nil, imageSize: nil, names: names, firstNumber: 1)
+        #expect(project.shots.first?.time.map { UTCTime.iso($0.timeIntervalSince1970) } == "2026-11-23T20:00:02.437Z")
+        #expect(ShotListWriter.csv(project).hasSuffix(",2026-11-23T20:00:02.437Z\n"))
+        #expect(ShotListWriter.json(project).contains(",\"time\":\"2026-11-23T20:00:02.437Z\""))
+        let bad = text.replacingOccurrences(of: "2026-11-23T20:00:02.437Z", with: "yesterday")
+        #expect(throws: FileError.self) { try ShotLog(text: bad, file: "run.jsonl") }
+    }
+
+    @Test func isoTimesHaveMillisecondsAndReadBack() {
+        for unix in [0, 1_795_464_002.4375, 1_795_464_002.9996, -0.5, 951_782_400.001] {
+            let text = UTCTime.iso(unix)
+            #expect(abs((UTCTime.parse(text) ?? .nan) - unix) <= 0.0005 + 1e-9, "\(text)")
+        }
+        #expect(UTCTime.iso(1_795_464_002.9996) == "2026-11-23T20:00:03.000Z")
+        #expect(UTCTime.iso(951_782_400.001) == "2000-02-29T00:00:00.001Z")
+        #expect(UTCTime.iso(-0.5) == "1969-12-31T23:59:59.500Z")
+    }
+
+    @Test func exposuresAreWrittenAsExifRationals() {
+        #expect(XMPSidecarWriter.exposureTime(1.0 / 250) == "1/250")
+        #expect(XMPSidecarWriter.exposureTime(1.0 / 3) == "1/3")
+        #expect(XMPSidecarWriter.exposureTime(0.3) == "3/10")
+        #expect(XMPSidecarWriter.exposureTime(2.5) == "5/2")
+        #expect(XMPSidecarWriter.exposureTime(30) == "30/1")
+        #expect(XMPSidecarWriter.rational(5.6, maxDenominator: 100) == "28/5")
+        #expect(XMPSidecarWriter.rational(8, maxDenominator: 100) == "8/1")
+        #expect(XMPSidecarWriter.rational(1.4, maxDenominator: 100) == "7/5")
+        #expect(XMPSidecarWriter.compensation("-0.333") == "-1/3")
+        #expect(XMPSidecarWriter.compensation("0.7") == "2/3")
+        #expect(XMPSidecarWriter.compensation("+1.5") == "3/2")
+        #expect(XMPSidecarWriter.compensation("0") == "0/1")
+        #expect(XMPSidecarWriter.compensation("-1/3") == "-1/3")
+        #expect(XMPSidecarWriter.compensation("0.25") == "1/4")
+        #expect(XMPSidecarWriter.compensation("auto") == nil)
+        #expect(XMPSidecarWriter.sidecarName(forImage: "/cards/100CANON/IMG_0001.JPG") == "IMG_0001.xmp")
+        #expect(XMPSidecarWriter.sidecarName(forImage: "DSC00042.ARW") == "DSC00042.xmp")
+    }
+
+    @Test func aSidecarIsWellFormedAndEscapesWhatItCarries() throws {
+        var shot = StitchShot(
+            imageNumber: 1, imageName: "a.jpg", step: 3, label: "row <1> & \"col\" 2", bracket: 2, pose: [10, .nan], yawDegrees: 10,
+            pitchDegrees: 0, startSeconds: 4, endSeconds: 4.5, redo: true, time: Date(timeIntervalSince1970: 1_795_464_002.25), exposureValue: 8.3219)
+        shot.settings = [CameraSetting("shutterspeed", "1/100"), CameraSetting("f-number", "f/4"), CameraSetting("iso", "200")]
+        let text = XMPSidecarWriter.text(shot, axisNames: ["pan", "tilt & co"])
+        #expect(text.contains(" exif:ExposureTime=\"1/100\""))
+        #expect(text.contains(" exif:FNumber=\"4/1\""))
+        #expect(text.contains(" exifEX:PhotographicSensitivity=\"200\""))
+        #expect(text.contains("<rdf:li>200</rdf:li>"))
+        #expect(text.contains(" exif:DateTimeOriginal=\"2026-11-23T20:00:02.250Z\""))
+        #expect(text.contains(" rig:Label=\"row &lt;1&gt; &amp; &quot;col&quot; 2\""))
+        #expect(text.contains(" rig:Redo=\"True\""))
+        #expect(!text.contains("exif:ExposureBiasValue"), "no compensation logged, none written")
+        #expect(!text.contains("tilt"), "an axis without a position is left out")
+        #if canImport(FoundationXML) || os(macOS)
+            let document = try XMLDocument(xmlString: text)
+            #expect(document.rootElement()?.name == "x:xmpmeta")
+        #endif
     }
 }

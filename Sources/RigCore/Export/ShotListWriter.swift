@@ -5,15 +5,16 @@ import Foundation
 /// A plan's CSV is `rig plan --csv` as it always was: `index,label,<axis>…` with two
 /// decimals. An export adds what the log knows: the step, bracket, shutter times on the
 /// run's clock and the image name, with positions as sent (shortest exact form), and the
-/// image's size in pixels (the file's own, when the run measured it) and exposure value
-/// (`ev`, as Hugin's `Eev`), each empty when the log does not know it.
+/// image's size in pixels (the file's own, when the run measured it), exposure value
+/// (`ev`, as Hugin's `Eev`) and true time (`time`, UTC to the millisecond), each empty
+/// when the log does not know it.
 public enum ShotListWriter {
     public static func csv(_ project: StitchProject) -> String {
         var header = ["index"]
         if project.fromLog { header += ["step", "bracket"] }
         header.append("label")
         header += project.axisNames.map(field)
-        if project.fromLog { header += ["startSeconds", "endSeconds", "image", "width", "height", "ev"] }
+        if project.fromLog { header += ["startSeconds", "endSeconds", "image", "width", "height", "ev", "time"] }
         var lines = [header.joined(separator: ",")]
         for (index, shot) in project.shots.enumerated() {
             var row = [String(index + 1)]
@@ -25,6 +26,7 @@ public enum ShotListWriter {
                 row += [
                     shot.imageSize.map { String($0.width) } ?? "", shot.imageSize.map { String($0.height) } ?? "",
                     shot.exposureValue.map { format(rounded4($0)) } ?? "",
+                    shot.time.map { UTCTime.iso($0.timeIntervalSince1970) } ?? "",
                 ]
             }
             lines.append(row.joined(separator: ","))
@@ -33,8 +35,8 @@ public enum ShotListWriter {
     }
 
     /// `{"source":…,"axes":[…],"shots":[{"index":1,"step":1,"label":…,"pose":{…},"image":…,"yaw":…,"pitch":…}, …]}`,
-    /// one shot per line; a log's shots also carry `bracket`, `startSeconds`, `endSeconds`
-    /// and `redo`, a panorama's project its grid.
+    /// one shot per line; a log's shots also carry `bracket`, `startSeconds`, `endSeconds`,
+    /// `redo`, `width`, `height`, `ev` and `time` when known, a panorama's project its grid.
     public static func json(_ project: StitchProject) -> String {
         var out = "{\"source\":\(JSONText.string(project.source)),\"axes\":[\(project.axisNames.map(JSONText.string).joined(separator: ","))]"
         if let m = project.mosaic {
@@ -55,6 +57,7 @@ public enum ShotListWriter {
                 if shot.redo { out += ",\"redo\":true" }
                 if let size = shot.imageSize { out += ",\"width\":\(size.width),\"height\":\(size.height)" }
                 if let ev = shot.exposureValue { out += ",\"ev\":\(JSONText.number(rounded4(ev)))" }
+                if let time = shot.time { out += ",\"time\":\(JSONText.string(UTCTime.iso(time.timeIntervalSince1970)))" }
             }
             out += "}"
         }

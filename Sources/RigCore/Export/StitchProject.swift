@@ -16,7 +16,8 @@ public struct StitchShot: Sendable, Equatable {
     public var yawDegrees: Double
     public var pitchDegrees: Double
     /// From a shot log: the shutter's start and end on the run's trace clock, whether the
-    /// take was a redo, and its wall-clock start when the run recorded its own.
+    /// take was a redo, and its wall-clock start: the shot's own `at` (to the millisecond),
+    /// else, in older logs, its run's `startedAt` (whole seconds) plus `startSeconds`.
     public var startSeconds: Double?
     public var endSeconds: Double?
     public var redo: Bool
@@ -27,6 +28,10 @@ public struct StitchShot: Sendable, Equatable {
     /// From a shot log: the frame's exposure value (Hugin's `Eev`) from the settings it was
     /// taken with (``ExposureValue``), when its shutter speed is known.
     public var exposureValue: Double?
+    /// From a shot log: the camera settings the frame was taken with, and where it was
+    /// downloaded to (as logged), for its XMP sidecar.
+    public var settings: [CameraSetting] = []
+    public var downloaded: String?
 
     public init(
         imageNumber: Int, imageName: String, step: Int, label: String, bracket: Int = 1, pose: [Double],
@@ -160,7 +165,8 @@ public struct StitchProject: Sendable, Equatable {
             switch event {
             case .start(let start): runStart = start.startedAt.flatMap(UTCTime.parse).map { Date(timeIntervalSince1970: $0) }
             case .shot(let shot):
-                takes.append(Take(shot: shot, number: firstNumber + takes.count, time: runStart.map { $0.addingTimeInterval(shot.startSeconds) }))
+                let own = shot.at.flatMap(UTCTime.parse).map { Date(timeIntervalSince1970: $0) }
+                takes.append(Take(shot: shot, number: firstNumber + takes.count, time: own ?? runStart.map { $0.addingTimeInterval(shot.startSeconds) }))
             default: break
             }
         }
@@ -177,13 +183,16 @@ public struct StitchProject: Sendable, Equatable {
         let shots = finals.enumerated().map { index, take in
             let s = take.shot
             let logged = loggedNames ? s.downloaded ?? s.file.map { String($0.split(separator: "/").last ?? "") } : nil
-            return StitchShot(
+            var shot = StitchShot(
                 imageNumber: take.number, imageName: logged.flatMap(usableImageName) ?? names.name(take.number), step: s.step, label: s.label,
                 bracket: s.bracket ?? 1, pose: axisNames.map { s.value(of: $0) ?? .nan },
                 yawDegrees: pan.flatMap { s.value(of: $0) }.map { StitchAngles.yaw(panDegrees: $0) } ?? 0,
                 pitchDegrees: tilt.flatMap { s.value(of: $0) }.map { StitchAngles.pitch(tiltDegrees: $0) } ?? 0,
                 startSeconds: s.startSeconds, endSeconds: s.endSeconds, redo: s.redo, time: take.time,
                 imageSize: s.file.flatMap { measured[$0] }, exposureValue: exposures[index])
+            shot.settings = s.settings
+            shot.downloaded = s.downloaded
+            return shot
         }
         let panInShots = pan.map { name in finals.allSatisfy { $0.shot.value(of: name) != nil } } ?? false
         return StitchProject(

@@ -28,11 +28,16 @@ public struct ShotLogShot: Sendable, Equatable {
     public var downloaded: String?
     /// The camera settings the frame was taken with, as the camera names them.
     public var settings: [CameraSetting]
+    /// The wall-clock time the rig fired the camera (or, without one, began to hold still
+    /// at the step), UTC, ISO 8601 to the millisecond (`2026-11-23T20:31:57.412Z`): the
+    /// frame's true time. Nil in logs written before it was recorded.
+    public var at: String?
 
     public init(
         step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
-        interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = []
+        interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], at: String? = nil
     ) {
+        self.at = at
         self.file = file
         self.downloaded = downloaded
         self.settings = settings
@@ -63,6 +68,7 @@ public struct ShotLogShot: Sendable, Equatable {
         if redo { out += ",\"redo\":true" }
         if let bracket { out += ",\"bracket\":\(bracket)" }
         if interrupted { out += ",\"interrupted\":true" }
+        if let at { out += ",\"at\":\(JSONText.string(at))" }
         if let file { out += ",\"file\":\(JSONText.string(file))" }
         if let downloaded { out += ",\"downloaded\":\(JSONText.string(downloaded))" }
         if !settings.isEmpty {
@@ -94,6 +100,15 @@ public struct ShotLogShot: Sendable, Equatable {
         interrupted = try object.optional("interrupted")?.bool() ?? false
         file = try object.optional("file")?.nonEmptyString()
         downloaded = try object.optional("downloaded")?.nonEmptyString()
+        if let time = object.optional("at") {
+            let text = try time.string()
+            guard UTCTime.parse(text) != nil else {
+                throw time.error("\"\(text.prefix(40))\" is not a UTC time; valid: ISO 8601 with a zone, e.g. 2026-11-23T20:31:57.412Z")
+            }
+            at = text
+        } else {
+            at = nil
+        }
         settings = []
         if let settingsObject = try object.optional("settings")?.object() {
             for member in settingsObject.members {

@@ -41,12 +41,29 @@ public enum UTCTime {
     /// "19:04:10 UTC", or with the date "2026-06-21 19:04:10 UTC" (to the nearest second).
     public static func text(_ unix: Double, dateToo: Bool) -> String {
         let seconds = Int64(unix.rounded())
+        let (date, inDay) = civil(seconds)
+        let clock = "\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) UTC"
+        return dateToo ? "\(date) \(clock)" : clock
+    }
+
+    /// ISO 8601 in UTC to the millisecond, `2026-06-21T19:04:10.250Z`: what `parse` reads,
+    /// and what XMP and EXIF readers take (fractional seconds and the zone).
+    public static func iso(_ unix: Double) -> String {
+        let millis = Int64((unix * 1000).rounded())
+        let whole = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+        let fraction = Int(millis - whole * 1000)
+        let (date, inDay) = civil(whole)
+        let ms = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+        return "\(date)T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)).\(ms)Z"
+    }
+
+    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// The civil date (`2026-06-21`) of Unix `seconds` and the seconds into that day.
+    private static func civil(_ seconds: Int64) -> (date: String, inDay: Int) {
         let day = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let inDay = Int(seconds - day * 86400)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let clock = "\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) UTC"
-        guard dateToo else { return clock }
-        // The civil date of a day count (Howard Hinnant's days-to-civil).
+        // Howard Hinnant's days-to-civil.
         let z = day + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -56,6 +73,6 @@ public enum UTCTime {
         let d = Int(doy - (153 * mp + 2) / 5 + 1)
         let m = Int(mp < 10 ? mp + 3 : mp - 9)
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        return "\(y)-\(two(m))-\(two(d)) \(clock)"
+        return ("\(y)-\(two(m))-\(two(d))", inDay)
     }
 }

@@ -31,12 +31,14 @@ public final class ShotRunner: @unchecked Sendable {
     // Event thread only.
     private var shotSteps: Set<Int>
     private var shotStart: [Int: Double] = [:]
+    /// The wall-clock time each step's last shot began (the `shot` event's `at`).
+    private var shotWallClock: [Int: String] = [:]
     /// The shot the camera was fired for and that has not ended: logged as interrupted if
     /// the run stops before it does.
-    private var shotUnderWay: (step: Int, bracket: Int, start: Double)?
+    private var shotUnderWay: (step: Int, bracket: Int, start: Double, at: String)?
     private var redoing: [Int: Bool] = [:]
     private var missedSlot: [Int: Double] = [:]
-    private var holdingSince: (step: Int, time: Double)?
+    private var holdingSince: (step: Int, time: Double, at: String)?
     private var lastStep: Int?
     private var ended: Bool?
     private let fault = Mutex<String?>(nil)
@@ -137,7 +139,11 @@ public final class ShotRunner: @unchecked Sendable {
                 write(.missed(ShotLogMissed(step: step + 1, slotSeconds: slot, startSeconds: time)))
             }
             shotStart[step] = time
-            shotUnderWay = (step, bracket, time)
+            // The frame's true time: now, as the camera is fired (the tick's time is on the
+            // run's own clock).
+            let at = UTCTime.iso(Date().timeIntervalSince1970)
+            shotWallClock[step] = at
+            shotUnderWay = (step, bracket, time, at)
             fire(step: step, bracket: bracket, at: time)
         case .shot(.ended(let step, let bracket)):
             shotUnderWay = nil
@@ -149,7 +155,7 @@ public final class ShotRunner: @unchecked Sendable {
             let report = reports.withLock { $0.removeValue(forKey: ShotKey(step: step, bracket: bracket)) }
             record(
                 step: step, start: shotStart[step] ?? time, end: time, redo: redoing[step] ?? false,
-                bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil, report: report ?? .none)
+                bracket: (timing?.shotsPerStep ?? 1) > 1 ? bracket : nil, report: report ?? .none, at: shotWallClock[step])
         case .shot(.slotMissed(let step, let slot)):
             slotsMissed += 1
             missedSlot[step] = slot
@@ -159,7 +165,7 @@ public final class ShotRunner: @unchecked Sendable {
             display("⚠ \(message)")
         case .ready(let step):
             // No camera: the rig holds still here until it moves on.
-            if timing == nil { holdingSince = (step, time) }
+            if timing == nil { holdingSince = (step, time, UTCTime.iso(Date().timeIntervalSince1970)) }
         case .moveStarted, .homeMoveStarted, .programEnded:
             closeHold(at: time)
             if case .programEnded(let stopped) = playerEvent {
@@ -224,7 +230,7 @@ public final class ShotRunner: @unchecked Sendable {
                 ShotLogShot(
                     step: shot.step + 1, label: steps[shot.step].label, axisNames: axisNames, pose: steps[shot.step].pose,
                     startSeconds: shot.start, endSeconds: max(time ?? shot.start, shot.start), redo: shotSteps.contains(shot.step),
-                    bracket: (timing?.shotsPerStep ?? 1) > 1 ? shot.bracket : nil, interrupted: true)))
+                    bracket: (timing?.shotsPerStep ?? 1) > 1 ? shot.bracket : nil, interrupted: true, at: shot.at)))
         logger.warning(
             "the run stopped during the shot at step \(shot.step + 1): logged as interrupted (the camera may have saved a frame); --resume shoots the step again"
         )
@@ -235,10 +241,10 @@ public final class ShotRunner: @unchecked Sendable {
         holdingSince = nil
         let redo = shotSteps.contains(hold.step)
         shotSteps.insert(hold.step)
-        record(step: hold.step, start: hold.time, end: time, redo: redo, bracket: nil, report: .none)
+        record(step: hold.step, start: hold.time, end: time, redo: redo, bracket: nil, report: .none, at: hold.at)
     }
 
-    private func record(step: Int, start: Double, end: Double, redo: Bool, bracket: Int?, report: ShotReport) {
+    private func record(step: Int, start: Double, end: Double, redo: Bool, bracket: Int?, report: ShotReport, at: String?) {
         guard steps.indices.contains(step) else { return }
         lastStep = step
         shotsTaken += 1
@@ -247,7 +253,7 @@ public final class ShotRunner: @unchecked Sendable {
                 ShotLogShot(
                     step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
-                    file: report.file, downloaded: report.downloaded, settings: report.settings)))
+                    file: report.file, downloaded: report.downloaded, settings: report.settings, at: at)))
         recordedShots.insert(ShotKey(step: step, bracket: bracket ?? 1))
         if let problem = report.downloadProblem {
             downloadsFailed += 1

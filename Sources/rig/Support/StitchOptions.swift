@@ -13,6 +13,8 @@ enum StitchFormat: String, ExpressibleByArgument, CaseIterable {
     case pto
     /// Papywizard XML, version "c".
     case papywizard
+    /// One XMP sidecar per frame (export only): `-o` is a directory.
+    case xmp
 
     /// The format a file name asks for, by its extension.
     static func inferred(from path: String) -> StitchFormat? {
@@ -35,13 +37,15 @@ struct StitchOptions: ParsableArguments {
     @Option(
         name: .customLong("format"),
         help: ArgumentHelp(
-            "What to write (table: rig plan only). Default: from the -o file's extension (.pto, .xml, .csv, .json, .txt), else a table (plan).",
+            "What to write (table: rig plan only; xmp: rig export only, one sidecar per frame). Default: from the -o file's extension (.pto, .xml, .csv, .json, .txt), else a table (plan).",
             valueName: "format"))
     var format: StitchFormat?
 
     @Option(
         name: [.customShort("o"), .customLong("output")],
-        help: ArgumentHelp("Write to this file (replaced atomically) instead of stdout. Never one of the input files.", valueName: "file"))
+        help: ArgumentHelp(
+            "Write to this file (replaced atomically) instead of stdout. Never one of the input files. With --format xmp: the directory the sidecars go in (default: beside each downloaded frame).",
+            valueName: "file"))
     var output: String?
 
     @Option(
@@ -111,7 +115,10 @@ struct StitchOptions: ParsableArguments {
             throw usage("--hfov \(RigCore.format(hfov)) is out of range; valid: 1…179 (degrees, rectilinear lenses)")
         }
         if let output {
-            do { try OutputPath.check(output, option: "-o", inputs: inputs) } catch { throw usage("\(error)") }
+            do {
+                // Sidecars go into a directory (made if missing), each checked as it is named.
+                if chosen == .xmp { _ = try OutputPath.checkFolder(output, option: "-o") } else { try OutputPath.check(output, option: "-o", inputs: inputs) }
+            } catch { throw usage("\(error)") }
         }
         return Checked(format: chosen, names: pattern, namesGiven: names != nil, imageSize: size, output: output)
     }
@@ -126,6 +133,7 @@ struct StitchOptions: ParsableArguments {
     static func render(_ project: StitchProject, as format: StitchFormat) -> String {
         switch format {
         case .csv, .table: return ShotListWriter.csv(project)
+        case .xmp: return ""  // one file per frame: `rig export` writes them itself
         case .json: return ShotListWriter.json(project)
         case .pto, .papywizard:
             // Callers check `stitcherProblem` first; a lens is there.
