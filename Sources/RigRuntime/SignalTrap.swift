@@ -88,6 +88,13 @@ private final class ProcessSignals: @unchecked Sendable {
         // The handler must never block: a full pipe drops a byte (the signals are repeats).
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
         installed = true
+        // A parent that blocks them (a test runner, a supervisor) passes its mask on: a
+        // blocked signal never reaches the handler. Threads started from here (the reader
+        // below included) inherit this.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signo in SignalTrap.signals { sigaddset(&set, signo) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         let reader = Thread { [self] in
             var byte: UInt8 = 0
             while true {
@@ -104,12 +111,6 @@ private final class ProcessSignals: @unchecked Sendable {
         reader.name = "rig-signals"
         reader.start()
         for signo in SignalTrap.signals { _ = rig_signal_forward(fds[1], signo) }
-        // A parent that blocks them (a test runner, a supervisor) passes its mask on: a
-        // blocked signal never reaches the handler. Threads started from here inherit this.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signo in SignalTrap.signals { sigaddset(&set, signo) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     func register(_ call: @escaping @Sendable (Int32, Int) -> Void) -> Int {
