@@ -156,7 +156,7 @@ import Testing
         // No format, no file to infer it from.
         let none = try RigProcess.run(["export", log])
         #expect(none.status == 2)
-        #expect(none.stderr.hasPrefix("error: give --format (pto, papywizard, csv, json)"))
+        #expect(none.stderr.hasPrefix("error: give --format (pto, papywizard, csv, json, xmp)"), "\(none.stderr)")
     }
 }
 
