@@ -109,7 +109,8 @@ public enum ShutterSpeed {
         var t = Substring(text.trimmingCharacters(in: " "))
         while let last = t.last, last == "s" || last == "\"" || last == " " { t = t.dropLast() }
         if let slash = t.firstIndex(of: "/") {
-            guard let a = Double(t[..<slash]), let b = Double(t[t.index(after: slash)...]), a > 0, b > 0 else { return nil }
+            // "1e400/1" reads as infinity: only a finite, positive time is a speed.
+            guard let a = Double(t[..<slash]), let b = Double(t[t.index(after: slash)...]), a > 0, b > 0, (a / b).isFinite else { return nil }
             return a / b
         }
         guard let s = Double(t), s > 0, s.isFinite else { return nil }
