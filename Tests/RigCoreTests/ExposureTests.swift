@@ -13,7 +13,9 @@ import Testing
     }
 
     @Test func wordsAreNotShutterSpeeds() {
-        for text in ["Bulb", "Auto", "", "1/0", "-2", "1/x", "1e400/1", "1e400", "nan", "nan/2", "inf"] { #expect(ShutterSpeed.seconds(text) == nil, "\(text)") }
+        for text in ["Bulb", "Auto", "", "1/0", "-2", "1/x", "1e400/1", "1e400", "nan", "nan/2", "inf"] {
+            #expect(ShutterSpeed.seconds(text) == nil, "\(text)")
+        }
         #expect(Aperture.number("f/5.6") == 5.6)
         #expect(Aperture.number("F8") == 8)
         #expect(Aperture.number("wide") == nil)
