@@ -27,7 +27,8 @@ struct PlanCommand: ParsableCommand {
             printError("error: --csv and --format \(format.rawValue) disagree; --csv is --format csv")
             throw ExitCode(2)
         }
-        let program = try PreparedProgram.load(file).program
+        let prepared = try PreparedProgram.load(file)
+        let program = prepared.program
         if let track = program.track, !csv, stitch.format == nil || stitch.format == .table {
             try StitchOptions.emit(trackTable(program, track), to: stitch.output, summary: "the track")
             return
@@ -60,11 +61,9 @@ struct PlanCommand: ParsableCommand {
         if format == .table {
             // The shoot's length under the table, as `rig check` times it (on stderr when
             // the table goes to a file, so the file stays the table).
-            let prepared = try PreparedProgram.prepare(program)
             let report = FeasibilityChecker.check(
-                rig: prepared.program.rig, motion: prepared.program.motion, startPose: prepared.startPose,
-                shooting: ShootSetup.checkPlan(prepared.program))
-            for line in ShootTime.lines(prepared.program, report: report) {
+                rig: program.rig, motion: program.motion, startPose: prepared.startPose, shooting: ShootSetup.checkPlan(program))
+            for line in ShootTime.lines(program, report: report) {
                 if checked.output == nil { footer.append(line) } else { printError(line) }
             }
         }
