@@ -35,8 +35,6 @@ public struct ConsoleSource: MotionSource {
     /// The axis the limiter had to bend in the program's last frame (see
     /// `MotionSource.limitedAxis`); the program is stopped on it.
     public private(set) var limitedAxis: Int?
-    /// Programs stopped because the limiter had to bend one of their frames.
-    public private(set) var programsLimited = 0
 
     /// A `.next` was applied during the current wait (cleared when the wait ends).
     private var nextTaken = false
@@ -186,14 +184,11 @@ public struct ConsoleSource: MotionSource {
         let event = p.tick(into: &out)
         if !p.phase.isWaiting { nextTaken = false }
         if let axis = commands.passThrough(&out) {
-            // A frame the program should never have needed bent: it stops (brakes within
-            // the limits from where the bent frame left the rig, then parks), whoever hosts it; the loop
-            // reports the axis and `rig play` ends with the fault.
+            // A frame the program should never have needed bent: it stops (brakes within the
+            // limits from where the bent frame left the rig, then parks), whoever hosts it;
+            // the loop reports the axis and `rig play` ends with the fault.
             limitedAxis = axis
-            if !p.phase.isStopping {
-                programsLimited += 1
-                p.stop(at: commands.positions, velocities: commands.velocities)
-            }
+            if !p.phase.isStopping { p.stop(at: commands.positions, velocities: commands.velocities) }
         }
         // Auto and interval programs go on by themselves (the player paces an interval's
         // moves so the shots start S apart); held while paused.
