@@ -289,8 +289,6 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let stepCount = source.progress.stepCount ?? 0
         var stepsReady = 0
         var interventions = 0
-        var rehearsalStalls = 0
-        var rehearsalMissed = 0
         func drain() {
             while let event = loop.events.pop() {
                 switch event {
@@ -309,10 +307,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                     // A rehearsal faster than real time (`--speed`, the simulator) that the
                     // machine cannot keep up with falls behind on every tick: said once at
                     // the end, not in hundreds of thousands of lines.
-                    if options.loop.speed > 1, !stopped {
-                        rehearsalStalls += 1
-                        rehearsalMissed += missed
-                    } else {
+                    if options.loop.speed <= 1 || stopped {
                         let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
                         logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")
                     }
@@ -350,17 +345,17 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             }
         }
         drain()
-        if rehearsalStalls > 0 {
-            logger.notice(
-                "--speed \(format(options.loop.speed)): the machine could not keep up \(rehearsalStalls) time\(rehearsalStalls == 1 ? "" : "s") (\(rehearsalMissed) ticks); each time the timeline waited, so the run took longer than asked, with the same frames, shots and log"
-            )
-        }
         trigger?.stop()
         if let view = options.liveView {
             view.render(loop.status, outputStatus: output.statusLine)
             view.finish()
         }
         let finalResult = result ?? loop.wait()
+        if options.loop.speed > 1, finalResult.stalls > 0 {
+            logger.notice(
+                "--speed \(format(options.loop.speed)): the machine could not keep up \(finalResult.stalls) time\(finalResult.stalls == 1 ? "" : "s") (\(finalResult.missedTicks) ticks); each time the timeline waited, so the run took longer than asked, with the same frames, shots and log"
+            )
+        }
         var traceError: String?
         do { try trace?.close() } catch {
             traceError = "writing the trace failed: \(error)"
