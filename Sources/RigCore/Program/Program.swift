@@ -1,4 +1,5 @@
 import Foundation
+
 /// What advances a stepped program to its next step.
 public enum Trigger: Sendable, Equatable, CustomStringConvertible {
     /// The next step as soon as the rig has settled (demos and tests).
@@ -152,6 +153,14 @@ public struct Program: Sendable, Equatable {
             }
         }
         return frames
+    }
+
+    /// How the program's shots are taken with `timing` (nil: no camera on this run), for
+    /// `rig play`, `rig check` and `rig serve` alike: the timing and each frame's own
+    /// exposure (`frameExposureSeconds`, timed by `trigger`'s interval). Pacing a stepped
+    /// program by the trigger is the caller's (`ShootingPlan.pace`).
+    public func shootingPlan(timing: ShotTiming?, selfTimed: Bool = true, trigger: Trigger) -> ShootingPlan {
+        ShootingPlan(timing: timing, selfTimed: selfTimed, frameExposureSeconds: timing == nil ? nil : frameExposureSeconds(trigger: trigger))
     }
 
     /// The same program for a rig starting at `pose`: a panorama's serpentine order

@@ -83,10 +83,7 @@ public enum ServedProgram {
         // The served rig's camera shoots every step, as in `rig play` (Cascable shoots with bui).
         let shots =
             program.trigger == .bui
-            ? nil
-            : program.shotTiming.map {
-                ShootingPlan(timing: $0, selfTimed: !cameraReportsShots, frameExposureSeconds: program.frameExposureSeconds(trigger: program.trigger))
-            }
+            ? nil : program.shotTiming.map { program.shootingPlan(timing: $0, selfTimed: !cameraReportsShots, trigger: program.trigger) }
         let console = ConsoleProgram(
             name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1, shots: shots, ramp: program.shoot.ramp,
             stepIntervals: program.stepIntervals)

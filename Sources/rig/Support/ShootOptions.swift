@@ -66,9 +66,7 @@ struct ShootSetup {
         let sha = sha256(of: programPath)
         let shooting = !options.noShoot && trigger != .bui && program.rig.camera != nil
         let timing = shooting ? program.shotTiming : nil
-        var plan = ShootingPlan(
-            timing: timing, selfTimed: program.rig.camera.map { !CameraBackends.reportsShotDone($0) } ?? true,
-            frameExposureSeconds: timing == nil ? nil : program.frameExposureSeconds(trigger: trigger))
+        var plan = program.shootingPlan(timing: timing, selfTimed: program.rig.camera.map { !CameraBackends.reportsShotDone($0) } ?? true, trigger: trigger)
         if let problem = CameraBackends.problem(program) {
             printError("error: \(problem)")
             throw ExitCode(2)
@@ -224,8 +222,7 @@ struct ShootSetup {
     /// What `rig check` plays: the program's own trigger and the rig's camera, as `rig play`
     /// with no options would.
     static func checkPlan(_ program: Program) -> ShootingPlan {
-        let timing = program.trigger == .bui ? nil : program.shotTiming
-        var plan = ShootingPlan(timing: timing, frameExposureSeconds: timing == nil ? nil : program.frameExposureSeconds(trigger: program.trigger))
+        var plan = program.shootingPlan(timing: program.trigger == .bui ? nil : program.shotTiming, trigger: program.trigger)
         if program.isStepped { plan.pace(by: program.trigger, stepIntervals: program.stepIntervals) }
         return plan
     }
