@@ -8,6 +8,8 @@ private struct ConsoleRun {
     var monitor: LimitMonitor
     var frame: [Double]
     var events: [PlayerEvent] = []
+    /// What the host reported, as the loop would take it after each tick.
+    var hostEvents: [HostEvent] = []
     var violations: [LimitViolation] = []
     var ticks = 0
     /// The loop's mailbox: what is posted reaches the source at the start of a tick.
@@ -27,6 +29,7 @@ private struct ConsoleRun {
         for _ in 0..<maxTicks {
             _ = mailbox.deliver(to: &source, buffer: &delivered)
             if let e = source.tick(into: &frame) { events.append(e) }
+            while let done = source.takeHostEvent() { hostEvents.append(done) }
             ticks += 1
             if let v = monitor.observe(frame) { violations.append(v) }
             if until(source) { return true }
@@ -152,7 +155,33 @@ private let threeSteps = Motion.stepped([
         run.post(.back)
         run.run(maxTicks: 5) { _ in false }
         #expect(run.source.refusedRequests == refused + 1)
+        #expect(run.hostEvents.last == .refused(.back, .atFirstStep))
         #expect(run.frame == [20, 10])
+        #expect(run.violations.isEmpty)
+    }
+
+    /// The host says what it did, typed: a program started, each refused request with why,
+    /// and how each program ended (played out, stopped), once each.
+    @Test func theHostReportsStartsRefusalsAndEndsAsEvents() {
+        var run = ConsoleRun(rig: rig, start: [0, 0])
+        run.post(.next)
+        run.run(maxTicks: 2) { _ in false }
+        #expect(run.hostEvents == [.refused(.next, .noProgram)])
+        run.hostEvents = []
+        run.post(.play(ConsoleProgram(name: "a", motion: threeSteps, trigger: .keyboard)))
+        #expect(run.run { $0.isWaiting })
+        run.post(.play(ConsoleProgram(name: "b", motion: threeSteps, trigger: .auto)))
+        run.post(.resume)
+        run.run(maxTicks: 2) { _ in false }
+        #expect(run.hostEvents == [.started(program: "a"), .refused(.play, .notAtRest), .refused(.resume, .notPaused)])
+        run.hostEvents = []
+        run.post(.stop)
+        #expect(run.run { $0.player == nil && $0.isAtRest })
+        #expect(run.hostEvents == [.ended(program: "a", .stopped)])
+        run.hostEvents = []
+        run.post(.play(ConsoleProgram(name: "b", motion: threeSteps, trigger: .auto)))
+        #expect(run.run { $0.programsStarted == 2 && $0.player == nil })
+        #expect(run.hostEvents == [.started(program: "b"), .ended(program: "b", .completed)])
         #expect(run.violations.isEmpty)
     }
 

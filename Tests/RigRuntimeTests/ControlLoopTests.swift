@@ -71,7 +71,7 @@ import Testing
         let loop = ControlLoop(
             rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
             output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
-        loop.requestStop()
+        loop.mailbox.requestStop()
         let result = loop.run()
         let writes = output.log.withLock { $0.writes }
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: rig.homePose)
@@ -138,8 +138,14 @@ import Testing
         // Stopped at the first bent frame (the path's first move), not at its end.
         #expect(t < 0.1)
         var limitedEvents = 0
-        while let event = loop.events.pop() { if case .limiterIntervened(axis: "pan", _) = event { limitedEvents += 1 } }
+        var hostEvents: [HostEvent] = []
+        while let event = loop.events.pop() {
+            if case .limiterIntervened(axis: "pan", _) = event { limitedEvents += 1 }
+            if case .host(let done, _) = event { hostEvents.append(done) }
+        }
         #expect(limitedEvents >= 1)
+        // The host says how the program ended: stopped by the limiter on pan (axis 0).
+        #expect(hostEvents == [.started(program: "too fast"), .ended(program: "too fast", .limited(axis: 0))])
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [-80, 0])
         for commands in output.log.withLock({ $0.writes }) {
             let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }
@@ -171,7 +177,7 @@ import Testing
         }
         #expect(sawLimited)
         #expect(sawStoppedEnd)
-        loop.requestStop()
+        loop.mailbox.requestStop()
         let result = loop.wait()
         #expect(result.fault == nil)
     }

@@ -313,7 +313,9 @@ import Testing
             let key = try #require(play.controlKey)
             #expect(try await client.execute(uri: "/api/pause", method: .post, headers: .client("a", key: key)).status == .accepted)
             // Held at step 1 (a pause lets the move there finish).
-            let paused = try await fixture.waitStatus { $0.state == .paused && $0.pose["pan"] == 10 && $0.etaSeconds != nil }
+            let arrived = try await fixture.waitStatus { $0.state == .paused && $0.pose["pan"] == 10 && $0.etaSeconds != nil }
+            // Once its 0.2-s settle is over (settling is part of the program's time, and counts down).
+            let paused = try await fixture.waitStatus { $0.state == .paused && ($0.elapsedSeconds ?? 0) >= (arrived.elapsedSeconds ?? 0) + 0.3 }
             // A second of program time later, still paused: the same ETA (to its rounding).
             let later = try await fixture.waitStatus { $0.state == .paused && ($0.elapsedSeconds ?? 0) >= (paused.elapsedSeconds ?? 0) + 1 }
             #expect(abs((later.etaSeconds ?? 0) - (paused.etaSeconds ?? 0)) <= 0.11, "ETA \(paused.etaSeconds ?? -1) → \(later.etaSeconds ?? -1)")

@@ -42,6 +42,16 @@ public struct ConsoleSource: MotionSource {
     /// `stop()` came while a program played: its end was reported already, so the command
     /// source's own "stopped" (it parks after the program) is not reported twice.
     private var programEndReported = false
+    /// Why the program playing will end, if something stopped it (else it completes).
+    private var endCause: ProgramEnd?
+    /// Program seconds spent paused at a step (the player's clock runs on while it holds).
+    private var pausedSeconds = 0.0
+    /// What the host did since the loop last took its events (`takeHostEvent()`): kept
+    /// within its reserved capacity, so the loop thread never allocates for it.
+    private var hostEvents: [HostEvent] = []
+    /// Events that did not fit (a flood of refused requests in one tick).
+    public private(set) var hostEventsDropped = 0
+    private static let hostEventCapacity = 16
 
     /// - Parameters:
     ///   - startPose: where the rig is (one value per axis).
@@ -54,11 +64,13 @@ public struct ConsoleSource: MotionSource {
         self.rig = rig
         self.endsWithProgram = endsWithProgram
         commands = CommandSource(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
+        hostEvents.reserveCapacity(Self.hostEventCapacity)
         if var program {
             program.prepared = nil
             player = program.player(rig: rig, from: startPose)
             self.program = program
             programsStarted = 1
+            report(.started(program: program.name))
         }
     }
 
@@ -84,7 +96,7 @@ public struct ConsoleSource: MotionSource {
 
     public var isFinished: Bool { programOver || (stopRequested && player == nil && commands.isFinished) }
 
-    /// The loop's trigger (`ControlLoop.requestAdvance`): same as `.next`.
+    /// The loop's trigger (`SourceRequest.advance`): same as `.next`.
     public mutating func advance() { player?.advance() }
 
     /// A trigger's controls (keyboard `r`, `g N`, `h`; Cascable `rig:` messages), for the
@@ -97,6 +109,7 @@ public struct ConsoleSource: MotionSource {
         guard !stopRequested else { return }
         stopRequested = true
         programEndReported = player != nil
+        if player != nil, endCause == nil { endCause = .stopped }
         player?.stop()
         commands.stop()
     }
@@ -108,6 +121,7 @@ public struct ConsoleSource: MotionSource {
         var p = player.progress
         p.inProgram = true
         if isPaused, !player.phase.isStopping { p.phase = .paused }
+        p.pausedSeconds = pausedSeconds
         return p
     }
 
@@ -116,6 +130,7 @@ public struct ConsoleSource: MotionSource {
     public mutating func stallStop() -> Bool {
         let ending = commands.stallStop()
         guard player != nil else { return ending }
+        if endCause == nil { endCause = .stalled }
         _ = player?.stallStop()
         // A hosted program stops from rest; with it the source ends (`rig play`).
         return ending || endsWithProgram
@@ -143,7 +158,31 @@ public struct ConsoleSource: MotionSource {
 
     /// Stops the program playing (brake; then it ends where it stands, or parks), as a
     /// `.stop` request would.
-    public mutating func stopProgram() { player?.stop() }
+    public mutating func stopProgram() { apply(.stop) }
+
+    /// The next thing the host did, oldest first (the loop reports each as a `LoopEvent`).
+    public mutating func takeHostEvent() -> HostEvent? {
+        hostEvents.isEmpty ? nil : hostEvents.removeFirst()
+    }
+
+    private mutating func report(_ event: HostEvent) {
+        guard hostEvents.count < Self.hostEventCapacity else {
+            hostEventsDropped += 1
+            return
+        }
+        hostEvents.append(event)
+    }
+
+    private mutating func refuse(_ request: ConsoleRequest, _ why: HostRefusal) {
+        refusedRequests += 1
+        report(.refused(request.kind, why))
+    }
+
+    /// The program is over and parked: said once, with how it ended.
+    private mutating func reportEnd() {
+        report(.ended(program: program?.name ?? "", endCause ?? .completed))
+        endCause = nil
+    }
 
     /// The command source's state (jogging, moving, at rest), while no program plays.
     public var commandMode: CommandSource.Mode { commands.mode }
@@ -182,12 +221,13 @@ public struct ConsoleSource: MotionSource {
         // Moved out (not copied) so its arrays stay uniquely owned: no copy per tick.
         player = nil
         let event = p.tick(into: &out)
-        if !p.phase.isWaiting { nextTaken = false }
+        if !p.phase.isWaiting { nextTaken = false } else if isPaused { pausedSeconds += rig.tickSeconds }
         if let axis = commands.passThrough(&out) {
             // A frame the program should never have needed bent: it stops (brakes within the
             // limits from where the bent frame left the rig, then parks), whoever hosts it;
             // the loop reports the axis and `rig play` ends with the fault.
             limitedAxis = axis
+            if endCause == nil { endCause = .limited(axis: axis) }
             if !p.phase.isStopping { p.stop(at: commands.positions, velocities: commands.velocities) }
         }
         // Auto and interval programs go on by themselves (the player paces an interval's
@@ -197,6 +237,7 @@ public struct ConsoleSource: MotionSource {
             if endsWithProgram {
                 // The program was the source's whole job: it is done, `.finished` and all
                 // (the finished player kept for the last progress).
+                if !programOver { reportEnd() }
                 programOver = true
                 player = p
                 return event
@@ -205,6 +246,7 @@ public struct ConsoleSource: MotionSource {
             // passed on: for the loop that means the whole source is done.
             player = nil
             commands.settleAfterProgram()
+            reportEnd()
             program = nil
             isPaused = false
             return event == .finished ? nil : event
@@ -223,13 +265,13 @@ public struct ConsoleSource: MotionSource {
 
     private mutating func apply(_ request: ConsoleRequest) {
         guard !stopRequested else {
-            refusedRequests += 1
+            refuse(request, .stopping)
             return
         }
         switch request {
         case .play(let new):
             guard player == nil, commands.isAtRest else {
-                refusedRequests += 1
+                refuse(request, .notAtRest)
                 return
             }
             var new = new
@@ -240,6 +282,9 @@ public struct ConsoleSource: MotionSource {
             program = new
             programsStarted += 1
             isPaused = false
+            pausedSeconds = 0
+            endCause = nil
+            report(.started(program: new.name))
             if let prepared, prepared.startPose == commands.positions {
                 // Built off the loop thread from this very pose: nothing to allocate here.
                 player = prepared.player
@@ -252,41 +297,42 @@ public struct ConsoleSource: MotionSource {
             // Only while waiting at a step, once per wait: a Next during a move (or a
             // second one before the first took effect) would skip a step's shot.
             guard player?.phase.isWaiting == true, !nextTaken else {
-                refusedRequests += 1
+                refuse(request, player == nil ? .noProgram : nextTaken ? .nextAlreadyTaken : .notWaiting)
                 return
             }
             nextTaken = true
             player?.advance()
         case .back:
             guard isWaiting, let step = currentStep, step >= 1 else {
-                refusedRequests += 1
+                refuse(request, player == nil ? .noProgram : isWaiting ? .atFirstStep : .notWaiting)
                 return
             }
             player?.goTo(step: step - 1)
         case .redo:
             guard isWaiting else {
-                refusedRequests += 1
+                refuse(request, player == nil ? .noProgram : .notWaiting)
                 return
             }
             player?.redo()
         case .pause:
             guard program?.stepCount ?? 0 > 0 else {
-                refusedRequests += 1
+                refuse(request, player == nil ? .noProgram : .noSteps)
                 return
             }
             isPaused = true
         case .resume:
             guard isPaused else {
-                refusedRequests += 1
+                refuse(request, player == nil ? .noProgram : .notPaused)
                 return
             }
             isPaused = false
             if isWaiting, advancesByItself { player?.advance() }
         case .stop:
             guard player != nil else {
-                refusedRequests += 1
+                refuse(request, .noProgram)
                 return
             }
+            if endCause == nil { endCause = .stopped }
             player?.stop()
         }
     }

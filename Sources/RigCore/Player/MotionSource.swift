@@ -30,6 +30,10 @@ public protocol MotionSource: SendableMetatype {
     /// treats it as its own limiter's verdict: it reports it and, for `rig play`, stops.
     /// Commands (jog) that rely on the limiter report nil. Default: nil.
     var limitedAxis: Int? { get }
+    /// What a program host did since the last call (programs started, requests refused,
+    /// programs ended), oldest first; nil when nothing more. Called on the loop thread after
+    /// each tick: must not allocate. Default: nil (a source that hosts no programs).
+    mutating func takeHostEvent() -> HostEvent?
     /// Where the timeline is, for the live view.
     var progress: PlaybackProgress { get }
 }
@@ -95,6 +99,9 @@ public struct PlaybackProgress: Sendable, Equatable {
     /// A program is playing (the program host's player), whatever its phase: a move of a
     /// program is not a move the source was commanded.
     public var inProgram = false
+    /// Program seconds a program held paused at a step (its clock runs on meanwhile): an
+    /// estimate of the time left adds them.
+    public var pausedSeconds = 0.0
 
     public init(elapsedSeconds: Double, totalSeconds: Double? = nil, step: Int? = nil, stepCount: Int? = nil, phase: ProgressPhase) {
         self.elapsedSeconds = elapsedSeconds
@@ -113,6 +120,7 @@ extension MotionSource {
     public mutating func goHome() {}
     public mutating func receive(_ request: SourceRequest) {}
     public var limitedAxis: Int? { nil }
+    public mutating func takeHostEvent() -> HostEvent? { nil }
     public mutating func stallStop() -> Bool {
         stop()
         return true
