@@ -27,8 +27,11 @@ public final class DFMocoService: @unchecked Sendable {
         var sessionOptions = options
         // The source limits every frame itself; commands that ask too much are clamped, not faults.
         sessionOptions.loop.stopWhenLimited = false
+        // The server is a part of the session: it answers once the loop exists, and
+        // closes on every way out.
+        let part = ServerPart()
         let session = RigSession(
-            rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+            rig: rig, source: source, output: output, startPose: startPose, parts: [part],
             options: sessionOptions, logger: logger)
         self.session = session
         let rest = DFMocoDevice.Observation(positions: startPose, velocities: [Double](repeating: 0, count: rig.axes.count), ticks: 0)
@@ -39,6 +42,7 @@ public final class DFMocoService: @unchecked Sendable {
                 guard let status = session.status else { return rest }
                 return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks)
             })
+        part.server = server
         try server.open()
     }
 
@@ -48,11 +52,18 @@ public final class DFMocoService: @unchecked Sendable {
     /// Runs until a signal or `requestStop()`; the server answers from the moment the
     /// control loop runs.
     public func run() throws(SessionError) -> SessionSummary {
-        session.onStart = { [server] _ in server.start() }
-        defer { server.stop() }
-        return try session.run()
+        try session.run()
     }
 
     /// Brake, park, safe state; `run()` then returns. Any thread.
     public func requestStop() { session.requestStop() }
+}
+
+/// The DFMoco server as a session part: started once the loop exists, stopped when the
+/// session ends, whichever way.
+private final class ServerPart: SessionPart {
+    var server: DFMocoServer?
+    var partName: String { "dfmoco" }
+    func start(_ door: SessionDoor) throws(PartStartFailure) { server?.start() }
+    func finish(_ outcome: SessionOutcome) { server?.stop() }
 }

@@ -13,6 +13,8 @@ public enum LoopEvent: Sendable, Equatable {
     /// the rig stood, with no backlog. `stopped`: the rig was moving and the stall was
     /// long (`LoopOptions.stallStopSeconds`), so the program was stopped from rest.
     case stalled(missedTicks: Int, seconds: Double, stopped: Bool, timeSeconds: Double)
+    /// The program host started a program, refused a request or ended a program.
+    case host(HostEvent, timeSeconds: Double)
 }
 
 /// A snapshot for the live view, refreshed every tick.
@@ -155,27 +157,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 latenessMaxMicroseconds: 0))
     }
 
-    // MARK: Requests from other threads (all through `mailbox`)
-
-    /// The trigger fired (Enter, an interval, Cascable, a button).
-    public func requestAdvance() { mailbox.post(.advance) }
-
-    /// The camera finished the shot the source asked for (`ShotEvent.started`).
-    public func requestShotDone() { mailbox.post(.shotDone) }
-
-    /// Shoot the current step again (keyboard `r`).
-    public func requestRedo() { mailbox.post(SourceRequest.redo) }
-
-    /// Go to step `step` (0-based) and shoot it (keyboard `b`/`g`, Cascable `rig: step N`).
-    public func requestGoTo(step: Int) { mailbox.post(.goTo(step: max(step, 0))) }
-    /// Go to the rig's home pose between steps (`MotionSource.goHome()`). Any thread.
-    public func requestGoHome() { mailbox.post(.goHome) }
-
-    /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
-    public func requestStop() { mailbox.requestStop() }
-
-    /// A second Ctrl-C: no braking, straight to the safe state.
-    public func requestAbort() { mailbox.requestAbort() }
+    // Requests from other threads (the trigger, the camera, a stop) go through `mailbox`,
+    // the one door into the loop.
 
     public var status: LoopStatus { statusLock.withLock { $0 } }
 
@@ -302,6 +285,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if let event {
                 events.push(.player(event, timeSeconds: time))
+                pushed = true
+            }
+            while let done = source.takeHostEvent() {
+                events.push(.host(done, timeSeconds: time))
                 pushed = true
             }
 

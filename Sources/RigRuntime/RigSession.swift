@@ -57,20 +57,14 @@ public enum SessionError: Error, Sendable, CustomStringConvertible {
     case outputPath(OutputPathError)
     /// Another process holds the hardware (exit 1).
     case locked(HardwareLockError)
-    /// The output could not start (exit 1).
-    case outputStart(String)
-    /// The step trigger could not start (exit 1).
-    case triggerStart(String)
-    /// The camera could not take its hardware (exit 1).
-    case cameraStart(String)
+    /// The output or another part could not start (exit 1).
+    case partStart(PartStartFailure)
 
     public var description: String {
         switch self {
         case .outputPath(let e): e.description
         case .locked(let e): e.description
-        case .outputStart(let m): m
-        case .triggerStart(let m): m
-        case .cameraStart(let m): "camera: \(m)"
+        case .partStart(let failure): failure.description
         }
     }
 
@@ -89,6 +83,8 @@ public struct SessionSummary: Sendable {
     public var limiterInterventions: Int
     /// Closing the trace failed (rows may be missing).
     public var traceError: String?
+    /// What the parts should tell a person after the run (the trigger's closing warning).
+    public var warnings: [String] = []
 
     public var stoppedBySignal: Bool { if case .signal = end { true } else { false } }
 
@@ -115,39 +111,34 @@ public struct SessionSummary: Sendable {
     }
 }
 
-/// The one session runner of `rig play`, `rig jog` and `rig serve`: runs one motion source
-/// on one output from start to safe state, and owns the run's parts (output, trigger,
-/// camera). In order: checks and opens the trace, takes one hardware lock for every part,
-/// traps the signals, starts the output, the camera, the trigger (with the program's
-/// controls) and the loop, relays events, saves the output's remembered pose every
-/// `persistIntervalSeconds`; on every way out (the end, a stop request, a signal, a failed
-/// write to stdout/stderr, a fault, a failure to start) the output ends in its safe state,
-/// the trigger is stopped and the camera closed, once.
+/// The one session runner of `rig play`, `rig jog`, `rig serve` and `rig serve dfmoco`:
+/// runs one motion source on one output from start to safe state, with the run's parts
+/// around it (the camera, the parts the caller adds, the step trigger: `SessionPart`).
+/// In order: checks the trace path, takes one hardware lock for everything every part
+/// declares, opens the trace, traps the signals, starts the output, makes the loop, starts
+/// the parts, runs the loop while relaying its events to the parts and the log, and saves
+/// the output's remembered pose every `persistIntervalSeconds`. On every way out (the end,
+/// a stop request, a signal, a failed write to stdout/stderr, a fault, a failure to start)
+/// the output ends in its safe state, and every part is finished once, in reverse order,
+/// with one `SessionOutcome`, before the locks go.
 ///
-/// `run()` blocks; it may run on any thread (a server runs it on a background thread and
-/// talks to its source through the session's `mailbox`). `requestStop()` and `status`
-/// may be called from any thread, before, during or after `run()`. Set the hooks before
-/// calling `run()`.
+/// `run()` blocks; it may run on any thread. The session's `mailbox` is the only way into
+/// the loop from other threads (before, during or after `run()`); `requestStop()` and
+/// `status` may be called from any thread.
 public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     public let rig: Rig
     private let source: Source
     private let output: Output
     private let startPose: [Double]
+    /// In start order: the camera, the caller's parts, the trigger.
+    private let parts: [any SessionPart]
     private let trigger: StepTrigger?
-    private let camera: Camera?
     /// The one way in to the loop from other threads (motion commands, program requests,
     /// the trigger's controls, stop): usable before `run()`, kept by the loop it makes.
     public let mailbox: SourceMailbox
     private let options: SessionOptions
     private let logger: Logger
     private let clock: LoopClock
-    /// Called on the event thread for every loop event (step sync hooks, tests).
-    public var onEvent: ((LoopEvent) -> Void)?
-    /// Called once the loop runs, with the loop (for requests such as a stop button).
-    public var onStart: ((ControlLoop<Source>) -> Void)?
-    /// Called on the event thread every time it wakes (at least every `viewIntervalSeconds`),
-    /// and once more after the loop ended: a caller's own housekeeping (jog's notices).
-    public var onPoll: (() -> Void)?
 
     private struct Shared {
         var loop: ControlLoop<Source>?
@@ -157,11 +148,15 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
 
     private let shared = Mutex(Shared())
 
-    /// - Parameter camera: the run's camera, if it fires one: locked, started and closed by
-    ///   the session (a shot runner fires it meanwhile).
+    /// - Parameters:
+    ///   - trigger: advances a stepped program (started last, stopped first).
+    ///   - camera: the run's camera, if it fires one: locked, started first and closed last.
+    ///   - parts: the caller's parts (a shot runner, a server), started in order between the
+    ///     camera and the trigger.
     public init(
-        rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger?, camera: Camera? = nil,
-        options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock(), mailbox: SourceMailbox = SourceMailbox()
+        rig: Rig, source: Source, output: Output, startPose: [Double], trigger: StepTrigger? = nil, camera: Camera? = nil,
+        parts: [any SessionPart] = [], options: SessionOptions, logger: Logger, clock: LoopClock = MonotonicClock(),
+        mailbox: SourceMailbox = SourceMailbox()
     ) {
         self.mailbox = mailbox
         self.rig = rig
@@ -169,7 +164,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         self.output = output
         self.startPose = startPose
         self.trigger = trigger
-        self.camera = camera
+        self.parts = (camera.map { [CameraPart($0)] } ?? []) + parts + (trigger.map { [TriggerPart($0)] } ?? [])
         self.options = options
         self.logger = logger
         self.clock = clock
@@ -184,59 +179,56 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
 
     /// The first stop of any kind brakes and parks. A person's signal (not SIGPIPE) after
     /// that goes to the safe state at once, like a second Ctrl-C; a broken stream or pipe
-    /// never does, however many writes fail.
+    /// never does, however many writes fail. Through the mailbox: the loop takes it at its
+    /// next tick, or its first.
     private func stop(_ reason: SessionEnd) {
         var escalates = false
         if case .signal(let signo) = reason, signo != SIGPIPE { escalates = true }
-        let (loop, first, abort): (ControlLoop<Source>?, Bool, Bool) = shared.withLock { s in
+        let (first, abort): (Bool, Bool) = shared.withLock { s in
             let first = s.end == nil
             if first { s.end = reason }
             if escalates, !first { s.abort = true }
-            return (s.loop, first, s.abort)
+            return (first, s.abort)
         }
         if first {
-            loop?.requestStop()
+            mailbox.requestStop()
             logger.notice("stop requested (\(reason)): braking, then park and safe state (a second signal: safe state at once)")
         } else if abort {
-            loop?.requestAbort()
+            mailbox.requestAbort()
         }
     }
 
     public func run() throws(SessionError) -> SessionSummary {
-        // The camera is the session's: closed once, on every way out (a refusal to start
-        // included), before the locks go so its lines are free when they are.
-        var cameraClosed = false
-        func closeCamera() {
-            guard !cameraClosed else { return }
-            cameraClosed = true
-            camera?.close()
-        }
-        defer { closeCamera() }
-        // Everything that can be refused is refused before anything moves, and before the
-        // trace is created: a second process on locked hardware must not clobber the first's trace.
-        if let path = options.tracePath {
-            do { try OutputPath.check(path, option: "--trace", inputs: options.inputPaths) } catch { throw .outputPath(error) }
-        }
-        let locks: HardwareLock
-        do {
-            locks = try HardwareLock.acquire(
-                output.exclusiveResources + (trigger?.exclusiveResources ?? []) + (camera?.exclusiveResources ?? []))
-        } catch {
-            throw .locked(error)
-        }
-        defer { locks.release() }
-        defer { closeCamera() }
-        var trace: TraceWriter?
-        if let path = options.tracePath {
-            do {
-                trace = try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
-            } catch let error as OutputPathError {
-                throw .outputPath(error)
-            } catch {
-                throw .outputPath(OutputPathError(option: "--trace", path: path, problem: "\(error)"))
+        var locks: HardwareLock?
+        // Released last: the parts (the camera's lines) are finished first.
+        defer { locks?.release() }
+        let result: Result<SessionSummary, SessionError>
+        do throws(SessionError) {
+            // Everything that can be refused is refused before anything moves, and before the
+            // trace is created: a second process on locked hardware must not clobber the first's trace.
+            if let path = options.tracePath {
+                do { try OutputPath.check(path, option: "--trace", inputs: options.inputPaths) } catch { throw .outputPath(error) }
             }
+            do { locks = try HardwareLock.acquire(output.exclusiveResources + parts.flatMap(\.exclusiveResources)) } catch {
+                throw .locked(error)
+            }
+            result = .success(try runLoop())
+        } catch {
+            result = .failure(error)
         }
+        let outcome: SessionOutcome
+        switch result {
+        case .success(let summary): outcome = .ran(summary)
+        case .failure(let error): outcome = .refused(error)
+        }
+        for part in parts.reversed() { part.finish(outcome) }
+        return try result.get()
+    }
 
+    /// From the trace to the loop's end: the output is in its safe state when this returns
+    /// or throws.
+    private func runLoop() throws(SessionError) -> SessionSummary {
+        let trace = try openTrace()
         let trap =
             options.trapSignals
             ? SignalTrap(stop: { [self] signo in stop(.signal(signo)) }, abort: { [self] signo in stop(.signal(signo)) })
@@ -246,124 +238,141 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             StandardStreams.onFailure { [self] failure in stop(.streamFailed(failure)) }
         }
         defer { if options.stopOnStreamFailure { StandardStreams.onFailure(nil) } }
-
-        let channels = rig.axes.map(OutputChannel.init)
-        let initial = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         do {
-            try output.start(channels: channels, initial: initial)
+            try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
         } catch {
             try? trace?.close()
-            throw .outputStart("\(error)")
+            throw .partStart(PartStartFailure(part: "output", error: error))
         }
-
         let loop = ControlLoop(
-            rig: rig, source: source, output: output, clock: clock, options: options.loop,
-            trace: trace, startPose: startPose, mailbox: mailbox)
-        let (stoppedBefore, abortedBefore) = shared.withLock { s in
-            s.loop = loop
-            return (s.end != nil, s.abort)
-        }
-        if stoppedBefore { loop.requestStop() }
-        if abortedBefore { loop.requestAbort() }
-
-        // A part that cannot start after the output did: the loop's own way out puts the
-        // output in its safe state, then the session says which part failed.
-        func abandon(_ failure: SessionError) -> SessionError {
-            loop.requestAbort()
-            _ = loop.run()
-            try? trace?.close()
-            return failure
-        }
-        do { try camera?.start() } catch { throw abandon(.cameraStart("\(error)")) }
-        do {
-            try trigger?.start(
-                StepControls(
-                    advance: { loop.requestAdvance() }, redo: { loop.requestRedo() }, goTo: { loop.requestGoTo(step: $0) },
-                    stop: { [self] in requestStop() }, goHome: { loop.requestGoHome() }))
-        } catch {
-            throw abandon(.triggerStart("\(error)"))
+            rig: rig, source: source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
+        shared.withLock { $0.loop = loop }
+        let door = SessionDoor(mailbox: mailbox, stop: { [self] in requestStop() }, stepCount: source.progress.stepCount ?? 0)
+        for part in parts {
+            do throws(PartStartFailure) { try part.start(door) } catch {
+                // A part that cannot start after the output did: the loop's own way out puts
+                // the output in its safe state, then the session says which part failed.
+                mailbox.requestAbort()
+                _ = loop.run()
+                try? trace?.close()
+                throw .partStart(error)
+            }
         }
         loop.start()
-        onStart?(loop)
-
-        let stepCount = source.progress.stepCount ?? 0
-        var stepsReady = 0
-        var interventions = 0
-        func drain() {
-            while let event = loop.events.pop() {
-                switch event {
-                case .player(let e, let t):
-                    if case .ready = e { stepsReady += 1 }
-                    trigger?.handle(e, stepCount: stepCount)
-                    logEvent(e, time: t, stepCount: stepCount)
-                case .limiterIntervened(let axis, let t):
-                    // Only a program's frame (or any frame, when a bent frame stops the
-                    // run) is reported: a jog leaning on the limiter is not.
-                    interventions += 1
-                    logger.error("limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s: the program stops")
-                case .outputFault(let fault, let t):
-                    logger.error("output fault at t=\(rounded(t))s: \(fault)")
-                case .stalled(let missed, let seconds, let stopped, let t):
-                    // A rehearsal faster than real time (`--speed`, the simulator) that the
-                    // machine cannot keep up with falls behind on every tick: said once at
-                    // the end, not in hundreds of thousands of lines.
-                    if options.loop.speed <= 1 || stopped {
-                        let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
-                        logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")
-                    }
-                }
-                onEvent?(event)
-            }
-            onPoll?()
-        }
-        var result: LoopResult?
-        let viewNanoseconds = UInt64(min(max(options.viewIntervalSeconds, 0.01), 10) * 1e9)
-        let persistNanoseconds = UInt64(min(max(options.persistIntervalSeconds, 0.01), 60) * 1e9)
-        // Housekeeping runs on wall time, whatever clock paces the loop.
-        let wall = MonotonicClock()
-        var lastRender = wall.now()
-        var lastPersist = wall.now()
-        // The output's text display shows progress unless the trigger writes to it.
-        let display = trigger?.drivesTextDisplay == true ? nil : output as? TextDisplay
-        var feed = TextDisplayFeed()
-        while result == nil {
-            _ = loop.eventsPushed.wait(timeout: .now() + .nanoseconds(Int(min(viewNanoseconds, persistNanoseconds))))
-            drain()
-            result = loop.wait(timeoutSeconds: 0)
-            let now = wall.now()
-            if result == nil, now &- lastRender >= viewNanoseconds {
-                lastRender = now
-                let status = loop.status
-                options.liveView?.render(status, outputStatus: output.statusLine)
-                if let display, let lines = feed.update(status.progress, nowSeconds: Double(now) / 1e9) {
-                    display.showText(line1: lines.line1, line2: lines.line2)
-                }
-            }
-            if result == nil, now &- lastPersist >= persistNanoseconds {
-                lastPersist = now
-                output.persistState()
-            }
-        }
-        drain()
-        trigger?.stop()
+        var pump = EventPump(session: self, loop: loop)
+        let result = pump.run()
         if let view = options.liveView {
             view.render(loop.status, outputStatus: output.statusLine)
             view.finish()
         }
-        let finalResult = result ?? loop.wait()
-        if options.loop.speed > 1, finalResult.stalls > 0 {
+        if options.loop.speed > 1, result.stalls > 0 {
             logger.notice(
-                "--speed \(format(options.loop.speed)): the machine could not keep up \(finalResult.stalls) time\(finalResult.stalls == 1 ? "" : "s") (\(finalResult.missedTicks) ticks); each time the timeline waited, so the run took longer than asked, with the same frames, shots and log"
+                "--speed \(format(options.loop.speed)): the machine could not keep up \(result.stalls) time\(result.stalls == 1 ? "" : "s") (\(result.missedTicks) ticks); each time the timeline waited, so the run took longer than asked, with the same frames, shots and log"
             )
         }
         var traceError: String?
-        do { try trace?.close() } catch {
-            traceError = "writing the trace failed: \(error)"
-        }
-        let end = shared.withLock { $0.end } ?? .finished
+        do { try trace?.close() } catch { traceError = "writing the trace failed: \(error)" }
         return SessionSummary(
-            loop: finalResult, stepsReady: stepsReady, end: end,
-            limiterInterventions: interventions, traceError: traceError)
+            loop: result, stepsReady: pump.stepsReady, end: shared.withLock { $0.end } ?? .finished,
+            limiterInterventions: pump.interventions, traceError: traceError, warnings: trigger?.closingWarning.map { [$0] } ?? [])
+    }
+
+    private func openTrace() throws(SessionError) -> TraceWriter? {
+        guard let path = options.tracePath else { return nil }
+        do {
+            return try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
+        } catch let error as OutputPathError {
+            throw .outputPath(error)
+        } catch {
+            throw .outputPath(OutputPathError(option: "--trace", path: path, problem: "\(error)"))
+        }
+    }
+
+    /// The session's event thread while the loop runs: relays the loop's events to the
+    /// parts and the log, refreshes the live view and the output's text display, and saves
+    /// the output's remembered pose.
+    private struct EventPump {
+        let session: RigSession
+        let loop: ControlLoop<Source>
+        var stepsReady = 0
+        var interventions = 0
+        /// The step count for the log's "step k/N": the program's, as the loop reports it.
+        var stepCount: Int
+
+        init(session: RigSession, loop: ControlLoop<Source>) {
+            self.session = session
+            self.loop = loop
+            stepCount = loop.status.progress.stepCount ?? 0
+        }
+
+        mutating func run() -> LoopResult {
+            let options = session.options
+            let viewNanoseconds = UInt64(min(max(options.viewIntervalSeconds, 0.01), 10) * 1e9)
+            let persistNanoseconds = UInt64(min(max(options.persistIntervalSeconds, 0.01), 60) * 1e9)
+            // Housekeeping runs on wall time, whatever clock paces the loop.
+            let wall = MonotonicClock()
+            var lastRender = wall.now()
+            var lastPersist = wall.now()
+            // The output's text display shows progress unless the trigger writes to it.
+            let display = session.trigger?.drivesTextDisplay == true ? nil : session.output as? TextDisplay
+            var feed = TextDisplayFeed()
+            while true {
+                _ = loop.eventsPushed.wait(timeout: .now() + .nanoseconds(Int(min(viewNanoseconds, persistNanoseconds))))
+                drain()
+                if let result = loop.wait(timeoutSeconds: 0) {
+                    drain()
+                    return result
+                }
+                let now = wall.now()
+                if now &- lastRender >= viewNanoseconds {
+                    lastRender = now
+                    let status = loop.status
+                    options.liveView?.render(status, outputStatus: session.output.statusLine)
+                    if let display, let lines = feed.update(status.progress, nowSeconds: Double(now) / 1e9) {
+                        display.showText(line1: lines.line1, line2: lines.line2)
+                    }
+                }
+                if now &- lastPersist >= persistNanoseconds {
+                    lastPersist = now
+                    session.output.persistState()
+                }
+            }
+        }
+
+        private mutating func drain() {
+            while let event = loop.events.pop() {
+                log(event)
+                for part in session.parts { part.handle(event) }
+            }
+            for part in session.parts { part.poll() }
+        }
+
+        private mutating func log(_ event: LoopEvent) {
+            let logger = session.logger
+            switch event {
+            case .player(let e, let t):
+                if case .ready = e { stepsReady += 1 }
+                session.logEvent(e, time: t, stepCount: stepCount)
+            case .host(let done, _):
+                if case .started = done { stepCount = loop.status.progress.stepCount ?? 0 }
+                if case .refused = done { logger.debug("\(done)") }
+            case .limiterIntervened(let axis, let t):
+                // Only a program's frame (or any frame, when a bent frame stops the run) is
+                // reported: a jog leaning on the limiter is not.
+                interventions += 1
+                logger.error("limiter had to bend axis \"\(axis)\" at t=\(rounded(t))s: the program stops")
+            case .outputFault(let fault, let t):
+                logger.error("output fault at t=\(rounded(t))s: \(fault)")
+            case .stalled(let missed, let seconds, let stopped, let t):
+                // A rehearsal faster than real time (`--speed`, the simulator) that the machine
+                // cannot keep up with falls behind on every tick: said once at the end, not in
+                // hundreds of thousands of lines.
+                if session.options.loop.speed <= 1 || stopped {
+                    let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
+                    logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")
+                }
+            }
+        }
     }
 
     private func logEvent(_ event: PlayerEvent, time: Double, stepCount: Int) {

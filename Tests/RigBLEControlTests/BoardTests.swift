@@ -158,7 +158,7 @@ struct BoardTests {
             _ = try await poll(for: .seconds(20)) { harness.commands().filter { $0.name == "INIT" }.count >= 2 ? true : nil }
         } catch {
             trace("test: no second INIT; the output logged:\n" + logs.all.joined(separator: "\n"))
-            loop.requestAbort()
+            loop.mailbox.requestAbort()
             _ = try await onThread { loop.wait() }
             throw error
         }

@@ -101,7 +101,7 @@ struct JogLoopTests {
                 s.report()
             }
         ])
-        loop.requestStop()
+        loop.mailbox.requestStop()
         let result = loop.run()
         #expect(result.fault == nil)
         #expect(output.isShutDown)

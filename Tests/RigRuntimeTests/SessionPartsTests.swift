@@ -344,15 +344,15 @@ private func temporaryDirectory() throws -> String {
         let output = RecordingOutput()
         let name = "test-camera-\(UUID().uuidString)"
         let camera = PartCamera(output: output, resources: [name])
+        // While the session runs, its lock holds the camera's resources too.
+        let probe = ProbePart(name: "probe", journal: Journal()) { door in
+            #expect(throws: HardwareLockError.self) { try HardwareLock.acquire([name]).release() }
+            door.stop()
+        }
         let session = RigSession(
             rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose), output: output,
-            startPose: rig.homePose, trigger: nil, camera: camera, options: Self.options(), logger: Logger(label: "test"),
+            startPose: rig.homePose, camera: camera, parts: [probe], options: Self.options(), logger: Logger(label: "test"),
             clock: ManualClock())
-        // While the session runs, its lock holds the camera's resources too.
-        session.onStart = { _ in
-            #expect(throws: HardwareLockError.self) { try HardwareLock.acquire([name]).release() }
-            session.requestStop()
-        }
         let summary = try session.run()
         #expect(summary.exitCode == 0)
         #expect(camera.lock.withLock { camera.events } == ["start after output", "close"])
@@ -373,15 +373,94 @@ private func temporaryDirectory() throws -> String {
             _ = try session.run()
             Issue.record("the session ran")
         } catch {
-            guard case .cameraStart(let message) = error else {
+            guard case .partStart(let failure) = error else {
                 Issue.record("\(error)")
                 return
             }
-            #expect(message.contains("no lines"))
+            #expect(failure.part == "camera" && failure.cause == .unavailable && failure.detail.contains("no lines"))
+            #expect(error.description == "camera: no lines")
             #expect(error.exitCode == 1)
         }
         #expect(camera.lock.withLock { camera.events } == ["start after output", "close"])
         #expect(output.log.withLock { $0.shutdowns.count } == 1)
+    }
+
+    /// A journal of what the parts were told, in order, across parts.
+    final class Journal: @unchecked Sendable {
+        let lock = NSLock()
+        var lines: [String] = []
+        func add(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    /// A part that writes down what it is told; `onStart` runs at its start.
+    final class ProbePart: SessionPart, @unchecked Sendable {
+        let name: String
+        let journal: Journal
+        let resources: [String]
+        let failure: PartStartFailure?
+        let onStart: (SessionDoor) -> Void
+        init(
+            name: String, journal: Journal, resources: [String] = [], failure: PartStartFailure? = nil,
+            onStart: @escaping (SessionDoor) -> Void = { _ in }
+        ) {
+            self.name = name
+            self.journal = journal
+            self.resources = resources
+            self.failure = failure
+            self.onStart = onStart
+        }
+        var partName: String { name }
+        var exclusiveResources: [String] { resources }
+        func start(_ door: SessionDoor) throws(PartStartFailure) {
+            journal.add("\(name) start")
+            if let failure { throw failure }
+            onStart(door)
+        }
+        func handle(_ event: LoopEvent) {
+            if case .player(.finished, _) = event { journal.add("\(name) saw finished") }
+        }
+        func finish(_ outcome: SessionOutcome) {
+            switch outcome {
+            case .ran(let summary): journal.add("\(name) finish ran \(summary.end)")
+            case .refused(let error): journal.add("\(name) finish refused \(error)")
+            }
+        }
+    }
+
+    /// Parts start in order once the output runs, hear the loop's events, and finish once
+    /// each, in reverse order, with the one outcome: through a run stopped by a part, and
+    /// through a part that cannot start (the ones after it never start, every one finishes,
+    /// the output ends safe).
+    @Test func partsStartInOrderAndFinishOnceInReverseWithOneOutcome() throws {
+        let rig = testRig()
+        let journal = Journal()
+        let output = RecordingOutput()
+        let first = ProbePart(name: "a", journal: journal)
+        let second = ProbePart(name: "b", journal: journal) { door in door.stop() }
+        let session = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose), output: output, startPose: rig.homePose,
+            parts: [first, second], options: Self.options(), logger: Logger(label: "test"), clock: ManualClock())
+        let summary = try session.run()
+        #expect(summary.end == .stopRequested)
+        #expect(
+            journal.all == [
+                "a start", "b start", "a saw finished", "b saw finished", "b finish ran a stop request", "a finish ran a stop request",
+            ])
+
+        let failing = Journal()
+        let refusedOutput = RecordingOutput()
+        let failure = PartStartFailure(part: "b", cause: .unavailable, detail: "not there")
+        let session2 = RigSession(
+            rig: rig, source: CommandSource(rig: rig, startPose: rig.homePose), output: refusedOutput, startPose: rig.homePose,
+            parts: [ProbePart(name: "a", journal: failing), ProbePart(name: "b", journal: failing, failure: failure), ProbePart(name: "c", journal: failing)],
+            options: Self.options(), logger: Logger(label: "test"), clock: ManualClock())
+        #expect(throws: SessionError.self) { try session2.run() }
+        #expect(
+            failing.all == [
+                "a start", "b start", "c finish refused b: not there", "b finish refused b: not there", "a finish refused b: not there",
+            ])
+        #expect(refusedOutput.log.withLock { $0.shutdowns.count } == 1)
     }
 
     @Test func aRefusedSessionStillClosesItsCamera() throws {

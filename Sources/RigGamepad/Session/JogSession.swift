@@ -112,22 +112,10 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
         rig: rig, config: config, input: input, preview: preview, startPose: startPose, notices: notices)
     var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
     sessionOptions.inputPaths = [options.rigPath]
+    let pump = JogNoticePump(rig: rig, preview: preview, recorder: recorder, notices: notices, logger: logger)
     let session = RigSession(
-        rig: rig, source: source, output: output, startPose: startPose, trigger: nil,
+        rig: rig, source: source, output: output, startPose: startPose, parts: [pump],
         options: sessionOptions, logger: logger, mailbox: options.mailbox ?? SourceMailbox())
-    var saveError: String?
-    session.onPoll = {
-        preview.prepareRequested(rig: rig)
-        while let notice = notices.pop() {
-            do {
-                if let line = try recorder.handle(notice) { logger.notice("\(line)") }
-            } catch {
-                saveError = "\(error)"
-                logger.error("\(error)")
-            }
-            if let line = describe(notice) { logger.notice("\(line)") }
-        }
-    }
     let summary: SessionSummary
     do throws(SessionError) {
         summary = try session.run()
@@ -140,8 +128,43 @@ public func runJogSession(rig: Rig, output: Output, options: JogOptions, logger:
     return JogSummary(
         keyCount: recorder.recording.count,
         programPath: recorder.recording.isEmpty ? nil : options.recordPath,
-        input: inputName.isEmpty ? "none" : inputName, loop: summary.loop, saveError: saveError,
+        input: inputName.isEmpty ? "none" : inputName, loop: summary.loop, saveError: pump.saveError,
         session: summary, restoredAxes: options.startPose == nil ? remembered.restoredAxes : [])
+}
+
+/// Jog's part of the session: on the event thread, builds a preview's player when asked
+/// and turns the loop's notices into keyframes (recorded and saved) and log lines.
+private final class JogNoticePump: SessionPart {
+    let rig: Rig
+    let preview: PreviewSlot
+    let recorder: JogRecorder
+    let notices: SPSCRing<JogNotice>
+    let logger: Logger
+    /// Why saving the recording failed, if it did.
+    private(set) var saveError: String?
+
+    init(rig: Rig, preview: PreviewSlot, recorder: JogRecorder, notices: SPSCRing<JogNotice>, logger: Logger) {
+        self.rig = rig
+        self.preview = preview
+        self.recorder = recorder
+        self.notices = notices
+        self.logger = logger
+    }
+
+    var partName: String { "jog" }
+
+    func poll() {
+        preview.prepareRequested(rig: rig)
+        while let notice = notices.pop() {
+            do {
+                if let line = try recorder.handle(notice) { logger.notice("\(line)") }
+            } catch {
+                saveError = "\(error)"
+                logger.error("\(error)")
+            }
+            if let line = describe(notice) { logger.notice("\(line)") }
+        }
+    }
 }
 
 /// A line for the log, for notices the recorder does not report.

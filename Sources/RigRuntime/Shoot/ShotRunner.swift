@@ -127,7 +127,7 @@ public final class ShotRunner: @unchecked Sendable {
         }
     }
 
-    /// Feed every loop event here (the session's `onEvent`).
+    /// Feed every loop event here (the session does, for a part).
     public func handle(_ event: LoopEvent) {
         writePendingImages()
         guard case .player(let playerEvent, let tickTime) = event else { return }
@@ -315,5 +315,21 @@ public final class ShotRunner: @unchecked Sendable {
             logger.error("\(message); the run goes on")
             display("⚠ shot log INCOMPLETE: \(error)")
         }
+    }
+}
+
+/// In `rig play`, the program's shots are a part of the session: they reach the loop
+/// through its door, and their log ends with the run's outcome. (`rig serve` makes one
+/// runner per program and finishes it when the program ends.)
+extension ShotRunner: SessionPart {
+    public var partName: String { "shots" }
+
+    public func start(_ door: SessionDoor) throws(PartStartFailure) {
+        attach(Requests(shotDone: { [mailbox = door.mailbox] in mailbox.post(.shotDone) }, stop: door.stop))
+    }
+
+    public func finish(_ outcome: SessionOutcome) {
+        for warning in outcome.warnings { warn(warning) }
+        finish(loopFault: outcome.failure, stoppedBySignal: outcome.stoppedBySignal)
     }
 }

@@ -68,7 +68,7 @@ extension RigConsole {
         let mailbox = self.mailbox
         shots.attach(
             ShotRunner.Requests(
-                shotDone: { [weak self] in self?.shared.withLock { $0.loop }?.requestShotDone() },
+                shotDone: { [mailbox] in mailbox.post(.shotDone) },
                 stop: { mailbox.post(.stop) }))
         shots.observe { [weak self] event in self?.record(event, program: program.name) }
         return shots

@@ -42,16 +42,11 @@ public final class RigConsole: @unchecked Sendable {
         /// From the feasibility check (auto-advanced), plus interval waits; nil when a
         /// person advances each step.
         var estimatedSeconds: Double?
-        var postedAtTick: Int
-        var seenPlaying = false
-        /// Program seconds spent paused (seen between two statuses), which the ETA does not
-        /// count down, and the elapsed time last seen.
-        var pausedSeconds = 0.0
-        var lastElapsed: Double?
+        /// The host said it took the program (`HostEvent.started`); until then it is posted.
+        var started = false
     }
 
     struct Shared: Sendable {
-        var loop: ControlLoop<ConsoleSource>?
         var run: Run?
         var lastStop: ServeStatus.LastStop?
         var startError: String?
@@ -92,10 +87,13 @@ public final class RigConsole: @unchecked Sendable {
         options.loop.stopWhenLimited = false
         let source = ConsoleSource(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
         // The camera is a part of the session: locked and started with the output, closed
-        // when the session ends; each program's shot runner fires it meanwhile.
+        // when the session ends; each program's shot runner fires it meanwhile. The
+        // console follows the loop as a part too.
+        let follower = Follower()
         session = RigSession(
-            rig: rig, source: source, output: output, startPose: startPose, trigger: nil, camera: camera,
+            rig: rig, source: source, output: output, startPose: startPose, camera: camera, parts: [follower],
             options: options, logger: logger, clock: clock, mailbox: mailbox)
+        follower.console = self
         // A camera found late changes the status (and what programs can be played).
         (camera as? LateCamera)?.onConnected { [weak self] in self?.changed() }
     }
@@ -111,32 +109,9 @@ public final class RigConsole: @unchecked Sendable {
     /// Opens the output and starts the loop on a background thread; returns once it runs.
     /// Throws (nothing moved) if the output cannot start.
     public func start() throws(ServeError) {
-        session.onStart = { [self] loop in
-            shared.withLock { $0.loop = loop }
-            started.signal()
-        }
-        session.onEvent = { [self] event in
-            defer { changed() }
-            if case .outputFault(let fault, _) = event { shared.withLock { $0.lastError = fault.description } }
-            if case .limiterIntervened(let axis, _) = event {
-                shared.withLock { $0.lastError = "the limiter had to bend axis \"\(axis)\": the program was stopped" }
-            }
-            guard let shots = runner.withLock({ $0 }) else { return }
-            shots.handle(event)
-            if case .player(.programEnded, _) = event {
-                shots.finish(loopFault: nil, stoppedBySignal: false)
-                runner.withLock { if $0 === shots { $0 = nil } }
-            }
-        }
         let thread = Thread { [self] in
-            do {
-                let summary = try session.run()
-                shared.withLock { $0.summary = summary }
-            } catch {
-                shared.withLock { $0.startError = "\(error)" }
-                started.signal()
-            }
-            runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
+            // The follower records how it ended (`finish`).
+            _ = try? session.run()
             ended.signal()
             changed()
         }
@@ -145,6 +120,69 @@ public final class RigConsole: @unchecked Sendable {
         started.wait()
         if let error = shared.withLock({ $0.startError }) {
             throw ServeError(.serviceUnavailable, error)
+        }
+    }
+
+    /// The console's part of the session: told when the loop exists, of every loop event,
+    /// and of the session's end.
+    private final class Follower: SessionPart {
+        weak var console: RigConsole?
+        var partName: String { "console" }
+        func start(_ door: SessionDoor) throws(PartStartFailure) { console?.started.signal() }
+        func handle(_ event: LoopEvent) { console?.handle(event) }
+        func finish(_ outcome: SessionOutcome) { console?.finish(outcome) }
+    }
+
+    private func handle(_ event: LoopEvent) {
+        defer { changed() }
+        if case .outputFault(let fault, _) = event { shared.withLock { $0.lastError = fault.description } }
+        if case .limiterIntervened(let axis, _) = event {
+            shared.withLock { $0.lastError = "the limiter had to bend axis \"\(axis)\": the program was stopped" }
+        }
+        if case .host(let done, _) = event { follow(done) }
+        guard let shots = runner.withLock({ $0 }) else { return }
+        shots.handle(event)
+        if case .player(.programEnded, _) = event {
+            shots.finish(loopFault: nil, stoppedBySignal: false)
+            runner.withLock { if $0 === shots { $0 = nil } }
+        }
+    }
+
+    /// The session ended (or never started: `start()` is told why).
+    private func finish(_ outcome: SessionOutcome) {
+        switch outcome {
+        case .ran(let summary): shared.withLock { $0.summary = summary }
+        case .refused(let error):
+            shared.withLock { $0.startError = "\(error)" }
+            started.signal()
+        }
+        runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
+    }
+
+    /// The run's bookkeeping follows what the host did: a posted program started, was
+    /// refused (said, not dropped silently), or ended.
+    private func follow(_ done: HostEvent) {
+        switch done {
+        case .started(let name):
+            shared.withLock { s in if s.run?.name == name { s.run?.started = true } }
+        case .refused(.play, let why):
+            let refused = shared.withLock { s -> Bool in
+                guard let run = s.run, !run.started else { return false }
+                s.run = nil
+                s.lastError = "\(run.name) did not start: \(why); nothing moved, play it again"
+                return true
+            }
+            if refused {
+                let shots = runner.withLock { r -> ShotRunner? in
+                    defer { r = nil }
+                    return r
+                }
+                shots?.finish(loopFault: nil, stoppedBySignal: false)
+            }
+        case .refused:
+            break
+        case .ended:
+            shared.withLock { s in if s.run?.started == true { s.run = nil } }
         }
     }
 
@@ -164,7 +202,7 @@ public final class RigConsole: @unchecked Sendable {
     public var hasEnded: Bool { shared.withLock { $0.summary != nil || $0.startError != nil } }
 
     /// The loop's live snapshot (the start pose at rest before the loop runs).
-    public var loopStatus: LoopStatus? { shared.withLock { $0.loop }?.status }
+    public var loopStatus: LoopStatus? { session.status }
 
     /// The pose of the last frame sent.
     public var pose: [Double] { loopStatus?.positions ?? rig.homePose }
@@ -179,32 +217,7 @@ public final class RigConsole: @unchecked Sendable {
             // Rounded to 1/1000 of the unit: a phone does not need more, and events stay short.
             pose[axis.name] = ((loopStatus?.positions[i] ?? axis.home) * 1000).rounded() / 1000
         }
-        let (run, summary, lastError) = shared.withLock { s -> (Run?, SessionSummary?, String?) in
-            guard let status = loopStatus else { return (s.run, s.summary, s.lastError) }
-            let phase = status.progress.phase
-            let inProgram = status.progress.inProgram
-            if var run = s.run {
-                if inProgram {
-                    run.seenPlaying = true
-                    let elapsed = status.progress.elapsedSeconds
-                    // Paused and holding at a step (a pause lets the move under way finish).
-                    if phase == .paused, status.velocities.allSatisfy({ $0 == 0 }), let last = run.lastElapsed, elapsed > last {
-                        run.pausedSeconds += elapsed - last
-                    }
-                    run.lastElapsed = elapsed
-                    s.run = run
-                } else if run.seenPlaying {
-                    // Started, and the source is back to taking commands: over.
-                    s.run = nil
-                } else if status.ticks > run.postedAtTick + Self.refusalTicks(rig) {
-                    // No program phase a second after it was posted: the source refused it
-                    // (the rig was not at rest). Said, not dropped silently.
-                    s.run = nil
-                    s.lastError = "\(run.name) did not start: the rig was not at rest; nothing moved, play it again"
-                }
-            }
-            return (s.run, s.summary, s.lastError)
-        }
+        let (run, summary, lastError) = shared.withLock { s in (s.run, s.summary, s.lastError) }
         var status = ServeStatus(
             state: .idle, program: nil, step: nil, steps: nil, elapsedSeconds: nil, etaSeconds: nil,
             pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
@@ -218,21 +231,20 @@ public final class RigConsole: @unchecked Sendable {
         guard let loopStatus else { return status }
         let progress = loopStatus.progress
         // The API's states are an encoding of the host's typed phase.
-        status.state = Self.apiState(progress, programPending: run != nil)
+        status.state = Self.apiState(progress, programPending: run.map { !$0.started } ?? false)
         if let run {
             status.program = run.name
             status.steps = run.stepCount > 0 ? run.stepCount : nil
-            status.step = progress.step
-            let elapsed = run.seenPlaying ? progress.elapsedSeconds : 0
+            let playing = run.started && progress.inProgram
+            status.step = playing ? progress.step : nil
+            let elapsed = playing ? progress.elapsedSeconds : 0
             status.elapsedSeconds = (elapsed * 100).rounded() / 100
             // Paused time does not count down the ETA: the run is that much later.
-            status.etaSeconds = run.estimatedSeconds.map { (max(0, $0 - elapsed + run.pausedSeconds) * 10).rounded() / 10 }
+            let paused = playing ? progress.pausedSeconds : 0
+            status.etaSeconds = run.estimatedSeconds.map { (max(0, $0 - elapsed + paused) * 10).rounded() / 10 }
         }
         return status
     }
-
-    /// A second of loop ticks: how long a posted program may take to show it started.
-    private static func refusalTicks(_ rig: Rig) -> Int { max(10, Int(rig.loopRateHz)) }
 
     /// The API's `state` for the host's progress: a program is `playing`, `waiting` (at a
     /// step or at home), `paused`, or `moving` while it brakes and parks; otherwise `idle`
@@ -254,10 +266,7 @@ public final class RigConsole: @unchecked Sendable {
     }
 
     /// A program is playing or about to (posted, not yet picked up).
-    public var isPlaying: Bool {
-        _ = status(controller: nil)
-        return shared.withLock { $0.run != nil }
-    }
+    public var isPlaying: Bool { shared.withLock { $0.run != nil } }
 
     // MARK: Motion
 
@@ -273,13 +282,12 @@ public final class RigConsole: @unchecked Sendable {
         guard current.state == .idle else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
-        let ticks = loopStatus?.ticks ?? 0
         // Claimed under the lock: of two plays at once, one is refused here (the source
         // would refuse it too, but the status must name the one that plays).
         let claimed = shared.withLock { s in
             guard s.run == nil else { return false }
             s.lastStop = nil
-            s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds, postedAtTick: ticks)
+            s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds)
             s.lastError = nil
             return true
         }

@@ -71,9 +71,48 @@ struct PlayCommand: ParsableCommand {
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
-        // The program host advances `auto` and `interval:S` programs itself (an interval
-        // paced shot start to shot start by the player), as for `rig serve`.
         var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed), inputs: inputs)
+        try checkOutputs(rig: rig, program: prepared.program, trigger: chosenTrigger, inputs: inputs)
+        let device = try prepared.output ?? SessionSetup.makeOutput(rig, logger: logger)
+        prepared.start.announce(logger)
+        let startPose = prepared.start.pose
+        var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
+        let program = shoot.program
+        guard try checkPlan(shoot, rig: rig, startPose: startPose, trigger: chosenTrigger) else { return }
+        if let track = program.track { Self.warnIfTrackIsNotNow(track) }
+        let isTTY = LiveView.stdoutIsTTY
+        let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
+        let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
+        if !isTTY { say(header) }
+        let stepTrigger = program.isStepped ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
+        try shoot.open(logger: logger, display: { line in view.log(line) })
+        if let path = shoot.logPath { view.log("shot log: \(path)") }
+        // The one program host, as `rig serve` plays programs; here it ends with the program.
+        var hosted = ConsoleProgram(
+            name: file, motion: program.motion, trigger: program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
+            shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
+        hosted.moveToFirstStep = !startHere
+        options.liveView = view
+        options.viewIntervalSeconds = 0.1
+        let session = RigSession(
+            rig: rig, source: ConsoleSource(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true), output: device,
+            startPose: startPose, trigger: stepTrigger, camera: shoot.camera, parts: shoot.runner.map { [$0] } ?? [],
+            options: options, logger: logger)
+        let summary: SessionSummary
+        do throws(SessionError) { summary = try session.run() } catch { throw SessionSetup.refused(error) }
+        if let shots = shoot.runner, let path = shoot.logPath { say(Self.describe(shots, log: path)) }
+        SessionSetup.report(summary, logger: logger)
+        try SessionSetup.end(summary)
+        for problem in [shoot.runner?.faultMessage, shoot.runner?.logIncomplete].compactMap({ $0 }) {
+            printError("error: \(problem)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Refuses (exit 2) an output this run would write that cannot be written, before
+    /// anything moves: the shot log (never an input or the trace), the camera's folders, a
+    /// keyboard trigger without a terminal.
+    private func checkOutputs(rig: Rig, program: Program, trigger: Trigger, inputs: [String]) throws {
         // The shot log is an output like the trace (appended to, so it may exist): never an
         // input, the trace, a FIFO or a directory.
         if let log = shootOptions.log {
@@ -88,23 +127,23 @@ struct PlayCommand: ParsableCommand {
         }
         // Where the camera copies its frames: a frame must never be reported copied to a
         // folder that cannot keep it.
-        if !shootOptions.noShoot, chosenTrigger != .bui {
+        if !shootOptions.noShoot, trigger != .bui {
             try Self.checkFolders(rig)
         }
-        if prepared.program.isStepped, chosenTrigger == .keyboard, isatty(STDIN_FILENO) != 1 {
+        if program.isStepped, trigger == .keyboard, isatty(STDIN_FILENO) != 1 {
             printError(
                 "error: --trigger keyboard needs a terminal on stdin (it reads Enter); stdin is not one. Use --trigger interval:SECONDS or auto, or run in a terminal"
             )
             throw ExitCode(2)
         }
-        let device = try prepared.output ?? SessionSetup.makeOutput(prepared.program.rig, logger: logger)
-        prepared.start.announce(logger)
-        let startPose = prepared.start.pose
-        var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
+    }
+
+    /// The feasibility check on the shoot's plan: refuses (exit 1) a program that breaks a
+    /// limit or an interval it cannot keep; false for a dry run (reported, nothing moves).
+    private func checkPlan(_ shoot: ShootSetup, rig: Rig, startPose: [Double], trigger: Trigger) throws -> Bool {
         let program = shoot.program
         let report = FeasibilityChecker.check(
-            rig: rig, motion: program.motion, startPose: startPose,
-            shooting: shoot.plan, firstStep: shoot.firstStep)
+            rig: rig, motion: program.motion, startPose: startPose, shooting: shoot.plan, firstStep: shoot.firstStep)
         if !report.feasible || dryRun || log.verbose {
             for line in CheckReport.describe(report, program: program) { say(line) }
         }
@@ -114,88 +153,33 @@ struct PlayCommand: ParsableCommand {
         }
         guard report.intervalMisses.isEmpty else {
             if let misses = IntervalMiss.summary(report.intervalMisses) { printError("\(file): error: \(misses)") }
-            printError("\(file): error: refusing to play: --trigger \(chosenTrigger) cannot be kept (nothing moved); use a longer interval")
+            printError("\(file): error: refusing to play: --trigger \(trigger) cannot be kept (nothing moved); use a longer interval")
             throw ExitCode(1)
         }
         if dryRun {
             say("dry run: \(report.ticks) frames would be sent to the \(rig.output.type) output; nothing moved")
-            return
+            return false
         }
+        return true
+    }
 
-        if let track = program.track {
-            // A track points where the target is at the track's own times, not now.
-            let off = Date().timeIntervalSince1970 - track.startUnix
-            if abs(off) > 120 {
-                printError(
-                    "warning: the track starts at \(UTCTime.text(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now"): the rig points where \(track.target.name) is at the track's times, not where it is now"
-                )
-            }
-        }
-        let isTTY = LiveView.stdoutIsTTY
-        let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
-        let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
-        if !isTTY { say(header) }
-        let stepTrigger: StepTrigger? =
-            program.isStepped
-            ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
-
-        try shoot.open(logger: logger, display: { line in view.log(line) })
-        let shots = shoot.runner
-        if let path = shoot.logPath { view.log("shot log: \(path)") }
-        // The one program host, as `rig serve` plays programs; here it ends with the program.
-        var hosted = ConsoleProgram(
-            name: file, motion: program.motion, trigger: program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
-            shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
-        hosted.moveToFirstStep = !startHere
-        let host = ConsoleSource(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true)
-        options.liveView = view
-        options.viewIntervalSeconds = 0.1
-        let session = RigSession(
-            rig: rig, source: host, output: device, startPose: startPose, trigger: stepTrigger, camera: shoot.camera,
-            options: options, logger: logger)
-        session.onStart = { (loop: ControlLoop<ConsoleSource>) in
-            shots?.attach(ShotRunner.Requests(shotDone: { loop.requestShotDone() }, stop: { session.requestStop() }))
-        }
-        if let shots { session.onEvent = { (event: LoopEvent) in shots.handle(event) } }
-        let summary: SessionSummary
-        do throws(SessionError) {
-            summary = try session.run()
-        } catch {
-            shots?.finish(loopFault: "\(error)", stoppedBySignal: false)
-            throw SessionSetup.refused(error)
-        }
-        if let warning = stepTrigger?.closingWarning { shots?.warn(warning) }
-        shots?.finish(
-            loopFault: summary.exitCode != 0 ? (summary.loop.fault.map { "\($0)" } ?? "\(summary.end)") : nil,
-            stoppedBySignal: summary.stoppedBySignal)
-        if let shots, let path = shoot.logPath {
-            say(
-                "shot log: \(path) (\(shots.shotsTaken) shots\(shots.shotsInterrupted > 0 ? ", \(shots.shotsInterrupted) interrupted" : "")\(shots.downloadsFailed > 0 ? ", \(shots.downloadsFailed) NOT downloaded (on the camera's card)" : "")\(shots.slotsMissed > 0 ? ", \(shots.slotsMissed) MISSED interval slots" : ""))"
-            )
-        }
-        let loop = summary.loop
-        logger.info("real-time: \(loop.grant)")
-        let faults = loop.pageFaultsAfterFirstTick
-        if faults.major > 0 {
-            logger.warning("the loop thread waited for storage \(faults.major) times (major page faults after the first tick)")
-        }
-        logger.info("loop thread page faults after the first tick: \(faults.minor) minor, \(faults.major) major")
-        let lateness = loop.lateness
-        say(
-            "done: \(loop.ticks) ticks, \(summary.stepsReady) steps settled; wake-up lateness p50 \(us(lateness.percentileMicroseconds(0.5))) p99 \(us(lateness.percentileMicroseconds(0.99))) max \(us(lateness.maxMicroseconds)), \(lateness.missedTicks) missed ticks"
+    /// A track points where the target is at the track's own times, not now: said when
+    /// they are far apart.
+    private static func warnIfTrackIsNotNow(_ track: SkyTrack) {
+        let off = Date().timeIntervalSince1970 - track.startUnix
+        guard abs(off) > 120 else { return }
+        printError(
+            "warning: the track starts at \(UTCTime.text(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now"): the rig points where \(track.target.name) is at the track's times, not where it is now"
         )
-        if loop.traceRowsDropped > 0 {
-            printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
-        }
-        try SessionSetup.end(summary)
-        if let fault = shots?.faultMessage {
-            printError("error: \(fault)")
-            throw ExitCode(1)
-        }
-        if let incomplete = shots?.logIncomplete {
-            printError("error: \(incomplete)")
-            throw ExitCode(1)
-        }
+    }
+
+    /// "shot log: PATH (N shots, …)".
+    private static func describe(_ shots: ShotRunner, log path: String) -> String {
+        var counts = ["\(shots.shotsTaken) shots"]
+        if shots.shotsInterrupted > 0 { counts.append("\(shots.shotsInterrupted) interrupted") }
+        if shots.downloadsFailed > 0 { counts.append("\(shots.downloadsFailed) NOT downloaded (on the camera's card)") }
+        if shots.slotsMissed > 0 { counts.append("\(shots.slotsMissed) MISSED interval slots") }
+        return "shot log: \(path) (\(counts.joined(separator: ", ")))"
     }
 
     /// Refuses (exit 2) a folder the rig's camera would write into that cannot keep files;
@@ -262,6 +246,4 @@ struct PlayCommand: ParsableCommand {
             return GPIOTrigger(config: try ButtonsConfig.parse(program.rig.buttons) ?? ButtonsConfig(), logger: logger, display: { line in view.log(line) })
         }
     }
-
-    private func us(_ v: Double) -> String { fixed(v, 0) + " µs" }
 }

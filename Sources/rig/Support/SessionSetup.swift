@@ -51,6 +51,26 @@ struct SessionSetup {
         return ExitCode(error.exitCode)
     }
 
+    /// The loop's figures after a run: real-time grant and page faults in the log, and a
+    /// "done:" line with ticks, steps settled, wake-up lateness and a trace that lost rows.
+    static func report(_ summary: SessionSummary, logger: Logger) {
+        let loop = summary.loop
+        logger.info("real-time: \(loop.grant)")
+        let faults = loop.pageFaultsAfterFirstTick
+        if faults.major > 0 {
+            logger.warning("the loop thread waited for storage \(faults.major) times (major page faults after the first tick)")
+        }
+        logger.info("loop thread page faults after the first tick: \(faults.minor) minor, \(faults.major) major")
+        let lateness = loop.lateness
+        func us(_ v: Double) -> String { fixed(v, 0) + " µs" }
+        say(
+            "done: \(loop.ticks) ticks, \(summary.stepsReady) steps settled; wake-up lateness p50 \(us(lateness.percentileMicroseconds(0.5))) p99 \(us(lateness.percentileMicroseconds(0.99))) max \(us(lateness.maxMicroseconds)), \(lateness.missedTicks) missed ticks"
+        )
+        if loop.traceRowsDropped > 0 {
+            printError("warning: the trace lost \(loop.traceRowsDropped) rows (the disk could not keep up)")
+        }
+    }
+
     /// How the session ended: its problems printed, and its exit code thrown unless 0.
     static func end(_ summary: SessionSummary) throws(ExitCode) {
         for line in summary.problems { printError("error: \(line)") }
