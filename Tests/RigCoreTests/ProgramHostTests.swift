@@ -2,9 +2,9 @@ import Testing
 
 @testable import RigCore
 
-/// Drives a `ConsoleSource` tick by tick and checks every frame against every limit.
-private struct ConsoleRun {
-    var source: ConsoleSource
+/// Drives a `ProgramHost` tick by tick and checks every frame against every limit.
+private struct HostRun {
+    var source: ProgramHost
     var monitor: LimitMonitor
     var frame: [Double]
     var events: [PlayerEvent] = []
@@ -16,8 +16,8 @@ private struct ConsoleRun {
     let mailbox = SourceMailbox()
     var delivered = SourceMailbox.buffer()
 
-    init(rig: Rig, start: [Double], hosting program: ConsoleProgram? = nil) {
-        source = ConsoleSource(
+    init(rig: Rig, start: [Double], hosting program: HostedProgram? = nil) {
+        source = ProgramHost(
             rig: rig, startPose: start, program: program, endsWithProgram: program != nil)
         monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: start)
         frame = start
@@ -25,7 +25,7 @@ private struct ConsoleRun {
 
     /// Runs until `until` holds (true) or `maxTicks` pass (false).
     @discardableResult
-    mutating func run(maxTicks: Int = 20_000, until: (ConsoleSource) -> Bool) -> Bool {
+    mutating func run(maxTicks: Int = 20_000, until: (ProgramHost) -> Bool) -> Bool {
         for _ in 0..<maxTicks {
             _ = mailbox.deliver(to: &source, buffer: &delivered)
             if let e = source.tick(into: &frame) { events.append(e) }
@@ -37,7 +37,7 @@ private struct ConsoleRun {
         return false
     }
 
-    func post(_ request: ConsoleRequest) { mailbox.post(request) }
+    func post(_ request: ProgramRequest) { mailbox.post(request) }
     func post(_ command: MotionCommand) { mailbox.post(command) }
 }
 
@@ -50,11 +50,11 @@ private let threeSteps = Motion.stepped([
     Step(pose: [60, 10], settleSeconds: 0.1, label: "shot 3"),
 ])
 
-@Suite struct ConsoleSourceTests {
+@Suite struct ProgramHostTests {
     /// `rig play`'s use of the host: one program from the start, driven by the loop's
     /// trigger controls, and the source ends with it.
     @Test func aHostedProgramTakesTheTriggersControlsAndEndsWithTheProgram() {
-        var run = ConsoleRun(rig: rig, start: [0, 0], hosting: ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard))
+        var run = HostRun(rig: rig, start: [0, 0], hosting: HostedProgram(name: "p", motion: threeSteps, trigger: .keyboard))
         #expect(run.source.progress.inProgram && run.source.progress.stepCount == 3)
         #expect(run.run { $0.isWaiting })
         #expect(run.source.currentStep == 0 && run.source.progress.phase == .waiting)
@@ -73,8 +73,8 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func aManualProgramWaitsAtEachStepAndNextGoesOn() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
+        var run = HostRun(rig: rig, start: [0, 0])
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
         #expect(run.run { $0.isWaiting })
         #expect(run.source.currentStep == 0)
         #expect(run.source.progress.phase == .waiting)
@@ -97,8 +97,8 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func aProgramPreparedFromTheRestPoseIsTakenWithoutBuildingAPlayer() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        var program = ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)
+        var run = HostRun(rig: rig, start: [0, 0])
+        var program = HostedProgram(name: "p", motion: threeSteps, trigger: .auto)
         program.prepare(rig: rig, from: [0, 0])
         run.post(.play(program))
         #expect(run.run { $0.currentStep == 2 && $0.isWaiting || $0.player == nil && $0.programsStarted == 1 })
@@ -106,7 +106,7 @@ private let threeSteps = Motion.stepped([
         #expect(run.source.playersBuiltInTick == 0)
         // Prepared from somewhere the rig is not: the loop builds the player from where it is.
         #expect(run.run { $0.player == nil })
-        var stale = ConsoleProgram(name: "q", motion: threeSteps, trigger: .auto)
+        var stale = HostedProgram(name: "q", motion: threeSteps, trigger: .auto)
         stale.prepare(rig: rig, from: [5, 5])
         run.post(.play(stale))
         #expect(run.run { $0.programsStarted == 2 && $0.player == nil })
@@ -117,8 +117,8 @@ private let threeSteps = Motion.stepped([
     @Test func aPlayerBuiltInTheTickIsTheProgramsOwn() {
         // Prepared from somewhere the rig is not: the player the loop builds still ends
         // where the program does when it does not park (jog's preview), not at the park pose.
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        var program = ConsoleProgram(name: "preview", motion: threeSteps, trigger: .auto)
+        var run = HostRun(rig: rig, start: [0, 0])
+        var program = HostedProgram(name: "preview", motion: threeSteps, trigger: .auto)
         program.parks = false
         program.prepare(rig: rig, from: [5, 5])
         run.post(.play(program))
@@ -133,8 +133,8 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func backAndRedoMoveToThePreviousAndTheSameStep() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard, firstStep: 2)))
+        var run = HostRun(rig: rig, start: [0, 0])
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .keyboard, firstStep: 2)))
         #expect(run.run { $0.isWaiting })
         #expect(run.source.currentStep == 2)
         #expect(run.frame == [60, 10])
@@ -163,14 +163,14 @@ private let threeSteps = Motion.stepped([
     /// The host says what it did, typed: a program started, each refused request with why,
     /// and how each program ended (played out, stopped), once each.
     @Test func theHostReportsStartsRefusalsAndEndsAsEvents() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
+        var run = HostRun(rig: rig, start: [0, 0])
         run.post(.next)
         run.run(maxTicks: 2) { _ in false }
         #expect(run.hostEvents == [.refused(.next, .noProgram)])
         run.hostEvents = []
-        run.post(.play(ConsoleProgram(name: "a", motion: threeSteps, trigger: .keyboard)))
+        run.post(.play(HostedProgram(name: "a", motion: threeSteps, trigger: .keyboard)))
         #expect(run.run { $0.isWaiting })
-        run.post(.play(ConsoleProgram(name: "b", motion: threeSteps, trigger: .auto)))
+        run.post(.play(HostedProgram(name: "b", motion: threeSteps, trigger: .auto)))
         run.post(.resume)
         run.run(maxTicks: 2) { _ in false }
         #expect(run.hostEvents == [.started(program: "a"), .refused(.play, .notAtRest), .refused(.resume, .notPaused)])
@@ -179,15 +179,15 @@ private let threeSteps = Motion.stepped([
         #expect(run.run { $0.player == nil && $0.isAtRest })
         #expect(run.hostEvents == [.ended(program: "a", .stopped)])
         run.hostEvents = []
-        run.post(.play(ConsoleProgram(name: "b", motion: threeSteps, trigger: .auto)))
+        run.post(.play(HostedProgram(name: "b", motion: threeSteps, trigger: .auto)))
         #expect(run.run { $0.programsStarted == 2 && $0.player == nil })
         #expect(run.hostEvents == [.started(program: "b"), .ended(program: "b", .completed)])
         #expect(run.violations.isEmpty)
     }
 
     @Test func pauseHoldsAnAutoProgramAtTheNextStepAndResumeGoesOn() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)))
+        var run = HostRun(rig: rig, start: [0, 0])
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .auto)))
         run.post(.pause)
         #expect(run.run { $0.isWaiting })
         #expect(run.source.currentStep == 0)
@@ -205,8 +205,8 @@ private let threeSteps = Motion.stepped([
     /// step's settled moment), S apart to the tick, the player starting each move late
     /// enough; and the same ticks as a `Player` given the same plan.
     @Test func anIntervalProgramSettlesItsStepsTheIntervalApartAsPlayDoes() {
-        var run = ConsoleRun(rig: rig, start: [20, 10])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .interval(seconds: 3))))
+        var run = HostRun(rig: rig, start: [20, 10])
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .interval(seconds: 3))))
         var readyTicks: [Int] = []
         for _ in 0..<3 {
             #expect(run.run { $0.isWaiting })
@@ -230,8 +230,8 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func stopBrakesParksAndTheSourceTakesCommandsAgain() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)))
+        var run = HostRun(rig: rig, start: [0, 0])
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .auto)))
         #expect(run.run { $0.velocities[0] > 30 })
         run.post(.stop)
         #expect(run.run { $0.player == nil })
@@ -246,16 +246,16 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func playIsRefusedWhileTheRigMovesAndCommandsAreDroppedWhileAProgramPlays() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
+        var run = HostRun(rig: rig, start: [0, 0])
         run.post(.jog(velocityFractions: [1, 0]))
         run.run(maxTicks: 3) { _ in false }
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .auto)))
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .auto)))
         run.run(maxTicks: 1) { _ in false }
         #expect(run.source.player == nil)
         #expect(run.source.refusedRequests == 1)
         // The deadman stops the jog; then play is accepted.
         #expect(run.run { $0.progress.phase == .idle })
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
         run.run(maxTicks: 1) { _ in false }
         #expect(run.source.player != nil)
         run.post(.jog(velocityFractions: [1, 1]))
@@ -267,8 +267,8 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func theSessionStopFinishesAProgramThenTheSourceParksAndFinishes() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        run.post(.play(ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
+        var run = HostRun(rig: rig, start: [0, 0])
+        run.post(.play(HostedProgram(name: "p", motion: threeSteps, trigger: .keyboard)))
         #expect(run.run { $0.isWaiting })
         run.source.stop()
         #expect(run.run { $0.isFinished })
@@ -280,8 +280,8 @@ private let threeSteps = Motion.stepped([
     }
 
     @Test func anEmptyProgramEndsAtOnceAndPauseNeedsSteps() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        run.post(.play(ConsoleProgram(name: "p", motion: .stepped([]), trigger: .auto)))
+        var run = HostRun(rig: rig, start: [0, 0])
+        run.post(.play(HostedProgram(name: "p", motion: .stepped([]), trigger: .auto)))
         run.run(maxTicks: 2) { _ in false }
         // An empty program is over at once.
         #expect(run.source.player == nil)
@@ -291,12 +291,12 @@ private let threeSteps = Motion.stepped([
     }
 }
 
-extension ConsoleSourceTests {
+extension ProgramHostTests {
     /// A program stopped while it waits at a step, then the same program played again at
     /// once: it plays (the server's "resume" and a second Start rely on it).
     @Test func aStoppedProgramCanBePlayedAgainAtOnce() {
-        var run = ConsoleRun(rig: rig, start: [0, 0])
-        let manual = ConsoleProgram(name: "p", motion: threeSteps, trigger: .keyboard)
+        var run = HostRun(rig: rig, start: [0, 0])
+        let manual = HostedProgram(name: "p", motion: threeSteps, trigger: .keyboard)
         run.post(.play(manual))
         #expect(run.run { $0.isWaiting })
         run.post(.stop)

@@ -93,9 +93,9 @@ import Testing
             Step(pose: [0, 0], settleSeconds: 0.2, label: "c"),
         ]
         // `auto` on the program host, as `rig play` runs it: each step advanced the tick it is ready.
-        let program = ConsoleProgram(name: "p", motion: .stepped(steps), trigger: .auto)
+        let program = HostedProgram(name: "p", motion: .stepped(steps), trigger: .auto)
         let loop = ControlLoop(
-            rig: rig, source: ConsoleSource(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true),
+            rig: rig, source: ProgramHost(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true),
             output: RecordingOutput(), clock: ManualClock(),
             options: LoopOptions(realtime: false), startPose: rig.homePose)
         _ = loop.run()
@@ -110,8 +110,8 @@ import Testing
     }
 
     /// 160° in 0.5 s: far beyond maxVelocity, a program the limiter must bend.
-    static func tooFast(_ rig: Rig) -> ConsoleProgram {
-        ConsoleProgram(
+    static func tooFast(_ rig: Rig) -> HostedProgram {
+        HostedProgram(
             name: "too fast",
             motion: .continuous(
                 tracks: [
@@ -126,7 +126,7 @@ import Testing
     @Test func aProgramThatBreaksALimitIsStoppedByTheLimiter() {
         let rig = testRig()
         let output = RecordingOutput()
-        let source = ConsoleSource(rig: rig, startPose: [-80, 0], program: Self.tooFast(rig), endsWithProgram: true)
+        let source = ProgramHost(rig: rig, startPose: [-80, 0], program: Self.tooFast(rig), endsWithProgram: true)
         let loop = ControlLoop(
             rig: rig, source: source, output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: [-80, 0])
         let result = loop.run()
@@ -161,7 +161,7 @@ import Testing
         let rig = testRig()
         let mailbox = SourceMailbox()
         let loop = ControlLoop(
-            rig: rig, source: ConsoleSource(rig: rig, startPose: [-80, 0]), output: RecordingOutput(), clock: ManualClock(),
+            rig: rig, source: ProgramHost(rig: rig, startPose: [-80, 0]), output: RecordingOutput(), clock: ManualClock(),
             options: LoopOptions(realtime: false, stopWhenLimited: false), startPose: [-80, 0], mailbox: mailbox)
         mailbox.post(.program(.play(Self.tooFast(rig))))
         loop.start()

@@ -54,9 +54,9 @@ final class StallingClock: LoopClock {
                 options: options, startPose: rig.homePose
             ).run()
         case .programHost:
-            let program = ConsoleProgram(name: "keys", motion: keyframes(rig), trigger: .auto)
+            let program = HostedProgram(name: "keys", motion: keyframes(rig), trigger: .auto)
             result = ControlLoop(
-                rig: rig, source: ConsoleSource(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true), output: output,
+                rig: rig, source: ProgramHost(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true), output: output,
                 clock: clock, options: options, startPose: rig.homePose
             ).run()
         }

@@ -49,8 +49,8 @@ let benchmarks: @Sendable () -> Void = {
             // The program host, as `rig play` and `rig serve` run a program (its command
             // source limits every frame), with a jog waiting in the mailbox (dropped while
             // the program plays, as the server's are).
-            let program = ConsoleProgram(name: "bench", motion: motion, trigger: .auto)
-            let source = ConsoleSource(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true)
+            let program = HostedProgram(name: "bench", motion: motion, trigger: .auto)
+            let source = ProgramHost(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true)
             let mailbox = SourceMailbox()
             let loop = ControlLoop(rig: rig, source: source, output: output,
                                    clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose, mailbox: mailbox)

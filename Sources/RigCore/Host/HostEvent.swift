@@ -5,7 +5,7 @@ public enum HostEvent: Sendable, Equatable, CustomStringConvertible {
     /// A program took the rig (its first tick is next).
     case started(program: String)
     /// A request changed nothing, and why.
-    case refused(ConsoleRequest.Kind, HostRefusal)
+    case refused(ProgramRequest.Kind, HostRefusal)
     /// The program is over and the rig parked: the host takes motion commands again (or,
     /// for `rig play`, is done).
     case ended(program: String, ProgramEnd)
@@ -74,7 +74,7 @@ public enum HostRefusal: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-extension ConsoleRequest {
+extension ProgramRequest {
     /// A request without its payload, for events and refusals.
     public enum Kind: String, Sendable, Equatable, CustomStringConvertible {
         case play, next, back, redo, pause, resume, stop

@@ -1,12 +1,12 @@
-/// A program as the program host (`ConsoleSource`) plays it, for `rig play` and `rig
+/// A program as the program host (`ProgramHost`) plays it, for `rig play` and `rig
 /// serve` alike: the motion, how its steps advance, where it starts and how it shoots.
-public struct ConsoleProgram: Sendable, Equatable {
+public struct HostedProgram: Sendable, Equatable {
     /// What the operator chose (a file name); shown in the status.
     public var name: String
     public var motion: Motion
     /// `.auto` advances a step as soon as it settles; `.interval(S)` paces the steps so
     /// each one's shot (its settled moment: the server fires no camera) starts S after the
-    /// previous one's, as `rig play` does; every other trigger waits for `ConsoleRequest.next`.
+    /// previous one's, as `rig play` does; every other trigger waits for `ProgramRequest.next`.
     public var trigger: Trigger
     /// 0-based step a stepped program starts at (ignored for continuous paths).
     public var firstStep: Int
@@ -65,7 +65,7 @@ public struct ConsoleProgram: Sendable, Equatable {
     public var stepCount: Int { if case .stepped(let s) = motion { s.count } else { 0 } }
 }
 
-/// A `Player` made ahead of time for a `ConsoleProgram`, with the pose it starts from.
+/// A `Player` made ahead of time for a `HostedProgram`, with the pose it starts from.
 /// Equal when the start poses are: the player is derived from the program.
 public struct PreparedPlayer: Sendable, Equatable {
     public var player: Player

@@ -10,12 +10,12 @@
 /// every tick. Motion commands that arrive while a program plays are dropped (counted in
 /// `droppedCommands`): the server refuses them first.
 /// `stop()` (a signal, the session's end) stops the program if any, then parks and finishes.
-public struct ConsoleSource: MotionSource {
+public struct ProgramHost: MotionSource {
     public let rig: Rig
     public private(set) var commands: CommandSource
     public private(set) var player: Player?
     /// The program playing, if any.
-    public private(set) var program: ConsoleProgram?
+    public private(set) var program: HostedProgram?
     /// Stepped programs: advancing by itself is held (`.pause`).
     public private(set) var isPaused = false
     /// Requests that did not apply (a play while busy, a back while not waiting, …).
@@ -59,7 +59,7 @@ public struct ConsoleSource: MotionSource {
     ///   - program: a program to play from the start (built here, off the loop thread).
     ///   - endsWithProgram: the source finishes when that program does (`rig play`).
     public init(
-        rig: Rig, startPose: [Double], jogTimeoutSeconds: Double = 0.25, program: ConsoleProgram? = nil, endsWithProgram: Bool = false
+        rig: Rig, startPose: [Double], jogTimeoutSeconds: Double = 0.25, program: HostedProgram? = nil, endsWithProgram: Bool = false
     ) {
         self.rig = rig
         self.endsWithProgram = endsWithProgram
@@ -151,7 +151,7 @@ public struct ConsoleSource: MotionSource {
     /// Plays `program` now from where the rig rests, as a `.play` request would; false if
     /// the rig is not at rest or a program plays.
     @discardableResult
-    public mutating func play(_ program: ConsoleProgram) -> Bool {
+    public mutating func play(_ program: HostedProgram) -> Bool {
         apply(.play(program))
         return self.program != nil
     }
@@ -173,7 +173,7 @@ public struct ConsoleSource: MotionSource {
         hostEvents.append(event)
     }
 
-    private mutating func refuse(_ request: ConsoleRequest, _ why: HostRefusal) {
+    private mutating func refuse(_ request: ProgramRequest, _ why: HostRefusal) {
         refusedRequests += 1
         report(.refused(request.kind, why))
     }
@@ -263,7 +263,7 @@ public struct ConsoleSource: MotionSource {
         }
     }
 
-    private mutating func apply(_ request: ConsoleRequest) {
+    private mutating func apply(_ request: ProgramRequest) {
         guard !stopRequested else {
             refuse(request, .stopping)
             return

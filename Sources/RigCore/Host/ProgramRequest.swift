@@ -1,9 +1,9 @@
-/// What the operator asks of a running `ConsoleSource` besides motion commands: programs
+/// What the operator asks of a running `ProgramHost` besides motion commands: programs
 /// and their steps. Posted to the loop's `SourceMailbox`, applied at the start of a tick.
-public enum ConsoleRequest: Sendable, Equatable {
+public enum ProgramRequest: Sendable, Equatable {
     /// Play a program (already checked by the caller). Refused (counted in
-    /// `ConsoleSource.refusedRequests`) unless the rig is at rest with no program.
-    case play(ConsoleProgram)
+    /// `ProgramHost.refusedRequests`) unless the rig is at rest with no program.
+    case play(HostedProgram)
     /// Go on from the step the program waits at (or as soon as it is ready).
     case next
     /// Move back to the previous step and wait there; only while waiting at a step.

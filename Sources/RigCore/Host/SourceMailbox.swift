@@ -5,7 +5,7 @@ import Synchronization
 /// camera's controls (advance, shot done, redo, go to a step, home).
 public enum SourceRequest: Sendable, Equatable {
     case motion(MotionCommand)
-    case program(ConsoleRequest)
+    case program(ProgramRequest)
     /// The trigger fired (Enter, an interval, Cascable, a button).
     case advance
     /// The camera finished the shot the source asked for.
@@ -67,7 +67,7 @@ public final class SourceMailbox: Sendable {
     public func post(_ command: MotionCommand) { post(.motion(command)) }
 
     /// A program request for the next tick.
-    public func post(_ request: ConsoleRequest) { post(.program(request)) }
+    public func post(_ request: ProgramRequest) { post(.program(request)) }
 
     /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
     public func requestStop() { state.withLock { $0.stop = true } }

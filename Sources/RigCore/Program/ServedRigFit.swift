@@ -65,7 +65,7 @@ public enum ServedProgram {
     public static func prepare(
         text: String, file: String, served: Rig, rigText: String, rigPath: String, fromStep: Int, startPose: [Double],
         maxTicks: Int = Bounds.maxTicks, cameraReportsShots: Bool = false
-    ) throws(Refusal) -> (program: Program, console: ConsoleProgram, report: FeasibilityReport) {
+    ) throws(Refusal) -> (program: Program, console: HostedProgram, report: FeasibilityReport) {
         var program: Program
         do {
             program = try ProgramParser.parse(text: text, file: file, loadRig: { _, _ in (rigText, rigPath) })
@@ -84,7 +84,7 @@ public enum ServedProgram {
         let shots =
             program.trigger == .bui
             ? nil : program.shotTiming.map { program.shootingPlan(timing: $0, selfTimed: !cameraReportsShots, trigger: program.trigger) }
-        let console = ConsoleProgram(
+        let console = HostedProgram(
             name: file, motion: program.motion, trigger: program.trigger, firstStep: fromStep - 1, shots: shots, ramp: program.shoot.ramp,
             stepIntervals: program.stepIntervals)
         let report = FeasibilityChecker.check(

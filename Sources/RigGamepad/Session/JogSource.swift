@@ -2,7 +2,7 @@ import RigCore
 import RigRuntime
 
 /// The motion source of `rig jog`: turns gamepad (or keyboard) input into `MotionCommand`s
-/// for the program host (`ConsoleSource`: the same command source as `rig serve` and DFMoco,
+/// for the program host (`ProgramHost`: the same command source as `rig serve` and DFMoco,
 /// the same host `rig play` and `rig serve` play programs on), one tick at a time. Runs on
 /// the loop thread; reads input from a `GamepadInput`, reports to the session through
 /// `notices`.
@@ -43,7 +43,7 @@ public struct JogSource: MotionSource {
     public private(set) var speedLevel = 1
     /// The motion itself (commands, and the preview as a program); also takes commands
     /// other threads post to the loop's mailbox.
-    public private(set) var host: ConsoleSource
+    public private(set) var host: ProgramHost
     /// True while the watchdog holds the rig (no input while jogging).
     public private(set) var watchdogHolding = false
 
@@ -99,7 +99,7 @@ public struct JogSource: MotionSource {
         shaper = StickShaper(config: config, deviceFlatFraction: max(deviceFlatFraction, current.stickFlat))
         // No jog deadman of its own: this source sends a jog every tick, and its watchdog
         // (signs of input life) is what stops a silent stick.
-        host = ConsoleSource(rig: rig, startPose: startPose, jogTimeoutSeconds: 1)
+        host = ProgramHost(rig: rig, startPose: startPose, jogTimeoutSeconds: 1)
         let zero = [Double](repeating: 0, count: rig.axes.count)
         fractions = zero
         zeros = zero.map { $0 }

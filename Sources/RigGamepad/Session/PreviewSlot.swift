@@ -15,7 +15,7 @@ public final class PreviewSlot: Sendable {
         var requested = false
         /// Counts requests and cancels: a program built for an older one is not kept.
         var generation = 0
-        var ready: ConsoleProgram?
+        var ready: HostedProgram?
     }
     private let state = Mutex(State())
 
@@ -54,7 +54,7 @@ public final class PreviewSlot: Sendable {
     }
 
     /// Loop thread: the preview program, built from the requested pose, once it is ready.
-    public func takeReady() -> ConsoleProgram? {
+    public func takeReady() -> HostedProgram? {
         state.withLock { s in
             guard s.requested, let program = s.ready else { return nil }
             s.ready = nil
@@ -73,7 +73,7 @@ public final class PreviewSlot: Sendable {
                 return (motion, Array(s.pose), s.generation)
             })
         else { return }
-        var program = ConsoleProgram(name: "preview", motion: motion, trigger: .auto)
+        var program = HostedProgram(name: "preview", motion: motion, trigger: .auto)
         program.parks = false
         program.prepare(rig: rig, from: pose)
         state.withLock { s in

@@ -45,7 +45,7 @@ public final class ProgramLibrary: Sendable {
     /// A program ready to play, with its check.
     public struct Checked: Sendable {
         public var program: Program
-        public var consoleProgram: ConsoleProgram
+        public var consoleProgram: HostedProgram
         public var report: FeasibilityReport
         /// The file's SHA-256, for its shot log.
         public var sha256: String
@@ -129,7 +129,7 @@ public final class ProgramLibrary: Sendable {
         } catch {
             throw ServeError(.unprocessableContent, error.description)
         }
-        let prepared: (program: Program, console: ConsoleProgram, report: FeasibilityReport)
+        let prepared: (program: Program, console: HostedProgram, report: FeasibilityReport)
         do {
             // A program that embeds another rig is laid out on that rig's axes: played on
             // the served rig it would move the wrong axes, or index past them.

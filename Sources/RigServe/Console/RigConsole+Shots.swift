@@ -31,7 +31,7 @@ extension RigConsole {
 
     /// Refuses (503) a program that shoots while the camera is not connected: its first
     /// shot would fail and stop it.
-    public func requireCamera(for program: ConsoleProgram) throws(ServeError) {
+    public func requireCamera(for program: HostedProgram) throws(ServeError) {
         guard program.shooting.timing != nil, let late = camera as? LateCamera, late.presence == .missing else { return }
         throw ServeError(
             .serviceUnavailable,
@@ -50,7 +50,7 @@ extension RigConsole {
 
     /// The shots of one program: fired with the server's camera (which outlives it), logged
     /// as `rig play` logs them, the last one kept for the status.
-    func makeRunner(_ program: ConsoleProgram, camera: Camera, sha: String) -> ShotRunner {
+    func makeRunner(_ program: HostedProgram, camera: Camera, sha: String) -> ShotRunner {
         let steps: [Step] = if case .stepped(let s) = program.motion { s } else { [] }
         var writer: ShotLogWriter?
         if let path = shotLogs?.newLogPath(program: program.name) {

@@ -5,9 +5,9 @@ import RigGamepad
 import RigRuntime
 import Synchronization
 
-/// The rig as the server sees it: one `ConsoleSource` run by the session runner on a
+/// The rig as the server sees it: one `ProgramHost` run by the session runner on a
 /// background thread, from the server's start to its end (a signal parks the rig and
-/// ends it). Every motion the server asks for is a `MotionCommand` or a `ConsoleRequest`
+/// ends it). Every motion the server asks for is a `MotionCommand` or a `ProgramRequest`
 /// posted to that source, so the same limiter, lock and safe state apply as in `rig play`
 /// and `rig jog`. Methods may be called from any thread.
 ///
@@ -21,7 +21,7 @@ public final class RigConsole: @unchecked Sendable {
     public let jogConfig: JogConfig
     private let outputType: String
     private let outputBox: OutputBox
-    private let session: RigSession<ConsoleSource>
+    private let session: RigSession<ProgramHost>
     let shared = Mutex(Shared())
     private let started = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
@@ -85,7 +85,7 @@ public final class RigConsole: @unchecked Sendable {
         outputBox = OutputBox(output)
         var options = options
         options.loop.stopWhenLimited = false
-        let source = ConsoleSource(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
+        let source = ProgramHost(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
         // The camera is a part of the session: locked and started with the output, closed
         // when the session ends; each program's shot runner fires it meanwhile. The
         // console follows the loop as a part too.
@@ -276,7 +276,7 @@ public final class RigConsole: @unchecked Sendable {
     ///   - exposure: the program's frames for a camera the rig sets (`exposurePlan(for:)`),
     ///     given to the camera once the program has the rig.
     public func play(
-        _ program: ConsoleProgram, estimatedSeconds: Double?, programSha256: String = "", exposure: ExposurePlan? = nil
+        _ program: HostedProgram, estimatedSeconds: Double?, programSha256: String = "", exposure: ExposurePlan? = nil
     ) throws(ServeError) {
         let current = status(controller: nil)
         guard current.state == .idle else {
@@ -309,7 +309,7 @@ public final class RigConsole: @unchecked Sendable {
     /// A step request for the program playing; 409 when none plays.
     /// - Parameter atStep: the 1-based step the client means (Next): refused unless the
     ///   program waits there.
-    public func programRequest(_ request: ConsoleRequest, atStep: Int? = nil) throws(ServeError) {
+    public func programRequest(_ request: ProgramRequest, atStep: Int? = nil) throws(ServeError) {
         let current = status(controller: nil)
         guard current.program != nil else { throw ServeError(.conflict, "no program is playing") }
         if let atStep, current.step != atStep {

@@ -73,7 +73,7 @@ public enum ServeApp {
         router.get("/api/programs") { _, _ in try routes.programs() }
         router.get("/api/last-shot/preview") { _, _ in try routes.lastShotPreview() }
         router.post("/api/play") { request, context in try await routes.play(request, context) }
-        for (name, action) in [("next", ConsoleRequest.next), ("back", .back), ("redo", .redo), ("pause", .pause), ("resume", .resume)] {
+        for (name, action) in [("next", ProgramRequest.next), ("back", .back), ("redo", .redo), ("pause", .pause), ("resume", .resume)] {
             router.post("/api/\(name)") { request, context in try await routes.step(action, request, context) }
         }
         router.post("/api/stop") { request, context in try await routes.stop(request, context) }

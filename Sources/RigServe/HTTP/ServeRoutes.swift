@@ -234,7 +234,7 @@ struct ServeRoutes: Sendable {
         var step: Int?
     }
 
-    func step(_ action: ConsoleRequest, _ request: Request, _ context: ServeContext) async throws -> Response {
+    func step(_ action: ProgramRequest, _ request: Request, _ context: ServeContext) async throws -> Response {
         let body = try await optionalBody(StepBody.self, request)
         let key = try control(request, context)
         try console.programRequest(action, atStep: body?.step)

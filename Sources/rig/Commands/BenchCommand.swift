@@ -182,9 +182,9 @@ struct BenchLoopCommand: ParsableCommand {
             channels: rig.axes.map(OutputChannel.init),
             initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
         // The program host, as `rig play` runs a program (not a bare player no command runs).
-        let hosted = ConsoleProgram(name: "bench", motion: program.motion, trigger: .auto)
+        let hosted = HostedProgram(name: "bench", motion: program.motion, trigger: .auto)
         let loop = ControlLoop(
-            rig: rig, source: ConsoleSource(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true), output: output,
+            rig: rig, source: ProgramHost(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true), output: output,
             clock: MonotonicClock(), options: LoopOptions(realtime: !noRealtime), startPose: startPose)
         loop.start()
         let result = loop.wait()

@@ -88,14 +88,14 @@ struct PlayCommand: ParsableCommand {
         try shoot.open(logger: logger, display: { line in view.log(line) })
         if let path = shoot.logPath { view.log("shot log: \(path)") }
         // The one program host, as `rig serve` plays programs; here it ends with the program.
-        var hosted = ConsoleProgram(
+        var hosted = HostedProgram(
             name: file, motion: program.motion, trigger: program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
             shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
         hosted.moveToFirstStep = !startHere
         options.liveView = view
         options.viewIntervalSeconds = 0.1
         let session = RigSession(
-            rig: rig, source: ConsoleSource(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true), output: device,
+            rig: rig, source: ProgramHost(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true), output: device,
             startPose: startPose, trigger: stepTrigger, camera: shoot.camera, parts: shoot.runner.map { [$0] } ?? [],
             options: options, logger: logger)
         let summary: SessionSummary
