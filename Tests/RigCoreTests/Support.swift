@@ -1,18 +1,5 @@
 @testable import RigCore
 
-/// A small, seedable generator so a scenario can be rebuilt from its seed.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func servoAxis(
     _ name: String, channel: Int, softMin: Double = -90, softMax: Double = 90, home: Double = 0,
     park: Double? = nil, maxVelocity: Double = 90, maxAcceleration: Double = 180

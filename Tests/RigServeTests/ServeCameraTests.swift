@@ -55,6 +55,41 @@ import Testing
     }
 }
 
+extension ServeCameraTests {
+    /// `POST /api/nudge` sets or moves the playing ramp's nudge (held to ±3 EV), takes
+    /// control, and is refused with no ramp playing or a body that is not one number.
+    @Test func theNudgeReachesThePlayingRamp() async throws {
+        let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
+        let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
+        let program = Self.program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 30"#).replacingOccurrences(
+            of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 29, "value": 5}"#)
+        let fixture = try ServeFixture(programs: ["dusk.json": program], rigText: Self.rig, camera: camera)
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let idle = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a"), body: jsonBody(#"{"by": 0.33}"#))
+            #expect(idle.status == .conflict)
+            #expect(String(buffer: idle.body).contains("no program with an exposure ramp is playing"))
+            let play = try await client.execute(uri: "/api/play", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "dusk.json"}"#))
+            #expect(play.status == .accepted)
+            let key = try #require(play.controlKey)
+            _ = try await fixture.waitStatus { $0.lastShot?.step ?? 0 >= 1 }
+            let up = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"by": 0.333}"#))
+            #expect(up.status == .ok)
+            #expect(up.json["nudgeEV"] as? Double == 0.333)
+            #expect(
+                try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"by": 5}"#)).json["nudgeEV"]
+                    as? Double == 3)
+            #expect(abs(fixture.console.rampNudge.ev - 3) < 1e-9)
+            let both = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"ev": 1, "by": 1}"#))
+            #expect(both.status == .badRequest)
+            // Another client watches; it cannot nudge.
+            let other = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("b"), body: jsonBody(#"{"ev": 0}"#))
+            #expect(other.status == .conflict)
+            _ = try await client.execute(uri: "/api/stop", method: .post, headers: .client("a", key: key))
+        }
+    }
+}
+
 /// `rig serve` with a gphoto2 camera (libgphoto2's virtual camera): the phone's last shot
 /// has the camera's file, its settings, measure, histogram and preview.
 @Suite(.enabled(if: VirtualCamera.available, Comment(rawValue: VirtualCamera.missing)))

@@ -56,7 +56,9 @@ public final class ShotRunner: @unchecked Sendable {
     private let observer = Mutex<(@Sendable (ShotLogEvent) -> Void)?>(nil)
     /// A timelapse's exposure ramp: each frame's settings, and the measures it follows (event thread).
     private var ramp: ExposureRampRunner?
-    private var rampSettings: [Int: ExposureSettings] = [:]
+    private var rampSettings: [Int: (settings: ExposureSettings, seconds: Double)] = [:]
+    /// The photographer's nudge on the ramp (± EV), set from any thread; nil without a ramp.
+    public let rampNudge: RampNudge?
     /// The frames whose `shot` event is logged (event thread).
     private var recordedShots: Set<ShotKey> = []
     public private(set) var shotsTaken = 0
@@ -68,12 +70,14 @@ public final class ShotRunner: @unchecked Sendable {
     /// - Parameters:
     ///   - alreadyShot: 0-based steps a resumed run shot before (their new shots are redos).
     ///   - start: the `start` event to write first; nil with no writer.
+    ///   - rampNudge: the nudge the ramp reads (the caller keeps it to set it: keys, `rig serve`).
     public init(
         steps: [Step], axisNames: [String], camera: Camera?, timing: ShotTiming?, writer: ShotLogWriter?,
-        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, logger: Logger,
+        start: ShotLogStart?, alreadyShot: Set<Int> = [], ramp: ExposureRamp? = nil, rampNudge: RampNudge = RampNudge(), logger: Logger,
         display: @escaping @Sendable (String) -> Void
     ) {
-        self.ramp = ramp.map(ExposureRampRunner.init)
+        self.ramp = ramp.map { ExposureRampRunner($0, nudge: rampNudge) }
+        self.rampNudge = ramp == nil ? nil : rampNudge
         self.steps = steps
         self.axisNames = axisNames
         self.camera = camera
@@ -121,8 +125,8 @@ public final class ShotRunner: @unchecked Sendable {
         }
         for image in ready {
             write(.image(image))
-            if let settings = rampSettings.removeValue(forKey: image.step - 1) {
-                ramp?.measured(image.brightnessEV, settingsEV: settings.ev100)
+            if let shot = rampSettings.removeValue(forKey: image.step - 1) {
+                ramp?.measured(image.brightnessEV, settingsEV: shot.settings.ev100, clippedHigh: image.clippedHigh, seconds: shot.seconds)
             }
         }
     }
@@ -270,7 +274,7 @@ public final class ShotRunner: @unchecked Sendable {
         if ramp != nil, bracket == 1 {
             let settings = ramp?.settings(frame: step, seconds: time)
             exposure = settings
-            rampSettings[step] = settings
+            if let settings { rampSettings[step] = (settings, time) }
             if let settings {
                 // The rig times the exposure: the shutter is held for the ramp's time.
                 timing.shutterHoldSeconds = settings.shutterSeconds

@@ -42,7 +42,8 @@ public final class SimCamera: Camera, ImageReporting {
                 handler(
                     ShotLogImage(
                         step: request.step + 1, bracket: request.timing.shotsPerStep > 1 ? request.bracket : nil, file: "sim-\(frame)",
-                        meanLevel: level, brightnessEV: brightness, clippedHigh: brightness > 2.5 ? 0.05 : 0, clippedLow: brightness < -4 ? 0.05 : 0))
+                        meanLevel: level, brightnessEV: brightness, clippedHigh: scene.clippedHigh(brightness: brightness, at: request.runSeconds),
+                        clippedLow: brightness < -4 ? 0.05 : 0))
             }
         }
         done(.success(report))

@@ -51,6 +51,7 @@ extension RigConsole {
     /// The shots of one program: fired with the server's camera (which outlives it), logged
     /// as `rig play` logs them, the last one kept for the status.
     func makeRunner(_ program: HostedProgram, camera: Camera, sha: String) -> ShotRunner {
+        rampNudge.set(0)
         let steps: [Step] = if case .stepped(let s) = program.motion { s } else { [] }
         var writer: ShotLogWriter?
         if let path = shotLogs?.newLogPath(program: program.name) {
@@ -64,7 +65,7 @@ extension RigConsole {
             fromStep: program.firstStep > 0 ? program.firstStep + 1 : nil, startAxisNames: names, startPose: pose, rigPointing: rig.pointing)
         let shots = ShotRunner(
             steps: steps, axisNames: names, camera: camera, timing: program.shooting.timing, writer: writer, start: start, ramp: program.ramp,
-            logger: logger, display: { [logger] line in logger.info("\(line)") })
+            rampNudge: rampNudge, logger: logger, display: { [logger] line in logger.info("\(line)") })
         let mailbox = self.mailbox
         shots.attach(
             ShotRunner.Requests(
@@ -108,4 +109,21 @@ extension RigConsole {
 
     /// The last frame's preview (a small JPEG), if it has one.
     public var lastShotPreview: String? { shared.withLock { $0.lastPreview } }
+}
+
+extension RigConsole {
+    /// Sets the nudge (`ev`) or adds to it (`by`) on the playing program's exposure ramp;
+    /// returns the nudge now (held to ±3 EV). 409 without a ramp playing.
+    func nudge(set ev: Double?, by delta: Double?) throws(ServeError) -> Double {
+        try requireRampPlaying()
+        if let ev { return rampNudge.set(ev) }
+        return rampNudge.add(delta ?? 0)
+    }
+
+    /// 409 unless a program with an exposure ramp is playing.
+    func requireRampPlaying() throws(ServeError) {
+        guard runner.withLock({ $0?.rampNudge != nil }) else {
+            throw ServeError(.conflict, "no program with an exposure ramp is playing; a nudge moves a ramp's exposure")
+        }
+    }
 }

@@ -30,7 +30,10 @@ public final class RigConsole: @unchecked Sendable {
     let shotLogs: RunLogDirectory?
     let logger: Logger
     /// The shots of the program playing (its log, the camera's reports).
-    private let runner = Mutex<ShotRunner?>(nil)
+    let runner = Mutex<ShotRunner?>(nil)
+    /// The photographer's nudge on the playing program's exposure ramp (`POST /api/nudge`):
+    /// back to 0 when a program starts.
+    let rampNudge = RampNudge()
     /// Told when the status may have changed (a loop event, a shot, the end): the event
     /// stream wakes on it instead of polling.
     private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)

@@ -79,6 +79,7 @@ public enum ServeApp {
         router.post("/api/stop") { request, context in try await routes.stop(request, context) }
         router.post("/api/jog") { request, context in try await routes.jog(request, context) }
         router.post("/api/goto") { request, context in try await routes.goTo(request, context) }
+        router.post("/api/nudge") { request, context in try await routes.nudge(request, context) }
         router.get("/api/poses") { _, _ in try routes.poseList() }
         router.put("/api/poses/:name") { request, context in try await routes.savePose(request, context) }
         router.delete("/api/poses/:name") { request, context in try await routes.deletePose(request, context) }
@@ -90,7 +91,7 @@ public enum ServeApp {
     static func allowedMethods(for path: String) -> String? {
         switch path {
         case "/", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview": return "GET"
-        case "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto":
+        case "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto", "/api/nudge":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

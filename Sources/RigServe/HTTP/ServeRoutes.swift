@@ -307,6 +307,30 @@ struct ServeRoutes: Sendable {
         return Self.withControl(try Self.json(MoveReply(clamped: clamped, status: reply), status: .accepted), key: key)
     }
 
+    // MARK: Exposure
+
+    private struct NudgeBody: Decodable {
+        /// The nudge to set, EV (positive brighter); or `by`: EV to add to it.
+        var ev: Double?
+        var by: Double?
+    }
+    private struct NudgeReply: Encodable { var nudgeEV: Double }
+
+    /// The photographer's nudge on the playing ramp: `{"ev": 0.33}` sets it, `{"by": -0.33}`
+    /// adds to it; the ramp moves to it smoothly. Takes control.
+    func nudge(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let body = try await body(NudgeBody.self, request)
+        guard (body.ev == nil) != (body.by == nil) else { throw ServeError(.badRequest, "give \"ev\" (the nudge to set) or \"by\" (EV to add), one of them") }
+        for value in [body.ev, body.by].compactMap({ $0 }) where !value.isFinite || abs(value) > 6 {
+            throw ServeError(.badRequest, "a nudge is EV within ±6 (the ramp holds it to ±3)")
+        }
+        // Refused with no ramp playing before control is taken.
+        try console.requireRampPlaying()
+        let key = try control(request, context)
+        let ev = try console.nudge(set: body.ev, by: body.by)
+        return Self.withControl(try Self.json(NudgeReply(nudgeEV: (ev * 1000).rounded() / 1000)), key: key)
+    }
+
     // MARK: Poses
 
     func poseList() throws -> Response {
