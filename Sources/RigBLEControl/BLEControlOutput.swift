@@ -75,7 +75,7 @@ public final class BLEControlOutput: Output, @unchecked Sendable {
         self.logger = logger
         self.clock = clock
         self.traffic = traffic
-        var filter = BlueZDeviceFilter(serviceUUID: BLEControlLink.serviceUUID, address: config.address, name: config.name)
+        var filter = BlueZDeviceFilter(serviceUUID: BLEControlProfile.service.uuid, address: config.address, name: config.name)
         filter.address = config.address
         label = "blecontrol \(config.adapter)" + (config.address.map { " \($0)" } ?? "") + (config.name.map { " \"\($0)\"" } ?? "")
         memory = stateDirectory.map { BLEControlBoardMemory(directory: $0, adapter: config.adapter) }

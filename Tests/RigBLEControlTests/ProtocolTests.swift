@@ -78,3 +78,18 @@ import Testing
         }
     }
 }
+
+/// The board's typed GATT profile: what the link looks for and what it refuses.
+@Suite struct BLEControlProfileTests {
+    @Test func theSerialCharacteristicNeedsWriteAndNotify() {
+        let serial = BLEControlProfile.serial
+        #expect(BLEControlProfile.service.uuid == "FFE0" && serial.uuid == "FFE1")
+        #expect(serial.missing(in: ["write", "write-without-response", "notify"]).isEmpty)
+        #expect(serial.missing(in: ["read", "write-without-response"]) == [.write, .notify])
+        #expect(serial.missing(in: ["read", "write"]) == [.notify])
+        // A stack that lists no flags is given the benefit of the doubt.
+        #expect(serial.missing(in: []).isEmpty)
+        #expect(serial.offers(.writeWithoutResponse, flags: ["write", "write-without-response", "notify"]))
+        #expect(!serial.offers(.writeWithoutResponse, flags: ["write", "notify"]))
+    }
+}

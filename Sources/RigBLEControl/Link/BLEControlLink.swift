@@ -43,8 +43,6 @@ final class BLEControlLink: Sendable {
         case disable(channel: Int)
     }
 
-    static let characteristicUUID = "FFE1"
-    static let serviceUUID = "FFE0"
     /// How many ticks old a packed write may be when the sender gets to it.
     static let maxWriteAgeTicks = 2
 
@@ -246,9 +244,17 @@ final class BLEControlLink: Sendable {
         let device = BlueZDevice(bus: bus, path: found.path)
         try await device.connect(timeout: settings.connectTimeout)
         setState(.resolving(label))
-        guard let characteristic = try await device.characteristic(uuid: Self.characteristicUUID) else {
+        let serial = BLEControlProfile.serial
+        guard let characteristic = try await device.characteristic(uuid: serial.uuid) else {
             await device.disconnect()
-            throw BlueZCentralError.noCharacteristic(device: label, uuid: Self.characteristicUUID)
+            throw BlueZCentralError.noCharacteristic(device: label, uuid: serial.uuid)
+        }
+        let missing = serial.missing(in: characteristic.flags)
+        guard missing.isEmpty else {
+            await device.disconnect()
+            throw BlueZCentralError.bluez(
+                operation: "checking \(serial.uuid) on \(label)",
+                message: "it does not offer \(missing.map(\.rawValue).joined(separator: ", ")): not a \(BLEControlProfile.service.name) board")
         }
         linkLost.store(false, ordering: .releasing)
         setState(.initialising(label))
@@ -277,7 +283,7 @@ final class BLEControlLink: Sendable {
         if !pending.isEmpty { try await characteristic.write(pending, type: .request) }
 
         var fd: Int32 = -1
-        if characteristic.flags.isEmpty || characteristic.flags.contains("write-without-response"),
+        if serial.offers(.writeWithoutResponse, flags: characteristic.flags),
             let acquired = await characteristic.acquireWrite()
         {
             if acquired.mtu - 3 < settings.maxWriteBytes {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RigBLEControl
 import RigBluetooth
 import RigDBus
 import Synchronization
@@ -39,7 +40,7 @@ struct ScanCommand: ParsableCommand {
             let central = BlueZCentral(bus: bus)
             let chosen = try await BlueZAdapter.named(adapter, on: bus)
             let boards = try await central.scan(
-                on: chosen, filter: BlueZDeviceFilter(serviceUUID: "FFE0"),
+                on: chosen, filter: BlueZDeviceFilter(serviceUUID: BLEControlProfile.service.uuid),
                 duration: .milliseconds(Int(seconds * 1000)))
             if boards.isEmpty {
                 say("no BLEControl board seen on \(adapter) in \(seconds) s (is it powered, and not connected to a phone?)")

@@ -167,7 +167,7 @@ enum Doctor {
                 }
                 findings.append(.ok("adapter", "\(adapter) is powered"))
                 guard let board, scanSeconds > 0 else { return findings }
-                var filter = BlueZDeviceFilter(serviceUUID: "FFE0", address: board.address, name: board.name)
+                var filter = BlueZDeviceFilter(serviceUUID: BLEControlProfile.service.uuid, address: board.address, name: board.name)
                 filter.address = board.address
                 do {
                     let seen = try await BlueZCentral(bus: bus).scan(on: chosen, filter: filter, duration: .milliseconds(Int(scanSeconds * 1000)))
