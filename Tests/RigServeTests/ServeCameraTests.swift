@@ -15,7 +15,7 @@ import Testing
     static let rig = """
         {"name": "head with a camera", "loopRateHz": 100, "output": {"type": "sim"},
          "axes": [{"name": "pan", "channel": 0, "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 120}],
-         "camera": {"type": "sim", "scene": [{"t": 0, "ev": 12}, {"t": 20, "ev": 10}], "focusMs": 0, "shutterMs": 20, "afterShotMs": 0}}
+         "camera": {"type": "sim", "scene": [{"t": 0, "ev": 12}, {"t": 600, "ev": 12}], "focusMs": 0, "shutterMs": 20, "afterShotMs": 0}}
         """
     static let program = """
         {"rig": "test-rig.json", "kind": "timelapse", "trigger": "interval:1", "settleSeconds": 0.05,

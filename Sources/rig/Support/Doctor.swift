@@ -72,6 +72,7 @@ enum Doctor {
         findings += CameraBackends.outputFolders(rig).map(downloadFolder)
         findings.append(gamepad())
         findings += realtime()
+        findings += power()
         findings += directories()
         findings.append(clock())
         return findings
@@ -205,6 +206,7 @@ enum Doctor {
         }
         defer { camera.close() }
         var findings: [DoctorFinding] = [.ok("camera", "\(camera.model) on \(camera.port) answers")]
+        findings += usbAccess(port: camera.port)
         if let battery = camera.battery() {
             if let percent = Int(battery.filter(\.isNumber)), percent < 20 {
                 findings.append(.warning("camera", "battery at \(battery)", fix: "charge it, or power the camera from a dummy battery for long shoots"))
@@ -220,6 +222,45 @@ enum Doctor {
                     : .ok("camera", "programs can set \(offered.joined(separator: ", "))"))
         }
         return findings
+    }
+
+    /// The service runs as the package's `rig` user: a USB camera's node must be open to it
+    /// too (libgphoto2's udev rules give it to plugdev, which the package adds `rig` to),
+    /// not only to whoever runs doctor.
+    static func usbAccess(port: String, serviceUser: String = "rig") -> [DoctorFinding] {
+        guard let node = DeviceAccess.usbNode(port: port), let access = DeviceAccess.of(node) else { return [] }
+        let mode = String(access.mode, radix: 8)
+        var findings: [DoctorFinding] = []
+        for account in [DeviceAccess.Account.current] + (DeviceAccess.Account.named(serviceUser).map { [$0] } ?? []) {
+            let who = account.name == serviceUser ? "the service (user \(serviceUser))" : "user \(account.name)"
+            if access.allowsReadWrite(for: account) {
+                findings.append(.ok("camera USB", "\(who) can open \(node) (group \(access.groupName), mode \(mode))"))
+            } else {
+                findings.append(
+                    .problem(
+                        "camera USB", "\(who) cannot open \(node) (group \(access.groupName), mode \(mode)): it cannot reach the camera",
+                        fix:
+                            "install libgphoto2's udev rules (Debian's libgphoto2-6 ships them: the node goes to plugdev), add \(account.name) to that group (adduser \(account.name) plugdev), then replug the camera"
+                    ))
+            }
+        }
+        return findings
+    }
+
+    // MARK: power
+
+    /// A Raspberry Pi's under-voltage and throttling flags: a weak supply makes servos
+    /// twitch and the loop late. Nothing on a machine without them.
+    static func power(path: String = PiPowerFlags.sysfsPath) -> [DoctorFinding] {
+        guard let flags = PiPowerFlags.read(path: path) else { return [] }
+        let problems = flags.problems
+        if problems.isEmpty { return [.ok("power", "no under-voltage or throttling since boot")] }
+        let fix =
+            "use a supply that holds 5.1 V under load (the official one) with a short thick cable, and power the servos from their own supply, not the Pi's 5 V pin"
+        if flags.underVoltageNow || flags.throttledNow {
+            return [.problem("power", problems.joined(separator: ", "), fix: fix)]
+        }
+        return [.warning("power", problems.joined(separator: ", "), fix: fix)]
     }
 
     // MARK: GPIO
@@ -313,7 +354,16 @@ enum Doctor {
     static func directories() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         if let state = StateDirectory.default() {
-            findings.append(writable(state, check: "state directory", purpose: "the remembered pose, shot logs, the serve token"))
+            let finding = writable(state, check: "state directory", purpose: "the remembered pose, shot logs, the serve token")
+            findings.append(finding)
+            if finding.level == .ok, let free = try? OutputPath.checkFolder(state, option: "state directory") {
+                let space = PlayCommand.megabytes(free)
+                if free < minimumDownloadSpace {
+                    findings.append(.problem("state directory", "\(state) has \(space) free: shot logs and the remembered pose may not be saved", fix: "free space on that disk"))
+                } else {
+                    findings.append(.ok("state directory", "\(space) free for shot logs"))
+                }
+            }
         } else {
             findings.append(.problem("state directory", "none (HOME and XDG_STATE_HOME unset)", fix: "set XDG_STATE_HOME (the service sets /var/lib)"))
         }
