@@ -24,7 +24,9 @@ public struct PiPowerFlags: Sendable, Equatable {
         if underVoltageNow { words.append("under-voltage now") } else if underVoltageSinceBoot { words.append("under-voltage since boot") }
         if throttledNow { words.append("throttled now") } else if throttledSinceBoot { words.append("throttled since boot") }
         if frequencyCappedNow { words.append("CPU frequency capped now") } else if frequencyCappedSinceBoot { words.append("CPU frequency capped since boot") }
-        if softTemperatureLimitNow { words.append("soft temperature limit now") } else if softTemperatureLimitSinceBoot {
+        if softTemperatureLimitNow {
+            words.append("soft temperature limit now")
+        } else if softTemperatureLimitSinceBoot {
             words.append("soft temperature limit since boot")
         }
         return words

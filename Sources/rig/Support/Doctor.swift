@@ -359,7 +359,10 @@ enum Doctor {
             if finding.level == .ok, let free = try? OutputPath.checkFolder(state, option: "state directory") {
                 let space = PlayCommand.megabytes(free)
                 if free < minimumDownloadSpace {
-                    findings.append(.problem("state directory", "\(state) has \(space) free: shot logs and the remembered pose may not be saved", fix: "free space on that disk"))
+                    findings.append(
+                        .problem(
+                            "state directory", "\(state) has \(space) free: shot logs and the remembered pose may not be saved", fix: "free space on that disk")
+                    )
                 } else {
                     findings.append(.ok("state directory", "\(space) free for shot logs"))
                 }
