@@ -34,12 +34,11 @@ public struct StepSyncConfig: Sendable, Equatable {
         }
         if let s = object.optional("stopOnFault") { config.stopOnFault = try s.bool() }
         if let r = object.optional("requirePairing") { config.requirePairing = try r.bool() }
-        for old in ["encryptWrites", "allowedCentrals"] {
-            if let value = object.optional(old) {
-                throw value.error(
-                    "\(old) is gone: writes need a phone paired with `rig pair` (the default), or \"requirePairing\": false for anyone in range (docs/cascable.md, Pairing)"
-                )
-            }
+        // Keys of earlier versions, refused with the way forward (`has`: never a valid key).
+        for old in ["encryptWrites", "allowedCentrals"] where object.has(old) {
+            throw object.error(
+                "\(old) is gone: writes need a phone paired with `rig pair` (the default), or \"requirePairing\": false for anyone in range (docs/cascable.md, Pairing)"
+            )
         }
         try object.finish()
         return config
