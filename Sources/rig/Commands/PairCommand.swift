@@ -176,9 +176,12 @@ struct PairCommand: ParsableCommand {
             defer { timer.cancel() }
             try await agent.register()
             try await adapter.set("PairableTimeout", .uint32(timeout))
-            try await adapter.set("DiscoverableTimeout", .uint32(timeout))
             try await adapter.set("Pairable", .boolean(true))
-            try await adapter.set("Discoverable", .boolean(true))
+            // Phones find the rig by its LE advertisement (flagged general-discoverable by
+            // BlueZ). Adapter1.Discoverable would also open BR/EDR inquiry scan and make a
+            // dual-mode controller advertise BR/EDR support, so a phone's Connect or Pair
+            // tries BR/EDR ("br-connection-profile-unavailable", seen in the qemu tier):
+            // it stays off, and is switched off at the end in case something left it on.
             // The Cascable accessory advertises, so the phone finds the rig by its service
             // and pairs when its first write is refused for want of an authenticated link.
             var logger = Logger(label: "rig.pair")
