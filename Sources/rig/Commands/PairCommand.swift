@@ -15,8 +15,8 @@ struct PairCommand: ParsableCommand {
         commandName: "pair",
         abstract: "Pair a phone for Cascable step sync, or list and remove paired phones.",
         discussion: """
-            rig pair --rig FILE makes the rig's adapter (stepSync.adapter) pairable and \
-            discoverable for --seconds, advertises the Cascable accessory and waits for one phone \
+            rig pair --rig FILE makes the rig's adapter (stepSync.adapter) pairable for \
+            --seconds, advertises the Cascable accessory and waits for one phone \
             to pair: the passkey to type on the phone is printed here. The phone is then trusted \
             and added to the paired-phones list in the state directory; only phones on that list \
             can press the rig's buttons. Ctrl-C stops waiting and leaves the adapter neither \
