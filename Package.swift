@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "RigStepSyncTests",
             dependencies: [
-                "RigCore", "RigRuntime", "RigDBus", "RigStepSync", "RigTestSupport",
+                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigStepSync", "RigTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["cascable_sim.py"], swiftSettings: strict),
         .testTarget(

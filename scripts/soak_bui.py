@@ -16,7 +16,7 @@ def program(cycles):
         "rig": {
             "name": "bui soak",
             "output": {"type": "sim"},
-            "stepSync": {"name": "rigsoak", "pressMs": 50},
+            "stepSync": {"name": "rigsoak", "pressMs": 50, "requirePairing": False},
             "axes": [
                 {"name": "pan", "channel": 0, "maxVelocity": 400, "maxAcceleration": 4000},
                 {"name": "tilt", "channel": 1, "maxVelocity": 400, "maxAcceleration": 4000},

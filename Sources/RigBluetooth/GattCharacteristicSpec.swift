@@ -14,12 +14,18 @@ public struct GattWrite: Sendable {
 public enum GattWriteRefusal: Error, Sendable, Equatable {
     case invalidValueLength(String)
     case notPermitted(String)
+    /// The writer is not allowed to write at all (not a paired phone).
+    case notAuthorized(String)
     case failed(String)
+
+    /// The D-Bus error name bluetoothd gets.
+    public var dbusErrorName: String { dbusError.name }
 
     var dbusError: DBusError {
         switch self {
         case .invalidValueLength(let m): DBusError("org.bluez.Error.InvalidValueLength", m)
         case .notPermitted(let m): DBusError("org.bluez.Error.NotPermitted", m)
+        case .notAuthorized(let m): DBusError("org.bluez.Error.NotAuthorized", m)
         case .failed(let m): DBusError("org.bluez.Error.Failed", m)
         }
     }

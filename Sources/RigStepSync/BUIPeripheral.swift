@@ -11,6 +11,13 @@ import Synchronization
 /// Writes are validated here: a wrong length or an out-of-range value changes nothing, is
 /// logged, and is refused with `org.bluez.Error.InvalidValueLength` (or `Failed`) where
 /// BlueZ waits for an answer (a write without response gets none).
+///
+/// With `requirePairing` (the default) the writable characteristics are flagged
+/// `encrypt-authenticated-write`, so bluetoothd itself refuses a write over a link that is
+/// not encrypted with an authenticated (passkey) bond, and every write that reaches the
+/// handler must come from a phone on the paired-phones list (``PairedPhones``, kept by
+/// `rig pair`): any other is refused with `org.bluez.Error.NotAuthorized` before it is
+/// looked at. An empty list refuses every write.
 public final class BUIPeripheral: Sendable {
     public struct State: Sendable, Equatable {
         public var message = BUIService.defaultMessage
@@ -36,8 +43,14 @@ public final class BUIPeripheral: Sendable {
     /// - Parameters:
     ///   - onInput: Continue/Stop Available changes, on the bus thread.
     ///   - onMessage: a new user message (the default text for a zero-length one).
+    public let pairedPhones: PairedPhones?
+
+    /// - Parameters:
+    ///   - pairedPhones: the list writes are checked against when `config.requirePairing`;
+    ///     nil (no state directory) refuses every write then.
     public init(
-        connection: DBusConnection, config: StepSyncConfig, logger: Logger,
+        connection: DBusConnection, config: StepSyncConfig,
+        pairedPhones: PairedPhones? = PairedPhones.inDefaultDirectory(), logger: Logger,
         onInput: @escaping @Sendable (BUICycle.Input) -> Void,
         onMessage: @escaping @Sendable (String) -> Void
     ) {
@@ -46,6 +59,7 @@ public final class BUIPeripheral: Sendable {
         self.logger = logger
         self.onInput = onInput
         self.onMessage = onMessage
+        self.pairedPhones = pairedPhones
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "rig"
         advertisedName = LEAdvertisement.fit(config.name ?? "rig \(host)")
         advertisement = LEAdvertisement(serviceUUID: BUIService.service, localName: advertisedName)
@@ -54,7 +68,7 @@ public final class BUIPeripheral: Sendable {
         app = GattApplication(
             connection: connection, serviceUUID: BUIService.service,
             characteristics: Self.characteristics(
-                config: config, state: state, logger: logger,
+                config: config, pairedPhones: pairedPhones, state: state, logger: logger,
                 onInput: onInput, onMessage: onMessage),
             logger: logger)
         let app = self.app
@@ -82,6 +96,20 @@ public final class BUIPeripheral: Sendable {
     /// Exports the objects, registers the application and the advertisement, and keeps
     /// them registered across bluetoothd restarts.
     public func start() async throws {
+        if config.requirePairing {
+            guard let pairedPhones else {
+                throw BUIError(
+                    "no state directory for the paired-phones list (set HOME or XDG_STATE_HOME), so no phone could write: see docs/cascable.md, Pairing"
+                )
+            }
+            let phones: [PairedPhones.Phone]
+            do { phones = try pairedPhones.load() } catch { throw BUIError("\(error)") }
+            if phones.isEmpty {
+                logger.warning("no phone paired: run `rig pair` (until then every write from a phone is refused)")
+            } else {
+                logger.info("writes accepted from \(phones.count) paired phone\(phones.count == 1 ? "" : "s") (\(pairedPhones.filePath))")
+            }
+        }
         try await app.export()
         try await advertisement.export(on: connection)
         let owners = try await connection.signals(
@@ -155,18 +183,18 @@ public final class BUIPeripheral: Sendable {
     }
 
     static func characteristics(
-        config: StepSyncConfig, state: StateBox, logger: Logger,
+        config: StepSyncConfig, pairedPhones: PairedPhones?, state: StateBox, logger: Logger,
         onInput: @escaping @Sendable (BUICycle.Input) -> Void,
         onMessage: @escaping @Sendable (String) -> Void
     ) -> [GattCharacteristicSpec] {
-        let writeFlags = config.encryptWrites ? ["encrypt-write"] : ["write", "write-without-response"]
-        let allowed = config.allowedCentrals
+        // bluetoothd checks the attribute's permissions on Write Commands too (it drops
+        // them silently), so write-without-response stays offered as the spec lists it.
+        let writeFlags =
+            config.requirePairing
+            ? ["encrypt-authenticated-write", "write-without-response"] : ["write", "write-without-response"]
         @Sendable func admit(_ write: GattWrite) throws(GattWriteRefusal) {
-            guard !allowed.isEmpty else { return }
-            let address = write.device.flatMap(Self.address(fromDevicePath:))
-            guard let address, allowed.contains(address) else {
-                throw .notPermitted("central \(address ?? "unknown") is not in stepSync.allowedCentrals")
-            }
+            guard config.requirePairing else { return }
+            try Self.admit(device: write.device, pairedPhones: pairedPhones)
         }
         @Sendable func flag(_ write: GattWrite, _ name: String) throws(GattWriteRefusal) -> Bool {
             try admit(write)
@@ -211,6 +239,20 @@ public final class BUIPeripheral: Sendable {
                 uuid: BUIService.stopButtonState, flags: ["read", "notify"],
                 read: { [state.lock.withLock { $0.stopButton.rawValue }] }),
         ]
+    }
+
+    /// Refuses a write unless `device` (the `device` option of `WriteValue`) is a phone on
+    /// the paired-phones list. The list is read on every write: a phone `rig pair` adds
+    /// or removes while the rig runs counts at once.
+    static func admit(device: String?, pairedPhones: PairedPhones?) throws(GattWriteRefusal) {
+        guard let pairedPhones else { throw .notAuthorized("no paired-phones list (no state directory)") }
+        let phones: [PairedPhones.Phone]
+        do { phones = try pairedPhones.load() } catch { throw .notAuthorized("the paired-phones list is unreadable: \(error)") }
+        guard !phones.isEmpty else { throw .notAuthorized("no phone paired: run `rig pair`") }
+        let address = device.flatMap(Self.address(fromDevicePath:))
+        guard let address, phones.contains(where: { $0.matches(address) }) else {
+            throw .notAuthorized("\(address ?? "an unknown central") is not a paired phone (`rig pair --list`)")
+        }
     }
 
     /// `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF` → `AA:BB:CC:DD:EE:FF`.

@@ -12,10 +12,11 @@ public struct StepSyncConfig: Sendable, Equatable {
     public var exposureGuardSeconds = 0.0
     /// Press Stop when the rig faults mid-program (if the recipe allows stopping).
     public var stopOnFault = false
-    /// Require encrypted (paired) writes: the `encrypt-write` flag.
-    public var encryptWrites = false
-    /// Accept writes only from these central addresses (empty: anyone).
-    public var allowedCentrals: [String] = []
+    /// Writes only from a phone `rig pair` bonded (the default): the writable
+    /// characteristics ask BlueZ for an encrypted, authenticated link and the write handler
+    /// checks the writer against the paired-phones list (``PairedPhones``). False: anyone
+    /// in range may write, as Cascable's reference accessories allow.
+    public var requirePairing = true
 
     public init() {}
 
@@ -32,9 +33,12 @@ public struct StepSyncConfig: Sendable, Equatable {
             config.exposureGuardSeconds = try guardMs.number(in: 0...600_000, unit: "ms") / 1000
         }
         if let s = object.optional("stopOnFault") { config.stopOnFault = try s.bool() }
-        if let e = object.optional("encryptWrites") { config.encryptWrites = try e.bool() }
-        if let list = object.optional("allowedCentrals") {
-            for entry in try list.array() { config.allowedCentrals.append(try entry.bluetoothAddress()) }
+        if let r = object.optional("requirePairing") { config.requirePairing = try r.bool() }
+        // Keys of earlier versions, refused with the way forward (`has`: never a valid key).
+        for old in ["encryptWrites", "allowedCentrals"] where object.has(old) {
+            throw object.error(
+                "\(old) is gone: writes need a phone paired with `rig pair` (the default), or \"requirePairing\": false for anyone in range (docs/cascable.md, Pairing)"
+            )
         }
         try object.finish()
         return config

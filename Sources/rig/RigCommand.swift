@@ -24,6 +24,7 @@ struct RigCommand: ParsableCommand {
             CalibrateCommand.self,
             JogCommand.self,
             ScanCommand.self,
+            PairCommand.self,
             BenchCommand.self,
             ServeCommand.self,
         ]

@@ -51,6 +51,19 @@ import Testing
         }
     }
 
+    /// The environment for a `rig` whose state directory (under `dir`) lists `phones` as
+    /// paired. bluezoo's second adapter, the simulated Cascable, is 00:00:00:22:22:22.
+    static func paired(
+        _ phones: [String] = ["00:00:00:22:22:22"], in dir: URL, bus: PrivateBus
+    ) throws -> [String: String] {
+        let state = dir.appendingPathComponent("state")
+        let list = PairedPhones(directory: state.appendingPathComponent("rig").path)
+        for phone in phones { try list.add(PairedPhones.Phone(address: phone, adapter: "hci0")) }
+        var environment = bus.environment
+        environment["XDG_STATE_HOME"] = state.path
+        return environment
+    }
+
     static func startBluezoo(_ bus: PrivateBus) async throws -> DBusConnection {
         let connection = try DBusConnection(bus: .address(bus.address))
         try bus.launch("bluezoo", ["--auto-enable", "-a", "00:00:00:11:11:11", "-a", "00:00:00:22:22:22"])
@@ -77,7 +90,7 @@ import Testing
         let rig = Process()
         rig.executableURL = TestTools.rigExecutable
         rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
-        rig.environment = bus.environment
+        rig.environment = try Self.paired(in: dir, bus: bus)
         let out = Pipe()
         let err = Pipe()
         rig.standardOutput = out
@@ -153,7 +166,7 @@ import Testing
         let rig = Process()
         rig.executableURL = TestTools.rigExecutable
         rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
-        rig.environment = bus.environment
+        rig.environment = try Self.paired(in: dir, bus: bus)
         let out = Pipe()
         let err = Pipe()
         rig.standardOutput = out
@@ -202,8 +215,10 @@ import Testing
         defer { control.close() }
         let connection = try DBusConnection(bus: .address(bus.address))
         defer { connection.close() }
+        var config = StepSyncConfig()
+        config.requirePairing = false
         let peripheral = BUIPeripheral(
-            connection: connection, config: StepSyncConfig(), logger: Logger(label: "test"),
+            connection: connection, config: config, logger: Logger(label: "test"),
             onInput: { _ in }, onMessage: { _ in })
         try await peripheral.start()
         #expect(peripheral.registrationCount == 1)

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import RigCore
 
@@ -10,10 +11,12 @@ import RigCore
 /// the input; the cycle must never press Continue twice for one wait.
 enum BUIWriteTarget {
     static let characteristics: [GattCharacteristicSpec] = {
-        var config = StepSyncConfig()
-        config.allowedCentrals = ["AA:BB:CC:DD:EE:FF"]
+        // One paired phone, AA:BB:…: the other central and a write without a device are refused.
+        let directory = NSTemporaryDirectory() + "rig-fuzz-paired-\(getpid())"
+        let phones = PairedPhones(directory: directory)
+        try? phones.add(PairedPhones.Phone(address: "AA:BB:CC:DD:EE:FF", adapter: "hci0"))
         return BUIPeripheral.characteristics(
-            config: config, state: StateBox(), logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
+            config: StepSyncConfig(), pairedPhones: phones, state: StateBox(), logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
             onInput: { _ in }, onMessage: { _ in })
     }()
 

@@ -54,6 +54,17 @@ public struct BlueZAdapter: Sendable {
         try? await call("StopDiscovery")
     }
 
+    /// Sets one of the adapter's properties (`Properties.Set` on `Adapter1`): `Pairable`,
+    /// `Discoverable`, their timeouts, ….
+    public func set(_ property: String, _ value: DBusValue) async throws {
+        try await BlueZ.setProperty(on: bus, path: path, interface: Self.interface, property, value)
+    }
+
+    /// `Adapter1.RemoveDevice`: forgets the device and its bond (disconnecting it).
+    public func removeDevice(_ devicePath: String) async throws {
+        try await call("RemoveDevice", [.objectPath(devicePath)])
+    }
+
     private func call(_ method: String, _ args: [DBusValue] = []) async throws {
         do {
             _ = try await bus.call(
@@ -72,4 +83,17 @@ public enum BlueZ {
     static let device = "org.bluez.Device1"
     static let characteristic = "org.bluez.GattCharacteristic1"
     static let properties = "org.freedesktop.DBus.Properties"
+
+    /// `Properties.Set(interface, property, value)` on a BlueZ object.
+    static func setProperty(
+        on bus: DBusConnection, path: String, interface: String, _ property: String, _ value: DBusValue
+    ) async throws {
+        do {
+            _ = try await bus.call(
+                destination: service, path: path, interface: properties, method: "Set",
+                args: [.string(interface), .string(property), .variant(value)], timeout: .seconds(10))
+        } catch let error as DBusError {
+            throw BlueZCentralError.bluez(operation: "setting \(property) on \(path)", message: error.description)
+        }
+    }
 }

@@ -24,6 +24,11 @@ public struct BlueZDevice: Sendable {
         }
     }
 
+    /// Sets one of the device's properties (`Trusted`, …).
+    public func set(_ property: String, _ value: DBusValue) async throws {
+        try await BlueZ.setProperty(on: bus, path: path, interface: BlueZ.device, property, value)
+    }
+
     /// `PropertiesChanged` of this device's `Device1` interface, as changed-property maps.
     /// Subscribe before acting (connecting) so no change is missed.
     public func propertyChanges() async throws -> AsyncStream<[String: DBusValue]> {

@@ -65,6 +65,7 @@ enum Doctor {
         } else if let stepSync {
             findings += bluetooth(adapter: stepSync.adapter, board: nil, scanSeconds: 0)
         }
+        if let stepSync, stepSync.requirePairing { findings.append(pairedPhones(rigPath: rigPath)) }
         findings += gpio(rig)
         if let camera = rig.camera, camera.type == GPhoto2CameraConfig.type, let config = try? GPhoto2CameraConfig.parse(camera) {
             findings += gphoto2(config)
@@ -79,6 +80,23 @@ enum Doctor {
     }
 
     // MARK: programs
+
+    /// The phones the Cascable peripheral takes writes from (`rig pair`).
+    static func pairedPhones(rigPath: String) -> DoctorFinding {
+        guard let list = PairedPhones.inDefaultDirectory() else {
+            return .problem("paired phones", "no state directory for the list", fix: "set HOME or XDG_STATE_HOME")
+        }
+        let phones: [PairedPhones.Phone]
+        do { phones = try list.load() } catch {
+            return .problem("paired phones", "\(error)", fix: "fix or remove \(list.filePath), then `rig pair --rig \(rigPath)`")
+        }
+        guard !phones.isEmpty else {
+            return .warning(
+                "paired phones", "no phone paired: Cascable's writes will be refused",
+                fix: "run `rig pair --rig \(rigPath)` and pair the phone")
+        }
+        return .ok("paired phones", phones.map { phone in phone.name.map { "\($0) (\(phone.address))" } ?? phone.address }.joined(separator: ", "))
+    }
 
     static func program(_ path: String) -> DoctorFinding {
         let check = "program"

@@ -12,7 +12,7 @@ cat > "$W/rig.json" <<EOF
   "name": "hil-bui",
   "loopRateHz": 50,
   "output": { "type": "sim" },
-  "stepSync": { "name": "hil-rig", "adapter": "hci0", "pressMs": 100 },
+  "stepSync": { "name": "hil-rig", "adapter": "hci0", "pressMs": 100, "requirePairing": false },
   "axes": [
     { "name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "home": 0,
       "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 240, "idle": "hold" }
