@@ -194,7 +194,7 @@ public final class BUIPeripheral: Sendable {
             ? ["encrypt-authenticated-write", "write-without-response"] : ["write", "write-without-response"]
         @Sendable func admit(_ write: GattWrite) throws(GattWriteRefusal) {
             guard config.requirePairing else { return }
-            try Self.admit(device: write.device, pairedPhones: pairedPhones)
+            try Self.admit(device: write.device, pairedPhones: pairedPhones, alsoAllowed: config.allowedCentrals)
         }
         @Sendable func flag(_ write: GattWrite, _ name: String) throws(GattWriteRefusal) -> Bool {
             try admit(write)
@@ -244,12 +244,14 @@ public final class BUIPeripheral: Sendable {
     /// Refuses a write unless `device` (the `device` option of `WriteValue`) is a phone on
     /// the paired-phones list. The list is read on every write: a phone `rig pair` adds
     /// or removes while the rig runs counts at once.
-    static func admit(device: String?, pairedPhones: PairedPhones?) throws(GattWriteRefusal) {
+    static func admit(device: String?, pairedPhones: PairedPhones?, alsoAllowed: [String] = []) throws(GattWriteRefusal) {
+        let address = device.flatMap(Self.address(fromDevicePath:))
+        // The rig file's own `allowedCentrals` (bonded outside rig) are admitted as listed.
+        if let address, alsoAllowed.contains(where: { $0.uppercased() == address }) { return }
         guard let pairedPhones else { throw .notAuthorized("no paired-phones list (no state directory)") }
         let phones: [PairedPhones.Phone]
         do { phones = try pairedPhones.load() } catch { throw .notAuthorized("the paired-phones list is unreadable: \(error)") }
         guard !phones.isEmpty else { throw .notAuthorized("no phone paired: run `rig pair`") }
-        let address = device.flatMap(Self.address(fromDevicePath:))
         guard let address, phones.contains(where: { $0.matches(address) }) else {
             throw .notAuthorized("\(address ?? "an unknown central") is not a paired phone (`rig pair --list`)")
         }

@@ -17,6 +17,9 @@ public struct StepSyncConfig: Sendable, Equatable {
     /// checks the writer against the paired-phones list (``PairedPhones``). False: anyone
     /// in range may write, as Cascable's reference accessories allow.
     public var requirePairing = true
+    /// Centrals admitted besides the paired phones (bonded outside rig, e.g. with
+    /// `bluetoothctl`): the key of earlier versions, kept.
+    public var allowedCentrals: [String] = []
 
     public init() {}
 
@@ -34,11 +37,15 @@ public struct StepSyncConfig: Sendable, Equatable {
         }
         if let s = object.optional("stopOnFault") { config.stopOnFault = try s.bool() }
         if let r = object.optional("requirePairing") { config.requirePairing = try r.bool() }
-        // Keys of earlier versions, refused with the way forward (`has`: never a valid key).
-        for old in ["encryptWrites", "allowedCentrals"] where object.has(old) {
-            throw object.error(
-                "\(old) is gone: writes need a phone paired with `rig pair` (the default), or \"requirePairing\": false for anyone in range (docs/cascable.md, Pairing)"
-            )
+        // `encryptWrites` (earlier versions) is `requirePairing` by its old name, unless both are given.
+        if let e = object.optional("encryptWrites") {
+            guard object.has("requirePairing") == false else {
+                throw object.error("give \"requirePairing\" only (\"encryptWrites\" is its old name)")
+            }
+            config.requirePairing = try e.bool()
+        }
+        if let list = object.optional("allowedCentrals") {
+            for entry in try list.array() { config.allowedCentrals.append(try entry.bluetoothAddress()) }
         }
         try object.finish()
         return config

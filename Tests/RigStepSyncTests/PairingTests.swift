@@ -168,13 +168,23 @@ import Testing
         #expect(none.status == 2)
     }
 
-    @Test func theOldSecurityKeysAreRefusedWithAPointerToPairing() throws {
-        for key in ["\"encryptWrites\": true", "\"allowedCentrals\": []"] {
+    /// Rig files of earlier versions keep working: `encryptWrites` is `requirePairing` by its
+    /// old name, `allowedCentrals` are admitted besides the paired phones.
+    @Test func theOldSecurityKeysStillMeanWhatTheySaid() throws {
+        func config(_ stepSync: String) throws -> StepSyncConfig {
             let text =
-                "{ \"name\": \"r\", \"output\": { \"type\": \"sim\" }, \"stepSync\": { \(key) }, \"axes\": [ { \"name\": \"pan\", \"channel\": 0, \"maxVelocity\": 100, \"maxAcceleration\": 400 } ] }"
-            let rig = try RigParser.parse(text: text, file: "rig.json")
-            let error = try #require(throws: FileError.self) { try StepSyncConfig.parse(rig.stepSync) }
-            #expect(error.description.contains("rig pair"), "\(error)")
+                "{ \"name\": \"r\", \"output\": { \"type\": \"sim\" }, \"stepSync\": { \(stepSync) }, \"axes\": [ { \"name\": \"pan\", \"channel\": 0, \"maxVelocity\": 100, \"maxAcceleration\": 400 } ] }"
+            return try StepSyncConfig.parse(try RigParser.parse(text: text, file: "rig.json").stepSync)
+        }
+        #expect(try config("\"encryptWrites\": false").requirePairing == false)
+        #expect(try config("\"encryptWrites\": true").requirePairing)
+        #expect(throws: FileError.self) { try config("\"encryptWrites\": true, \"requirePairing\": true") }
+        let listed = try config("\"allowedCentrals\": [\"aa:bb:cc:dd:ee:01\"]")
+        #expect(listed.requirePairing && listed.allowedCentrals == ["AA:BB:CC:DD:EE:01"] || listed.allowedCentrals == ["aa:bb:cc:dd:ee:01"])
+        // Admitted by the rig file's list with no paired phone at all; any other central is not.
+        try BUIPeripheral.admit(device: "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_01", pairedPhones: nil, alsoAllowed: listed.allowedCentrals)
+        #expect(throws: GattWriteRefusal.self) {
+            try BUIPeripheral.admit(device: "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_02", pairedPhones: nil, alsoAllowed: listed.allowedCentrals)
         }
         let open = try RigParser.parse(
             text:
