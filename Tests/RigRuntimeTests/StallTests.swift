@@ -109,6 +109,27 @@ final class StallingClock: LoopClock {
         let gaps = zip(frames, frames.dropFirst()).map { $1.t - $0.t }
         #expect(gaps.filter { $0 < 0.01 - 1e-9 }.isEmpty)
         #expect(gaps.filter { $0 > 0.011 }.count == 1)
+        // Speeding up again adds no jerk beyond the axis's (or the program's own, where its
+        // keyframes ask more): from the third frame after the stall on, in wall time.
+        let allowed = max(rig.axes[0].maxJerk, Self.worstJerk(reference.frames, from: 0)) * (1 + 1e-6) + 1
+        let resumed = (gaps.firstIndex { $0 > 0.011 } ?? 0) + 3
+        let jerk = Self.worstJerk(frames, from: resumed)
+        #expect(jerk <= allowed, "worst jerk after the stall \(jerk) °/s³ (allowed \(allowed))")
+    }
+
+    /// The largest jerk (third difference of the pose over frames a period apart) from
+    /// frame `start` on, skipping any stretch whose frames are not a period apart.
+    static func worstJerk(_ frames: [(t: Double, pan: Double)], from start: Int) -> Double {
+        guard frames.count >= start + 4 else { return 0 }
+        var worst = 0.0
+        for k in max(start, 0)..<(frames.count - 3) {
+            let f = frames[k...(k + 3)].map { $0 }
+            let dts = zip(f, f.dropFirst()).map { $1.t - $0.t }
+            guard dts.allSatisfy({ abs($0 - 0.01) < 1e-6 }) else { continue }
+            let third = f[3].pan - 3 * f[2].pan + 3 * f[1].pan - f[0].pan
+            worst = max(worst, abs(third) / (0.01 * 0.01 * 0.01))
+        }
+        return worst
     }
 
     @Test func aLongStallWhileMovingStopsFromRestWithinTheLimits() {
