@@ -39,7 +39,7 @@ public enum CameraBackends {
     /// simulator always can.
     /// An `auto` ramp needs every frame measured: a gphoto2 camera that downloads them, the
     /// simulator in a scene; a GPIO camera returns no pictures. A gphoto2 camera's longest
-    /// speed is 30 s (bulb through libgphoto2 is not driven yet).
+    /// speed is 30 s, unless the program shoots in bulb mode (its Bulb through libgphoto2).
     public static func rampProblem(_ camera: CameraConfig, shoot: ShootConfig) -> String? {
         guard let ramp = shoot.ramp else { return nil }
         if camera.type == GPIOCameraConfig.type, !shoot.bulb {
@@ -63,9 +63,9 @@ public enum CameraBackends {
                 }
             }
         }
-        if camera.type == GPhoto2CameraConfig.type, ramp.longestShutterSeconds > 30 + 1e-9 {
+        if camera.type == GPhoto2CameraConfig.type, ramp.longestShutterSeconds > 30 + 1e-9, !shoot.bulb {
             return
-                "the ramp may expose \(rounded(ramp.longestShutterSeconds)) s, and a gphoto2 camera's longest speed is 30 s (rig does not drive bulb through libgphoto2 yet): give the ramp \"maxShutterSeconds\": 30 or less, or a brighter night exposure"
+                "the ramp may expose \(rounded(ramp.longestShutterSeconds)) s, and a gphoto2 camera's longest speed is 30 s: set \"bulb\": true in \"shoot\" (the rig then holds the camera's Bulb for each frame's time, where libgphoto2 offers it), or give the ramp \"maxShutterSeconds\": 30 or less"
         }
         return nil
     }

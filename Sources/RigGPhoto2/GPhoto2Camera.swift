@@ -109,7 +109,22 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
                 out.widgets[setting] = CameraChoices.Widget(name: widget.name, current: widget.value ?? "", choices: widget.choices)
             }
         }
+        // Bulb through libgphoto2: a Bulb shutter speed, and a control that opens and closes
+        // the shutter (a toggle "bulb" on Nikon and Sony, "eosremoterelease" on Canon).
+        if let bulbChoice = out.widgets[.shutter]?.choices.first(where: { $0.lowercased() == "bulb" }),
+            let control = all.first(where: { ($0.name == "bulb" && $0.type == "toggle") || $0.name == "eosremoterelease" })
+        {
+            out.bulb = CameraChoices.BulbControl(widget: control.name, shutterChoice: bulbChoice)
+        }
         return out
+    }
+
+    /// The camera's choices, read once and kept (they do not change during a run).
+    private func keptChoices() -> CameraChoices {
+        if let cached = cachedChoices.withLock({ $0 }) { return cached }
+        guard let read = try? self.choices() else { return CameraChoices() }
+        cachedChoices.withLock { $0 = read }
+        return read
     }
 
     /// The settings of each frame of the run to come (resolved by `ExposurePlan.make`).
@@ -135,15 +150,12 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// A ramp's exposure as the camera's own nearest choices: shutter, ISO and the ramp's
     /// aperture. The choices are kept once read; a read that failed is tried again at the
     /// next frame (a night-long ramp must not stay on "no choices" for good).
-    private func rampSettings(_ exposure: ExposureSettings) -> [CameraSetting] {
-        let choices: CameraChoices
-        if let cached = cachedChoices.withLock({ $0 }) {
-            choices = cached
-        } else if let read = try? self.choices() {
-            choices = read
-            cachedChoices.withLock { $0 = read }
-        } else {
-            choices = CameraChoices()
+    private func rampSettings(_ exposure: ExposureSettings, bulb: Bool) -> [CameraSetting] {
+        let choices = keptChoices()
+        if bulb, let control = choices.bulb, let shutter = choices.widgets[.shutter] {
+            // The rig times the frame: the shutter on Bulb, the rest matched.
+            let others = rampSettings(exposure, bulb: false).filter { $0.name != shutter.name }
+            return [CameraSetting(shutter.name, control.shutterChoice)] + others
         }
         let wanted: [(CameraChoices.Setting, Double, (String) -> Double?)] = [
             (.shutter, exposure.shutterSeconds, ShutterSpeed.seconds), (.iso, exposure.iso, { Double($0) }),
@@ -178,9 +190,13 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
         guard !closed.load(ordering: .relaxed) else { return done(.failure(CameraError("the camera is closed"))) }
         // A ramp's frame: the camera's nearest shutter speed (and ISO, if it offers ISO).
-        let settings = request.exposure.map(rampSettings) ?? plan.withLock { $0.settings(step: request.step, bracket: request.bracket) }
+        // Bulb: the rig holds the shutter open for the frame's time (the program's
+        // exposureSeconds, or the ramp's), through the camera's bulb control.
+        let bulb = request.timing.bulb ? keptChoices().bulb.map { (control: $0, seconds: request.timing.shutterHoldSeconds) } : nil
+        let settings =
+            request.exposure.map { rampSettings($0, bulb: bulb != nil) } ?? plan.withLock { $0.settings(step: request.step, bracket: request.bracket) }
         let shutter = settings.first { Self.settingNames[.shutter]?.contains($0.name) == true }.flatMap { ShutterSpeed.seconds($0.value) }
-        let exposure = max(shutter ?? 0, request.timing.exposureWindowSeconds)
+        let exposure = max(shutter ?? 0, request.timing.exposureWindowSeconds, bulb?.seconds ?? 0)
         let attemptSeconds = exposure + config.confirmSeconds
         // Both tries, the settings and a margin: past this, a libgphoto2 call has hung.
         let watchdog = 2 * attemptSeconds + 15
@@ -195,7 +211,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         let bracket = request.timing.shotsPerStep > 1 ? request.bracket : nil
         worker.enqueue("a shot") { [self] device in
             do throws(CameraError) {
-                let file = try take(device, settings: settings, attemptSeconds: attemptSeconds)
+                let file = try take(device, settings: settings, attemptSeconds: attemptSeconds, bulb: bulb)
                 var report = ShotReport(file: file.description, settings: settings)
                 var copied: (path: String, data: Data)?
                 if let folder = config.download {
@@ -226,7 +242,9 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
 
     /// Writes the frame's settings, triggers, and waits for the camera's file; once more if
     /// the first try fails or is not confirmed in `attemptSeconds`.
-    private func take(_ device: GPhoto2Device, settings: [CameraSetting], attemptSeconds: Double) throws(CameraError) -> GPhoto2FilePath {
+    private func take(
+        _ device: GPhoto2Device, settings: [CameraSetting], attemptSeconds: Double, bulb: (control: CameraChoices.BulbControl, seconds: Double)? = nil
+    ) throws(CameraError) -> GPhoto2FilePath {
         do throws(GPhoto2Error) {
             for setting in settings where applied.withLock({ $0[setting.name] }) != setting.value {
                 try device.set(setting.name, setting.value)
@@ -242,7 +260,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
             // Monotonic: a Pi without a real-time clock jumps its wall clock when it syncs.
             let deadline = ContinuousClock.now + .milliseconds(Int64((attemptSeconds * 1000).rounded()))
             do throws(GPhoto2Error) {
-                try trigger(device, until: deadline)
+                if let bulb { try holdBulb(device, bulb.control, seconds: bulb.seconds) } else { try trigger(device, until: deadline) }
                 var said: String?
                 if let file = try awaitFile(device, until: deadline, said: &said) { return file }
                 problems.append(said.map { "no new file: the camera reported \($0)" } ?? "no new file \(Int(attemptSeconds.rounded())) s after the shutter")
@@ -252,6 +270,20 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         }
         let unique = problems.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         throw CameraError("the camera did not confirm the shot, tried twice: \(unique.joined(separator: "; then "))")
+    }
+
+    /// Opens the shutter with the bulb control, holds it `seconds` (on the monotonic clock;
+    /// cut short when the camera is closed) and closes it, whatever happened meanwhile.
+    private func holdBulb(_ device: GPhoto2Device, _ control: CameraChoices.BulbControl, seconds: Double) throws(GPhoto2Error) {
+        try device.set(control.widget, control.press)
+        let end = ContinuousClock.now + .milliseconds(Int64((seconds * 1000).rounded()))
+        while !closed.load(ordering: .relaxed) {
+            let left = ContinuousClock.now.duration(to: end).components
+            let seconds = Double(left.seconds) + Double(left.attoseconds) * 1e-18
+            guard seconds > 0 else { break }
+            Thread.sleep(forTimeInterval: min(0.05, seconds))
+        }
+        try device.set(control.widget, control.release)
     }
 
     /// Triggers, retrying while the camera says it is busy.

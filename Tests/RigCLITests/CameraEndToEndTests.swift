@@ -231,6 +231,16 @@ struct CameraEndToEndTests {
         let noISO = try rig(["play", iso, "--log", log])
         #expect(noISO.status == 2)
         #expect(noISO.stderr.contains(#"the camera offers no iso setting; it offers "shutter", "aperture", "ev""#), "\(noISO.stderr)")
+        // Its bulb control answers with an I/O error and it lists no Bulb speed: a bulb
+        // program is refused with the speeds it has, before anything moves.
+        let bulb = try write(
+            "bulb.json",
+            #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "shoot": {"bulb": true, "exposureSeconds": 40}, "steps": [{"pose": {"pan": 10}}]}"#)
+        let noBulb = try rig(["play", bulb, "--log", log])
+        #expect(noBulb.status == 2)
+        #expect(noBulb.stderr.contains(#""bulb": true needs the camera's Bulb through libgphoto2, and this camera offers none"#), "\(noBulb.stderr)")
+        #expect(noBulb.stderr.contains("(up to 1 s)"), "\(noBulb.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: log), "no run was begun")
     }
 
     /// The virtual camera's longest speed is 1 s: five frames at 1 EV from 1 s would be

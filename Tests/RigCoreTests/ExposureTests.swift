@@ -97,6 +97,27 @@ import Testing
         ) { _, at throws(FileError) in throw at.error("no rig files here") }
     }
 
+    /// Bulb through libgphoto2: the shutter goes to the camera's Bulb choice (the rig times
+    /// the frame), the other settings match as usual; a camera without a bulb control is
+    /// refused before anything moves, naming its longest speed.
+    @Test func bulbModeSetsTheCamerasBulbOrIsRefusedByACameraWithout() throws {
+        let p = try program(
+            #""shoot": {"bulb": true, "exposureSeconds": 90, "exposure": {"aperture": "f/8"}}, "steps": [{"pose": {"pan": 1}}, {"pose": {"pan": 2}, "exposure": {"iso": 400}}]"#
+        )
+        var withBulb = Self.nikon
+        withBulb.bulb = CameraChoices.BulbControl(widget: "bulb", shutterChoice: "Bulb")
+        let plan = try ExposurePlan.make(program: p, camera: withBulb).get()
+        #expect(plan.settings(step: 0, bracket: 1) == [CameraSetting("shutterspeed", "Bulb"), CameraSetting("f-number", "f/8")])
+        #expect(plan.settings(step: 1, bracket: 1) == [CameraSetting("shutterspeed", "Bulb"), CameraSetting("f-number", "f/8"), CameraSetting("iso", "400")])
+        #expect(withBulb.bulb?.press == "1" && withBulb.bulb?.release == "0")
+        #expect(CameraChoices.BulbControl(widget: "eosremoterelease", shutterChoice: "bulb").press == "Press Full")
+        guard case .failure(let problem) = ExposurePlan.make(program: p, camera: Self.nikon) else {
+            Issue.record("a camera without a bulb control took a bulb program")
+            return
+        }
+        #expect(problem.description.contains("this camera offers none") && problem.description.contains("up to 30 s"), "\(problem)")
+    }
+
     @Test func aStepsExposureGoesOverTheProgramsAndTheProblemNamesTheStep() throws {
         let p = try program(
             #""shoot": {"exposure": {"shutter": "1/60", "aperture": "f/4"}}, "steps": [{"pose": {"pan": 1}}, {"pose": {"pan": 2}, "exposure": {"aperture": "f/11"}}]"#

@@ -33,8 +33,31 @@ public struct CameraChoices: Sendable, Equatable {
     }
 
     public var widgets: [Setting: Widget]
+    /// How the camera exposes for as long as the rig says (its shutter's Bulb choice, and
+    /// the control that opens and closes it), if it can.
+    public var bulb: BulbControl?
 
-    public init(_ widgets: [Setting: Widget] = [:]) { self.widgets = widgets }
+    public init(_ widgets: [Setting: Widget] = [:], bulb: BulbControl? = nil) {
+        self.widgets = widgets
+        self.bulb = bulb
+    }
+
+    /// A camera's bulb through libgphoto2: the shutter set to `shutterChoice`, then the
+    /// `widget` pressed for the exposure and released (a toggle 1/0 as Nikon and Sony have
+    /// it, or Canon's `eosremoterelease` "Press Full"/"Release Full").
+    public struct BulbControl: Sendable, Equatable {
+        public var widget: String
+        public var shutterChoice: String
+
+        public init(widget: String, shutterChoice: String) {
+            self.widget = widget
+            self.shutterChoice = shutterChoice
+        }
+
+        /// The values that open and close the shutter.
+        public var press: String { widget == "eosremoterelease" ? "Press Full" : "1" }
+        public var release: String { widget == "eosremoterelease" ? "Release Full" : "0" }
+    }
 }
 
 /// What `play` cannot shoot as asked, for `error: step N: …`.
@@ -235,13 +258,35 @@ public struct ExposurePlan: Sendable, Equatable {
     public static func make(program: Program, camera: CameraChoices) -> Result<ExposurePlan, ExposureProblem> {
         let shoot = program.shoot
         var plan = ExposurePlan()
-        switch ExposureMatch.frames(shoot.exposure, bracket: shoot.bracket, camera: camera) {
+        // Bulb: the rig times every frame (`exposureSeconds`, or the ramp's), the camera's
+        // shutter is set to its Bulb choice and the other settings matched as usual.
+        var bulbSetting: CameraSetting?
+        if shoot.bulb, let shutter = camera.widgets[.shutter] {
+            guard let bulb = camera.bulb else {
+                let longest = shutter.choices.compactMap(ShutterSpeed.seconds).max()
+                return .failure(
+                    ExposureProblem(
+                        "shoot: \"bulb\": true needs the camera's Bulb through libgphoto2, and this camera offers none (no Bulb shutter speed with a bulb or eosremoterelease control); leave \"bulb\" out and use its own speeds\(longest.map { " (up to \(format($0)) s)" } ?? "")"
+                    ))
+            }
+            if shoot.bracket != nil {
+                return .failure(ExposureProblem("shoot: a bracket in bulb mode is not supported through libgphoto2; use the camera's own speeds for brackets"))
+            }
+            bulbSetting = CameraSetting(shutter.name, bulb.shutterChoice)
+        }
+        func frames(_ exposure: Exposure?) -> Result<[[CameraSetting]], ExposureProblem> {
+            guard let bulbSetting else { return ExposureMatch.frames(exposure, bracket: shoot.bracket, camera: camera) }
+            var rest = exposure
+            rest?.shutter = nil
+            return ExposureMatch.frames(rest, bracket: nil, camera: camera).map { $0.map { [bulbSetting] + $0 } }
+        }
+        switch frames(shoot.exposure) {
         case .success(let frames): plan.programFrames = frames
         case .failure(let problem): return .failure(ExposureProblem("shoot: \(problem)"))
         }
         for (index, step) in program.steps.enumerated() {
             guard let own = step.exposure else { continue }
-            switch ExposureMatch.frames(own.over(shoot.exposure), bracket: shoot.bracket, camera: camera) {
+            switch frames(own.over(shoot.exposure)) {
             case .success(let frames): plan.stepFrames[index] = frames
             case .failure(let problem): return .failure(ExposureProblem("step \(index + 1) (\(step.label)): \(problem)"))
             }
