@@ -96,7 +96,8 @@ public struct ProgramHost: MotionSource {
 
     public var isFinished: Bool { programOver || (stopRequested && player == nil && commands.isFinished) }
 
-    /// The loop's trigger (`SourceRequest.advance`): same as `.next`.
+    /// A step trigger fired (`SourceRequest.advance`): kept until the rig is ready, unlike
+    /// the operator's `.next`, which counts only during a wait.
     public mutating func advance() { player?.advance() }
 
     /// A trigger's controls (keyboard `r`, `g N`, `h`; Cascable `rig:` messages), for the

@@ -4,7 +4,9 @@ public enum ProgramRequest: Sendable, Equatable {
     /// Play a program (already checked by the caller). Refused (counted in
     /// `ProgramHost.refusedRequests`) unless the rig is at rest with no program.
     case play(HostedProgram)
-    /// Go on from the step the program waits at (or as soon as it is ready).
+    /// The operator's Next (the phone's button, `POST /api/next`): go on from the step the
+    /// program waits at, only while it waits and once per wait (refused otherwise, so two
+    /// taps never skip a step's shot). A step trigger's press is `SourceRequest.advance`.
     case next
     /// Move back to the previous step and wait there; only while waiting at a step.
     case back

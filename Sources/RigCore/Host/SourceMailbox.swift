@@ -6,7 +6,10 @@ import Synchronization
 public enum SourceRequest: Sendable, Equatable {
     case motion(MotionCommand)
     case program(ProgramRequest)
-    /// The trigger fired (Enter, an interval, Cascable, a button).
+    /// A step trigger fired (Enter, Cascable, a GPIO button): go on from this step's wait,
+    /// or, if the rig is still moving or settling, as soon as it is ready (kept, never
+    /// refused). Not the operator's `ProgramRequest.next`, which counts only during a wait,
+    /// once.
     case advance
     /// The camera finished the shot the source asked for.
     case shotDone
