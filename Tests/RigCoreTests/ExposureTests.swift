@@ -118,6 +118,34 @@ import Testing
         #expect(problem.description.contains("this camera offers none") && problem.description.contains("up to 30 s"), "\(problem)")
     }
 
+    /// A ramp the camera cannot follow is refused when the camera is known: ISO it cannot
+    /// set, an aperture it cannot set, a time past its longest speed without bulb.
+    @Test func aRampTheCameraCannotFollowIsRefused() throws {
+        func ramp(_ body: String) throws -> Program {
+            try program(#""trigger": "auto", "shoot": {"ramp": {\#(body)}}, "steps": [{"pose": {"pan": 1}}, {"pose": {"pan": 2}}]"#)
+        }
+        var noISO = Self.nikon
+        noISO.widgets[.iso] = nil
+        // To EV 4 at f/2.8 the shutter alone does it (0.49 s): no ISO needed, fine.
+        let light = try ramp(#""mode": "keys", "maxStepEV": 3, "keys": [{"frame": 0, "ev": 10}, {"frame": 1, "ev": 4}]"#)
+        #expect((try? ExposurePlan.make(program: light, camera: noISO).get()) != nil)
+        // To EV −4 it needs ISO past 100 (the shutter stops at maxShutterSeconds).
+        let dark = try ramp(#""mode": "keys", "maxStepEV": 3, "maxShutterSeconds": 20, "keys": [{"frame": 0, "ev": 10}, {"frame": 1, "ev": -4}]"#)
+        guard case .failure(let iso) = ExposurePlan.make(program: dark, camera: noISO) else {
+            Issue.record("a ramp that raises ISO was taken by a camera without ISO")
+            return
+        }
+        #expect(iso.description.contains("offers no ISO setting"), "\(iso)")
+        #expect((try? ExposurePlan.make(program: dark, camera: Self.nikon).get()) != nil)
+        // Past the camera's longest speed (30 s) without bulb.
+        let long = try ramp(#""mode": "auto", "startEV": 10, "isos": [100], "maxShutterSeconds": 60"#)
+        guard case .failure(let time) = ExposurePlan.make(program: long, camera: Self.nikon) else {
+            Issue.record("a 60-s ramp was taken by a camera whose longest speed is 30 s")
+            return
+        }
+        #expect(time.description.contains("the camera's longest speed is 30 s"), "\(time)")
+    }
+
     @Test func aStepsExposureGoesOverTheProgramsAndTheProblemNamesTheStep() throws {
         let p = try program(
             #""shoot": {"exposure": {"shutter": "1/60", "aperture": "f/4"}}, "steps": [{"pose": {"pan": 1}}, {"pose": {"pan": 2}, "exposure": {"aperture": "f/11"}}]"#

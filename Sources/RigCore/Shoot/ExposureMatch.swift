@@ -254,6 +254,39 @@ public struct ExposurePlan: Sendable, Equatable {
         return frames.indices.contains(bracket - 1) ? frames[bracket - 1] : (frames.first ?? [])
     }
 
+    /// Why a camera the rig sets cannot follow `ramp`, if it cannot: a ramp that raises ISO
+    /// on a camera with no ISO setting, an aperture that moves on one with no aperture
+    /// setting, an exposure longer than its longest speed (without bulb).
+    public static func rampProblem(_ ramp: ExposureRamp, bulb: Bool, camera: CameraChoices) -> ExposureProblem? {
+        guard let shutter = camera.widgets[.shutter] else { return nil }
+        let limits = ramp.limits
+        // What the ramp will use at its darkest: planned ramps know it, `auto` may use all.
+        let darkest: ExposureSettings? =
+            switch ramp.source {
+            case .keys(_, let evs): limits.settings(forEV: evs.min() ?? 0)
+            case .sun(let day, let night, _, _): limits.settings(forEV: min(day, night))
+            case .auto: nil
+            }
+        let lowestISO = limits.isos.min() ?? 100
+        let raisesISO = darkest.map { $0.iso > lowestISO * 1.001 } ?? (Set(limits.isos).count > 1)
+        if raisesISO, camera.widgets[.iso] == nil {
+            return ExposureProblem(
+                "shoot: the ramp raises ISO (up to \(format(darkest?.iso ?? limits.isos.max() ?? lowestISO))), and this camera offers no ISO setting through libgphoto2: give the ramp \"isos\": [\(format(lowestISO))] (one ISO, set on the camera), or use a camera that lets the rig set ISO"
+            )
+        }
+        if limits.narrowestAperture != nil, camera.widgets[.aperture] == nil {
+            return ExposureProblem(
+                "shoot: the ramp moves the aperture (\"narrowestAperture\"), and this camera offers no aperture setting through libgphoto2: leave \"narrowestAperture\" out"
+            )
+        }
+        if !bulb, let longest = shutter.choices.compactMap(ShutterSpeed.seconds).max(), ramp.longestShutterSeconds > longest * 1.02 {
+            return ExposureProblem(
+                "shoot: the ramp may expose \(format(ramp.longestShutterSeconds)) s, and the camera's longest speed is \(format(longest)) s: give the ramp \"maxShutterSeconds\": \(format(longest)) or less\(camera.bulb != nil ? ", or set \"bulb\": true (its Bulb, timed by the rig)" : "")"
+            )
+        }
+        return nil
+    }
+
     /// Resolves `program`'s exposure, its steps' and its bracket; the problem names the step.
     public static func make(program: Program, camera: CameraChoices) -> Result<ExposurePlan, ExposureProblem> {
         let shoot = program.shoot
@@ -280,6 +313,7 @@ public struct ExposurePlan: Sendable, Equatable {
             rest?.shutter = nil
             return ExposureMatch.frames(rest, bracket: nil, camera: camera).map { $0.map { [bulbSetting] + $0 } }
         }
+        if let ramp = shoot.ramp, let problem = rampProblem(ramp, bulb: shoot.bulb, camera: camera) { return .failure(problem) }
         switch frames(shoot.exposure) {
         case .success(let frames): plan.programFrames = frames
         case .failure(let problem): return .failure(ExposureProblem("shoot: \(problem)"))
