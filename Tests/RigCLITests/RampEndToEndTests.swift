@@ -115,3 +115,35 @@ import Testing
         #expect(said.contains("(exposure ") && said.split(separator: "\n").filter { $0.contains("error:") }.count == 1, "\(said)")
     }
 }
+
+extension RampEndToEndTests {
+    /// A run cut off halfway (a power cut after frame 10: the log ends there) and resumed:
+    /// the ramp goes on from the EV its last frame was shot at, not from `startEV` again.
+    @Test func aResumedRampGoesOnWhereItWas() throws {
+        let text = Self.program(
+            frames: 20, ramp: #"{"mode": "auto", "startEV": 12, "maxShutterSeconds": 2, "maxEVPerHour": 600}"#, scene: #"[{"t": 0, "ev": 7}, {"t": 600, "ev": 7}]"#)
+        let path = try RigProcess.temporaryFile("resume-ramp.json", contents: text)
+        let log = path + ".jsonl"
+        let first = try RigProcess.run(["play", path, "--speed", "100", "--log", log, "--no-realtime"])
+        #expect(first.status == 0, "\(first.stderr)")
+        // Keep the log up to frame 10's image, as a power cut would leave it.
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        func json(_ line: String) -> [String: Any] { (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:] }
+        guard let cut = lines.lastIndex(where: { json($0)["event"] as? String == "image" && json($0)["step"] as? Int == 10 }) else {
+            Issue.record("no image for frame 10 in \(lines.count) lines")
+            return
+        }
+        try (lines[...cut].joined(separator: "\n") + "\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let kept = lines[...cut].map(json).filter { $0["event"] as? String == "shot" }.compactMap { $0["rampEV"] as? Double }
+        let lastEV = try #require(kept.last)
+        #expect(lastEV < 11.5, "the ramp had moved from 12 towards the scene's 7: \(kept)")
+        let resumed = try RigProcess.run(["play", path, "--speed", "100", "--log", log, "--no-realtime", "--resume"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let after = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init).dropFirst(cut + 1).map(json)
+        let next = after.filter { $0["event"] as? String == "shot" }.compactMap { $0["rampEV"] as? Double }
+        let firstResumed = try #require(next.first)
+        // One frame's step at most from where it was (maxStepEV 1/3), and never back at 12.
+        #expect(abs(firstResumed - lastEV) <= 1.0 / 3 + 1e-6, "resumed at \(firstResumed), the run was at \(lastEV)")
+        #expect(next.count == 10)
+    }
+}

@@ -206,6 +206,18 @@ public struct ExposureRampRunner: Sendable {
         return ramp.limits.settings(forEV: ev)
     }
 
+    /// A resumed run's ramp goes on where the stopped one was: from the EV of its last
+    /// frame (`lastEV`), and, for `auto`, with the measures of the frames before (their
+    /// scene EV, clipped fraction and time, in seconds before this run began as negative
+    /// times) in its trend, so it neither jumps back to `startEV` nor waits a window.
+    public mutating func resume(lastEV: Double, measures: [(seconds: Double, sceneEV: Double, clippedHigh: Double)]) {
+        currentEV = min(max(lastEV, ramp.limits.evRange.lowerBound), ramp.limits.evRange.upperBound)
+        framesSinceChange = Int.max / 2
+        for measure in measures.sorted(by: { $0.seconds < $1.seconds }) {
+            controller?.observe(sceneEV: measure.sceneEV, clippedHigh: measure.clippedHigh, seconds: measure.seconds)
+        }
+    }
+
     /// A frame's measure, for `auto`: its brightness (EV from mid-grey), the settings it was
     /// shot with, the fraction clipped white, and when it was shot (seconds into the run).
     public mutating func measured(_ brightness: Double, settingsEV: Double, clippedHigh: Double = 0, seconds: Double) {

@@ -32,12 +32,17 @@ public struct ShotLogShot: Sendable, Equatable {
     /// at the step), UTC, ISO 8601 to the millisecond (`2026-11-23T20:31:57.412Z`): the
     /// frame's true time. Nil in logs written before it was recorded.
     public var at: String?
+    /// The EV100 of the settings an exposure ramp chose for this frame (what the ramp was
+    /// at): a resumed run's ramp goes on from it. Nil without a ramp.
+    public var rampEV: Double?
 
     public init(
         step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
-        interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], at: String? = nil
+        interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], at: String? = nil,
+        rampEV: Double? = nil
     ) {
         self.at = at
+        self.rampEV = rampEV
         self.file = file
         self.downloaded = downloaded
         self.settings = settings
@@ -71,6 +76,7 @@ public struct ShotLogShot: Sendable, Equatable {
         if let at { out += ",\"at\":\(JSONText.string(at))" }
         if let file { out += ",\"file\":\(JSONText.string(file))" }
         if let downloaded { out += ",\"downloaded\":\(JSONText.string(downloaded))" }
+        if let rampEV { out += ",\"rampEV\":\(JSONText.number(rampEV))" }
         if !settings.isEmpty {
             out += ",\"settings\":{" + settings.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(separator: ",") + "}"
         }
@@ -109,6 +115,7 @@ public struct ShotLogShot: Sendable, Equatable {
         } else {
             at = nil
         }
+        rampEV = try object.optional("rampEV")?.number(in: -20...30)
         settings = []
         if let settingsObject = try object.optional("settings")?.object() {
             for member in settingsObject.members {

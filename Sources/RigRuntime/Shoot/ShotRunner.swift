@@ -91,6 +91,23 @@ public final class ShotRunner: @unchecked Sendable {
         (camera as? ImageReporting)?.onImage { [weak self] in self?.recordImage($0) }
     }
 
+    /// A resumed run: the ramp goes on from where the earlier run's log left it (the last
+    /// frame's ramp EV, and its measured frames for `auto`, dated by their wall-clock times
+    /// against `now`). Nothing without a ramp or a ramp EV in the log.
+    public func resumeRamp(from log: ShotLog, now: Double = Date().timeIntervalSince1970) {
+        guard ramp != nil else { return }
+        let shots = log.completeShots.filter { $0.rampEV != nil }
+        guard let last = shots.last, let lastEV = last.rampEV else { return }
+        var images: [Int: ShotLogImage] = [:]
+        for event in log.events { if case .image(let image) = event, (image.bracket ?? 1) == 1 { images[image.step] = image } }
+        let measures = shots.compactMap { shot -> (seconds: Double, sceneEV: Double, clippedHigh: Double)? in
+            guard let ev = shot.rampEV, let image = images[shot.step], let at = shot.at.flatMap(UTCTime.parse) else { return nil }
+            return (at - now, ev + image.brightnessEV, image.clippedHigh)
+        }
+        ramp?.resume(lastEV: lastEV, measures: measures)
+        logger.info("the ramp goes on from EV \(fixed(lastEV, 2)) (step \(last.step)), with \(measures.count) measured frames")
+    }
+
     /// Called with every event as it is logged (on the thread that logs it).
     public func observe(_ handler: @escaping @Sendable (ShotLogEvent) -> Void) {
         observer.withLock { $0 = handler }
@@ -257,7 +274,8 @@ public final class ShotRunner: @unchecked Sendable {
                 ShotLogShot(
                     step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
-                    file: report.file, downloaded: report.downloaded, settings: report.settings, at: at)))
+                    file: report.file, downloaded: report.downloaded, settings: report.settings, at: at,
+                    rampEV: bracket == nil || bracket == 1 ? rampSettings[step]?.settings.ev100 : nil)))
         recordedShots.insert(ShotKey(step: step, bracket: bracket ?? 1))
         if let problem = report.downloadProblem {
             downloadsFailed += 1

@@ -191,6 +191,7 @@ struct ShootSetup {
             let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
                 start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, logger: logger, display: display)
+            if let earlierLog { runner.resumeRamp(from: earlierLog) }
             self.runner = runner
         }
     }
