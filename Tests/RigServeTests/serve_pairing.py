@@ -84,7 +84,7 @@ def visible(driver, element_id):
 
 
 def shows_pairing(driver):
-    return visible(driver, "pairing") and "Needs pairing" in driver.find_element(By.ID, "pairing").text
+    return visible(driver, "pairing") and "needs pairing" in driver.find_element(By.ID, "pairing").text.lower()
 
 
 def shows_rig(driver):
