@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
@@ -40,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CGPhoto2", pkgConfig: "libgphoto2", providers: [.apt(["libgphoto2-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // QR codes for `rig serve`'s pairing URL (Debian's libqrencode).
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Real-time loop, clocks, simulated rig, trace, terminal view, output protocol.
         .target(
@@ -106,8 +109,9 @@ let package = Package(
         .target(
             name: "RigServe",
             dependencies: [
-                "RigCore", "RigRuntime", "RigGamepad",
+                "RigCore", "RigRuntime", "RigGamepad", "CQREncode",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -201,7 +205,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py"], swiftSettings: strict),
+            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py", "serve_pairing.py"], swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]

@@ -34,7 +34,7 @@ final class ServeFixture: Sendable {
     ///   - camera: the rig's camera, as `rig serve` opens it; its shot logs go in `directory/runs`.
     init(
         listen: String = "127.0.0.1:8080", token: AccessToken? = nil, programs: [String: String] = [:], rigText: String = ServeFixture.rigText,
-        camera: Camera? = nil
+        camera: Camera? = nil, pairing: Bool = false
     ) throws {
         directory = try TestTools.temporaryDirectory()
         let programDirectory = directory.appendingPathComponent("programs")
@@ -54,7 +54,9 @@ final class ServeFixture: Sendable {
             library: ProgramLibrary(directory: programDirectory.path, rig: rig, rigText: rigText, rigPath: "test-rig.json"),
             poses: try PoseBook(directory: directory.path),
             lease: ControlLease(),
-            settings: ServeSettings(listen: ListenAddress(listen)!, token: token, nowSeconds: { now.seconds }))
+            settings: ServeSettings(
+                listen: ListenAddress(listen)!, token: token, pairing: pairing ? PairingBook(directory: directory.path) : nil,
+                nowSeconds: { now.seconds }))
     }
 
     /// Moves the lease's clock on.

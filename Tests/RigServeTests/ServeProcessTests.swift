@@ -84,6 +84,26 @@ import Testing
         }
     }
 
+    /// Pairing in the browser (`serve_pairing.py`, the real binary started with
+    /// `--token-file`): the page says it needs pairing, the printed URL pairs it, the cookie
+    /// is HttpOnly and strict, the code works once, the pairing survives a restart, a
+    /// revoke shows "needs pairing" on the open page, and a typed code pairs it again.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func aPhonePairsStaysPairedAcrossARestartAndIsRevoked() async throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rig = directory.appendingPathComponent("rig.json")
+        try ServeSamples.rig.write(to: rig, atomically: true, encoding: .utf8)
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_pairing.py").path
+        let result = try await runTool(
+            "python3", [script, TestTools.rigExecutable.path, rig.path, directory.path], in: directory, limit: .seconds(180))
+        #expect(result.status == 0, "\(result.output.suffix(4000))")
+        for check in ["needs-pairing", "paired", "cookie", "code-once", "restart", "list", "revoked", "typed-code"] {
+            #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
+        }
+        print(result.output.split(separator: "\n").filter { $0.hasPrefix("PASS") }.joined(separator: "\n"))
+    }
+
     /// The page as a field safety device in the browser (`serve_field.py`): STOP wins over a
     /// finger held on the pad, a black-holed link is shown and late jogs move nothing, a
     /// page from another origin moves nothing. Its figures go to docs/serve.md.

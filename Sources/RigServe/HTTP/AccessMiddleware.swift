@@ -8,8 +8,9 @@ import Hummingbird
 ///   `.` or `..` (written or percent-encoded), no encoded `/` or `\`, no control
 ///   character, well-formed `%XX`; so no variant reaches a route the check did not see;
 /// - with a token (any non-loopback listener, or `--token-file`) every path but the page
-///   itself (`/`) needs it (`Authorization: Bearer TOKEN` or the `rig_token` cookie the
-///   page sets from `?token=`): 401 and nothing happens;
+///   itself (`/`) and pairing (`GET /pair`, `POST /api/pair`) needs it (`Authorization:
+///   Bearer TOKEN` or the `rig_token` cookie the page sets from `?token=`) or a paired
+///   phone's `rig_paired` cookie: 401 and nothing happens;
 /// - without one (a loopback listener) the `Host` must be this machine's (`localhost`,
 ///   `127.x.x.x`, `[::1]`): a DNS-rebinding page's `Host: evil.example` gets 403;
 /// - a request that changes anything (POST, PUT, DELETE) from another origin is refused
@@ -21,7 +22,7 @@ import Hummingbird
 /// No CORS headers are ever sent, so another site's page cannot read the API either.
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = ServeContext
-    let token: AccessToken?
+    let access: ServeAccess?
 
     static let cookieName = "rig_token"
 
@@ -33,9 +34,12 @@ struct AccessMiddleware: RouterMiddleware {
         if let problem = Self.pathProblem(path) {
             throw ServeError(.badRequest, "\(problem); paths are canonical here (see /api/openapi.json)")
         }
-        if let token {
-            if path != "/", !Self.presented(in: request).contains(where: { token.matches($0) }) {
-                throw ServeError(.unauthorized, "this server needs its token: open the URL it printed (…/?token=…) or send Authorization: Bearer TOKEN")
+        if let access {
+            if !Self.isOpen(path), !access.grants(request.headers) {
+                throw ServeError(
+                    .unauthorized,
+                    "this phone is not paired: open the pairing URL rig serve printed (or scan its QR code), or enter a code from rig serve --pair at /pair; scripts send the token (Authorization: Bearer TOKEN)",
+                    needsPairing: true)
             }
         } else if let host = request.head.authority, !Self.isLoopbackHost(host) {
             throw ServeError(.forbidden, "Host \"\(Self.shown(host))\" is not this server; a loopback listener answers only localhost, 127.0.0.1 or [::1]")
@@ -45,6 +49,11 @@ struct AccessMiddleware: RouterMiddleware {
             if let problem = Self.contentTypeProblem(request) { throw ServeError(.unsupportedMediaType, problem) }
         }
         return try await next(request, context)
+    }
+
+    /// The paths open without the token: the page, and pairing.
+    static func isOpen(_ path: String) -> Bool {
+        path == "/" || path == "/pair" || path == "/api/pair"
     }
 
     /// The tokens a request presents (header and cookie).
@@ -59,14 +68,7 @@ struct AccessMiddleware: RouterMiddleware {
         if let header = fields[.authorization], header.hasPrefix("Bearer ") {
             found.append(header.dropFirst("Bearer ".count))
         }
-        for line in fields[values: .cookie] {
-            for pair in line.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " }
-                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == cookieName else { continue }
-                found.append(Substring(trimmed[trimmed.index(after: equals)...]))
-            }
-        }
-        return found
+        return found + ServeAccess.cookies(named: cookieName, in: fields)
     }
 
     /// Why a raw request path is not canonical, or nil when it is.

@@ -143,7 +143,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let pool: ConnectionPool
-    private let token: AccessToken?
+    private let access: ServeAccess?
     private var standing: ConnectionPool.Standing?
     private var deadline: Scheduled<Void>?
     /// Between a request's head and its end.
@@ -153,9 +153,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Dropped: nothing more is read or counted.
     private var closing = false
 
-    init(pool: ConnectionPool, token: AccessToken?) {
+    init(pool: ConnectionPool, access: ServeAccess?) {
         self.pool = pool
-        self.token = token
+        self.access = access
     }
 
     private var limits: ConnectionLimits { pool.limits }
@@ -189,7 +189,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             reading = true
-            if let current = standing, Self.showsAccess(head, token: token) {
+            if let current = standing, Self.showsAccess(head, access: access) {
                 guard let admitted = pool.admit(current, priority: Self.isStopOrStatus(head)) else {
                     // No room: the pool let go of the connection's place already.
                     standing = nil
@@ -220,10 +220,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// A request head shows the token (with no token: any whole head does).
-    static func showsAccess(_ head: HTTPRequest, token: AccessToken?) -> Bool {
-        guard let token else { return true }
-        return AccessMiddleware.presented(in: head.headerFields).contains { token.matches($0) }
+    /// A request head shows the token or a paired phone's cookie (with no token: any whole
+    /// head does).
+    static func showsAccess(_ head: HTTPRequest, access: ServeAccess?) -> Bool {
+        guard let access else { return true }
+        return access.grants(head.headerFields)
     }
 
     /// `POST /api/stop` and `GET /api/status`: what the slots kept for STOP take.

@@ -29,13 +29,21 @@ struct JSONErrorMiddleware: RouterMiddleware {
         }
     }
 
+    /// The body of every refusal; absent fields are left out.
+    struct Body: Encodable {
+        var error: String
+        var holder: String?
+        var needsPairing: Bool?
+    }
+
     static func response(_ error: ServeError) -> Response {
-        var object: [String: String] = ["error": error.message]
-        if let holder = error.holder { object["holder"] = holder }
-        let data = (try? JSONEncoder.serve.encode(object)) ?? Data("{\"error\":\"error\"}".utf8)
-        return Response(
+        let body = Body(error: error.message, holder: error.holder, needsPairing: error.needsPairing ? true : nil)
+        let data = (try? JSONEncoder.serve.encode(body)) ?? Data("{\"error\":\"error\"}".utf8)
+        var response = Response(
             status: error.status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 }
 

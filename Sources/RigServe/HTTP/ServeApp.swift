@@ -44,11 +44,11 @@ public enum ServeApp {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let pool = ConnectionPool(limits: parts.settings.connections)
-        let token = parts.settings.token
+        let access = parts.settings.access
         return Application(
             router: router(parts),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [ConnectionGuard(pool: pool, token: token)])),
+                configuration: .init(additionalChannelHandlers: [ConnectionGuard(pool: pool, access: access)])),
             configuration: .init(
                 address: .hostname(parts.settings.listen.host, port: parts.settings.listen.port),
                 serverName: "rig"),
@@ -59,11 +59,13 @@ public enum ServeApp {
     public static func router(_ parts: Parts) -> Router<ServeContext> {
         let router = Router(context: ServeContext.self)
         router.add(middleware: JSONErrorMiddleware(allowedMethods: allowedMethods(for:)))
-        router.add(middleware: AccessMiddleware(token: parts.settings.token))
+        router.add(middleware: AccessMiddleware(access: parts.settings.access))
         router.add(middleware: FeedPokeMiddleware(feed: parts.feed))
         let routes = ServeRoutes(parts: parts)
 
         router.get("/") { request, _ in try routes.page(request) }
+        router.get("/pair") { _, _ in routes.pairingPage() }
+        router.post("/api/pair") { request, context in try await routes.pair(request, context) }
         let document = openAPIDocument(for: parts.console.rig)
         router.get("/api/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: document)))
@@ -90,8 +92,8 @@ public enum ServeApp {
     /// The methods a path answers, for 405 (nil: no such path, 404).
     static func allowedMethods(for path: String) -> String? {
         switch path {
-        case "/", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview": return "GET"
-        case "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto", "/api/nudge":
+        case "/", "/pair", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview": return "GET"
+        case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto", "/api/nudge":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

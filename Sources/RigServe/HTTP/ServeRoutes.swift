@@ -143,6 +143,57 @@ struct ServeRoutes: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.index_html)))
     }
 
+    /// `GET /pair[?code=…]`: the page, which posts the code (a GET never uses it up: a link
+    /// preview or a prefetch must not spend a single-use code) or asks for one.
+    func pairingPage() -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.index_html)))
+    }
+
+    struct PairRequest: Decodable {
+        var code: String
+        var name: String?
+    }
+
+    struct PairReply: Encodable {
+        var id: String
+        var name: String
+    }
+
+    /// `POST /api/pair`: a pairing code for a long-lived cookie. Wrong codes are limited
+    /// (``PairingGate``: 429 past 5 a minute, even for the right one).
+    func pair(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let body = try await body(PairRequest.self, request)
+        guard parts.settings.token != nil, let book = parts.settings.pairing else {
+            throw ServeError(.conflict, "this server needs no pairing: it listens on loopback without a token")
+        }
+        let gate = parts.settings.pairingGate
+        if let wait = gate.retryAfter(nowSeconds: now) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            throw ServeError(
+                .tooManyRequests, "too many wrong pairing codes: wait \(seconds) s, then enter the code again", retryAfter: seconds)
+        }
+        let entered = body.name.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let name = entered.isEmpty ? PairingBook.name(fromUserAgent: request.headers[.userAgent]) : entered
+        let redeemed: (phone: PairedPhone, secret: String)?
+        do { redeemed = try book.redeem(code: body.code, name: name) } catch {
+            context.logger.error("pairing: \(error)")
+            throw ServeError(.internalServerError, "cannot pair: \(error)")
+        }
+        guard let redeemed else {
+            gate.failed(nowSeconds: now)
+            throw ServeError(
+                .unauthorized, "this pairing code is wrong, used or expired: run rig serve --pair on the rig for a new one",
+                needsPairing: true)
+        }
+        context.logger.notice("paired \(redeemed.phone.name) (id \(redeemed.phone.id))")
+        var response = try Self.json(PairReply(id: redeemed.phone.id, name: redeemed.phone.name))
+        response.headers[.setCookie] =
+            "\(PairingBook.cookieName)=\(redeemed.secret); Path=/; Max-Age=\(PairingBook.cookieMaxAge); HttpOnly; SameSite=Strict"
+        return response
+    }
+
     // MARK: Watching
 
     /// The status; a request carrying the holder's key keeps its control (the page asks
@@ -164,11 +215,15 @@ struct ServeRoutes: Sendable {
     /// that its link is gone. Watching never keeps control.
     func events(_ request: Request, _ context: ServeContext) -> Response {
         let feed = parts.feed
+        // A phone unpaired while it watches loses its stream at the next frame.
+        let access = parts.settings.access
+        let headers = request.headers
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
                 var version: Int?
                 while !Task.isCancelled, let frame = await feed.next(after: version) {
+                    if let access, !access.grants(headers) { break }
                     try await writer.write(frame.bytes)
                     version = frame.version
                 }

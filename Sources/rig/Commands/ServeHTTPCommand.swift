@@ -14,13 +14,24 @@ struct ServeHTTPCommand: ParsableCommand {
         discussion: """
             Opens the output once and holds it until SIGINT, SIGTERM or SIGHUP, which park the \
             rig and leave every output in its safe state. Listens on loopback unless told \
-            otherwise; any other address requires a token (made on first start, printed once \
-            with the URL to open on the phone). See docs/serve.md.
+            otherwise; any other address requires a token (made on first start, printed once) \
+            or a paired phone: each start prints a pairing URL with a one-time code (and a QR \
+            code on a terminal). --pair makes a new code for a running server, --list-paired \
+            and --revoke manage the paired phones. See docs/serve.md.
             """
     )
 
-    @Option(help: "The rig file.")
-    var rig: String
+    @Option(help: "The rig file (not needed with --pair, --list-paired or --revoke).")
+    var rig: String?
+
+    @Flag(help: "Make a new pairing code for the server (running or not), print its URLs and QR code, and exit.")
+    var pair = false
+
+    @Flag(help: "List the paired phones and exit.")
+    var listPaired = false
+
+    @Option(help: ArgumentHelp("Unpair phones (a running server refuses them at once) and exit.", valueName: "name|id|all"))
+    var revoke: String?
 
     @Option(help: ArgumentHelp("A folder of program files (*.json) the page can play.", valueName: "dir"))
     var programs: String?
@@ -55,6 +66,9 @@ struct ServeHTTPCommand: ParsableCommand {
     @OptionGroup var log: LogOptions
 
     func validate() throws {
+        let admin = [pair, listPaired, revoke != nil].filter { $0 }.count
+        guard admin <= 1 else { throw ValidationError("--pair, --list-paired and --revoke: one at a time") }
+        guard admin == 1 || rig != nil else { throw ValidationError("Missing expected argument '--rig <rig>'") }
         guard ListenAddress(listen) != nil else { throw ValidationError("--listen \(listen): expected HOST:PORT, such as 0.0.0.0:8080") }
         guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections \(maxConnections): valid: 1…10000") }
         guard requestTimeout >= 0.1, requestTimeout <= 3600 else { throw ValidationError("--request-timeout: valid: 0.1…3600 seconds") }
@@ -66,6 +80,11 @@ struct ServeHTTPCommand: ParsableCommand {
     func run() throws {
         let logger = log.bootstrap()
         let address = ListenAddress(listen) ?? ListenAddress(host: "127.0.0.1", port: 8080)
+        if pair || listPaired || revoke != nil {
+            try runPairing(address: address)
+            return
+        }
+        guard let rig else { throw ValidationError("Missing expected argument '--rig <rig>'") }
         let rigText: String
         do { rigText = try FileLoading.readText(rig) } catch {
             printError(error.description)
@@ -134,7 +153,18 @@ struct ServeHTTPCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
-        var settings = ServeSettings(listen: address, token: token)
+        // With a token, phones pair: a code for this start, printed with its URLs below.
+        var pairing: PairingBook?
+        var code: String?
+        if token != nil {
+            let book = PairingBook(directory: stateDirectory)
+            do { code = try book.issueCode() } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+            pairing = book
+        }
+        var settings = ServeSettings(listen: address, token: token, pairing: pairing)
         settings.connections = ConnectionLimits(maxConnections: maxConnections, requestSeconds: requestTimeout)
         let parts = ServeApp.Parts(
             console: console,
@@ -144,6 +174,7 @@ struct ServeHTTPCommand: ParsableCommand {
                 cameraProblem: { CameraBackends.problem($0) }),
             poses: poses, lease: ControlLease(), settings: settings)
         let printedToken = tokenCreated ? token : nil
+        let pairingCode = code
         let needsToken = token != nil
         let server = ServeServer(
             parts, logger: logger,
@@ -155,8 +186,11 @@ struct ServeHTTPCommand: ParsableCommand {
                         "rig serve: open \(url)?token=\(printedToken.text) on the phone (printed once; the token is kept in \(tokenFile ?? stateDirectory + "/serve-token"))"
                     )
                 } else {
-                    say("rig serve: listening on \(url)\(!needsToken ? "" : " (token required: the one in \(tokenFile ?? stateDirectory + "/serve-token"))")")
+                    say(
+                        "rig serve: listening on \(url)\(!needsToken ? "" : " (token required: the one in \(tokenFile ?? stateDirectory + "/serve-token"), or a paired phone)")"
+                    )
                 }
+                if let pairingCode { Self.showPairing(code: pairingCode, host: address.host, port: port) }
             })
         server.start()
         // The session ends on SIGINT/SIGTERM/SIGHUP (park, safe state) or a fault; the
@@ -169,6 +203,56 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         if let summary { try SessionSetup.end(summary) }
         say("rig serve: parked, outputs safe; bye")
+    }
+
+    /// `--pair`, `--list-paired`, `--revoke`: the paired-phones file in the state directory
+    /// (a running server rereads it when it changes).
+    private func runPairing(address: ListenAddress) throws {
+        guard let stateDirectory = StateDirectory.default() else {
+            printError("error: no state directory (set HOME or XDG_STATE_HOME)")
+            throw ExitCode(1)
+        }
+        let book = PairingBook(directory: stateDirectory)
+        do {
+            if pair {
+                Self.showPairing(code: try book.issueCode(), host: address.host, port: address.port == 0 ? 8080 : address.port)
+            } else if listPaired {
+                let phones = try book.phones()
+                if phones.isEmpty { say("rig serve: no paired phones (\(book.path))") }
+                for phone in phones {
+                    say("\(phone.id)  \(phone.name)  paired \(Self.shown(phone.created))  last seen \(Self.shown(phone.lastSeen))")
+                }
+            } else if let revoke {
+                let removed = try book.revoke(revoke)
+                guard !removed.isEmpty else {
+                    let known = try book.phones().map { "\($0.id) (\($0.name))" }
+                    printError(
+                        "error: --revoke \(revoke): no paired phone has that name or id; paired: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+                    throw ExitCode(1)
+                }
+                for phone in removed { say("rig serve: revoked \(phone.id) (\(phone.name)); its cookie is refused from now on") }
+            }
+        } catch let error as PairingError {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The pairing URLs and, on a terminal, the first one's QR code.
+    static func showPairing(code: String, host: String, port: Int) {
+        let urls = PairingAddresses.urls(hosts: PairingAddresses.hosts(listeningOn: host), port: port, code: code)
+        let minutes = Int(PairingBook.codeLifetime / 60)
+        say("rig serve: to pair a phone, scan the QR code or open (code \(PairingBook.shown(code)), once, for \(minutes) minutes):")
+        for url in urls { say("  \(url)") }
+        if isatty(STDOUT_FILENO) != 0, let first = urls.first, let qr = try? QRCode(first) {
+            StandardStreams.out(qr.terminalText())
+        }
+    }
+
+    private static func shown(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = .current
+        return formatter.string(from: date)
     }
 
     /// The rig as `--no-shoot` serves it: no camera, so no step holds for a shot.
