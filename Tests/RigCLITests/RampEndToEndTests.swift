@@ -120,8 +120,8 @@ extension RampEndToEndTests {
     /// A run cut off halfway (a power cut after frame 10: the log ends there) and resumed:
     /// the ramp goes on from the EV its last frame was shot at, not from `startEV` again.
     @Test func aResumedRampGoesOnWhereItWas() throws {
-        let text = Self.program(
-            frames: 20, ramp: #"{"mode": "auto", "startEV": 12, "maxShutterSeconds": 2, "maxEVPerHour": 600}"#, scene: #"[{"t": 0, "ev": 7}, {"t": 600, "ev": 7}]"#)
+        let ramp = #"{"mode": "auto", "startEV": 12, "maxShutterSeconds": 2, "maxEVPerHour": 600}"#
+        let text = Self.program(frames: 20, ramp: ramp, scene: #"[{"t": 0, "ev": 7}, {"t": 600, "ev": 7}]"#)
         let path = try RigProcess.temporaryFile("resume-ramp.json", contents: text)
         let log = path + ".jsonl"
         let first = try RigProcess.run(["play", path, "--speed", "100", "--log", log, "--no-realtime"])

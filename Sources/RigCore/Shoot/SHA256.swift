@@ -1,6 +1,8 @@
-/// SHA-256 (FIPS 180-4) of a byte string, for the shot log's `programSha256`: `--resume`
-/// refuses a program file that changed since the run. Small and pure so the core needs
-/// no crypto library; not for secrets (it is not constant-time, and need not be).
+/// SHA-256 (FIPS 180-4) of a byte string: the shot log's `programSha256` (`--resume`
+/// refuses a program file that changed since the run) and the hashes `rig serve` keeps of
+/// pairing codes and cookies. Small and pure so no crypto library is built. SHA-256 has no
+/// data-dependent branches or table lookups, so its time depends only on the length;
+/// comparing two digests must still be done in constant time by the caller.
 public enum SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

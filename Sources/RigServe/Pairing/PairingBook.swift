@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import Glibc
+import RigCore
 import RigRuntime
 
 /// A phone that exchanged a pairing code for its cookie.
@@ -182,7 +182,7 @@ public final class PairingBook: @unchecked Sendable {
     // MARK: The file
 
     static func sha256(_ text: String) -> String {
-        SHA256.hash(data: Array(text.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        SHA256.hex(Array(text.utf8))
     }
 
     /// A name as people write it, without control characters, at most 40 characters.
