@@ -1,4 +1,5 @@
 import Foundation
+import RigCore
 import RigTestSupport
 import Testing
 
@@ -87,4 +88,50 @@ import Testing
         #expect(now.status == 0, "\(now.stderr)")
         #expect(!now.stdout.contains("⏳"))
     }
+}
+
+/// `rig plan` on the clock: the total, the start and end (local and UTC), and every Nth
+/// frame's time, interval, sun altitude and exposure.
+@Suite struct PlanClockTests {
+    @Test func planPrintsTheShootOnTheClock() throws {
+        let file = "Tests/Fixtures/clock-grail.json"
+        let result = try RigProcess.run(["plan", file, "--all"], environment: ["TZ": "UTC"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let program = try ProgramParser.parse(
+            text: String(contentsOfFile: RigProcess.packageRoot.appendingPathComponent(file).path, encoding: .utf8), file: file,
+            loadRig: { path, at throws(FileError) in throw at.error(path) })
+        let start = try #require(program.start)
+        let clock = try #require(lines.first { $0.hasPrefix("clock: starts ") }, "\(result.stdout)")
+        #expect(clock.contains("(sunset − 30 min; \(UTCTime.text(start.unix, dateToo: true)))"), "\(clock)")
+        // The total is the check's, and the end is the start plus it.
+        let total = try #require(lines.first { $0.contains(": shoot: 360 frames") })
+        let duration = try #require(total.range(of: "takes about ").map { total[$0.upperBound...].prefix { $0 != ";" } })
+        #expect(clock.hasSuffix("; total \(duration)"), "\(clock) / \(total)")
+        #expect(total.contains("started at its start, \(StartWaitClock.hhmm(start.unix))"), "\(total)")
+        // Every frame: its time from the ramped interval, and the sun's altitude then.
+        let frames = try #require(program.frameClock(trigger: program.trigger, startUnix: start.unix))
+        let rows = lines.drop { !$0.hasPrefix("frame  local") }.dropFirst().prefix { !$0.isEmpty }
+        #expect(rows.count == 360)
+        for (row, frame) in zip(rows, frames) {
+            let fields = row.split(separator: " ", omittingEmptySubsequences: true)
+            #expect(String(fields[2]) + " UTC" == UTCTime.text(frame.unix, dateToo: false))
+            let altitude = Sky.position(of: .sun, at: frame.unix, site: try #require(program.site)).altitude
+            #expect(String(fields[6]) == (altitude >= 0 ? "+" : "") + fixed(altitude, 2) + "°", "\(row)")
+        }
+        // 5 s at the start, 10 s from 30 min on; the sun sets during the shoot.
+        #expect(rows.first?.contains("   5.0 s") == true)
+        #expect(rows.last?.contains("  10.0 s") == true)
+        #expect(rows.first?.contains("ISO 100 f/2.8") == true)
+        let end = try #require(frames.last)
+        #expect(try #require(end.sunAltitude) < 0)
+        // A long shoot prints every Nth frame unless --all.
+        let short = try RigProcess.run(["plan", file], environment: ["TZ": "UTC"])
+        #expect(short.stdout.contains("(every 6 frames and the last; --all for each)"))
+    }
+}
+
+enum StartWaitClock {
+    /// "15:21" UTC.
+    static func hhmm(_ unix: Double) -> String { String(UTCTime.text(unix, dateToo: false).prefix(5)) }
 }

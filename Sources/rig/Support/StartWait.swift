@@ -22,7 +22,8 @@ enum StartWait {
         formatter.dateFormat = "yyyy-MM-dd"
         let sameDay = formatter.string(from: Date(timeIntervalSince1970: unix)) == formatter.string(from: Date(timeIntervalSince1970: now))
         formatter.dateFormat = (sameDay ? "" : "yyyy-MM-dd ") + (seconds ? "HH:mm:ss" : "HH:mm")
-        return formatter.string(from: Date(timeIntervalSince1970: unix))
+        // Rounded to the second as `UTCTime.text` rounds (the formatter truncates).
+        return formatter.string(from: Date(timeIntervalSince1970: unix.rounded()))
     }
 
     /// "1 h 12 min", "4 min 05 s", "12 s": the time left, rounded up to the second.
