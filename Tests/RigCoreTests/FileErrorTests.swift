@@ -227,7 +227,7 @@ func errorLine(_ file: BadFile) -> String {
               "steps": [{"pose": {"pan": 10}}]
             }
             """,
-            #"p.json:4:3: error: $.setleSeconds: unknown key "setleSeconds" (did you mean "settleSeconds"?); valid keys here: "$schema", "description", "kind", "rig", "settleSeconds", "shoot", "site", "steps", "stopRecipeAtEnd", "trigger""#
+            #"p.json:4:3: error: $.setleSeconds: unknown key "setleSeconds" (did you mean "settleSeconds"?); valid keys here: "$schema", "description", "kind", "rig", "settleSeconds", "shoot", "site", "start", "steps", "stopRecipeAtEnd", "trigger""#
         ),
         .program(
             "unknown keyframe key",
@@ -590,7 +590,7 @@ func errorLine(_ file: BadFile) -> String {
             #"p.json:6:63: error: $.timelapse.keyframes.pan[1].frame: frame 120 is past the last frame 99 ("frames": 100 counts from 0); raise "frames" or move the key"#
         ),
         .program(
-            "timelapse key with t instead of frame",
+            "timelapse key by time without an interval",
             """
             {
               "rig": {"axes": [{"name": "pan", "channel": 0}]},
@@ -600,7 +600,8 @@ func errorLine(_ file: BadFile) -> String {
                 "keyframes": {"pan": [{"t": 0, "value": 0}]}
               }
             }
-            """, #"p.json:6:27: error: $.timelapse.keyframes.pan[0]: missing required key "frame" (the key's frame number)"#),
+            """,
+            #"p.json:6:33: error: $.timelapse.keyframes.pan[0].t: a timelapse key by time ("t") needs the frames' times: give "trigger": "interval:SECONDS""#),
         .program(
             "panorama without a lens",
             """

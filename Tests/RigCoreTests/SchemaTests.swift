@@ -150,7 +150,7 @@ import Testing
         "calibration and pulseUs together", "calibration pulse out of range", "unknown interpolation",
         "bezier x handle outside 0…1", "bezier handles without interp", "interp bezier without handles", "no keyframes at all",
         "steps section in a keyframes program", "trigger on a keyframes program", "settle time on a keyframes program",
-        "invalid trigger", "empty pose", "no steps", "unknown kind", "timelapse key with t instead of frame",
+        "invalid trigger", "empty pose", "no steps", "unknown kind",
         "panorama without a lens", "panorama lens without a focal length or fov", "no rig", "rig as a number",
         "channel as a string", "channel not whole", "name as a number", "axes as an object", "no axes",
         "soft limits with one number", "missing channel", "axis name with a space", "blecontrol channel 8",

@@ -112,6 +112,8 @@ public struct Program: Sendable, Equatable {
     public var site: Site?
     /// A track program's target, start and mount, for `rig plan`.
     public var track: SkyTrack?
+    /// When the program starts on the clock (`"start"`); nil: when it is played.
+    public var start: ProgramStart?
     /// A timelapse's ramped interval (`intervalKeys`): the interval after each frame's shot.
     public var stepIntervals: [Double]?
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads program files. The rig is named by a path relative to the program (read through
 /// `loadRig`, since the core does no I/O) or embedded as an object.
 public enum ProgramParser {
@@ -5,15 +7,17 @@ public enum ProgramParser {
     /// and the name to print in errors, or throws a `FileError` it built itself.
     public typealias RigLoader = (_ path: String, _ at: ValueReader) throws(FileError) -> (text: String, file: String)
 
-    public static func parse(text: String, file: String, loadRig: RigLoader) throws(FileError) -> Program {
+    /// `now` (Unix seconds, default the clock) is what a sun-event start without a date
+    /// counts from: the next such start after it.
+    public static func parse(text: String, file: String, loadRig: RigLoader, now: Double? = nil) throws(FileError) -> Program {
         let root: JSONNode
         do { root = try JSONParser.parse(text) } catch { throw error.fileError(file: file) }
-        return try parse(root: root, file: file, loadRig: loadRig)
+        return try parse(root: root, file: file, loadRig: loadRig, now: now)
     }
 
     /// Parses a program from a file's already-parsed JSON (so a caller that looked at the
     /// root first, as `rig check` does, parses the text once).
-    public static func parse(root: JSONNode, file: String, loadRig: RigLoader) throws(FileError) -> Program {
+    public static func parse(root: JSONNode, file: String, loadRig: RigLoader, now: Double? = nil) throws(FileError) -> Program {
         let object = try ValueReader(root, JSONContext(file: file)).object()
         object.allow("$schema", "description")
 
@@ -63,6 +67,9 @@ public enum ProgramParser {
             }
         }
         let site = try object.optional("site").map { v throws(FileError) in try parseSite(v) } ?? rig.site
+        let start = try object.optional("start").map { v throws(FileError) in
+            try parseStart(v, site: site, now: now ?? Date().timeIntervalSince1970)
+        }
         var shoot = ShootConfig()
         if let s = object.optional("shoot") {
             shoot = try ShootConfig.parse(s, site: site)
@@ -86,7 +93,7 @@ public enum ProgramParser {
         switch kind {
         case .keyframes:
             let section = try object.required("keyframes", "an object of axis name → array of keys")
-            let tracks = try parseTracks(section, rig: rig, timeKey: "t", timeUnit: "s")
+            let tracks = try parseTracks(section, rig: rig, timeKey: "t", timeUnit: "s", clock: KeyClock(start: start?.unix))
             let duration = tracks.compactMap { $0?.endTime }.max() ?? 0
             motion = .continuous(tracks: tracks, durationSeconds: duration)
         case .steps:
@@ -108,10 +115,11 @@ public enum ProgramParser {
             motion = .stepped(steps(for: plan, spec: spec, rig: rig, settle: settle))
         case .timelapse:
             let section = try object.required("timelapse", "frames and keyframes keyed by frame number")
-            motion = .stepped(try parseTimelapse(section, rig: rig, settle: settle, trigger: givenTrigger, intervals: &stepIntervals))
+            motion = .stepped(
+                try parseTimelapse(section, rig: rig, settle: settle, trigger: givenTrigger, start: start?.unix, intervals: &stepIntervals))
         case .track:
             let section = try object.required("track", "the target, the start, and frames or durationSeconds")
-            let parsed = try parseTrack(section, rig: rig, site: site, trigger: givenTrigger, settle: settle)
+            let parsed = try parseTrack(section, rig: rig, site: site, trigger: givenTrigger, settle: settle, programStart: start)
             skyTrack = parsed.0
             motion = parsed.1
         }
@@ -123,11 +131,67 @@ public enum ProgramParser {
         program.site = site
         program.track = skyTrack
         program.stepIntervals = stepIntervals
+        program.start = start
         return program
     }
 
+    /// How a key's time may be given besides its number: a clock time (ISO 8601 with its
+    /// zone) counted from the program's `start`, and in a timelapse `"t"` (seconds from the
+    /// start, or a clock time) turned into a frame by the frames' planned times.
+    struct KeyClock {
+        /// The program's start, Unix seconds (nil: the program has none).
+        var start: Double?
+        /// A timelapse's frames' planned shot times, seconds from the start (nil: not paced
+        /// by an interval).
+        var frameSeconds: [Double]?
+
+        /// Seconds from the start of a clock time (a string) or a number of seconds.
+        func seconds(_ value: ValueReader, bounds: ClosedRange<Double>) throws(FileError) -> Double {
+            guard case .string = value.node.value else { return try value.number(in: bounds, unit: "s") }
+            let unix = try ProgramParser.parseClockTime(value, what: "a clock time")
+            guard let start else {
+                throw value.error("a key at a clock time counts from the program's start: give \"start\" (a time or a sun event) in the program")
+            }
+            let seconds = unix - start
+            guard seconds >= 0 else {
+                throw value.error(
+                    "\(UTCTime.text(unix, dateToo: true)) is \(format((-seconds).rounded())) s before the program's start (\(UTCTime.text(start, dateToo: true)))"
+                )
+            }
+            guard bounds.contains(seconds) else {
+                throw value.error(
+                    "\(UTCTime.text(unix, dateToo: true)) is \(format(seconds.rounded())) s after the program's start; valid: at most \(format(bounds.upperBound)) s after it"
+                )
+            }
+            return seconds
+        }
+
+        /// The (fractional) frame shot at `seconds` from the start, by the frames' planned times.
+        func frame(_ value: ValueReader) throws(FileError) -> Double {
+            guard let times = frameSeconds, let last = times.last else {
+                throw value.error("a timelapse key by time (\"t\") needs the frames' times: give \"trigger\": \"interval:SECONDS\"")
+            }
+            let s = try seconds(value, bounds: Bounds.keyTimeSeconds.lowerBound...max(Bounds.keyTimeSeconds.upperBound, last))
+            guard s <= last + 1e-9 else {
+                throw value.error(
+                    "t \(format(s.rounded())) s is after the last frame, shot \(format(last.rounded())) s after the start; raise \"frames\" or move the key")
+            }
+            // The last frame shot at or before s.
+            var lo = 0
+            var hi = times.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) / 2
+                if times[mid] <= s { lo = mid } else { hi = mid - 1 }
+            }
+            guard lo + 1 < times.count, times[lo + 1] > times[lo] else { return Double(lo) }
+            return Double(lo) + (s - times[lo]) / (times[lo + 1] - times[lo])
+        }
+    }
+
     /// `{"pan": [{"t": 0, "value": -30}, …], …}` → one track per rig axis.
-    static func parseTracks(_ section: ValueReader, rig: Rig, timeKey: String, timeUnit: String) throws(FileError) -> [AxisTrack?] {
+    static func parseTracks(_ section: ValueReader, rig: Rig, timeKey: String, timeUnit: String, clock: KeyClock = KeyClock()) throws(FileError)
+        -> [AxisTrack?]
+    {
         let object = try section.object()
         var tracks = [AxisTrack?](repeating: nil, count: rig.axes.count)
         guard !object.members.isEmpty else {
@@ -140,24 +204,45 @@ public enum ProgramParser {
                     "the rig has no axis \"\(elided(member.key))\"; its axes: \(quotedList(rig.axes.map(\.name)))",
                     at: member.keyLocation)
             }
-            tracks[axis] = try parseKeys(object.required(member.key), timeKey: timeKey, timeUnit: timeUnit)
+            tracks[axis] = try parseKeys(object.required(member.key), timeKey: timeKey, timeUnit: timeUnit, clock: clock)
         }
         try object.finish()
         return tracks
     }
 
-    static func parseKeys(_ value: ValueReader, timeKey: String, timeUnit: String) throws(FileError) -> AxisTrack {
+    static func parseKeys(_ value: ValueReader, timeKey: String, timeUnit: String, clock: KeyClock = KeyClock()) throws(FileError) -> AxisTrack {
         let elements = try value.nonEmptyArray()
         var keys: [Keyframe] = []
         keys.reserveCapacity(elements.count)
         for keyValue in elements {
             let key = try keyValue.object()
-            let timeValue = try key.required(timeKey, timeUnit == "s" ? "the key's time in seconds" : "the key's frame number")
-            let time =
-                timeUnit == "s" ? try timeValue.number(in: Bounds.keyTimeSeconds, unit: "s") : Double(try timeValue.integer(in: 0...(Bounds.maxSteps - 1)))
+            let time: Double
+            let timeValue: ValueReader
+            let shownKey: String
+            if timeUnit == "s" {
+                timeValue = try key.required(timeKey, "the key's time: seconds from the start, or a clock time such as \"2026-11-26T16:45:00Z\"")
+                time = try clock.seconds(timeValue, bounds: Bounds.keyTimeSeconds)
+                shownKey = timeKey
+            } else if !key.has(timeKey), let t = key.optional("t") {
+                // A timelapse key by time: seconds from the start or a clock time.
+                timeValue = t
+                time = try clock.frame(t)
+                shownKey = "t"
+            } else {
+                timeValue = try key.required(timeKey, "the key's frame number (or \"t\": seconds from the start or a clock time)")
+                time = Double(try timeValue.integer(in: 0...(Bounds.maxSteps - 1)))
+                shownKey = timeKey
+            }
+            if key.has(timeKey), let t = key.optional("t"), timeUnit != "s" {
+                throw t.error("give the key's \"frame\" or its time \"t\", not both")
+            }
             if let last = keys.last, time <= last.time {
+                let what =
+                    shownKey == "t" && timeUnit != "s"
+                    ? "its time falls at frame \(fixed(time, 2)), not after the previous key's frame \(fixed(last.time, 2))"
+                    : "\(timeKey) \(format(time)) does not come after the previous key's \(format(last.time))"
                 throw timeValue.error(
-                    "\(timeKey) \(format(time)) does not come after the previous key's \(format(last.time)); keys must be in increasing \(timeKey == "t" ? "time" : "frame") order"
+                    "\(what); keys must be in increasing \(timeKey == "t" ? "time" : "frame") order"
                 )
             }
             let position = try key.required("value", "the axis position at this key").number(in: Bounds.programPosition)
@@ -291,44 +376,85 @@ public enum ProgramParser {
     }
 
     /// `"intervalKeys": [{"frame": N, "seconds": S}, …]`: the interval after each frame,
-    /// interpolated linearly between keys (held past the ends). Needs `interval:S`.
-    static func parseIntervalKeys(_ value: ValueReader, frames: Int, trigger: Trigger?) throws(FileError) -> [Double] {
+    /// interpolated linearly between keys (held past the ends). Needs `interval:S`. Keys by
+    /// time, `{"t": SECONDS or a clock time, "seconds": S}`, ramp the interval with time
+    /// instead: each frame's interval is the ramp's at its planned shot time.
+    static func parseIntervalKeys(_ value: ValueReader, frames: Int, trigger: Trigger?, clock: KeyClock = KeyClock()) throws(FileError) -> [Double] {
         guard case .interval? = trigger else {
             throw value.error("a ramped interval paces the shots: give \"trigger\": \"interval:SECONDS\" (the keys then set each frame's interval)")
         }
         var keys: [(frame: Double, seconds: Double)] = []
+        var byTime: Bool?
         for key in try value.nonEmptyArray() {
             let k = try key.object()
-            let frameValue = try k.required("frame")
-            let frame = Double(try frameValue.integer(in: 0...max(0, frames - 1)))
-            if let last = keys.last, frame <= last.frame {
-                throw frameValue.error("frame \(Int(frame)) is not after frame \(Int(last.frame)); keys go in increasing frames")
+            let at: Double
+            if !k.has("frame"), let t = k.optional("t") {
+                if byTime == false { throw t.error("these keys are by frame: give every key a \"frame\", or every key a time \"t\"") }
+                byTime = true
+                at = try clock.seconds(t, bounds: 0...864_000)
+                if let last = keys.last, at <= last.frame {
+                    throw t.error("t \(format(at)) s is not after the previous key's \(format(last.frame)) s; keys go in increasing time")
+                }
+            } else {
+                let frameValue = try k.required("frame", "the frame the key is at (or \"t\": seconds from the start or a clock time)")
+                if byTime == true { throw frameValue.error("these keys are by time: give every key a time \"t\", or every key a \"frame\"") }
+                byTime = false
+                if let t = k.optional("t") { throw t.error("give the key's \"frame\" or its time \"t\", not both") }
+                let frame = Double(try frameValue.integer(in: 0...max(0, frames - 1)))
+                if let last = keys.last, frame <= last.frame {
+                    throw frameValue.error("frame \(Int(frame)) is not after frame \(Int(last.frame)); keys go in increasing frames")
+                }
+                at = frame
             }
-            keys.append((frame, try k.required("seconds", "the interval after this frame").number(in: Bounds.intervalSeconds, unit: "s")))
+            keys.append((at, try k.required("seconds", "the interval after this frame").number(in: Bounds.intervalSeconds, unit: "s")))
             try k.finish()
         }
-        return (0..<frames).map { f in
-            let x = Double(f)
+        func ramp(_ x: Double) -> Double {
             guard let next = keys.firstIndex(where: { $0.frame >= x }) else { return keys.last?.seconds ?? 1 }
             guard next > 0 else { return keys[0].seconds }
             let (a, b) = (keys[next - 1], keys[next])
             return a.seconds + (b.seconds - a.seconds) * (x - a.frame) / (b.frame - a.frame)
         }
+        guard byTime == true else { return (0..<frames).map { ramp(Double($0)) } }
+        var t = 0.0
+        return (0..<frames).map { _ in
+            let interval = ramp(t)
+            t += interval
+            return interval
+        }
     }
 
-    static func parseTimelapse(_ section: ValueReader, rig: Rig, settle: Double, trigger: Trigger?, intervals: inout [Double]?) throws(FileError) -> [Step] {
+    /// Each frame's planned shot time, seconds from the first: the sum of the intervals
+    /// before it. nil when the frames are not paced by an interval.
+    static func frameSeconds(frames: Int, trigger: Trigger?, intervals: [Double]?) -> [Double]? {
+        guard case .interval(let interval)? = trigger else { return nil }
+        var t = 0.0
+        return (0..<frames).map { f in
+            defer { t += intervals?[f] ?? interval }
+            return t
+        }
+    }
+
+    static func parseTimelapse(
+        _ section: ValueReader, rig: Rig, settle: Double, trigger: Trigger?, start: Double? = nil, intervals: inout [Double]?
+    ) throws(FileError) -> [Step] {
         let object = try section.object()
         let framesValue = try object.required("frames", "how many frames to shoot")
         let frames = try framesValue.integer(in: 1...Bounds.maxSteps)
+        // The interval first: keys by time fall on frames by the frames' times.
+        if let keys = object.optional("intervalKeys") {
+            intervals = try parseIntervalKeys(keys, frames: frames, trigger: trigger, clock: KeyClock(start: start))
+        }
+        let clock = KeyClock(start: start, frameSeconds: frameSeconds(frames: frames, trigger: trigger, intervals: intervals))
         let tracks = try parseTracks(
-            object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame")
+            object.required("keyframes", "an object of axis name → array of {\"frame\", \"value\"}"), rig: rig, timeKey: "frame", timeUnit: "frame",
+            clock: clock)
         for (axis, track) in tracks.enumerated() {
             guard let track, let last = track.keys.last, Int(last.time) > frames - 1 else { continue }
             let keyFrame = try? object.optional("keyframes")?.member(rig.axes[axis].name)?.array().last?.member("frame")
             throw (keyFrame ?? framesValue).error(
                 "frame \(Int(last.time)) is past the last frame \(frames - 1) (\"frames\": \(frames) counts from 0); raise \"frames\" or move the key")
         }
-        if let keys = object.optional("intervalKeys") { intervals = try parseIntervalKeys(keys, frames: frames, trigger: trigger) }
         try object.finish()
         var cursors = [Int](repeating: 0, count: tracks.count)
         return (0..<frames).map { frame in

@@ -17,7 +17,9 @@ extension ProgramParser {
 
     /// A `"kind": "track"` program's `"track"` section: the target, the start, the mount, and
     /// either `frames` (stepped, one per `interval:S`) or `durationSeconds` (continuous).
-    static func parseTrack(_ section: ValueReader, rig: Rig, site: Site?, trigger: Trigger?, settle: Double) throws(FileError) -> (SkyTrack, Motion) {
+    static func parseTrack(
+        _ section: ValueReader, rig: Rig, site: Site?, trigger: Trigger?, settle: Double, programStart: ProgramStart? = nil
+    ) throws(FileError) -> (SkyTrack, Motion) {
         let object = try section.object()
         guard let site else {
             throw section.error("a track needs the site: give \"site\": {\"latitude\", \"longitude\"} in the program or its rig")
@@ -42,10 +44,22 @@ extension ProgramParser {
             try fixed.finish()
             target = .fixed(raDegrees: ra, decDegrees: dec)
         }
-        let startValue = try object.required("start", "the UTC time to start, such as \"2026-06-21T19:00:00Z\"")
-        let startText = try startValue.nonEmptyString()
-        guard let start = UTCTime.parse(startText), (946_684_800...4_102_444_800).contains(start) else {
-            throw startValue.error("\"\(elided(startText))\" is not a UTC time in 2000–2099; valid: ISO 8601 such as \"2026-06-21T19:00:00Z\"")
+        // The program's "start" (which `rig play` waits for) starts the track too; without
+        // one, the track's own.
+        let start: Double
+        if let programStart {
+            if let own = object.optional("start") {
+                throw own.error("the program's \"start\" starts the track; give the start once (the program's, which rig play waits for)")
+            }
+            start = programStart.unix
+        } else {
+            let startValue = try object.required(
+                "start", "the UTC time to start, such as \"2026-06-21T19:00:00Z\" (or give the program a \"start\", which rig play waits for)")
+            let startText = try startValue.nonEmptyString()
+            guard let parsed = UTCTime.parse(startText), (946_684_800...4_102_444_800).contains(parsed) else {
+                throw startValue.error("\"\(elided(startText))\" is not a UTC time in 2000–2099; valid: ISO 8601 such as \"2026-06-21T19:00:00Z\"")
+            }
+            start = parsed
         }
         let mountObject = try object.optional("mount")?.object()
         func axis(_ key: String, _ fallback: String) throws(FileError) -> Int {

@@ -22,6 +22,12 @@ struct PlanCommand: ParsableCommand {
 
     @OptionGroup var stitch: StitchOptions
 
+    @Flag(help: "The clock table: every frame (by default every Nth of a long shoot, about 60 lines).")
+    var all = false
+
+    @Option(help: ArgumentHelp("The clock table: every Nth frame (default: all up to 100 frames, else about 60 lines).", valueName: "N"))
+    var every: Int?
+
     func run() throws {
         if csv, let format = stitch.format, format != .csv {
             printError("error: --csv and --format \(format.rawValue) disagree; --csv is --format csv")
@@ -63,13 +69,49 @@ struct PlanCommand: ParsableCommand {
             // the table goes to a file, so the file stays the table).
             let report = FeasibilityChecker.check(
                 rig: program.rig, motion: program.motion, startPose: prepared.startPose, shooting: ShootSetup.checkPlan(program))
-            for line in ShootTime.lines(program, report: report) {
+            var lines = ShootTime.lines(program, report: report)
+            if report.unchecked == nil { lines += clockTable(program, totalSeconds: report.durationSeconds) }
+            for line in lines {
                 if checked.output == nil { footer.append(line) } else { printError(line) }
             }
         }
         try StitchOptions.emit(
             text + footer.map { $0 + "\n" }.joined(), to: checked.output,
             summary: "\(project.shots.count) shot\(project.shots.count == 1 ? "" : "s") as \(format.rawValue)")
+    }
+
+    /// The shoot on the clock: its start and end (local and UTC) and total time, then every
+    /// Nth frame's time, interval, the sun's altitude (with a site) and planned exposure (with
+    /// a ramp). Only for a program paced by an interval (its frames' times are known).
+    private func clockTable(_ program: Program, totalSeconds: Double) -> [String] {
+        let start = program.start?.unix ?? Date().timeIntervalSince1970
+        guard let frames = program.frameClock(trigger: program.trigger, startUnix: start), !frames.isEmpty else { return [] }
+        let end = start + totalSeconds
+        let from = program.start.map { StartWait.describe($0) } ?? "\(StartWait.localClock(start)) local (now; \(UTCTime.text(start, dateToo: true)))"
+        var lines = [
+            "clock: starts \(from), ends \(StartWait.localClock(end, now: start)) local (\(UTCTime.text(end, dateToo: true))); total \(ShootTime.duration(totalSeconds))"
+        ]
+        let step = all ? 1 : max(every ?? (frames.count <= 100 ? 1 : Int((Double(frames.count) / 60).rounded(.up))), 1)
+        let hasSun = program.site != nil
+        let hasRamp = frames.contains { $0.exposure != nil }
+        lines.append(
+            "frame  local     UTC           interval" + (hasSun ? "  sun alt" : "") + (hasRamp ? "  exposure" : "")
+                + (step > 1 ? "   (every \(step) frames and the last; --all for each)" : ""))
+        for f in frames where f.frame % step == 0 || f.frame == frames.count - 1 {
+            var line =
+                String(f.frame + 1).leftPadded(to: 5) + "  " + StartWait.localClock(f.unix, now: f.unix, seconds: true) + "  "
+                + UTCTime.text(f.unix, dateToo: false) + "  " + (fixed(f.intervalSeconds, 1) + " s").leftPadded(to: 8)
+            if hasSun { line += "  " + (f.sunAltitude.map { (($0 >= 0 ? "+" : "") + fixed($0, 2)) + "°" } ?? "").leftPadded(to: 7) }
+            if let e = f.exposure { line += "  " + Self.exposureText(e) }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// "1/250 s ISO 100 f/2.8", "4.0 s ISO 1600 f/2.8".
+    static func exposureText(_ e: ExposureSettings) -> String {
+        let shutter = e.shutterSeconds >= 0.3 ? "\(fixed(e.shutterSeconds, 1)) s" : "1/\(Int((1 / e.shutterSeconds).rounded())) s"
+        return "\(shutter) ISO \(Int(e.iso.rounded())) f/\(format(e.aperture))"
     }
 
     /// A track: the sun's times on the day, then each frame (or key) with the target's place

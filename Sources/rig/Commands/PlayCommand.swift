@@ -43,6 +43,11 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Stepped programs: wait where the rig stands instead of moving to step 1 at start (the first trigger moves there).")
     var startHere = false
 
+    @Flag(
+        help:
+            "A program with a \"start\": start at once instead of waiting for it (and play one whose start is past, which is refused otherwise).")
+    var startNow = false
+
     @Flag(help: "Plan, check and report; move nothing.")
     var dryRun = false
 
@@ -69,6 +74,7 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
+        if let start = prepared.program.start { try StartWait.refuseIfPast(start, file: file, startNow: startNow) }
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
         var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed), inputs: inputs)
@@ -79,8 +85,11 @@ struct PlayCommand: ParsableCommand {
         var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
         let program = shoot.program
         guard try checkPlan(shoot, rig: rig, startPose: startPose, trigger: chosenTrigger) else { return }
-        if let track = program.track { Self.warnIfTrackIsNotNow(track) }
         let isTTY = LiveView.stdoutIsTTY
+        // A program with a start waits for it here: every check is done, nothing has
+        // started or moved; a signal now ends the run with nothing moved.
+        if let start = program.start, !startNow { StartWait.wait(until: start, isTTY: isTTY) }
+        if let track = program.track, program.start == nil || startNow { Self.warnIfTrackIsNotNow(track) }
         let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
         if !isTTY { say(header) }
@@ -157,6 +166,7 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(1)
         }
         if dryRun {
+            if let start = program.start, !startNow { say("dry run: would wait until \(StartWait.describe(start)) to start") }
             say("dry run: \(report.ticks) frames would be sent to the \(rig.output.type) output; nothing moved")
             return false
         }

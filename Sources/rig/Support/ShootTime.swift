@@ -24,11 +24,13 @@ enum ShootTime {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current
         formatter.dateFormat = "HH:mm zzz"
-        let end = formatter.string(from: now.addingTimeInterval(seconds))
+        let start = program.start.map { Date(timeIntervalSince1970: $0.unix) } ?? now
+        let when = program.start == nil ? "started now" : "started at its start, \(formatter.string(from: start))"
+        let end = formatter.string(from: start.addingTimeInterval(seconds))
         let time =
             paced
-            ? "takes about \(duration(seconds)); started now, it ends about \(end)"
-            : "takes at least \(duration(seconds)) plus the time each step waits for you to advance it (started now and advanced at once, it ends about \(end))"
+            ? "takes about \(duration(seconds)); \(when), it ends about \(end)"
+            : "takes at least \(duration(seconds)) plus the time each step waits for you to advance it (\(when) and advanced at once, it ends about \(end))"
         let basis = frames > 0 ? "moves, settles, exposures and the camera's write time as the rig file gives it" : "moves and settles"
         return ["\(program.file): shoot: \(what), \(time) (\(basis))"]
     }
