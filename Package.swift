@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "rig", targets: ["rig"]),
         // For the benchmark package in Benchmarks/, which depends on this one by path.
+        .library(name: "RigFormat", targets: ["RigFormat"]),
         .library(name: "RigCore", targets: ["RigCore"]),
         .library(name: "RigRuntime", targets: ["RigRuntime"]),
         .library(name: "RigPCA9685", targets: ["RigPCA9685"]),
@@ -28,7 +29,15 @@ let package = Package(
     targets: [
         // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
         // step function. No C modules, no I/O.
-        .target(name: "RigCore", swiftSettings: strict),
+        // Below the core: JSON with source locations, the file errors and the bounds every
+        // number is held to, and the text formatting every module prints with.
+        .target(name: "RigFormat", swiftSettings: strict),
+        // Sky and light: sun, moon and star positions, tracks, exposure values and ramps.
+        .target(name: "RigSky", dependencies: ["RigFormat"], swiftSettings: strict),
+        // Motion and programs: rigs, programs, the player, the program host, the limiter.
+        .target(name: "RigCore", dependencies: ["RigFormat", "RigSky"], swiftSettings: strict),
+        // Stitching and plots: Hugin/Papywizard/CSV/XMP exports from shot logs, SVG plots.
+        .target(name: "RigStitch", dependencies: ["RigCore", "RigFormat", "RigSky"], swiftSettings: strict),
         // The one errno/EINTR helper, below everything that makes system calls.
         .target(
             name: "RigSyscall", dependencies: [.product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
@@ -47,7 +56,7 @@ let package = Package(
         .target(
             name: "RigRuntime",
             dependencies: [
-                "RigCore", "RigSyscall", "CLinux",
+                "RigSky", "RigFormat", "RigCore", "RigSyscall", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
@@ -70,28 +79,28 @@ let package = Package(
         .target(
             name: "RigBLEControl",
             dependencies: [
-                "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth",
+                "RigFormat", "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
         .target(
             name: "RigPCA9685",
             dependencies: [
-                "RigCore", "RigRuntime", "CI2C",
+                "RigFormat", "RigCore", "RigRuntime", "CI2C",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
         .target(
             name: "RigGamepad",
             dependencies: [
-                "RigCore", "RigRuntime", "CLinux",
+                "RigFormat", "RigCore", "RigRuntime", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
         .target(
             name: "RigStepSync",
             dependencies: [
-                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
+                "RigFormat", "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "CGPIOD",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
 
@@ -99,7 +108,7 @@ let package = Package(
         .target(
             name: "RigGPhoto2",
             dependencies: [
-                "RigCore", "RigRuntime", "CGPhoto2", "CTurboJPEG",
+                "RigSky", "RigFormat", "RigCore", "RigRuntime", "CGPhoto2", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
 
@@ -108,7 +117,7 @@ let package = Package(
         .target(
             name: "RigServe",
             dependencies: [
-                "RigCore", "RigRuntime", "RigGamepad", "CQREncode",
+                "RigSky", "RigFormat", "RigCore", "RigRuntime", "RigGamepad", "CQREncode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -120,12 +129,12 @@ let package = Package(
 
         // Dragonframe's DFMoco protocol without I/O: line framing, parsing, the device state
         // machine and go-motion planning.
-        .target(name: "RigDFMoco", dependencies: ["RigCore"], swiftSettings: strict),
+        .target(name: "RigDFMoco", dependencies: ["RigFormat", "RigCore"], swiftSettings: strict),
         // The composition root for devices: each driver reads its own rig file section.
         .target(
             name: "RigDevices",
             dependencies: [
-                "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2", "RigDFMoco", "RigGamepad",
+                "RigFormat", "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2", "RigDFMoco", "RigGamepad",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's
@@ -133,7 +142,7 @@ let package = Package(
         .target(
             name: "RigDFMocoServer",
             dependencies: [
-                "RigCore", "RigSyscall", "RigRuntime", "RigDFMoco",
+                "RigFormat", "RigCore", "RigSyscall", "RigRuntime", "RigDFMoco",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
@@ -141,7 +150,8 @@ let package = Package(
         .executableTarget(
             name: "rig",
             dependencies: [
-                "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+                "RigStitch", "RigSky", "RigFormat", "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685",
+                "RigGamepad", "RigStepSync",
                 "RigDFMocoServer", "RigServe", "RigGPhoto2", "RigDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,7 +162,7 @@ let package = Package(
         .target(
             name: "RigTestSupport",
             dependencies: [
-                "RigCore", "RigRuntime",
+                "RigFormat", "RigCore", "RigRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], path: "Tests/RigTestSupport", swiftSettings: strict),
@@ -160,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "RigCoreTests",
             dependencies: [
-                "RigCore", "RigDevices", "RigBLEControl", "RigPCA9685", "RigTestSupport",
+                "RigStitch", "RigSky", "RigFormat", "RigCore", "RigDevices", "RigBLEControl", "RigPCA9685", "RigTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ], exclude: ["sky_reference.py"], swiftSettings: strict),
         .testTarget(
@@ -186,26 +196,26 @@ let package = Package(
         .testTarget(
             name: "RigGamepadTests",
             dependencies: [
-                "RigCore", "RigRuntime", "RigGamepad", "RigTestSupport", "CLinux",
+                "RigFormat", "RigCore", "RigRuntime", "RigGamepad", "RigTestSupport", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
         .testTarget(
             name: "RigStepSyncTests",
             dependencies: [
-                "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigStepSync", "RigTestSupport",
+                "RigFormat", "RigCore", "RigRuntime", "RigDBus", "RigBluetooth", "RigStepSync", "RigTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["cascable_sim.py"], swiftSettings: strict),
         .testTarget(
             name: "RigServeTests",
             dependencies: [
-                "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
+                "RigSky", "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py", "serve_pairing.py"], swiftSettings: strict),
-        .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
-        .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigDFMocoTests", dependencies: ["RigFormat", "RigCore", "RigDFMoco"], swiftSettings: strict),
+        .testTarget(name: "RigCLITests", dependencies: ["RigSky", "RigFormat", "RigCore", "RigTestSupport"], swiftSettings: strict),
     ]
 )
 
@@ -216,8 +226,8 @@ if Context.environment["RIG_FUZZ"] != nil {
         .executableTarget(
             name: "rig-fuzz",
             dependencies: [
-                "RigCore", "RigRuntime", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync", "RigDFMoco",
-                .product(name: "Logging", package: "swift-log"),
+                "RigCore", "RigFormat", "RigStitch", "RigRuntime", "RigBluetooth", "RigBLEControl", "RigPCA9685", "RigGamepad", "RigStepSync",
+                "RigDFMoco", .product(name: "Logging", package: "swift-log"),
             ], path: "Fuzz/Sources/rig-fuzz", swiftSettings: strict + [.unsafeFlags(["-parse-as-library", "-enable-experimental-feature", "Extern"])]))
     package.products.append(.executable(name: "rig-fuzz", targets: ["rig-fuzz"]))
 }

@@ -20,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "RigCore", package: "rig"),
+                .product(name: "RigFormat", package: "rig"),
             ],
             path: "Benchmarks/RigCoreBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// A BLEControl servo board reached over Bluetooth LE: the rig file's `"output"` section
 /// when its type is `"blecontrol"`.

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// How `rig serve dfmoco` shows the rig to Dragonframe (`"dfmoco"` in a rig file): which
 /// axes are DFMoco motors 1, 2, … and how many integer steps make one degree (or one % of

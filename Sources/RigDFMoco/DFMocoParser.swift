@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Turns one DFMoco line (without its `\r\n`) into a checked request or the reason it is
 /// ignored. Pure and total: any bytes in, a value out; it never traps.
 public enum DFMocoParser {

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// A go-motion (`bf`) move as timed paths: each listed axis rests at its start, reaches
 /// speed in exactly `rampSeconds`, passes `p1 − (p1 − p0)·b` as the shutter opens, `p1`

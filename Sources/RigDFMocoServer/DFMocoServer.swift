@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RigCore
 import RigDFMoco
+import RigFormat
 import RigRuntime
 import RigSyscall
 import SystemPackage

@@ -1,5 +1,6 @@
 import Logging
 import RigCore
+import RigFormat
 import RigGPhoto2
 import RigRuntime
 import RigStepSync

@@ -1,6 +1,7 @@
 import Logging
 import RigBLEControl
 import RigCore
+import RigFormat
 import RigPCA9685
 import RigRuntime
 

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import RigCore
+import RigFormat
 import RigRuntime
+import RigSky
 import Synchronization
 
 /// A camera the rig controls through libgphoto2 (`"camera": {"type": "gphoto2"}`): it

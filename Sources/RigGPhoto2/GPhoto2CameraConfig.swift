@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// A `"type": "gphoto2"` camera's own keys. Every one is optional: with none, the first
 /// camera libgphoto2 finds.

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// A PCA9685 16-channel PWM chip on a Linux I2C bus: the rig file's `"output"` section
 /// when its type is `"pca9685"`, read here beside the chip's maths.

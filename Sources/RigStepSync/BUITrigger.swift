@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RigCore
 import RigDBus
+import RigFormat
 import RigRuntime
 import Synchronization
 

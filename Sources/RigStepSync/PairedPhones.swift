@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 import RigRuntime
 
 /// The phones `rig pair` bonded: the only centrals whose writes the Cascable peripheral

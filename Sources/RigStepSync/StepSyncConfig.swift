@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// Settings of the Cascable "Basic User Input" step sync (`"stepSync"` in a rig file).
 public struct StepSyncConfig: Sendable, Equatable {

@@ -1,5 +1,7 @@
 import Foundation
 import RigCore
+import RigFormat
+import RigSky
 import RigTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 /// Random all-smooth key lists: uneven spacing, flat stretches, reversals.
 private let smoothKeys = Generator(run: { rng in

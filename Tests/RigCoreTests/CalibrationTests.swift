@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 @Suite struct CalibrationTests {
     func make(_ points: [(Double, Double)], inverted: Bool = false) -> Result<Calibration, CalibrationProblem> {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
 
 @Suite struct CameraConfigTests {
     func rig(_ extra: String) throws(FileError) -> Rig {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// A program on the clock (issue 32): `"start"` as a time, a time with an offset or a sun
 /// event, and keys by clock time, with their errors at their file positions.

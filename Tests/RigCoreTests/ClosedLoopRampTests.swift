@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// The twilights the closed loop is judged on: clear-sky curves at several sites and
 /// seasons (a fast equatorial dusk, a slow northern winter one, a dawn), with events drawn

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 /// Drives a `CommandSource` tick by tick and watches every frame with `LimitMonitor`.
 private struct CommandRun {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// A program's exposure and brackets, and their matching to a camera's own choices.
 @Suite struct ExposureTests {

@@ -2,6 +2,7 @@ import RigDevices
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
 
 /// One malformed file and the exact line `rig` must print for it. Columns are counted by
 /// hand from the documents below (two-space indents, one space after ':' and ',').

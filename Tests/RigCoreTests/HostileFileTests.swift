@@ -1,6 +1,8 @@
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigStitch
 
 /// Files written to break `rig`: absurd numbers, huge keys and values, bad bytes, odd line
 /// endings. Each must end in one short compiler-style line (or a bounded check), never a

@@ -2,6 +2,8 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// A random JSON tree and a random (valid) way of writing it.
 private struct JSONSample: Sendable {

@@ -1,4 +1,5 @@
 @testable import RigCore
+@testable import RigFormat
 
 /// Just enough JSON Schema 2020-12 to check `schema/*.json` against documents: the keywords
 /// those files use. A keyword it does not know is reported as an error, so the schemas cannot

@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 @Suite struct PanoramaPlannerTests {
     func spec(h: Double = 60, v: Double = 40, overlap: Double, pan: ClosedRange<Double>, tilt: ClosedRange<Double>) -> PanoramaSpec {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigStitch
 
 #if canImport(FoundationXML)
     import FoundationXML

@@ -4,6 +4,7 @@ import RigPCA9685
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
 
 /// What valid program files turn into.
 @Suite struct ProgramParserTests {

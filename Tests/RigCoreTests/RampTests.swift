@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// Exposure ramps against the simulated sunset: EV 14 to EV −4 in 90 minutes, a frame
 /// every 5 s (1,080 frames).

@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 /// Jerk-limited moves: by-hand durations, and for random moves every sampled frame within
 /// velocity, acceleration and jerk (finite differences at the tick rate), exact arrival,

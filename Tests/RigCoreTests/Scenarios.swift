@@ -1,6 +1,7 @@
 import PropertyBased
 
 @testable import RigCore
+@testable import RigSky
 
 /// A random rig, a random program for it and a random start pose.
 struct Scenario: Sendable, CustomStringConvertible {

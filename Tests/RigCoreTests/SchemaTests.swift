@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
 
 /// `schema/rig.schema.json` and `schema/program.schema.json` must describe what the parsers
 /// accept: the same keys in every object, and the same verdict on valid and invalid files.

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// Shots, interval timing and backlash in the pure player: the simulated camera is the
 /// player's own planned shot time (self-timed), or a test that answers `shotDone()`.

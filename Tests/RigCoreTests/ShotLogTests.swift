@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
 
 @Suite struct ShotLogTests {
     static let hash = String(repeating: "0123456789abcdef", count: 4)

@@ -3,6 +3,7 @@ import RigTestSupport
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 /// Sky positions against PyEphem, an independent ephemeris (libastro's own theories), over
 /// thousands of random sites and times in 2024–2030.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigStitch
 
 #if canImport(FoundationXML)
     import FoundationXML

@@ -1,4 +1,5 @@
 @testable import RigCore
+@testable import RigFormat
 
 func servoAxis(
     _ name: String, channel: Int, softMin: Double = -90, softMax: Double = 90, home: Double = 0,

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
+@testable import RigSky
 
 /// `"kind": "track"`: following the sun, the moon or a star with a pan/tilt head.
 @Suite struct TrackTests {

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import RigCore
+@testable import RigSky
 
 @Suite struct TrapezoidTests {
     @Test func minimumDurationByHand() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RigCore
+@testable import RigFormat
 
 @Suite struct UTCTimeTests {
     /// The arithmetic against Foundation's own formatter, over times from 1970 to 2100.

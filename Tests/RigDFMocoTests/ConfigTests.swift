@@ -1,5 +1,6 @@
 import RigCore
 import RigDFMoco
+import RigFormat
 import Testing
 
 @Suite struct ConfigTests {

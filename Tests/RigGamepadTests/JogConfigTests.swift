@@ -1,5 +1,6 @@
 import CLinux
 import RigCore
+import RigFormat
 import RigGamepad
 import Testing
 

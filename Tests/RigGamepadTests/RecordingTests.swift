@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import RigCore
+import RigFormat
 import RigGamepad
 import RigRuntime
 import Testing

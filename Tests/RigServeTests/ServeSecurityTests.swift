@@ -1,4 +1,5 @@
 import Foundation
+import RigSky
 import RigTestSupport
 import Testing
 

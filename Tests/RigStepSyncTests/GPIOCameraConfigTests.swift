@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 import RigRuntime
 import RigStepSync
 import Testing

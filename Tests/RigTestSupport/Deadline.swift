@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Bounds a wait that should end on an event: fails with ``DeadlineExceeded`` if `operation`
 /// has not finished within `limit`. Not a synchronisation sleep: the operation finishes as soon
 /// as its event arrives.

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 
 /// Rigs, programs and files the benchmarks share. Built in code (or as program text for
 /// the parser), so a benchmark run needs no files.

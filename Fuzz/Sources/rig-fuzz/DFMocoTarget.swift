@@ -1,5 +1,6 @@
 import RigCore
 import RigDFMoco
+import RigFormat
 
 /// Bytes as Dragonframe (or line noise) might send them to `rig serve dfmoco`: cut into
 /// reads at the positions the first byte picks, framed, parsed, and every accepted request

@@ -1,7 +1,9 @@
 import RigBLEControl
 import RigCore
+import RigFormat
 import RigPCA9685
 import RigRuntime
+import RigStitch
 
 /// Rig and program files through everything `rig check`, `plan` and `plot` do with them:
 /// UTF-8 decoding, the JSON parser, the rig and program parsers, the panorama planner,

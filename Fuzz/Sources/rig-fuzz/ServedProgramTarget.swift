@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// Program files dropped into `rig serve --programs DIR`, through exactly what the
 /// server's library does with them against the served two-axis rig (`ServedProgram`):

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// A deterministic comparison of the coalescing scheduler with the stock BLEControl
 /// library's strategy, on a simulated link (no radio, no board): the motion is played tick

@@ -3,6 +3,7 @@ import Logging
 import RigBluetooth
 import RigCore
 import RigDBus
+import RigFormat
 import RigRuntime
 import RigSyscall
 import Synchronization

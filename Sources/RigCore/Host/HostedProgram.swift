@@ -1,3 +1,5 @@
+import RigSky
+
 /// A program as the program host (`ProgramHost`) plays it, for `rig play` and `rig
 /// serve` alike: the motion, how its steps advance, where it starts and how it shoots.
 public struct HostedProgram: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// A limit broken somewhere in a program: one interval of consecutive frames over the
 /// same limit on the same axis, located for the user.
 public struct FeasibilityProblem: Sendable, Equatable, CustomStringConvertible {

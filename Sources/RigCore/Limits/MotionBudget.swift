@@ -1,3 +1,5 @@
+import RigFormat
+
 /// How many ticks playing a program takes, bounded from above without simulating it: the
 /// lead-in (or every move — with its backlash overshoot — settle, shots and interval
 /// slot), the path, and the park. `rig check`, `plan`, `plot` and `play` refuse a program

@@ -1,4 +1,5 @@
 import Foundation
+import RigSky
 
 /// One frame of a paced stepped program on the clock, for `rig plan` and `rig plot`: when
 /// it is shot, the interval after it, the sun's altitude then and its planned exposure.

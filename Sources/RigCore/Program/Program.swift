@@ -1,4 +1,6 @@
 import Foundation
+import RigFormat
+import RigSky
 
 /// What advances a stepped program to its next step.
 public enum Trigger: Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,6 @@
 import Foundation
+import RigFormat
+import RigSky
 
 /// Reads program files. The rig is named by a path relative to the program (read through
 /// `loadRig`, since the core does no I/O) or embedded as an object.

@@ -1,4 +1,6 @@
 import Foundation
+import RigFormat
+import RigSky
 
 /// When a program starts on the clock (`"start"`): a UTC time, a time with its offset, or a
 /// sun event at the program's site (`{"sun": "sunset", "offsetMinutes": -30}`), resolved

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Whether a program can play on a rig other than the one it was parsed against (a
 /// server's rig, with the program's own `rig` embedded or named): its motion is laid out
 /// per axis of the rig it names, so that rig must have the served rig's axes, by name and

@@ -1,4 +1,6 @@
 import Foundation
+import RigFormat
+import RigSky
 
 /// How a program's shots are taken (`"shoot"` in a program file), with the rig's camera.
 public struct ShootConfig: Sendable, Equatable {

@@ -1,4 +1,6 @@
 import Foundation
+import RigFormat
+import RigSky
 
 extension ProgramParser {
     /// `"site": {"latitude", "longitude", "elevationM", "pressureHPa", "temperatureC"}` in a

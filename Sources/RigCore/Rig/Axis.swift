@@ -1,3 +1,5 @@
+import RigFormat
+
 /// What an axis drives.
 public enum AxisKind: String, Sendable, Equatable {
     /// A hobby servo: positions in degrees, sent as pulse widths.

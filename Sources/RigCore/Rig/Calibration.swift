@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Maps an axis position (degrees) to a servo pulse width (µs) and back, piecewise
 /// linearly through two or more measured points.
 public struct Calibration: Sendable, Equatable {

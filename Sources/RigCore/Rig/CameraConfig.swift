@@ -1,3 +1,5 @@
+import RigFormat
+
 /// The rig's camera (`"camera"` in a rig file). RigCore keeps only what every camera
 /// shares: its `type` and the shot timing. The rest of the section belongs to the camera's
 /// backend, which reads it from `section` in its own module (`GPIOCameraConfig` in

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Which output drives a rig (`"output"` in a rig file). RigCore keeps only the output's
 /// `type` and its section; the driver reads the rest of the section in its own module
 /// (`SimOutputConfig` in RigRuntime, `PCA9685OutputConfig` in RigPCA9685,

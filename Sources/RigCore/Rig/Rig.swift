@@ -1,3 +1,6 @@
+import RigFormat
+import RigSky
+
 /// A rig: its axes, the output that drives them, and the loop rate.
 public struct Rig: Sendable, Equatable {
     public var name: String

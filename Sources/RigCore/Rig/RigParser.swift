@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Reads rig files (`rigs/*.json`). Every problem is a `FileError` with its location.
 public enum RigParser {
     public static func parse(text: String, file: String) throws(FileError) -> Rig {

@@ -1,4 +1,6 @@
 import Foundation
+import RigFormat
+import RigSky
 
 /// One camera setting as the camera names it: a widget and one of its own choices.
 public struct CameraSetting: Sendable, Equatable, CustomStringConvertible {

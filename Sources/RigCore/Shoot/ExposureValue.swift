@@ -1,4 +1,5 @@
 import Foundation
+import RigSky
 
 /// A frame's exposure value from the camera settings it was taken with, as Hugin computes
 /// its `Eev` from EXIF: log2(N² / t) − log2(ISO / 100). A stitcher compares the frames'
@@ -32,7 +33,7 @@ public enum ExposureValue {
     }
 
     /// The value of `kind` among `settings`, under the first name a camera uses for it.
-    static func setting(_ kind: CameraChoices.Setting, in settings: [CameraSetting]) -> String? {
+    public static func setting(_ kind: CameraChoices.Setting, in settings: [CameraSetting]) -> String? {
         for name in settingNames[kind] ?? [] {
             if let found = settings.first(where: { $0.name == name }) { return found.value }
         }

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// A shot log read back: its events, in order, and what `--resume` and `rig export` ask of it.
 ///
 /// The writer flushes after every event, so a crash or a power cut can leave at most a

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// `{"event":"end", …}`: the run is over. A log whose last run has no `end` was cut
 /// short (a crash, kill -9, a power cut) and `--resume` treats it as unfinished, as it
 /// does a run that ended `stopped` or `fault`.

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// One line of a shot log (JSON Lines, one object per line, keyed by `"event"`).
 ///
 /// The log is written by `rig play` for every stepped program and read back by

@@ -1,4 +1,5 @@
 import Foundation
+import RigFormat
 
 /// `{"event":"image", …}`: what a frame looked like, measured once the camera's file was
 /// downloaded (after its `shot` event: the rig moves on meanwhile). Brightness is of the

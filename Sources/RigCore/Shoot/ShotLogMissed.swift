@@ -1,3 +1,5 @@
+import RigFormat
+
 /// `{"event":"missed", …}`: a shot that was not taken as planned, and why. With
 /// `--trigger interval:S`, a shot that could not start on its slot (the move, settle or
 /// previous shot took longer than planned at run time): the run does not stretch the

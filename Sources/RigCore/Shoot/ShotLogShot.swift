@@ -1,3 +1,5 @@
+import RigFormat
+
 /// `{"event":"shot", …}`: one exposure, written (and flushed) once the camera reports it done.
 public struct ShotLogShot: Sendable, Equatable {
     /// The step, 1-based as `rig` prints it and `--from-step` takes it.

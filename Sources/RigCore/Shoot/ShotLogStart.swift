@@ -1,3 +1,5 @@
+import RigFormat
+
 /// `{"event":"start", …}`: a run of a stepped program began (or resumed: a resumed run
 /// appends a new `start` to the same log, with `fromStep`).
 ///

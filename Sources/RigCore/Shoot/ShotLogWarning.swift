@@ -1,3 +1,5 @@
+import RigFormat
+
 /// `{"event":"warning","message":…}`: something a person should read after the run,
 /// such as a Cascable recipe whose waits and the program's steps differ in number.
 public struct ShotLogWarning: Sendable, Equatable {

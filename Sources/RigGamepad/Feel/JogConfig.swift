@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// How `rig jog` feels and which gamepad control does what: the rig file's optional
 /// `"jog"` object. Controls are named as in SDL's GameControllerDB (`a`, `leftx`, …);

@@ -1,5 +1,6 @@
 import Glibc
 import RigCore
+import RigFormat
 import RigRuntime
 import SystemPackage
 

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// The keyframes recorded while jogging, and the program file they make. Pure.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import RigCore
+import RigFormat
 import RigRuntime
 
 /// How a jog session ended.

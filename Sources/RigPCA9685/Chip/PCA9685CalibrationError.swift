@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// Why an oscillator calibration was refused.
 public enum PCA9685CalibrationError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 
 /// What a PCA9685's MODE1 and PRE_SCALE say about it.
 public struct PCA9685ProbeReport: Sendable, Equatable, CustomStringConvertible {

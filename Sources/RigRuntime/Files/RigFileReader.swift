@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 import RigSyscall
 
 /// The one hardened reader of rig and program files, for every command and for `rig

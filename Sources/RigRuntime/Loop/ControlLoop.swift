@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 import Synchronization
 
 /// What the loop reports to the rest of the program (drained off the loop thread).

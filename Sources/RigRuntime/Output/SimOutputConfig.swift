@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// The built-in simulated rig (`"type": "sim"`, the default): each servo a slew-rate-limited
 /// actuator. The rig file's `"output"` section when its type is `"sim"`.

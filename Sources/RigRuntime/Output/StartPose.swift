@@ -1,5 +1,6 @@
 import Logging
 import RigCore
+import RigFormat
 
 /// Where the rig starts: home, or where an earlier run left each axis (if the output
 /// remembers), so a restart eases from there instead of jumping.

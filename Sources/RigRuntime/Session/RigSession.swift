@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RigCore
+import RigFormat
 import Synchronization
 
 /// How a session runs.

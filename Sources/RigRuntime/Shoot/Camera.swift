@@ -1,4 +1,5 @@
 import RigCore
+import RigSky
 
 /// Why a camera could not take a shot (a line that could not be driven, a closed camera).
 public struct CameraError: Error, Sendable, CustomStringConvertible {

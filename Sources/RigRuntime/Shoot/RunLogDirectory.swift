@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 
 /// Where `rig play` keeps its shot logs (`<state directory>/runs`) and how it finds the
 /// run `--resume` continues.

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import RigCore
+import RigFormat
+import RigSky
 import Synchronization
 
 /// Runs a stepped program's shots beside the loop, on the session's event thread: fires

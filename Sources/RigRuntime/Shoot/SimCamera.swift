@@ -1,5 +1,7 @@
 import Foundation
 import RigCore
+import RigFormat
+import RigSky
 import Synchronization
 
 /// The simulated camera (`"camera": {"type": "sim"}`): takes no picture, records how

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 
 /// The terminal view of a running rig: a few lines redrawn in place on a TTY (axis
 /// positions, step k/N or time, a progress bar with ETA), plain log lines otherwise.

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 import RigRuntime
 import Synchronization
 

@@ -3,6 +3,7 @@ import Logging
 import RigCore
 import RigGamepad
 import RigRuntime
+import RigSky
 import Synchronization
 
 /// The rig as the server sees it: one `ProgramHost` run by the session runner on a

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RigSky
 
 /// Every request passes here before the router, and everything the router and the access
 /// check see is the one path this check accepts:

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import RigCore
+import RigFormat
 
 /// The HTTP API and the page of `rig serve` (see docs/serve.md and the OpenAPI document
 /// at `/api/openapi.json`).

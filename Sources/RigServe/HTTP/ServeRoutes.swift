@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import RigCore
+import RigFormat
+import RigSky
 
 /// The handlers behind `ServeApp`'s routes.
 struct ServeRoutes: Sendable {

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// A `"type": "gpio"` camera's own keys: the libgpiod lines that close the camera's
 /// remote-port contacts through optocouplers. The shot timing is the shared

@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// Push buttons and LEDs on GPIO lines (`"buttons"` in a rig file). Defaults follow
 /// Cascable's Raspberry Pi proof of concept: continue BCM 13, stop BCM 10 (pull-up,

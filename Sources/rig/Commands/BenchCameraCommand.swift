@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RigCore
+import RigFormat
 import RigGPhoto2
 import RigRuntime
 import Synchronization

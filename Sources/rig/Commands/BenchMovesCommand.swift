@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigFormat
 
 struct BenchMovesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RigCore
 import RigDevices
+import RigFormat
 import RigPCA9685
 import RigRuntime
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigFormat
+import RigSky
 
 /// `rig bench ramp`: exposure ramps through simulated twilights.
 struct BenchRampCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import RigCore
+import RigFormat
 import RigRuntime
 
 /// `rig bench serve`: what the phone page's event streams cost the server.

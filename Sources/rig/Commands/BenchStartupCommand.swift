@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigFormat
 import RigRuntime
 import RigSyscall
 

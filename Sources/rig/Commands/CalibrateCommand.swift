@@ -1,6 +1,7 @@
 import ArgumentParser
 import RigCore
 import RigDevices
+import RigFormat
 import RigPCA9685
 
 struct CalibrateCommand: ParsableCommand {

@@ -4,6 +4,7 @@ import Logging
 import RigCore
 import RigGPhoto2
 import RigRuntime
+import RigSky
 
 /// `rig camera`: the camera through libgphoto2, without moving anything.
 struct CameraCommand: ParsableCommand {

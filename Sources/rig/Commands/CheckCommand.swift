@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import RigCore
 import RigDevices
+import RigFormat
 import RigGPhoto2
 
 struct CheckCommand: ParsableCommand {

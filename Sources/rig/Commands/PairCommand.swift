@@ -4,6 +4,7 @@ import Logging
 import RigBluetooth
 import RigCore
 import RigDBus
+import RigFormat
 import RigRuntime
 import RigStepSync
 import Synchronization

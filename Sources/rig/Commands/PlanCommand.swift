@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigFormat
+import RigSky
+import RigStitch
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

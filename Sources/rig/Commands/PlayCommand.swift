@@ -4,7 +4,9 @@ import Logging
 import RigCore
 import RigDBus
 import RigDevices
+import RigFormat
 import RigRuntime
+import RigSky
 import RigStepSync
 
 struct PlayCommand: ParsableCommand {

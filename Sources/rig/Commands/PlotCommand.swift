@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RigCore
 import RigRuntime
+import RigStitch
 
 struct PlotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

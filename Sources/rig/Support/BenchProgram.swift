@@ -1,4 +1,5 @@
 import RigCore
+import RigFormat
 
 /// The programs `rig bench` plays, written as program files (with the rig embedded) so
 /// they go through the same parser and check as a user's.

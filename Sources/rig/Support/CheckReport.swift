@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 
 /// Prints what `FeasibilityChecker` found: the worst margin per axis, and every
 /// violating interval located by axis, time and step (the first `maxListed` of them).

@@ -6,6 +6,7 @@ import RigBluetooth
 import RigCore
 import RigDBus
 import RigDevices
+import RigFormat
 import RigGPhoto2
 import RigGamepad
 import RigPCA9685

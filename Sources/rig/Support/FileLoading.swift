@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RigCore
 import RigDevices
+import RigFormat
 import RigRuntime
 
 /// Reads rig and program files and turns every problem into the compiler-style line

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 
 /// The machine's floor for `rig bench loop --compare floor`: `Benchmarks/c/floor_loop.c`, a
 /// C loop that only sleeps to absolute deadlines, compiled with `cc` at run time and

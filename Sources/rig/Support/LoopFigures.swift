@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 import RigRuntime
 
 /// What `rig bench loop` reports for one loop: rig's, or the Python reference's.

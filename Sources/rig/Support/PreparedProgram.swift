@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import RigCore
 import RigDevices
+import RigFormat
 import RigRuntime
 
 /// A program as `rig play` will run it: loaded, its output built (no hardware touched

@@ -1,6 +1,7 @@
 import Foundation
 import RigCore
 import RigDevices
+import RigFormat
 
 /// `rig check`'s lines on output resolution: what one output count is worth on each axis,
 /// and, for a timelapse, the axes that move less than a count on some frames.

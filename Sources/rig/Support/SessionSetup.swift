@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import RigCore
 import RigDevices
+import RigFormat
 import RigRuntime
 
 /// The one preamble and epilogue of the commands that run the rig (`play`, `jog`, `serve

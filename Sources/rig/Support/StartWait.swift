@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigFormat
 import RigRuntime
 
 /// `rig play`'s wait for a program's `"start"`: after every check, before the output

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import RigCore
+import RigFormat
 import RigRuntime
+import RigStitch
 
 /// What `rig plan` and `rig export` write.
 enum StitchFormat: String, ExpressibleByArgument, CaseIterable {
@@ -112,7 +114,7 @@ struct StitchOptions: ParsableArguments {
             size = parsed
         }
         if let hfov, !(1...179).contains(hfov) {
-            throw usage("--hfov \(RigCore.format(hfov)) is out of range; valid: 1…179 (degrees, rectilinear lenses)")
+            throw usage("--hfov \(RigFormat.format(hfov)) is out of range; valid: 1…179 (degrees, rectilinear lenses)")
         }
         if let output {
             do {

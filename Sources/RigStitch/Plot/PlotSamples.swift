@@ -1,3 +1,5 @@
+import RigCore
+
 /// A program played through the step function for plotting: every frame's time, and per
 /// axis its positions, velocities, accelerations and which frames broke a limit (jerk on
 /// planned moves, as `rig check` judges it).

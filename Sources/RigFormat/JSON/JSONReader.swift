@@ -140,7 +140,7 @@ public final class ObjectReader {
     public let context: JSONContext
     private var asked: [String] = []
 
-    init(members: [JSONMember], node: JSONNode, context: JSONContext) {
+    public init(members: [JSONMember], node: JSONNode, context: JSONContext) {
         self.members = members
         self.node = node
         self.context = context
@@ -211,7 +211,7 @@ public final class ObjectReader {
     }
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a)
     let b = Array(b)
     if a.isEmpty { return b.count }
@@ -232,8 +232,8 @@ func editDistance(_ a: String, _ b: String) -> Int {
 /// made when an element is reached: a million-element array does not make a million paths
 /// up front.
 public struct ValueReaderArray: RandomAccessCollection, Sendable {
-    let elements: [JSONNode]
-    let context: JSONContext
+    public let elements: [JSONNode]
+    public let context: JSONContext
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { elements.count }

@@ -1,3 +1,5 @@
+import RigCore
+
 /// A file name pattern with one printf-style integer conversion, as cameras number their
 /// files: `IMG_%04d.JPG` → `IMG_0001.JPG`. Formatted here, never through `String(format:)`,
 /// so a pattern from the command line cannot reach a C format function.

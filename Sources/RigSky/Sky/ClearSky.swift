@@ -5,7 +5,7 @@ extension Sky {
     /// (degrees, log10 of the horizontal illuminance in lux), after the usual tables
     /// (about 730 lx at sunset, 3.4 lx at −6°, 0.008 lx at −12°, starlight and airglow
     /// below −18°).
-    static let clearSkyTable: [(altitude: Double, log10Lux: Double)] = [
+    public static let clearSkyTable: [(altitude: Double, log10Lux: Double)] = [
         (-90, -3.3), (-18, -3.3), (-15, -3.0), (-12, -2.1), (-10, -1.2), (-8, -0.4), (-6, 0.53), (-4, 1.5), (-2, 2.3), (0, 2.86), (2, 3.25),
         (5, 3.6), (10, 4.0), (20, 4.4), (30, 4.65), (60, 4.95), (90, 5.05),
     ]

@@ -1,3 +1,5 @@
+import RigFormat
+
 /// Camera exposure settings a program asks for (`"exposure"` in `shoot`, or per step):
 /// each one optional, kept as written; the camera's backend matches them to its own
 /// choices before anything moves (`ExposureMatch`).
@@ -26,7 +28,7 @@ public struct Exposure: Sendable, Equatable {
         return Exposure(shutter: shutter ?? base.shutter, aperture: aperture ?? base.aperture, iso: iso ?? base.iso, ev: ev ?? base.ev)
     }
 
-    static func parse(_ value: ValueReader) throws(FileError) -> Exposure {
+    public static func parse(_ value: ValueReader) throws(FileError) -> Exposure {
         let object = try value.object()
         var exposure = Exposure()
         if let s = object.optional("shutter") {
@@ -91,7 +93,7 @@ public struct Bracket: Sendable, Equatable {
         return offsets
     }
 
-    static func parse(_ value: ValueReader) throws(FileError) -> Bracket {
+    public static func parse(_ value: ValueReader) throws(FileError) -> Bracket {
         let object = try value.object()
         let countValue = try object.required("count", "3, 5, 7 or 9 frames")
         let count = try countValue.integer()

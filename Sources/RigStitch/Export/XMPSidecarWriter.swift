@@ -1,4 +1,7 @@
 import Foundation
+import RigCore
+import RigFormat
+import RigSky
 
 /// Writes one XMP sidecar per frame (`IMG_0001.JPG` → `IMG_0001.xmp`, the name Lightroom
 /// and LRTimelapse look for): the frame's exposure as the shot log recorded it, its true

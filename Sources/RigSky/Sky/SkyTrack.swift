@@ -1,4 +1,5 @@
 import Foundation
+import RigFormat
 
 /// How the head points at the sky: which axis turns in azimuth and which in altitude, where
 /// north is on the azimuth axis, and the altitude axis's zero.
@@ -9,6 +10,13 @@ public struct SkyMount: Sendable, Equatable {
     public var northDeg: Double
     /// Added to the altitude (a tilt axis whose 0° is not level).
     public var tiltOffsetDeg: Double
+
+    public init(azimuthAxis: Int, altitudeAxis: Int, northDeg: Double, tiltOffsetDeg: Double) {
+        self.azimuthAxis = azimuthAxis
+        self.altitudeAxis = altitudeAxis
+        self.northDeg = northDeg
+        self.tiltOffsetDeg = tiltOffsetDeg
+    }
 
     /// The axis positions that point at `position`: pan continuous with `previousPan` (no
     /// jump at ±180°).
@@ -36,6 +44,20 @@ public struct SkyTrack: Sendable, Equatable {
     public var durationSeconds: Double?
     /// Continuous: a keyframe every this many seconds.
     public var keySeconds: Double
+
+    public init(
+        target: SkyTarget, site: Site, startUnix: Double, mount: SkyMount, frames: Int? = nil, intervalSeconds: Double? = nil,
+        durationSeconds: Double? = nil, keySeconds: Double
+    ) {
+        self.target = target
+        self.site = site
+        self.startUnix = startUnix
+        self.mount = mount
+        self.frames = frames
+        self.intervalSeconds = intervalSeconds
+        self.durationSeconds = durationSeconds
+        self.keySeconds = keySeconds
+    }
 
     /// One sample of the track: when, where the target is, and the pose.
     public struct Sample: Sendable, Equatable {

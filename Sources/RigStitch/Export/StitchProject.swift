@@ -1,4 +1,6 @@
 import Foundation
+import RigCore
+import RigFormat
 
 /// One image for a stitcher: where the rig pointed the camera and what the file is called.
 public struct StitchShot: Sendable, Equatable {

@@ -72,6 +72,12 @@ public struct JSONMember: Sendable, Equatable {
     public var keyLocation: SourceLocation
     public var value: JSONNode
 
+    public init(name: JSONString, keyLocation: SourceLocation, value: JSONNode) {
+        self.name = name
+        self.keyLocation = keyLocation
+        self.value = value
+    }
+
     public var key: String { name.text }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import RigCore
+import RigFormat
 
 /// Builds SVG text: escaping, compact numbers, and the few elements a plot needs.
 struct SVGWriter {

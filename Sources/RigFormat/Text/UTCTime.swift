@@ -17,7 +17,7 @@ public enum UTCTime {
 
     /// `YYYY-MM-DDTHH:MM:SS…` with a month of 1–12, a day that month has (leap years
     /// counted), an hour of 0–23, minutes and seconds of 0–59.
-    static func isCalendarValid(_ text: String) -> Bool {
+    public static func isCalendarValid(_ text: String) -> Bool {
         let b = Array(text.utf8.prefix(19))
         guard b.count == 19, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
             b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":")

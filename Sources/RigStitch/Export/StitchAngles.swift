@@ -1,3 +1,5 @@
+import RigCore
+
 /// The rig's angles as stitchers read them.
 ///
 /// The rig's convention (README, docs/stitching.md): **pan positive turns the camera to

@@ -1,4 +1,6 @@
 import Foundation
+import RigCore
+import RigFormat
 
 /// Writes Papywizard's XML, format version "c" (REFERENCE §8), which Hugin's and
 /// Autopano's Papywizard importers read: the lens (focal length, crop factor), the shooting

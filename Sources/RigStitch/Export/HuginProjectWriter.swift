@@ -1,4 +1,5 @@
 import Foundation
+import RigCore
 
 /// Writes a Hugin project (`.pto`, PanoTools script): a `p` line for an equirectangular
 /// panorama that covers the shots, and one `i` line per image with its size (the file's

@@ -1,4 +1,6 @@
 import Foundation
+import RigCore
+import RigFormat
 
 /// Writes the shots as CSV or JSON, for spreadsheets and scripts.
 ///

@@ -38,7 +38,7 @@ public struct JSONContext: Sendable {
     }
 
     /// A key as a step of a JSON path: `.name`, or `["a key"]` when it is not a plain word.
-    static func component(key: String) -> String {
+    public static func component(key: String) -> String {
         let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
         return plain && key.utf8.count <= 80 ? ".\(key)" : "[\"\(elided(key))\"]"
     }

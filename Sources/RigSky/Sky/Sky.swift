@@ -1,4 +1,5 @@
 import Foundation
+import RigFormat
 
 /// Where the rig stands: for sky positions and the sun's times.
 public struct Site: Sendable, Equatable {
@@ -74,7 +75,7 @@ public struct HorizontalPosition: Sendable, Equatable {
 /// (J2000 precessed to the date, with nutation and annual aberration), then hour angle →
 /// azimuth/altitude and atmospheric refraction (Saemundsson, 1010 hPa, 15 °C).
 public enum Sky {
-    static let rad = Double.pi / 180
+    public static let rad = Double.pi / 180
 
     /// Julian day (UT) of a Unix time.
     public static func julianDay(unixSeconds: Double) -> Double { unixSeconds / 86400 + 2_440_587.5 }
@@ -144,7 +145,7 @@ public enum Sky {
 
     // MARK: Nutation
 
-    struct Nutation {
+    public struct Nutation {
         /// In longitude and in obliquity, degrees; the true obliquity, degrees.
         var dpsi: Double
         var deps: Double
@@ -152,7 +153,7 @@ public enum Sky {
     }
 
     /// Meeus ch. 22, to 0.5″ in longitude and 0.1″ in obliquity.
-    static func nutation(_ T: Double) -> Nutation {
+    public static func nutation(_ T: Double) -> Nutation {
         let omega = (125.04452 - 1934.136261 * T) * rad
         let L = (280.4665 + 36000.7698 * T) * rad
         let Lm = (218.3165 + 481267.8813 * T) * rad
@@ -166,7 +167,7 @@ public enum Sky {
 
     /// The sun's apparent right ascension and declination (degrees), its distance, and its
     /// true longitude (for aberration).
-    static func sunPosition(_ T: Double, nutation n: Nutation) -> (ra: Double, dec: Double, distanceAU: Double, trueLongitude: Double) {
+    public static func sunPosition(_ T: Double, nutation n: Nutation) -> (ra: Double, dec: Double, distanceAU: Double, trueLongitude: Double) {
         let L0 = 280.46646 + 36000.76983 * T + 0.0003032 * T * T
         let M = (357.52911 + 35999.05029 * T - 0.0001537 * T * T) * rad
         let e = 0.016708634 - 0.000042037 * T - 0.0000001267 * T * T
@@ -184,7 +185,7 @@ public enum Sky {
 
     // MARK: Moon
 
-    static func moonPosition(_ T: Double, nutation n: Nutation) -> (ra: Double, dec: Double, distanceKm: Double) {
+    public static func moonPosition(_ T: Double, nutation n: Nutation) -> (ra: Double, dec: Double, distanceKm: Double) {
         let T2 = T * T
         let T3 = T2 * T
         let T4 = T3 * T
@@ -224,7 +225,7 @@ public enum Sky {
 
     /// A J2000 place precessed to the date (Meeus 21.4), with nutation (23.1) and annual
     /// aberration (23.3, without the e-terms' 0.3″).
-    static func apparentPlace(raJ2000: Double, decJ2000: Double, T: Double, nutation n: Nutation) -> (ra: Double, dec: Double) {
+    public static func apparentPlace(raJ2000: Double, decJ2000: Double, T: Double, nutation n: Nutation) -> (ra: Double, dec: Double) {
         let zeta = (2306.2181 * T + 0.30188 * T * T + 0.017998 * T * T * T) / 3600 * rad
         let z = (2306.2181 * T + 1.09468 * T * T + 0.018203 * T * T * T) / 3600 * rad
         let theta = (2004.3109 * T - 0.42665 * T * T - 0.041833 * T * T * T) / 3600 * rad

@@ -1,3 +1,6 @@
+import RigCore
+import RigFormat
+
 /// Draws a program as a self-contained SVG for `rig plot`: per axis, position, velocity and
 /// acceleration over time as the step function plays it, with the limits and every frame
 /// that breaks one.

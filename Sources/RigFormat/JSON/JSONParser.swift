@@ -428,14 +428,14 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
     }
 
     /// The same error, one level further out: inside the value of `key`.
-    func inside(key: String) -> JSONSyntaxError {
+    public func inside(key: String) -> JSONSyntaxError {
         var copy = self
         copy.path = "$" + JSONContext.component(key: key) + path.dropFirst()
         return copy
     }
 
     /// The same error, one level further out: inside element `index` of an array.
-    func inside(index: Int) -> JSONSyntaxError {
+    public func inside(index: Int) -> JSONSyntaxError {
         var copy = self
         copy.path = "$[\(index)]" + path.dropFirst()
         return copy

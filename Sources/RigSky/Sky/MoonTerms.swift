@@ -1,8 +1,8 @@
 /// The periodic terms of the Moon's longitude, distance and latitude: Meeus, *Astronomical
 /// Algorithms* (2nd ed.), tables 47.A and 47.B (a truncated ELP-2000/82).
-enum MoonTerms {
+public enum MoonTerms {
     /// Rows of D, M, M′, F, Σl (10⁻⁶ °), Σr (10⁻³ km).
-    static let longitudeDistance: [(Int8, Int8, Int8, Int8, Int32, Int32)] = [
+    public static let longitudeDistance: [(Int8, Int8, Int8, Int8, Int32, Int32)] = [
         (0, 0, 1, 0, 6288774, -20905355), (2, 0, -1, 0, 1274027, -3699111), (2, 0, 0, 0, 658314, -2955968),
         (0, 0, 2, 0, 213618, -569925), (0, 1, 0, 0, -185116, 48888), (0, 0, 0, 2, -114332, -3149),
         (2, 0, -2, 0, 58793, 246158), (2, -1, -1, 0, 57066, -152138), (2, 0, 1, 0, 53322, -170733),
@@ -26,7 +26,7 @@ enum MoonTerms {
     ]
 
     /// Rows of D, M, M′, F, Σb (10⁻⁶ °).
-    static let latitude: [(Int8, Int8, Int8, Int8, Int32)] = [
+    public static let latitude: [(Int8, Int8, Int8, Int8, Int32)] = [
         (0, 0, 0, 1, 5128122), (0, 0, 1, 1, 280602), (0, 0, 1, -1, 277693), (2, 0, 0, -1, 173237),
         (2, 0, -1, 1, 55413), (2, 0, -1, -1, 46271), (2, 0, 0, 1, 32573), (0, 0, 2, 1, 17198),
         (2, 0, 1, -1, 9266), (0, 0, 2, -1, 8822), (2, -1, 0, -1, 8216), (2, 0, -2, -1, 4324),

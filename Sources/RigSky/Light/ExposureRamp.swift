@@ -1,4 +1,5 @@
 import Foundation
+import RigFormat
 import Synchronization
 
 /// How a timelapse's exposure follows the light (`"ramp"` in `shoot`): keyed by frame,
@@ -332,7 +333,7 @@ public struct AutoRampController: Sendable {
         return followed + error * Self.correctionGain
     }
 
-    static func median(_ values: [Double]) -> Double {
+    public static func median(_ values: [Double]) -> Double {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
         let n = sorted.count
@@ -433,7 +434,7 @@ public enum RampSimulation {
 
 extension ExposureRamp {
     /// `"ramp"` in `shoot`. `site` is the program's (for `"mode": "sun"`).
-    static func parse(_ value: ValueReader, site: Site?) throws(FileError) -> ExposureRamp {
+    public static func parse(_ value: ValueReader, site: Site?) throws(FileError) -> ExposureRamp {
         let object = try value.object()
         let modeValue = try object.required("mode", "\"keys\", \"sun\" or \"auto\"")
         let mode = try modeValue.oneOf(["keys", "sun", "auto"])
