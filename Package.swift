@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "RigRuntime",
             dependencies: [
-                "RigCore", "RigSyscall", "CLinux",
+                "RigCore", "RigSyscall", "CLinux", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
