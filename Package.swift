@@ -201,7 +201,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py"], swiftSettings: strict),
+            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py", "serve_liveview.py"], swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigCore", "RigTestSupport"], swiftSettings: strict),
     ]

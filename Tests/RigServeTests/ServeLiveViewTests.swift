@@ -204,3 +204,21 @@ struct ServeGPhoto2LiveViewTests {
         #expect((status["camera"] as? [String: Any])?["state"] as? String == "connected")
     }
 }
+
+extension ServeLiveViewTests {
+    /// The page in Debian's chromium (`serve_liveview.py`): the live view painted behind
+    /// the jog pad with its thirds grid, a new frame as the rig pans, STOP on top and
+    /// stopping a long move while it plays.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func thePagePaintsTheLiveViewAndStopStillWorks() async throws {
+        let rig = Self.rig.replacingOccurrences(of: #""maxVelocity": 60, "maxAcceleration": 120}"#, with: #""maxVelocity": 10, "maxAcceleration": 40}"#)
+        let server = try await ServeProcess(rig: rig)
+        defer { server.stop() }
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_liveview.py").path
+        let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(120))
+        #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
+        for check in ["painted", "follows", "stop", "after-stop"] {
+            #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
+        }
+    }
+}
