@@ -9,7 +9,8 @@ import Testing
     @Test func aSimCameraSavesOneStampedJPEG() throws {
         let dir = try TestTools.temporaryDirectory()
         let rig = dir.appendingPathComponent("rig.json").path
-        try #"{"name": "t", "axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "camera": {"type": "sim", "preview": {"width": 120, "height": 80}}}"#
+        let axes = #"[{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]"#
+        try #"{"name": "t", "axes": \#(axes), "camera": {"type": "sim", "preview": {"width": 120, "height": 80}}}"#
             .write(toFile: rig, atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("frame.jpg").path
         let result = try RigProcess.run(["camera", "preview", "--rig", rig, "-o", out])
