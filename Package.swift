@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "RigRuntime",
             dependencies: [
-                "RigSky", "RigFormat", "RigCore", "RigSyscall", "CLinux",
+                "RigSky", "RigFormat", "RigCore", "RigSyscall", "CLinux", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
@@ -213,7 +213,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py", "serve_pairing.py"], swiftSettings: strict),
+            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py", "serve_pairing.py", "serve_liveview.py"], swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigFormat", "RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigSky", "RigFormat", "RigCore", "RigTestSupport"], swiftSettings: strict),
     ]

@@ -101,7 +101,9 @@ public enum CameraBackends {
         switch camera.type {
         case GPIOCameraConfig.type: return GPIOCamera(config: try GPIOCameraConfig.parse(camera, buttons: ButtonsConfig.parse(rig.buttons)))
         case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), within: searchSeconds, logger: logger)
-        default: return SimCamera(scene: try SimCamera.checkConfig(camera))
+        default:
+            let config = try SimCamera.parseConfig(camera)
+            return SimCamera(scene: config.scene, preview: config.preview, axisNames: rig.axes.map(\.name), restPose: rig.homePose)
         }
     }
 }

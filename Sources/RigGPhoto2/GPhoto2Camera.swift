@@ -11,12 +11,14 @@ import Synchronization
 /// the camera reports the new file. A shot not confirmed in time is tried once more, then
 /// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
 /// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
-public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, Sendable {
+public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, LiveViewSource, Sendable {
     public let config: GPhoto2CameraConfig
     public let model: String
     public let port: String
     private let worker: GPhoto2Worker
     private let logger: Logger
+    /// `capture_preview` on the worker while someone watches; paused for each shot.
+    private let live: GPhoto2LiveView
     private let plan = Mutex(ExposurePlan())
     /// The settings written last, by name: a frame writes only what changes.
     private let applied = Mutex<[String: String]>([:])
@@ -73,6 +75,15 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         port = device.port
         worker = GPhoto2Worker(device)
         self.logger = logger
+        live = GPhoto2LiveView(worker: worker, logger: logger)
+    }
+
+    public var liveView: LiveViewFeed { live.feed }
+
+    /// One live-view frame (`rig camera preview`): the camera's JPEG, the viewfinder
+    /// released after; "this camera has no live view" from one that has none.
+    public func previewFrame(within seconds: Double = 15) throws(CameraError) -> LiveViewFrame {
+        try live.oneFrame(within: seconds)
     }
 
     public var label: String { "gphoto2 \(model) on \(port)" }
@@ -203,8 +214,13 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         // Both tries, the settings and a margin: past this, a libgphoto2 call has hung.
         let watchdog = 2 * attemptSeconds + 15
         let shotWatch = ShotWatch(seconds: watchdog)
-        let finish: @Sendable (Result<ShotReport, CameraError>) -> Void = { result in
-            if shotWatch.report() { done(result) }
+        // The live view waits for the shot, and goes on once it is confirmed (or failed).
+        live.pauseForShot()
+        let finish: @Sendable (Result<ShotReport, CameraError>) -> Void = { [live] result in
+            if shotWatch.report() {
+                live.resumeAfterShot()
+                done(result)
+            }
         }
         shotWatch.start { [worker] in
             finish(.failure(worker.markStuck("the camera has not answered in \(Int(watchdog)) s")))
@@ -413,6 +429,8 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
 
     public func close() {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
+        // The viewfinder is released before the camera closes.
+        live.finish(within: GPhoto2LiveView.callSeconds + 1)
         worker.close(within: 5)
     }
 

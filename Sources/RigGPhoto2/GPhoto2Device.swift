@@ -335,6 +335,34 @@ public final class GPhoto2Device: @unchecked Sendable {
         return Data(bytes: bytes, count: Int(size))
     }
 
+    // MARK: Live view
+
+    /// One live-view frame, the camera's own bytes (a JPEG on the cameras libgphoto2
+    /// drives); `GP_ERROR_NOT_SUPPORTED` (-6) from a camera that has no live view.
+    public func capturePreview() throws(GPhoto2Error) -> [UInt8] {
+        var cameraFile: OpaquePointer?
+        try Self.check(gp_file_new(&cameraFile), "live view")
+        defer { gp_file_unref(cameraFile) }
+        try Self.check(gp_camera_capture_preview(openCamera(), cameraFile, context), "live view")
+        var bytes: UnsafePointer<CChar>?
+        var size: UInt = 0
+        try Self.check(gp_file_get_data_and_size(cameraFile, &bytes, &size), "live view")
+        guard let bytes, size > 0 else { return [] }
+        return bytes.withMemoryRebound(to: UInt8.self, capacity: Int(size)) { Array(UnsafeBufferPointer(start: $0, count: Int(size))) }
+    }
+
+    /// Releases the viewfinder after live view (the mirror comes down, the sensor rests):
+    /// `viewfinder` (Nikon, Sony) or `eosviewfinder` (Canon) to 0, where the camera has one.
+    public func releaseViewfinder() {
+        for name in ["viewfinder", "eosviewfinder"] where (try? widget(name)) != nil {
+            try? set(name, "0")
+            return
+        }
+    }
+
+    /// libgphoto2 said the camera cannot do this (no live view: the virtual camera's -6).
+    public static func isUnsupported(_ error: GPhoto2Error) -> Bool { error.code == GP_ERROR_NOT_SUPPORTED }
+
     public func delete(_ file: GPhoto2FilePath) throws(GPhoto2Error) {
         try Self.check(gp_camera_file_delete(openCamera(), file.folder, file.name, context), "deleting \(file) from the camera")
     }

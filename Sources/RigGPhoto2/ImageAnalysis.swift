@@ -1,5 +1,6 @@
 import CTurboJPEG
 import Foundation
+import RigRuntime
 
 /// Measures a frame the camera wrote: its luma histogram from a reduced-scale decode
 /// (libjpeg-turbo decodes at 1/2…1/8 scale without the full image), and a small preview.
@@ -55,21 +56,8 @@ public enum ImageAnalysis {
                 i += 3
             }
             return Result(
-                histogram: histogram, preview: compress(pixels, width: w, height: h), width: w, height: h, storedWidth: Int(width), storedHeight: Int(height))
+                histogram: histogram, preview: JPEG.encode(rgb: pixels, width: w, height: h, quality: 80), width: w, height: h, storedWidth: Int(width),
+                storedHeight: Int(height))
         }
-    }
-
-    private static func compress(_ pixels: [UInt8], width: Int, height: Int) -> [UInt8]? {
-        guard let encoder = tjInitCompress() else { return nil }
-        defer { tjDestroy(encoder) }
-        var output: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let result = pixels.withUnsafeBufferPointer { buffer in
-            tjCompress2(
-                encoder, buffer.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), 80, 0)
-        }
-        defer { tjFree(output) }
-        guard result == 0, let output else { return nil }
-        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 }

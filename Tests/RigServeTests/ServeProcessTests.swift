@@ -205,7 +205,7 @@ import Testing
 
     /// Runs a tool from the test venv in `directory` (its own files stay there), bounded
     /// by `limit` (killed after it).
-    private func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {
+    func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {
         let process = TestTools.process(name, arguments)
         process.currentDirectoryURL = directory
         let pipe = Pipe()

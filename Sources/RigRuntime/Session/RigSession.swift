@@ -248,7 +248,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let loop = ControlLoop(
             rig: rig, source: source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
         shared.withLock { $0.loop = loop }
-        let door = SessionDoor(mailbox: mailbox, stop: { [self] in requestStop() }, stepCount: source.progress.stepCount ?? 0)
+        let door = SessionDoor(
+            mailbox: mailbox, stop: { [self] in requestStop() }, stepCount: source.progress.stepCount ?? 0, pose: { [weak loop] in loop?.status.positions })
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {
                 // A part that cannot start after the output did: the loop's own way out puts

@@ -39,11 +39,15 @@ public struct SessionDoor: Sendable {
     public let stop: @Sendable () -> Void
     /// Steps of the program the run started with (0: none, or a server's programs).
     public let stepCount: Int
+    /// The pose of the loop's last frame (nil before its first): for a part that follows
+    /// where the rig points (the simulated camera's live view).
+    public let pose: @Sendable () -> [Double]?
 
-    public init(mailbox: SourceMailbox, stop: @escaping @Sendable () -> Void, stepCount: Int = 0) {
+    public init(mailbox: SourceMailbox, stop: @escaping @Sendable () -> Void, stepCount: Int = 0, pose: @escaping @Sendable () -> [Double]? = { nil }) {
         self.mailbox = mailbox
         self.stop = stop
         self.stepCount = stepCount
+        self.pose = pose
     }
 
     /// A trigger's controls: each is a request to the loop.
@@ -123,7 +127,8 @@ public struct PartStartFailure: Error, Sendable, Equatable, CustomStringConverti
 }
 
 /// The run's camera as a session part: its hardware locked with the output's, taken first
-/// and closed last (after the shots' log has its last frame).
+/// and closed last (after the shots' log has its last frame). Its live view follows the
+/// rig's pose, and ends with the run.
 final class CameraPart: SessionPart {
     let camera: Camera
     init(_ camera: Camera) { self.camera = camera }
@@ -131,8 +136,12 @@ final class CameraPart: SessionPart {
     var exclusiveResources: [String] { camera.exclusiveResources }
     func start(_ door: SessionDoor) throws(PartStartFailure) {
         do { try camera.start() } catch { throw PartStartFailure(part: partName, error: error) }
+        (camera as? LiveViewSource)?.follow(pose: door.pose)
     }
-    func finish(_ outcome: SessionOutcome) { camera.close() }
+    func finish(_ outcome: SessionOutcome) {
+        (camera as? LiveViewSource)?.liveView.close()
+        camera.close()
+    }
 }
 
 /// The step trigger as a session part: started last (it moves the program on), told every

@@ -6,17 +6,35 @@ import Synchronization
 
 /// The simulated camera (`"camera": {"type": "sim"}`): takes no picture, records how
 /// many shots it was asked for. The player times its shots (`reportsShotDone` false),
-/// so a simulated run is deterministic and follows `--speed`.
-public final class SimCamera: Camera, ImageReporting {
+/// so a simulated run is deterministic and follows `--speed`. With `"preview"` it has a
+/// live view: its test scene (`SimScenePainter`) at the rig's pose.
+public final class SimCamera: Camera, ImageReporting, LiveViewSource {
     private let shots = Mutex(0)
     private let closed = Atomic<Bool>(false)
     /// The light it "sees": each shot with an exposure is measured against it.
     public let scene: SimScene?
     private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
 
-    public init(scene: SimScene? = nil) {
+    private let preview: SimLiveView?
+    /// Without `"preview"`: unsupported from the start.
+    private let noPreview = LiveViewFeed(
+        state: .unsupported("\(LiveViewFeed.noLiveView) (a \"sim\" camera shows its test scene with \"preview\": {\"fps\": 10})"))
+
+    /// - Parameters:
+    ///   - preview: its live view, if it has one.
+    ///   - axisNames: the rig's axes (the live view looks along "pan" and "tilt", else
+    ///     the first two), and `restPose` where they are before the loop runs.
+    public init(scene: SimScene? = nil, preview: SimPreviewConfig? = nil, axisNames: [String] = [], restPose: [Double] = []) {
         self.scene = scene
+        self.preview = preview.map { SimLiveView(config: $0, axisNames: axisNames, restPose: restPose) }
     }
+
+    public var liveView: LiveViewFeed { preview?.feed ?? noPreview }
+
+    public func follow(pose: @escaping @Sendable () -> [Double]?) { preview?.follow(pose: pose) }
+
+    /// One live-view frame drawn now (`rig camera preview`), whether or not anyone watches.
+    public func previewFrame() -> LiveViewFrame? { preview?.frame() }
 
     /// Called with each shot's measure (a scene and an exposure).
     public func onImage(_ handler: @escaping @Sendable (ShotLogImage) -> Void) {
@@ -62,7 +80,10 @@ public final class SimCamera: Camera, ImageReporting {
     /// Shots asked for so far.
     public var shotCount: Int { shots.withLock { $0 } }
 
-    public func close() { closed.store(true, ordering: .relaxed) }
+    public func close() {
+        closed.store(true, ordering: .relaxed)
+        liveView.close()
+    }
     public var isClosed: Bool { closed.load(ordering: .relaxed) }
 }
 
@@ -74,6 +95,11 @@ extension SimCamera {
     /// light its shots are measured against.
     @discardableResult
     public static func checkConfig(_ camera: CameraConfig) throws(FileError) -> SimScene? {
+        try parseConfig(camera).scene
+    }
+
+    /// The section's scene and `"preview"` (`SimPreviewConfig`: its live view).
+    public static func parseConfig(_ camera: CameraConfig) throws(FileError) -> (scene: SimScene?, preview: SimPreviewConfig?) {
         let object = try camera.section.object(sharedKeys: CameraConfig.sharedKeys)
         if let key = ["chip", "shutterLine", "focusLine", "activeLow"].first(where: object.has), let value = object.optional(key) {
             throw value.error("\"\(key)\" is for a \"gpio\" camera; a \"sim\" camera has no lines")
@@ -96,7 +122,9 @@ extension SimCamera {
                 scene = SimScene(keys: keys)
             }
         }
+        var preview: SimPreviewConfig?
+        if let value = object.optional("preview") { preview = try SimPreviewConfig.parse(value) }
         try object.finish()
-        return scene
+        return (scene, preview)
     }
 }

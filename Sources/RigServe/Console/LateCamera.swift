@@ -109,6 +109,9 @@ public final class LateCamera: SettableCamera, ImageReporting, BatteryReporting,
 
     private var inner: Camera? { state.withLock { $0.inner } }
 
+    /// The camera once found (its live view, if it has one); nil while it is not.
+    public var found: Camera? { inner }
+
     public var label: String { inner?.label ?? "camera (not connected)" }
 
     public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {

@@ -24,9 +24,10 @@ extension RigConsole {
     var cameraState: ServeStatus.CameraState? {
         guard let camera else { return nil }
         if let late = camera as? LateCamera, late.presence == .missing {
-            return ServeStatus.CameraState(state: LateCamera.Presence.missing.rawValue, label: rig.camera?.type ?? "camera", problem: late.problem)
+            return ServeStatus.CameraState(
+                state: LateCamera.Presence.missing.rawValue, label: rig.camera?.type ?? "camera", problem: late.problem, liveView: nil)
         }
-        return ServeStatus.CameraState(state: LateCamera.Presence.connected.rawValue, label: camera.label, problem: nil)
+        return ServeStatus.CameraState(state: LateCamera.Presence.connected.rawValue, label: camera.label, problem: nil, liveView: liveViewStatus)
     }
 
     /// Refuses (503) a program that shoots while the camera is not connected: its first

@@ -99,7 +99,11 @@ public final class RigConsole: @unchecked Sendable {
             options: options, logger: logger, clock: clock, mailbox: mailbox)
         follower.console = self
         // A camera found late changes the status (and what programs can be played).
-        (camera as? LateCamera)?.onConnected { [weak self] in self?.changed() }
+        (camera as? LateCamera)?.onConnected { [weak self] in
+            self?.changed()
+            self?.liveViewFeed?.onChange { [weak self] in self?.changed() }
+        }
+        liveViewFeed?.onChange { [weak self] in self?.changed() }
     }
 
     /// Calls `handler` (any thread) whenever the status may have changed: a loop event, a

@@ -62,14 +62,36 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var label: String
         /// Why it is not connected, while it is not.
         public var problem: String?
+        /// Its live view (`GET /api/liveview`); null while the camera is not connected.
+        public var liveView: LiveViewStatus?
 
-        private enum Keys: String, CodingKey { case state, label, problem }
+        private enum Keys: String, CodingKey { case state, label, problem, liveView }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(state, forKey: .state)
             try c.encode(label, forKey: .label)
             try c.encode(problem, forKey: .problem)
+            try c.encode(liveView, forKey: .liveView)
+        }
+    }
+
+    /// The camera's live view: `off` (nobody watches), `on`, `paused` (a shot), `failed`
+    /// (tried again while someone watches), `unsupported` (the camera has none: `problem`
+    /// says so in one line), `closed` (the server is stopping).
+    public struct LiveViewStatus: Sendable, Equatable, Encodable {
+        public var state: String
+        public var problem: String?
+        /// Viewers watching now.
+        public var viewers: Int
+
+        private enum Keys: String, CodingKey { case state, problem, viewers }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(state, forKey: .state)
+            try c.encode(problem, forKey: .problem)
+            try c.encode(viewers, forKey: .viewers)
         }
     }
 

@@ -75,6 +75,7 @@ public enum ServeApp {
         router.get("/api/events") { request, context in routes.events(request, context) }
         router.get("/api/programs") { _, _ in try routes.programs() }
         router.get("/api/last-shot/preview") { _, _ in try routes.lastShotPreview() }
+        router.get("/api/liveview") { request, context in try await routes.liveView(request, context) }
         router.post("/api/play") { request, context in try await routes.play(request, context) }
         for (name, action) in [("next", ProgramRequest.next), ("back", .back), ("redo", .redo), ("pause", .pause), ("resume", .resume)] {
             router.post("/api/\(name)") { request, context in try await routes.step(action, request, context) }
@@ -93,7 +94,8 @@ public enum ServeApp {
     /// The methods a path answers, for 405 (nil: no such path, 404).
     static func allowedMethods(for path: String) -> String? {
         switch path {
-        case "/", "/pair", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview": return "GET"
+        case "/", "/pair", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview":
+            return "GET"
         case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto", "/api/nudge":
             return "POST"
         default:

@@ -16,7 +16,7 @@ struct CameraCommand: ParsableCommand {
             else the first camera libgphoto2 finds. Exit 1 when the camera cannot be reached, 2 when a \
             value is not one of the camera's choices.
             """,
-        subcommands: [List.self, Info.self, Get.self, Set.self, Capture.self]
+        subcommands: [List.self, Info.self, Get.self, Set.self, Capture.self, Preview.self]
     )
 
     struct Which: ParsableArguments {
@@ -195,6 +195,48 @@ struct CameraCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             print(path)
+        }
+    }
+
+    struct Preview: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Save one live-view frame (JPEG): the camera's own, or a \"sim\" camera's test scene at the rig's home pose.")
+        @OptionGroup var which: Which
+        @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the frame.", valueName: "file")) var output = "preview.jpg"
+
+        func run() throws {
+            do { try OutputPath.check(output, option: "-o", inputs: [which.rig].compactMap { $0 }) } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+            let frame: LiveViewFrame
+            if let rigPath = which.rig, let rig = try? FileLoading.loadRig(rigPath), let section = rig.camera, section.type == SimCamera.type {
+                let config: (scene: SimScene?, preview: SimPreviewConfig?)
+                do { config = try SimCamera.parseConfig(section) } catch {
+                    printError(error.description)
+                    throw ExitCode(2)
+                }
+                let camera = SimCamera(preview: config.preview, axisNames: rig.axes.map(\.name), restPose: rig.homePose)
+                defer { camera.close() }
+                guard let drawn = camera.previewFrame() else {
+                    printError("error: \(camera.liveView.state.problem ?? LiveViewFeed.noLiveView)")
+                    throw ExitCode(1)
+                }
+                frame = drawn
+            } else {
+                let camera = try which.open()
+                defer { camera.close() }
+                do { frame = try camera.previewFrame() } catch {
+                    printError("error: \(error)")
+                    throw ExitCode(1)
+                }
+            }
+            do { try AtomicFile.write(frame.jpeg, to: output) } catch {
+                printError("error: writing \(output) failed: \(error)")
+                throw ExitCode(1)
+            }
+            let size = JPEG.decode(frame.jpeg).map { " (\($0.width)×\($0.height))" } ?? ""
+            print("\(output)\(size)")
         }
     }
 }

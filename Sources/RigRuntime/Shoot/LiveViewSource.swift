@@ -1,0 +1,57 @@
+/// A camera that shows what it sees: the gphoto2 camera (libgphoto2's `capture_preview`)
+/// and the simulated one (its test scene drawn at the rig's pose). Its `liveView` runs
+/// while someone watches: it starts when the first viewer joins and stops (the camera's
+/// viewfinder released) when the last leaves or the run ends. A shot pauses it; it
+/// resumes once the camera confirmed the shot.
+public protocol LiveViewSource: AnyObject, Sendable {
+    /// Where the frames go and viewers join.
+    var liveView: LiveViewFeed { get }
+    /// Where the rig points now, in the rig's axis order (the simulated camera draws its
+    /// scene from there; a real camera sees for itself). The session gives it once the
+    /// loop exists.
+    func follow(pose: @escaping @Sendable () -> [Double]?)
+}
+
+extension LiveViewSource {
+    public func follow(pose: @escaping @Sendable () -> [Double]?) {}
+}
+
+/// One live-view frame: the camera's own JPEG bytes, stamped with its number and capture
+/// time in a COM segment (`rig-frame N captured-ns T`), never re-encoded.
+public struct LiveViewFrame: Sendable {
+    /// 1, 2, 3… from the camera's first frame of the run.
+    public var number: Int
+    /// When it was captured, on CLOCK_MONOTONIC (ns): a reader on the same machine
+    /// subtracts it from its own clock for the latency.
+    public var capturedNanoseconds: UInt64
+    public var jpeg: [UInt8]
+
+    public init(number: Int, capturedNanoseconds: UInt64, jpeg: [UInt8]) {
+        self.number = number
+        self.capturedNanoseconds = capturedNanoseconds
+        self.jpeg = jpeg
+    }
+
+    /// A frame from a camera's JPEG: stamped with its number and time, or nil when the
+    /// bytes are not a JPEG.
+    public static func stamped(_ jpeg: [UInt8], number: Int, capturedNanoseconds: UInt64) -> LiveViewFrame? {
+        guard let stamped = JPEG.withComment(stamp(number: number, capturedNanoseconds: capturedNanoseconds), in: jpeg) else { return nil }
+        return LiveViewFrame(number: number, capturedNanoseconds: capturedNanoseconds, jpeg: stamped)
+    }
+
+    static func stamp(number: Int, capturedNanoseconds: UInt64) -> String {
+        "rig-frame \(number) captured-ns \(capturedNanoseconds)"
+    }
+
+    /// The number and capture time a frame's COM segment carries, if it has the stamp.
+    public static func readStamp(_ jpeg: [UInt8]) -> (number: Int, capturedNanoseconds: UInt64)? {
+        guard let text = JPEG.comment(in: jpeg) else { return nil }
+        let words = text.split(separator: " ")
+        guard words.count == 4, words[0] == "rig-frame", words[2] == "captured-ns", let number = Int(words[1]), let time = UInt64(words[3])
+        else { return nil }
+        return (number, time)
+    }
+
+    /// CLOCK_MONOTONIC now, in ns (the stamp's clock).
+    public static func now() -> UInt64 { MonotonicClock().now() }
+}

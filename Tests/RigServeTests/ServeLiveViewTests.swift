@@ -1,0 +1,224 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RigCore
+import RigRuntime
+import RigTestSupport
+import Testing
+
+@testable import RigServe
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `GET /api/liveview` on the real binary: MJPEG parts of the camera's own JPEGs, to two
+/// viewers at once (one that never reads holds up nothing), the status following it, the
+/// token's rule as every route's, and a camera without live view said in one line.
+@Suite struct ServeLiveViewTests {
+    static let rig = """
+        {"name": "head with a live view", "loopRateHz": 100, "output": {"type": "sim"},
+         "axes": [{"name": "pan", "channel": 0, "softLimits": [-85, 85], "maxVelocity": 60, "maxAcceleration": 120},
+                  {"name": "tilt", "channel": 1, "softLimits": [-40, 40], "maxVelocity": 60, "maxAcceleration": 120}],
+         "camera": {"type": "sim", "preview": {"fps": 20, "width": 96, "height": 64}}}
+        """
+
+    /// An MJPEG stream read off a socket: its parts as they come.
+    struct MJPEGReader {
+        let fd: Int32
+        var buffer: [UInt8] = []
+        var head = ""
+
+        init(port: Int, path: String = "/api/liveview", headers: [String] = []) throws {
+            fd = try RawHTTP.connect(port: port, timeoutSeconds: 30)
+            let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
+            RawHTTP.write(fd, Array(request.utf8))
+        }
+
+        func close() { Glibc.close(fd) }
+
+        /// Reads until `count` bytes are buffered; false if the server closed first.
+        mutating func fill(_ count: Int) -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while buffer.count < count {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { return false }
+                buffer.append(contentsOf: chunk[0..<n])
+            }
+            return true
+        }
+
+        /// Reads up to the next blank line; the text before it.
+        mutating func line(endingWith end: [UInt8] = Array("\r\n\r\n".utf8)) -> String? {
+            while true {
+                if let range = find(end) {
+                    let text = String(decoding: buffer[0..<range], as: UTF8.self)
+                    buffer.removeFirst(range + end.count)
+                    return text
+                }
+                guard fill(buffer.count + 1) else { return nil }
+            }
+        }
+
+        private func find(_ needle: [UInt8]) -> Int? {
+            guard buffer.count >= needle.count else { return nil }
+            for i in 0...(buffer.count - needle.count) where buffer[i] == needle[0] && Array(buffer[i..<(i + needle.count)]) == needle {
+                return i
+            }
+            return nil
+        }
+
+        /// The reply's head (status line and headers).
+        mutating func readHead() -> String? {
+            head = line() ?? ""
+            return head.isEmpty ? nil : head
+        }
+
+        /// The next part: its frame number (X-Rig-Frame) and JPEG, or nil at the end.
+        mutating func nextPart() -> (number: Int, jpeg: [UInt8])? {
+            guard let partHead = line() else { return nil }
+            let fields = partHead.split(separator: "\r\n")
+            guard fields.contains("--\(ServeRoutes.liveViewBoundary)") else { return nil }
+            func value(_ name: String) -> String? {
+                let field = fields.first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+                return field.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+            }
+            guard let length = value("Content-Length").flatMap(Int.init), let number = value("X-Rig-Frame").flatMap(Int.init),
+                fill(length + 2)
+            else { return nil }
+            let jpeg = Array(buffer[0..<length])
+            buffer.removeFirst(length + 2)
+            return (number, jpeg)
+        }
+    }
+
+    static func liveView(_ json: [String: Any]) -> [String: Any]? {
+        (json["camera"] as? [String: Any])?["liveView"] as? [String: Any]
+    }
+
+    @Test func twoViewersGetFramesAndOneThatDoesNotReadHoldsUpNothing() async throws {
+        let server = try await ServeProcess(rig: Self.rig)
+        defer { server.stop() }
+        let (_, before) = try await server.request("GET", "/api/status")
+        #expect(Self.liveView(before)?["state"] as? String == "off")
+
+        // A viewer that asks and never reads a byte.
+        let idle = try MJPEGReader(port: server.port)
+        defer { idle.close() }
+        var reader = try MJPEGReader(port: server.port)
+        defer { reader.close() }
+        let readHead = reader.readHead()
+        let head = try #require(readHead)
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        #expect(head.lowercased().contains("content-type: multipart/x-mixed-replace; boundary=\(ServeRoutes.liveViewBoundary)"))
+        var numbers: [Int] = []
+        for _ in 0..<8 {
+            let next = reader.nextPart()
+            let part = try #require(next, "the stream ended after \(numbers.count) frames")
+            let decoded = try #require(JPEG.decode(part.jpeg), "part \(part.number) is not a JPEG")
+            #expect(decoded.width == 96 && decoded.height == 64)
+            #expect(LiveViewFrame.readStamp(part.jpeg)?.number == part.number)
+            numbers.append(part.number)
+        }
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "\(numbers)")
+        // Both are watching; watching takes no control.
+        let (_, watching) = try await server.request("GET", "/api/status")
+        #expect(Self.liveView(watching)?["state"] as? String == "on")
+        #expect(Self.liveView(watching)?["viewers"] as? Int == 2)
+        #expect(watching["controller"] is NSNull)
+
+        // Both gone: the camera's live view goes off.
+        reader.close()
+        idle.close()
+        try await server.waitStatus { json in
+            Self.liveView(json)?["viewers"] as? Int == 0 && Self.liveView(json)?["state"] as? String == "off"
+        }
+    }
+
+    @Test func theStreamNeedsTheTokenAsEveryRouteDoes() async throws {
+        let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
+        let config = try #require(try rig.camera.map { try SimCamera.parseConfig($0) })
+        let camera = SimCamera(preview: config.preview, axisNames: ["pan", "tilt"], restPose: [0, 0])
+        let token = AccessToken(text: String(repeating: "ab12", count: 16))!
+        let fixture = try ServeFixture(listen: "0.0.0.0:8080", token: token, rigText: Self.rig, camera: camera)
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let refused = try await client.execute(uri: "/api/liveview", method: .get, headers: .client("a"))
+            #expect(refused.status == .unauthorized)
+            let wrong = try await client.execute(uri: "/api/liveview", method: .get, headers: .client("a", token: String(repeating: "cd34", count: 16)))
+            #expect(wrong.status == .unauthorized)
+        }
+        // Refused before the camera was asked for anything.
+        #expect(camera.liveView.viewerCount == 0 && camera.liveView.publishedCount == 0)
+    }
+
+    @Test func noCameraIsNotFoundAndACameraWithoutLiveViewSaysSo() async throws {
+        let bare = try ServeFixture()
+        defer { bare.finish() }
+        try await bare.application.test(.router) { client in
+            let none = try await client.execute(uri: "/api/liveview", method: .get, headers: .client("a"))
+            #expect(none.status == .notFound)
+            #expect(none.text.contains("no camera"))
+        }
+        let plain = try ServeFixture(camera: SimCamera())
+        defer { plain.finish() }
+        try await plain.application.test(.router) { client in
+            let refused = try await client.execute(uri: "/api/liveview", method: .get, headers: .client("a"))
+            #expect(refused.status == .conflict)
+            #expect(refused.text.contains(LiveViewFeed.noLiveView))
+            let status = try await client.execute(uri: "/api/status", method: .get, headers: .client("a"))
+            let live = try #require(Self.liveView(status.json))
+            #expect(live["state"] as? String == "unsupported")
+            #expect((live["problem"] as? String)?.hasPrefix(LiveViewFeed.noLiveView) == true)
+        }
+    }
+}
+
+/// libgphoto2's virtual camera has no live view (`capture_preview` answers -6): the first
+/// viewer gets 409 with the one line, the status says `unsupported`, and the camera is
+/// never asked again (a second viewer is refused at once).
+@Suite(.enabled(if: VirtualCamera.available, Comment(rawValue: VirtualCamera.missing)))
+struct ServeGPhoto2LiveViewTests {
+    @Test func theVirtualCamerasMissingLiveViewIsOneClearState() async throws {
+        let pictures = try VirtualCamera.pictures()
+        let rig = """
+            {"name": "gp", "loopRateHz": 50, "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}],
+             "camera": {"type": "gphoto2", "afterShotMs": 0}}
+            """
+        let server = try await ServeProcess(rig: rig, environment: VirtualCamera.environment(pictures: pictures))
+        defer { server.stop() }
+        let first = try await server.fetch("/api/liveview")
+        #expect(first.status == 409)
+        let line = String(decoding: first.body, as: UTF8.self)
+        #expect(line.contains(LiveViewFeed.noLiveView), "\(line)")
+        let (_, status) = try await server.request("GET", "/api/status")
+        let live = try #require(ServeLiveViewTests.liveView(status))
+        #expect(live["state"] as? String == "unsupported")
+        #expect((live["problem"] as? String)?.hasPrefix(LiveViewFeed.noLiveView) == true)
+        let again = try await server.fetch("/api/liveview")
+        #expect(again.status == 409)
+        // Said once in the log, not an error loop.
+        #expect(server.log.components(separatedBy: LiveViewFeed.noLiveView).count - 1 == 1, "\(server.log)")
+        // The camera still shoots: the status says connected.
+        #expect((status["camera"] as? [String: Any])?["state"] as? String == "connected")
+    }
+}
+
+extension ServeLiveViewTests {
+    /// The page in Debian's chromium (`serve_liveview.py`): the live view painted behind
+    /// the jog pad with its thirds grid, a new frame as the rig pans, STOP on top and
+    /// stopping a long move while it plays.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func thePagePaintsTheLiveViewAndStopStillWorks() async throws {
+        let rig = Self.rig.replacingOccurrences(of: #""maxVelocity": 60, "maxAcceleration": 120}"#, with: #""maxVelocity": 10, "maxAcceleration": 40}"#)
+        let server = try await ServeProcess(rig: rig)
+        defer { server.stop() }
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_liveview.py").path
+        let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(120))
+        #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
+        for check in ["painted", "follows", "stop", "after-stop"] {
+            #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
+        }
+    }
+}
