@@ -363,3 +363,27 @@ import Testing
         }
     }
 }
+
+extension ServeControlTests {
+    /// STOP brakes and parks and the servos hold; shut down is the one act that goes on to
+    /// the outputs' safe state and ends the session. Only the controller may; a watcher
+    /// gets 409 and nothing ends.
+    @Test func shutDownParksReleasesTheServosAndEndsTheSession() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let moving = try await client.execute(
+                uri: "/api/goto", method: .post, headers: .client("phone-a"), body: jsonBody(#"{"pose": {"pan": 30}}"#))
+            let key = try #require(moving.controlKey)
+            let watcher = try await client.execute(uri: "/api/shutdown", method: .post, headers: .client("phone-b"))
+            #expect(watcher.status == .conflict)
+            #expect(!fixture.console.hasEnded)
+            let shut = try await client.execute(uri: "/api/shutdown", method: .post, headers: .client("phone-a", key: key))
+            #expect(shut.status == .accepted)
+            // The session ends (brake, park, safe state) and says how: a stop request, no fault.
+            let summary = try #require(fixture.console.waitUntilEnded())
+            #expect(summary.end == .stopRequested && summary.loop.fault == nil)
+            #expect(abs(summary.loop.finalPose[0]) < 1e-6, "parked at pan 0, not left at \(summary.loop.finalPose[0])")
+        }
+    }
+}

@@ -81,6 +81,7 @@ public enum ServeApp {
             router.post("/api/\(name)") { request, context in try await routes.step(action, request, context) }
         }
         router.post("/api/stop") { request, context in try await routes.stop(request, context) }
+        router.post("/api/shutdown") { request, context in try await routes.shutdown(request, context) }
         router.post("/api/jog") { request, context in try await routes.jog(request, context) }
         router.post("/api/goto") { request, context in try await routes.goTo(request, context) }
         router.post("/api/nudge") { request, context in try await routes.nudge(request, context) }
@@ -96,7 +97,8 @@ public enum ServeApp {
         switch path {
         case "/", "/pair", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview":
             return "GET"
-        case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/jog", "/api/goto", "/api/nudge":
+        case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/shutdown", "/api/jog",
+            "/api/goto", "/api/nudge":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

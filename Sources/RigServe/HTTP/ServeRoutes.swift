@@ -310,6 +310,20 @@ struct ServeRoutes: Sendable {
         return try Self.json(currentStatus(request), status: .accepted)
     }
 
+    /// Shut down: what STOP does, then the outputs' safe state (the servos released, as
+    /// Ctrl-C leaves them) and the end of `rig serve`. Only the controller may: a
+    /// photographer packing up, not a watcher. A stop brakes and parks and the servos hold;
+    /// a shut down is the one act that lets them go.
+    func shutdown(_ request: Request, _ context: ServeContext) async throws -> Response {
+        _ = try control(request, context)
+        parts.jogGuard.latchAll(nowSeconds: now)
+        console.stopMotion(by: displayName(request, context))
+        console.requestStop()
+        lease.release()
+        _ = try? await drain(request)
+        return try Self.json(currentStatus(request), status: .accepted)
+    }
+
     // MARK: Motion
 
     private struct JogBody: Decodable {
