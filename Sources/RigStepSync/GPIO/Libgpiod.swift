@@ -51,11 +51,11 @@ enum Libgpiod {
         }
     }
 
-    /// A requested output line; given back to the kernel by `release()` or when it goes.
-    final class OutputLine {
-        /// Kept so the chip outlives its lines.
+    /// A requested line: given back to the kernel by `release()` or when it goes (the
+    /// chip stays open while any of its lines is held).
+    class RequestedLine {
         private let chip: Chip
-        private var handle: OpaquePointer?
+        fileprivate private(set) var handle: OpaquePointer?
 
         fileprivate init(chip: Chip, handle: OpaquePointer) {
             self.chip = chip
@@ -63,12 +63,6 @@ enum Libgpiod {
         }
 
         deinit { release() }
-
-        /// Sets the logical value; fails after `release()`.
-        func set(_ value: Bool) throws(Failure) {
-            guard let handle else { throw Failure("the line is released") }
-            guard gpiod_line_set_value(handle, value ? 1 : 0) == 0 else { throw Failure("setting the line failed") }
-        }
 
         func release() {
             guard let handle else { return }
@@ -77,18 +71,17 @@ enum Libgpiod {
         }
     }
 
-    /// A requested line that reports edges through an fd to `poll`.
-    final class EdgeLine {
-        private let chip: Chip
-        private var handle: OpaquePointer?
-
-        fileprivate init(chip: Chip, handle: OpaquePointer) {
-            self.chip = chip
-            self.handle = handle
+    /// A requested output line.
+    final class OutputLine: RequestedLine {
+        /// Sets the logical value; fails after `release()`.
+        func set(_ value: Bool) throws(Failure) {
+            guard let handle else { throw Failure("the line is released") }
+            guard gpiod_line_set_value(handle, value ? 1 : 0) == 0 else { throw Failure("setting the line failed") }
         }
+    }
 
-        deinit { release() }
-
+    /// A requested line that reports edges through an fd to `poll`.
+    final class EdgeLine: RequestedLine {
         /// The fd that becomes readable when an edge is waiting (-1 once released).
         var fd: Int32 { handle.map { gpiod_line_event_get_fd($0) } ?? -1 }
 
@@ -99,12 +92,6 @@ enum Libgpiod {
             var event = gpiod_line_event()
             guard gpiod_line_event_read(handle, &event) == 0 else { return nil }
             return (event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE), Double(event.ts.tv_sec) + Double(event.ts.tv_nsec) / 1e9)
-        }
-
-        func release() {
-            guard let handle else { return }
-            self.handle = nil
-            gpiod_line_release(handle)
         }
     }
 }
