@@ -230,20 +230,25 @@ public final class LiveViewSlot: Sendable {
     public func next() async -> LiveViewFrame? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<LiveViewFrame?, Never>) in
-                let ready = state.withLock { s -> LiveViewFrame?? in
-                    if s.closed { return .some(nil) }
-                    if let frame = s.frame {
-                        s.frame = nil
-                        s.delivered += 1
-                        return .some(frame)
-                    }
-                    s.waiter = .task(continuation)
-                    return .none
-                }
-                if let ready { continuation.resume(returning: ready) }
+                if let ready = take(orWait: .task(continuation)) { continuation.resume(returning: ready) }
             }
         } onCancel: {
             close()
+        }
+    }
+
+    /// The frame waiting (taken), nil in it once the slot is closed; or none yet, and
+    /// `waiter` is told when one comes.
+    private func take(orWait waiter: Waiter) -> LiveViewFrame?? {
+        state.withLock { s -> LiveViewFrame?? in
+            if s.closed { return .some(nil) }
+            if let frame = s.frame {
+                s.frame = nil
+                s.delivered += 1
+                return .some(frame)
+            }
+            s.waiter = waiter
+            return .none
         }
     }
 
@@ -253,17 +258,7 @@ public final class LiveViewSlot: Sendable {
         let deadline = DispatchTime.now() + seconds
         while true {
             let semaphore = DispatchSemaphore(value: 0)
-            let ready = state.withLock { s -> LiveViewFrame?? in
-                if s.closed { return .some(nil) }
-                if let frame = s.frame {
-                    s.frame = nil
-                    s.delivered += 1
-                    return .some(frame)
-                }
-                s.waiter = .thread(semaphore)
-                return .none
-            }
-            if let ready { return ready }
+            if let ready = take(orWait: .thread(semaphore)) { return ready }
             if semaphore.wait(timeout: deadline) == .timedOut {
                 state.withLock { s in
                     if case .thread(let waiting) = s.waiter, waiting === semaphore { s.waiter = nil }
