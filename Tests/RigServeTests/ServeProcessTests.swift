@@ -60,7 +60,7 @@ import Testing
             "schemathesis",
             [
                 "run", server.baseURL + "/api/openapi.json", "--exclude-path", "/api/events", "--exclude-path", "/api/shutdown",
-                "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "5",
+                "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "15",
                 "--no-color", "--suppress-health-check", "all",
             ],
             in: server.directory, limit: .seconds(90))

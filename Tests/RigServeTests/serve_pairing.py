@@ -25,7 +25,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
 
@@ -98,7 +98,7 @@ def main():
     server = Server(binary, rig, workdir)
     driver = browser()
     other = None
-    wait = WebDriverWait(driver, 20, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException])
+    wait = WebDriverWait(driver, 20, poll_frequency=0.05, ignored_exceptions=[WebDriverException])
     try:
         driver.get(server.base + "/")
         wait.until(shows_pairing)
@@ -123,7 +123,7 @@ def main():
 
         other = browser()
         other.get(pair_url)
-        WebDriverWait(other, 20, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]).until(
+        WebDriverWait(other, 20, poll_frequency=0.05, ignored_exceptions=[WebDriverException]).until(
             lambda d: shows_pairing(d) and "wrong, used or expired" in d.find_element(By.ID, "pairmsg").text)
         print("PASS code-once: the spent code does not pair another browser:", other.find_element(By.ID, "pairmsg").text[:60])
 
