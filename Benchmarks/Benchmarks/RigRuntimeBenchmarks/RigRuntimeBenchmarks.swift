@@ -50,11 +50,12 @@ let benchmarks: @Sendable () -> Void = {
             // source limits every frame), with a jog waiting in the mailbox (dropped while
             // the program plays, as the server's are).
             let program = HostedProgram(name: "bench", motion: motion, trigger: .auto)
-            let source = ProgramHost(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true)
             let mailbox = SourceMailbox()
-            let loop = ControlLoop(rig: rig, source: source, output: output,
+            // Made in place: a second reference to the host's arrays would make the first
+            // tick's writes copy them (as the session moves its source into the loop).
+            let loop = ControlLoop(rig: rig, source: ProgramHost(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true), output: output,
                                    clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose, mailbox: mailbox)
-            mailbox.post(.motion(.jog([0.5, 0])))
+            mailbox.post(.motion(.jog(velocityFractions: [0.5, 0])))
             benchmark.startMeasurement()
             let result = loop.run()
             benchmark.stopMeasurement()

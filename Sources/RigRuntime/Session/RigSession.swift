@@ -128,7 +128,9 @@ public struct SessionSummary: Sendable {
 /// `status` may be called from any thread.
 public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     public let rig: Rig
-    private let source: Source
+    /// Moved into the loop when it is made (not copied: a second reference to its arrays
+    /// would make the loop thread's first write to each one allocate a copy).
+    private var source: Source?
     private let output: Output
     private let startPose: [Double]
     /// In start order: the camera, the caller's parts, the trigger.
@@ -229,6 +231,12 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     /// From the trace to the loop's end: the output is in its safe state when this returns
     /// or throws.
     private func runLoop() throws(SessionError) -> SessionSummary {
+        // The source is moved into the loop, not copied (see `source`).
+        var taken: Source? = nil
+        swap(&taken, &source)
+        guard let source = consume taken else {
+            throw .partStart(PartStartFailure(part: "session", cause: .refused, detail: "a session runs once; make a new one"))
+        }
         let trace = try openTrace()
         let trap =
             options.trapSignals
@@ -246,10 +254,11 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             throw .partStart(PartStartFailure(part: "output", error: error))
         }
         let loop = ControlLoop(
-            rig: rig, source: source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
+            rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
-            mailbox: mailbox, stop: { [self] in requestStop() }, stepCount: source.progress.stepCount ?? 0, pose: { [weak loop] in loop?.status.positions })
+            mailbox: mailbox, stop: { [self] in requestStop() }, stepCount: loop.status.progress.stepCount ?? 0, pose: { [weak loop] in loop?.status.positions }
+        )
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {
                 // A part that cannot start after the output did: the loop's own way out puts
