@@ -23,17 +23,6 @@ import Testing
                 """)
     }
 
-    /// Waits (bounded) until `collector` has `needle`.
-    static func waitFor(_ needle: String, in collector: PipeCollector, process: Process, within seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if collector.text.contains(needle) { return true }
-            if !process.isRunning { return collector.text.contains(needle) }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return false
-    }
-
     static func traceRows(_ path: String) -> Int {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").filter { !$0.hasPrefix("time_s") }.count
     }
@@ -45,7 +34,7 @@ import Testing
         let (process, out, err) = try RigProcess.start(["play", file, "--trace", trace, "--no-realtime"], environment: ["TZ": "UTC"])
         let stdout = PipeCollector(out)
         let stderr = PipeCollector(err)
-        #expect(Self.waitFor("⏳ starts at ", in: stdout, process: process), "\(stdout.text)\(stderr.text)")
+        #expect(stdout.wait(for: "⏳ starts at "), "\(stdout.text)\(stderr.text)")
         #expect(stdout.text.contains("local ("), "\(stdout.text)")
         #expect(stdout.text.contains(", in 1 min 5") || stdout.text.contains(", in 2 min 00 s"), "\(stdout.text)")
         // Waiting: nothing sent to the rig, no header.
@@ -66,7 +55,7 @@ import Testing
         let (process, out, err) = try RigProcess.start(["play", file, "--trace", trace, "--no-realtime"])
         let stdout = PipeCollector(out)
         let stderr = PipeCollector(err)
-        #expect(Self.waitFor("⏳ starts at ", in: stdout, process: process), "\(stdout.text)\(stderr.text)")
+        #expect(stdout.wait(for: "⏳ starts at "), "\(stdout.text)\(stderr.text)")
         let waiting = Self.traceRows(trace)
         stdout.waitForEnd()
         stderr.waitForEnd()

@@ -39,10 +39,11 @@ import Testing
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "\(numbers)")
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
         #expect(camera.liveView.state == .on)
-        // The last viewer out stops the drawing.
+        // The last viewer out stops the drawing: woken by the feed's change notice.
+        let changed = DispatchSemaphore(value: 0)
+        camera.liveView.onChange { changed.signal() }
         camera.liveView.leave(slot)
-        let deadline = Date().addingTimeInterval(30)
-        while camera.liveView.state != .off, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while camera.liveView.state != .off, changed.wait(timeout: .now() + 30) == .success {}
         #expect(camera.liveView.state == .off)
         #expect(camera.liveView.isWanted == false)
     }

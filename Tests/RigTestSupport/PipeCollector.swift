@@ -4,8 +4,9 @@ import Foundation
 /// start (so a full pipe never stalls the child) and readable from any thread while it
 /// comes in.
 public final class PipeCollector: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var bytes = Data()
+    private var finished = false
     private let reading = DispatchGroup()
 
     /// Starts reading `pipe` until its write end is closed (by every holder: start the
@@ -17,7 +18,14 @@ public final class PipeCollector: @unchecked Sendable {
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
-                lock.withLock { bytes.append(chunk) }
+                lock.withLock {
+                    bytes.append(chunk)
+                    lock.broadcast()
+                }
+            }
+            lock.withLock {
+                finished = true
+                lock.broadcast()
             }
             reading.leave()
         }
@@ -29,6 +37,18 @@ public final class PipeCollector: @unchecked Sendable {
 
     /// How many times `needle` occurs in what arrived so far.
     public func count(_ needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    /// Waits until what arrived contains `needle` (woken by each chunk, not polled), the
+    /// writer closed its end, or `seconds` passed; true when it is there.
+    public func wait(for needle: String, within seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        return lock.withLock {
+            while true {
+                if String(decoding: bytes, as: UTF8.self).contains(needle) { return true }
+                if finished || !lock.wait(until: deadline) { return String(decoding: bytes, as: UTF8.self).contains(needle) }
+            }
+        }
+    }
 
     /// The writer closed its end and everything it wrote was read.
     public var ended: Bool { reading.wait(timeout: .now()) == .success }
