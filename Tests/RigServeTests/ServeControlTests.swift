@@ -190,6 +190,20 @@ import Testing
             #expect(missing.status == .conflict && (missing.json["error"] as? String)?.contains("began") == true, "\(missing.text)")
             let ahead = try await jog("ahead", 1, 0, began: fixture.clockMilliseconds + 5000)
             #expect(ahead.status == .conflict && (ahead.json["error"] as? String)?.contains("ahead") == true, "\(ahead.text)")
+            // Numbers no page sends (schemathesis found a `began` of 5.5e32 ms trapping the
+            // reply's Int conversion and killing the server): refused, and the server answers on.
+            for (t, began) in [(0.0, 5.507514202687351e32), (1e300, 0), (-1e300, 0), (0, -1)] {
+                let wild = try await client.execute(
+                    uri: "/api/jog", method: .post, headers: .client("a"),
+                    body: jsonBody(#"{"velocity": {"pan": 0.5}, "press": "wild", "seq": 1, "t": \#(t), "began": \#(began)}"#))
+                #expect(wild.status == .badRequest, "\(wild.text)")
+            }
+            // The guard itself never traps, whatever it is handed.
+            let guardItself = JogGuard(maxAgeSeconds: 0.25)
+            for began in [5.5e32, -5.5e32, 1e13] {
+                let verdict = guardItself.judge(press: "g\(began)", seq: 1, sentMilliseconds: -1e300, beganMilliseconds: began, stopping: false, nowSeconds: 1)
+                #expect(verdict != .accept)
+            }
             try await fixture.waitTicks(30)
             #expect(fixture.console.status(controller: nil).pose["pan"] == 0)
             // A fresh press moves.

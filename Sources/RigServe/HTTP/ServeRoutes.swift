@@ -348,8 +348,11 @@ struct ServeRoutes: Sendable {
             throw ServeError(.badRequest, "$.velocity.\(name): \(v) is outside −1…1 (a fraction of maxVelocity)")
         }
         if let press = body.press, press.isEmpty || press.unicodeScalars.count > 64 { throw ServeError(.badRequest, "$.press: 1–64 characters") }
-        if let t = body.t, !t.isFinite { throw ServeError(.badRequest, "$.t: not a finite number") }
-        if let began = body.began, !began.isFinite { throw ServeError(.badRequest, "$.began: not a finite number") }
+        // A day of press and a clock up to year 2286 in ms: anything else is not a page's.
+        if let t = body.t, !(t.isFinite && abs(t) <= 86_400_000) { throw ServeError(.badRequest, "$.t: ms since the press began, within a day") }
+        if let began = body.began, !(began.isFinite && began >= 0 && began <= 1e13) {
+            throw ServeError(.badRequest, "$.began: ms on the status's clock (0…1e13)")
+        }
         let stopping = body.velocity.values.allSatisfy { $0 == 0 }
         let verdict = parts.jogGuard.judge(
             press: body.press, seq: body.seq, sentMilliseconds: body.t, beganMilliseconds: body.began, stopping: stopping, nowSeconds: now)

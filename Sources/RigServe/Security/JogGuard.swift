@@ -76,7 +76,7 @@ public final class JogGuard: Sendable {
                 }
                 if began > nowSeconds + Self.futureToleranceSeconds {
                     return .drop(
-                        "began \(Int(((began - nowSeconds) * 1000).rounded())) ms ahead of the server's clock: estimate it from the status's clock")
+                        "began \(Self.milliseconds(began - nowSeconds)) ms ahead of the server's clock: estimate it from the status's clock")
                 }
                 if let stop = s.lastStopSeconds, began < stop, !stopping {
                     return .drop("this press began before the last STOP: lift your finger and press again")
@@ -101,7 +101,14 @@ public final class JogGuard: Sendable {
     }
 
     private static func stale(_ age: Double, _ maxAge: Double) -> String {
-        "stale: sent \(Int((age * 1000).rounded())) ms before it arrived (at most \(Int(maxAge * 1000)) ms): dropped"
+        "stale: sent \(milliseconds(age)) ms before it arrived (at most \(milliseconds(maxAge)) ms): dropped"
+    }
+
+    /// Seconds as whole milliseconds for a reply, whatever the client sent (a 1e32 `began`
+    /// must not trap the conversion).
+    static func milliseconds(_ seconds: Double) -> Int {
+        let ms = (seconds * 1000).rounded()
+        return ms.isFinite ? Int(min(max(ms, -1e15), 1e15)) : 0
     }
 
     private static func remember(_ press: String, _ p: Press, in s: inout State) {
