@@ -381,6 +381,8 @@ func panTiltRig(output: String = #"{"type": "sim"}"#) -> String {
         #expect(XMPSidecarWriter.exposureTime(0.3) == "3/10")
         #expect(XMPSidecarWriter.exposureTime(2.5) == "5/2")
         #expect(XMPSidecarWriter.exposureTime(30) == "30/1")
+        // What a hostile or torn log may hold prints instead of trapping.
+        for wild in [1e-300, -0.004, 0, 1e300, -1e300, .nan] { #expect(XMPSidecarWriter.exposureTime(wild).contains("/")) }
         #expect(XMPSidecarWriter.rational(5.6, maxDenominator: 100) == "28/5")
         #expect(XMPSidecarWriter.rational(8, maxDenominator: 100) == "8/1")
         #expect(XMPSidecarWriter.rational(1.4, maxDenominator: 100) == "7/5")

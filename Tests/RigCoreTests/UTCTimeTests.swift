@@ -22,6 +22,15 @@ import Testing
         #expect(UTCTime.parse("yesterday") == nil)
     }
 
+    /// A time no clock gives (a hostile shot log's 1e300, NaN) prints as some date instead
+    /// of trapping the conversion.
+    @Test func anyNumberPrints() {
+        for unix in [1e300, -1e300, .nan, .infinity, -.infinity, 9.3e18] {
+            #expect(!UTCTime.text(unix, dateToo: true).isEmpty)
+            #expect(UTCTime.iso(unix).hasSuffix("Z"))
+        }
+    }
+
     /// A date the calendar does not have is refused, not rolled over into the next month.
     @Test func aDayThatDoesNotExistIsNoTime() {
         for text in [

@@ -40,7 +40,7 @@ public enum UTCTime {
 
     /// "19:04:10 UTC", or with the date "2026-06-21 19:04:10 UTC" (to the nearest second).
     public static func text(_ unix: Double, dateToo: Bool) -> String {
-        let seconds = Int64(unix.rounded())
+        let seconds = Int64(bounded(unix).rounded())
         let (date, inDay) = civil(seconds)
         let clock = "\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) UTC"
         return dateToo ? "\(date) \(clock)" : clock
@@ -49,12 +49,18 @@ public enum UTCTime {
     /// ISO 8601 in UTC to the millisecond, `2026-06-21T19:04:10.250Z`: what `parse` reads,
     /// and what XMP and EXIF readers take (fractional seconds and the zone).
     public static func iso(_ unix: Double) -> String {
-        let millis = Int64((unix * 1000).rounded())
+        let millis = Int64((bounded(unix) * 1000).rounded())
         let whole = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         let fraction = Int(millis - whole * 1000)
         let (date, inDay) = civil(whole)
         let ms = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
         return "\(date)T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)).\(ms)Z"
+    }
+
+    /// Unix seconds a file may hold, whatever it holds (1e300 or NaN must not trap the
+    /// conversion): ±100,000 years.
+    private static func bounded(_ unix: Double) -> Double {
+        unix.isFinite ? min(max(unix, -3.2e12), 3.2e12) : 0
     }
 
     private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

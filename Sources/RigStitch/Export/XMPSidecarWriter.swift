@@ -81,9 +81,9 @@ public enum XMPSidecarWriter {
 
     /// A shutter time as EXIF writes it: `1/250` for a fraction of a second, `30/1`, `5/2`.
     static func exposureTime(_ seconds: Double) -> String {
-        if seconds < 1 {
+        if seconds > 0, seconds < 1 {
             let reciprocal = 1 / seconds
-            if abs(reciprocal - reciprocal.rounded()) < 1e-6 * reciprocal { return "1/\(Int(reciprocal.rounded()))" }
+            if reciprocal < 1e9, abs(reciprocal - reciprocal.rounded()) < 1e-6 * reciprocal { return "1/\(Int(reciprocal.rounded()))" }
         }
         return rational(seconds, maxDenominator: 100_000)
     }
@@ -123,7 +123,7 @@ public enum XMPSidecarWriter {
             if rest < 1e-12 || abs(Double(p1) / Double(q1) - abs(value)) < 1e-12 * max(1, abs(value)) { break }
             x = 1 / rest
         }
-        if q1 == 0 { (p1, q1) = (Int(abs(value).rounded()), 1) }
+        if q1 == 0 { (p1, q1) = (Int(min(abs(value), 1e15).rounded()), 1) }
         return "\(negative && p1 != 0 ? "-" : "")\(p1)/\(q1)"
     }
 }
