@@ -176,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "RigRuntimeTests",
             dependencies: [
-                "RigCore", "RigRuntime", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
+                "RigCore", "RigRuntime", "RigSky", "RigTestSupport", .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         .testTarget(name: "RigDBusTests", dependencies: ["RigDBus", "RigTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -43,6 +43,30 @@ import Testing
         #expect((times.last ?? 0) > (times.first ?? 1) * 30, "6 EV is 64× the light: \(times.first ?? 0) → \(times.last ?? 0)")
     }
 
+    /// `+` on the terminal during an interval-paced ramp (no keyboard trigger) nudges it: the
+    /// frames after it come out about a stop brighter than the scene's target, by small steps.
+    @Test func plusOnTheTerminalNudgesTheRampBrighter() throws {
+        let path = try RigProcess.temporaryFile(
+            "nudge.json", contents: Self.program(frames: 60, ramp: #"{"mode": "auto", "startEV": 10, "maxShutterSeconds": 2}"#, scene: #"[{"t": 0, "ev": 10}]"#)
+        )
+        let log = path + ".jsonl"
+        let rig = try TerminalProcess(["play", path, "--speed", "20", "--log", log, "--no-realtime"])
+        defer { if rig.process.isRunning { rig.process.terminate() } }
+        #expect(rig.stdout.wait(for: "keys: + brighter", within: 60), "\(rig.stdout.text)\n\(rig.stderr.text)")
+        rig.type("+++")
+        #expect(rig.stdout.wait(for: "exposure nudge +1.00 EV", within: 60), "\(rig.stdout.text)")
+        rig.process.waitUntilExit()
+        #expect(rig.process.terminationStatus == 0, "\(rig.stderr.text)")
+        let events = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let images = events.filter { $0["event"] as? String == "image" }.compactMap { $0["brightnessEV"] as? Double }
+        #expect(images.count == 60)
+        // The last frames sit a stop above the target; no frame-to-frame step the eye sees.
+        #expect(images.suffix(5).allSatisfy { abs($0 - 1) <= 0.35 }, "\(images)")
+        #expect(zip(images.dropFirst(), images).allSatisfy { abs($0 - $1) <= 0.35 }, "\(images)")
+    }
+
     @Test func withoutTheRampTheSameSceneDrifts() throws {
         // The same scene at one fixed exposure (keys that never change): 6 EV under by the end.
         let (result, events) = try play(

@@ -1,4 +1,5 @@
 import RigRuntime
+import RigSky
 import Testing
 
 @Suite struct StepKeyReaderTests {
@@ -17,6 +18,10 @@ import Testing
         #expect(keys("g1x\r") == [.next])
         #expect(keys("g\r") == [])
         #expect(keys("zZ?") == [])
+        // + and - (and = and _, the same keys unshifted or shifted) nudge a ramp.
+        let third = StepKeyCommand.nudge(by: RampNudge.stepEV)
+        let minusThird = StepKeyCommand.nudge(by: -RampNudge.stepEV)
+        #expect(keys("+=-_") == [third, third, minusThird, minusThird])
     }
 
     @Test func typedLinesWhenStdinIsNotATerminal() {
@@ -29,5 +34,7 @@ import Testing
         #expect(StepKeyReader.parse(line: " Home ") == .home)
         #expect(StepKeyReader.parse(line: "g x") == nil)
         #expect(StepKeyReader.parse(line: "hello") == nil)
+        #expect(StepKeyReader.parse(line: " + ") == .nudge(by: RampNudge.stepEV))
+        #expect(StepKeyReader.parse(line: "-") == .nudge(by: -RampNudge.stepEV))
     }
 }

@@ -80,12 +80,16 @@ extension ServeCameraTests {
                 try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"by": 5}"#)).json["nudgeEV"]
                     as? Double == 3)
             #expect(abs(fixture.console.rampNudge.ev - 3) < 1e-9)
+            // The status carries it (the page's nudge row shows it); an idle status does not.
+            #expect(fixture.console.status(controller: nil).nudgeEV == 3)
             let both = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"ev": 1, "by": 1}"#))
             #expect(both.status == .badRequest)
             // Another client watches; it cannot nudge.
             let other = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("b"), body: jsonBody(#"{"ev": 0}"#))
             #expect(other.status == .conflict)
             _ = try await client.execute(uri: "/api/stop", method: .post, headers: .client("a", key: key))
+            _ = try await fixture.waitStatus { $0.state == .idle }
+            #expect(fixture.console.status(controller: nil).nudgeEV == nil)
         }
     }
 }

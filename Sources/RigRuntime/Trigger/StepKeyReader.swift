@@ -1,4 +1,5 @@
 import Foundation
+import RigSky
 
 /// What a key (or a typed line) asks of a stepped program under the keyboard trigger.
 public enum StepKeyCommand: Sendable, Equatable {
@@ -14,6 +15,8 @@ public enum StepKeyCommand: Sendable, Equatable {
     case home
     /// `q`: stop (brake, park, safe state).
     case stop
+    /// `+` or `-`: nudge an exposure ramp by `RampNudge.stepEV`, brighter or darker.
+    case nudge(by: Double)
 }
 
 /// Decodes the keyboard trigger's keys: single keys in a raw terminal (`feed`), or whole
@@ -22,7 +25,7 @@ public struct StepKeyReader: Sendable {
     /// The digits typed after `g` so far; nil when not typing a step number.
     public private(set) var typedStep: String?
 
-    public static let help = "Enter next · r redo · b back · g N Enter go to step N · h home · q stop"
+    public static let help = "Enter next · r redo · b back · g N Enter go to step N · h home · q stop · + - nudge a ramp"
 
     public init() {}
 
@@ -56,11 +59,13 @@ public struct StepKeyReader: Sendable {
         case UInt8(ascii: "g"), UInt8(ascii: "G"):
             typedStep = ""
             return nil
+        case UInt8(ascii: "+"), UInt8(ascii: "="): return .nudge(by: RampNudge.stepEV)
+        case UInt8(ascii: "-"), UInt8(ascii: "_"): return .nudge(by: -RampNudge.stepEV)
         default: return nil
         }
     }
 
-    /// One typed line (stdin not a terminal): empty → next, `r`, `b`, `q`, `h`, `g N`.
+    /// One typed line (stdin not a terminal): empty → next, `r`, `b`, `q`, `h`, `g N`, `+`, `-`.
     public static func parse(line: String) -> StepKeyCommand? {
         let text = line.trimmingCharacters(in: .whitespaces).lowercased()
         switch text {
@@ -69,6 +74,8 @@ public struct StepKeyReader: Sendable {
         case "b", "back": return .back
         case "q", "quit", "stop": return .stop
         case "h", "home": return .home
+        case "+": return .nudge(by: RampNudge.stepEV)
+        case "-": return .nudge(by: -RampNudge.stepEV)
         default:
             guard text.hasPrefix("g") else { return nil }
             let number = text.dropFirst().trimmingCharacters(in: .whitespaces)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RigCore
+import RigSky
 import Synchronization
 
 /// What advances a stepped program: it hears the player's events and drives the program
@@ -68,7 +69,14 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     private let state = Mutex<(controls: StepControls?, step: Int?, count: Int, stopped: Bool)>((nil, nil, 0, false))
     private let raw = Mutex<TerminalRawMode?>(nil)
 
-    public init(prompt: @escaping @Sendable (String) -> Void) { self.prompt = prompt }
+    private let nudge: RampNudge?
+
+    /// - Parameter nudge: the exposure ramp's nudge that `+` and `-` move (nil: the
+    ///   program has no ramp; the keys say so).
+    public init(prompt: @escaping @Sendable (String) -> Void, nudge: RampNudge? = nil) {
+        self.prompt = prompt
+        self.nudge = nudge
+    }
     public var label: String { "keyboard (Enter)" }
 
     public func start(_ controls: StepControls) throws {
@@ -101,18 +109,16 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
     /// Single keys from the raw terminal, polled so `stop()` ends the thread.
     private func readKeys() {
         var reader = StepKeyReader()
-        var byte: UInt8 = 0
-        while !isStopped {
-            var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            guard poll(&fds, 1, 100) > 0 else { continue }
-            guard read(STDIN_FILENO, &byte, 1) == 1 else { return }
-            let typing = reader.typedStep
-            if let command = reader.feed(byte) {
-                apply(command)
-            } else if let digits = reader.typedStep, digits != typing {
-                prompt("go to step: \(digits)")
-            }
-        }
+        TerminalRawMode.readKeys(
+            until: { isStopped },
+            { byte in
+                let typing = reader.typedStep
+                if let command = reader.feed(byte) {
+                    apply(command)
+                } else if let digits = reader.typedStep, digits != typing {
+                    prompt("go to step: \(digits)")
+                }
+            })
     }
 
     func apply(_ command: StepKeyCommand) {
@@ -142,6 +148,8 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
             controls.goHome()
         case .stop:
             controls?.stop()
+        case .nudge(let delta):
+            prompt(RampNudge.keyReply(nudge, by: delta))
         }
     }
 

@@ -36,3 +36,17 @@ public final class TerminalRawMode: @unchecked Sendable {
 
     deinit { restore() }
 }
+
+extension TerminalRawMode {
+    /// Reads single bytes from stdin until `stopped()` or the terminal closes, polling every
+    /// 100 ms so a stop ends the reading thread.
+    public static func readKeys(until stopped: () -> Bool, _ key: (UInt8) -> Void) {
+        var byte: UInt8 = 0
+        while !stopped() {
+            var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&fds, 1, 100) > 0 else { continue }
+            guard read(STDIN_FILENO, &byte, 1) == 1 else { return }
+            key(byte)
+        }
+    }
+}

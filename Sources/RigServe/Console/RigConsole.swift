@@ -250,6 +250,7 @@ public final class RigConsole: @unchecked Sendable {
             // Paused time does not count down the ETA: the run is that much later.
             let paused = playing ? progress.pausedSeconds : 0
             status.etaSeconds = run.estimatedSeconds.map { (max(0, $0 - elapsed + paused) * 10).rounded() / 10 }
+            if runner.withLock({ $0?.rampNudge != nil }) { status.nudgeEV = (rampNudge.ev * 1000).rounded() / 1000 }
         }
         return status
     }

@@ -54,6 +54,10 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     /// The rig's camera: null when the rig has none (or `--no-shoot`).
     public var camera: CameraState?
 
+    /// The nudge on the playing program's exposure ramp (EV, positive brighter); nil
+    /// unless a program with a ramp plays.
+    public var nudgeEV: Double? = nil
+
     public struct CameraState: Sendable, Equatable, Encodable {
         /// `connected`, or `not connected` (off or not found: the server looks for it
         /// every few seconds and uses it once found).
@@ -162,7 +166,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock, nudgeEV
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -181,6 +185,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(lastShot, forKey: .lastShot)
         try c.encode(camera, forKey: .camera)
         try c.encode(clock, forKey: .clock)
+        try c.encode(nudgeEV, forKey: .nudgeEV)
     }
 
     /// The same apart from elapsed time and ETA (the events stream sends those changes

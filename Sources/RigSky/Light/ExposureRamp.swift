@@ -132,6 +132,15 @@ public final class RampNudge: Sendable {
         return held
     }
 
+    /// Moves `nudge` (nil: no ramp) by a key's `delta` and says what it is now, for the
+    /// keyboard's reply line.
+    public static func keyReply(_ nudge: RampNudge?, by delta: Double) -> String {
+        guard let nudge else { return "no exposure ramp to nudge: + and - move a ramp's exposure" }
+        let ev = nudge.add(delta)
+        let shown = abs(ev) < 0.005 ? "0" : (ev > 0 ? "+" : "") + fixed(ev, 2)
+        return "exposure nudge \(shown) EV (the ramp takes it up at 1 EV a minute)"
+    }
+
     /// Adds to the nudge (held to `range`); returns it.
     @discardableResult public func add(_ delta: Double) -> Double {
         value.withLock { v in

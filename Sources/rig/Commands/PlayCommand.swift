@@ -95,8 +95,15 @@ struct PlayCommand: ParsableCommand {
         let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
         if !isTTY { say(header) }
-        let stepTrigger = program.isStepped ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, logger: logger) : nil
-        try shoot.open(logger: logger, display: { line in view.log(line) })
+        // `+` and `-` nudge a ramp: the keyboard trigger's keys, else a terminal's own.
+        let nudge = RampNudge()
+        let stepTrigger =
+            program.isStepped ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, nudge: nudge, logger: logger) : nil
+        try shoot.open(logger: logger, rampNudge: nudge, display: { line in view.log(line) })
+        var parts: [any SessionPart] = shoot.runner.map { [$0] } ?? []
+        if shoot.runner?.rampNudge != nil, chosenTrigger != .keyboard, let keys = RampKeys(nudge: nudge, say: { line in view.log(line) }) {
+            parts.append(keys)
+        }
         if let path = shoot.logPath { view.log("shot log: \(path)") }
         // The one program host, as `rig serve` plays programs; here it ends with the program.
         var hosted = HostedProgram(
@@ -107,7 +114,7 @@ struct PlayCommand: ParsableCommand {
         options.viewIntervalSeconds = 0.1
         let session = RigSession(
             rig: rig, source: ProgramHost(rig: rig, startPose: startPose, program: hosted, endsWithProgram: true), output: device,
-            startPose: startPose, trigger: stepTrigger, camera: shoot.camera, parts: shoot.runner.map { [$0] } ?? [],
+            startPose: startPose, trigger: stepTrigger, camera: shoot.camera, parts: parts,
             options: options, logger: logger)
         let summary: SessionSummary
         do throws(SessionError) { summary = try session.run() } catch { throw SessionSetup.refused(error) }
@@ -232,12 +239,14 @@ struct PlayCommand: ParsableCommand {
         return files
     }
 
-    private func makeTrigger(_ trigger: Trigger, program: Program, output: Output, view: LiveView, logger: Logger) throws -> StepTrigger? {
+    private func makeTrigger(
+        _ trigger: Trigger, program: Program, output: Output, view: LiveView, nudge: RampNudge, logger: Logger
+    ) throws -> StepTrigger? {
         switch trigger {
         case .auto: return nil
         case .interval: return nil  // the player paces it (ShootingPlan.intervalSeconds)
         case .keyboard:
-            return KeyboardTrigger(prompt: { line in view.log(line) })
+            return KeyboardTrigger(prompt: { line in view.log(line) }, nudge: program.shoot.ramp == nil ? nil : nudge)
         case .bui:
             // Read on load already (`Devices.check`): this cannot fail now.
             var config = try StepSyncConfig.parse(program.rig.stepSync)

@@ -6,6 +6,7 @@ import RigDevices
 import RigFormat
 import RigGPhoto2
 import RigRuntime
+import RigSky
 import RigStepSync
 
 /// `rig play`'s shooting options: the camera, the shot log, resuming and redoing.
@@ -144,7 +145,8 @@ struct ShootSetup {
 
     /// Opens the log and the camera and makes the runner (none for a keyframes program
     /// without `--interval`). The camera opens first, so a setting it cannot take is refused before the log begins; it is closed again if the log cannot be opened.
-    mutating func open(logger: Logger, display: @escaping @Sendable (String) -> Void) throws {
+    /// - Parameter rampNudge: what the keys (`+`, `-`) set and the ramp reads.
+    mutating func open(logger: Logger, rampNudge: RampNudge = RampNudge(), display: @escaping @Sendable (String) -> Void) throws {
         let timing = plan.timing
         if program.isStepped || plan.intervalSeconds != nil {
             // The camera first: a setting it cannot take is refused before the log is begun.
@@ -191,7 +193,8 @@ struct ShootSetup {
             self.logPath = logPath
             let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
-                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, logger: logger, display: display)
+                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, rampNudge: rampNudge, logger: logger,
+                display: display)
             if let earlierLog { runner.resumeRamp(from: earlierLog) }
             self.runner = runner
         }
