@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RigCore
@@ -21,6 +22,19 @@ import Testing
         #expect(Aperture.number("f/5.6") == 5.6)
         #expect(Aperture.number("F8") == 8)
         #expect(Aperture.number("wide") == nil)
+    }
+
+    /// What a camera reports it made (its nearest choice) is what a ramp measures against:
+    /// a camera's own names (gphoto2's, the simulated camera's), or nothing when one is missing.
+    @Test func theSettingsACameraReportsAreTheExposureItMade() throws {
+        let nikon = try #require(
+            ExposureValue.made([CameraSetting("shutterspeed", "1/125"), CameraSetting("f-number", "f/5.6"), CameraSetting("iso", "400")]))
+        #expect(abs(nikon.ev100 - (log2(5.6 * 5.6 * 125) - 2)) < 1e-9)
+        let sim = try #require(ExposureValue.made([CameraSetting("exposureSeconds", "0.5"), CameraSetting("iso", "100"), CameraSetting("aperture", "f/2.8")]))
+        #expect(abs(sim.ev100 - log2(2.8 * 2.8 / 0.5)) < 1e-9)
+        #expect(ExposureValue.made([CameraSetting("shutterspeed", "1/125"), CameraSetting("iso", "400")]) == nil)
+        #expect(ExposureValue.made([CameraSetting("shutterspeed", "Bulb"), CameraSetting("f-number", "f/8"), CameraSetting("iso", "400")]) == nil)
+        #expect(ExposureValue.made([CameraSetting("shutterspeed", "1/125"), CameraSetting("f-number", "f/8"), CameraSetting("iso", "Auto")]) == nil)
     }
 
     @Test func bracketsGoNormalThenUnderThenOver() {

@@ -8,7 +8,7 @@ public enum ExposureValue {
     /// The names cameras give each exposure setting (gphoto2's, brand by brand), in the
     /// order they are tried.
     public static let settingNames: [CameraChoices.Setting: [String]] = [
-        .shutter: ["shutterspeed", "shutterspeed2", "exposuretime"],
+        .shutter: ["shutterspeed", "shutterspeed2", "exposuretime", "exposureSeconds"],
         .aperture: ["f-number", "aperture"],
         .iso: ["iso", "isospeed"],
         .ev: ["exposurecompensation", "exposurecompensation2"],
@@ -30,6 +30,16 @@ public enum ExposureValue {
             if withISO, let iso = isos[i] { ev -= log2(iso / 100) }
             return ev
         }
+    }
+
+    /// The settings a frame was really made with, as the camera reported them (after it
+    /// took the nearest of its own choices): nil unless it reports shutter, aperture and ISO.
+    public static func made(_ settings: [CameraSetting]) -> ExposureSettings? {
+        guard let shutter = setting(.shutter, in: settings).flatMap(ShutterSpeed.seconds),
+            let aperture = setting(.aperture, in: settings).flatMap(Aperture.number),
+            let iso = setting(.iso, in: settings).flatMap({ Double($0) }), iso > 0, iso.isFinite
+        else { return nil }
+        return ExposureSettings(shutterSeconds: shutter, iso: iso, aperture: aperture)
     }
 
     /// The value of `kind` among `settings`, under the first name a camera uses for it.

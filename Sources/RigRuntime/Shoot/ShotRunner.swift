@@ -279,6 +279,11 @@ public final class ShotRunner: @unchecked Sendable {
                     file: report.file, downloaded: report.downloaded, settings: report.settings, at: at,
                     rampEV: bracket == nil || bracket == 1 ? rampSettings[step]?.settings.ev100 : nil)))
         recordedShots.insert(ShotKey(step: step, bracket: bracket ?? 1))
+        // The ramp's measure of this frame reads the settings the camera really made (its
+        // nearest choice of the ramp's), when it says them all.
+        if bracket == nil || bracket == 1, let wanted = rampSettings[step], let made = ExposureValue.made(report.settings) {
+            rampSettings[step] = (made, wanted.seconds)
+        }
         if let problem = report.downloadProblem {
             downloadsFailed += 1
             let frame = "step \(step + 1)" + (bracket.map { " bracket \($0)" } ?? "")
