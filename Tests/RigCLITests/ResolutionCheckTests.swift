@@ -31,4 +31,20 @@ import Testing
         #expect(warning.contains("a higher \"frequencyHz\""))
         #expect(warning.contains("a wider calibration"))
     }
+
+    /// A stepped sky track stair-steps the same way: the Milky Way example (a frame every
+    /// 30 s, the core moving about 0.1° between frames) on the PCA9685 head.
+    @Test func aMilkyWayTrackOnAPCA9685IsWarnedAbout() throws {
+        let text = try String(contentsOf: RigProcess.packageRoot.appendingPathComponent("rigs/milkyway-track.json"), encoding: .utf8)
+            .replacingOccurrences(of: #""rig": "pantilt.json""#, with: #""rig": "\#(RigProcess.packageRoot.path)/rigs/pantilt-pca9685.json""#)
+        let program = try RigProcess.temporaryFile("milkyway.json", contents: text)
+        let result = try RigProcess.run(["check", program])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.split(separator: "\n").contains { $0.hasPrefix("\(program): warning: axis pan moves less than one output count") },
+            "\(result.stdout)")
+        // The same track on the simulated rig has no counts to stall.
+        let sim = try RigProcess.run(["check", "rigs/milkyway-track.json"])
+        #expect(sim.status == 0 && !sim.stdout.contains("less than one output count"), "\(sim.stdout)\(sim.stderr)")
+    }
 }
