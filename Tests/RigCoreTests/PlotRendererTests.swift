@@ -200,3 +200,32 @@ private final class SVGCensus: NSObject, XMLParserDelegate {
         #expect(svg.components(separatedBy: "class=\"step-arrival\"").count - 1 == 4 * 6)  // 4 shots × 2 axes × 3 panels
     }
 }
+
+extension PlotRendererTests {
+    /// A paced timelapse with a ramp and a start on the clock draws its frames' light under
+    /// the axes: the planned exposure, the interval (ramped by intervalKeys) and the sun's
+    /// altitude, with the horizon marked; a keyframes program draws none.
+    @Test func aTimelapseOnTheClockDrawsExposureIntervalAndTheSun() throws {
+        let text = #"""
+            {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "maxVelocity": 30}],
+                     "camera": {"type": "sim"}, "site": {"latitude": 47.37, "longitude": 8.54}},
+             "kind": "timelapse", "trigger": "interval:10", "start": "2026-11-26T15:30:00Z",
+             "shoot": {"bulb": true, "ramp": {"mode": "keys", "keys": [{"frame": 0, "ev": 12}, {"frame": 59, "ev": 4}], "aperture": 2.8, "maxShutterSeconds": 4}},
+             "timelapse": {"frames": 60, "keyframes": {"pan": [{"frame": 0, "value": -5}, {"frame": 59, "value": 5}]},
+                           "intervalKeys": [{"frame": 0, "seconds": 10}, {"frame": 59, "seconds": 20}]}}
+            """#
+        let program = try parseProgram(text)
+        let census = try #require(SVGCensus.of(PlotRenderer.svg(program: program, startPose: [0])))
+        #expect(census.classes["light"] == 1)
+        for panel in ["exposure", "interval", "sun"] { #expect(census.classes[panel] == 1, "\(panel)") }
+        #expect(census.classes["sun-mark"] == 2)
+        #expect(census.texts.contains("time into the shoot (s)"))
+        #expect(census.texts.contains { $0.hasPrefix("frames on the clock") })
+        // Without a start the sun is not drawn (it would be 1970's).
+        let unclocked = try parseProgram(text.replacingOccurrences(of: #""start": "2026-11-26T15:30:00Z","#, with: ""))
+        let noSun = try #require(SVGCensus.of(PlotRenderer.svg(program: unclocked, startPose: [0])))
+        #expect(noSun.classes["sun"] == nil && noSun.classes["interval"] == 1)
+        let keyframes = try #require(SVGCensus.of(PlotRenderer.svg(program: self.program(feasible), startPose: [0, 0, 0])))
+        #expect(keyframes.classes["light"] == nil)
+    }
+}

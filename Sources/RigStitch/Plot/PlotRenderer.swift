@@ -1,5 +1,6 @@
 import RigCore
 import RigFormat
+import RigSky
 
 /// Draws a program as a self-contained SVG for `rig plot`: per axis, position, velocity and
 /// acceleration over time as the step function plays it, with the limits and every frame
@@ -13,7 +14,8 @@ import RigFormat
 /// thinned to about 2000 points each, keeping each stretch's extremes; marks (violation
 /// dots, keyframes, step arrivals) to one per pixel they land on, so every pixel that has
 /// a violation shows red and a program of a million keyframes still makes a plot of a few
-/// MB, not hundreds.
+/// MB, not hundreds. A paced stepped program (a timelapse, a stepped track) gets light
+/// panels under the axes: its planned exposure, its interval and the sun's altitude.
 public enum PlotRenderer {
     /// The SVG document for `program` started from `startPose` (one position per rig axis).
     /// A panorama is replanned from `startPose`, as `rig play` does.
@@ -46,9 +48,25 @@ private struct PlotLayout {
 
     var endSeconds: Double { max(samples.times.last ?? 0, program.rig.tickSeconds) }
 
+    /// A paced stepped program's frames on the clock (a timelapse, a stepped track): the
+    /// light panels under the axes draw their exposure, interval and the sun's altitude.
+    /// The sun only from a real start (the program's `"start"` or the track's).
+    var light: LightCurves? {
+        let start = program.start?.unix ?? program.track?.startUnix
+        guard let frames = program.frameClock(trigger: program.trigger, startUnix: start ?? 0), frames.count > 1 else { return nil }
+        let curves = LightCurves(
+            seconds: frames.map(\.seconds), intervals: frames.map(\.intervalSeconds),
+            exposureEV: frames.contains { $0.exposure != nil } ? frames.map { $0.exposure?.ev100 ?? .nan } : nil,
+            sunAltitude: start != nil && frames.contains { $0.sunAltitude != nil } ? frames.map { $0.sunAltitude ?? .nan } : nil)
+        return curves
+    }
+    let lightPanelHeight = 110.0
+
     func render() -> String {
         let rig = program.rig
-        let height = titleHeight + Double(rig.axes.count) * axisBlock
+        let light = self.light
+        let lightHeight = light.map { axisHeader + Double($0.panelCount) * (lightPanelHeight + gapAfterPanel) + gapAfterAxis } ?? 0
+        let height = titleHeight + Double(rig.axes.count) * axisBlock + lightHeight
         var w = SVGWriter()
         w.line(##"<?xml version="1.0" encoding="UTF-8"?>"##)
         w.line(
@@ -62,6 +80,7 @@ private struct PlotLayout {
         for i in rig.axes.indices {
             drawAxis(i, top: titleHeight + Double(i) * axisBlock, into: &w)
         }
+        if let light { drawLight(light, top: titleHeight + Double(rig.axes.count) * axisBlock, into: &w) }
         w.line("</svg>")
         return w.text
     }
@@ -128,6 +147,44 @@ private struct PlotLayout {
         w.line("</g>")
     }
 
+    /// The frames' light: planned exposure (EV100, a ramp's plan), the interval after each
+    /// frame, and the sun's altitude (the horizon and civil twilight's −6° dashed), over the
+    /// time into the shoot.
+    func drawLight(_ light: LightCurves, top: Double, into w: inout SVGWriter) {
+        w.line(##"<g class="light">"##)
+        w.line(
+            ##"<text x="\##(SVGWriter.px(left))" y="\##(SVGWriter.px(top + 17))" font-size="13" font-weight="bold">frames on the clock<tspan font-weight="normal" fill="#555">&#160;— \##(light.seconds.count) frames over \##(rounded(light.seconds.last ?? 0)) s</tspan></text>"##
+        )
+        let end = max(light.seconds.last ?? 0, 1)
+        var y = top + axisHeader
+        var curves: [(name: String, label: String, values: [Double], color: String, marks: [Double])] = []
+        if let ev = light.exposureEV { curves.append(("exposure", "exposure (EV100)", ev, "#8c564b", [])) }
+        curves.append(("interval", "interval (s)", light.intervals, "#17becf", []))
+        if let sun = light.sunAltitude { curves.append(("sun", "sun altitude (°)", sun, "#e6ab02", [0, -6])) }
+        for curve in curves {
+            let known = curve.values.filter(\.isFinite) + curve.marks
+            var low = known.min() ?? 0
+            var high = known.max() ?? 1
+            let pad = max(high - low, 1) * 0.08
+            low -= pad
+            high += pad
+            let panel = Panel(x: left, y: y, width: plotWidth, height: lightPanelHeight, t1: end, low: low, high: high)
+            w.line(##"<g class="panel \##(curve.name)">"##)
+            panel.frame(yLabel: curve.label, xLabel: "time into the shoot (s)", into: &w)
+            for mark in curve.marks {
+                let my = SVGWriter.px(panel.mapY(mark))
+                w.line(
+                    ##"<line class="\##(curve.name)-mark" x1="\##(SVGWriter.px(panel.x))" y1="\##(my)" x2="\##(SVGWriter.px(panel.x + panel.width))" y2="\##(my)" stroke="#999" stroke-width="1" stroke-dasharray="4 4"/>"##
+                )
+            }
+            let finite = curve.values.indices.filter { curve.values[$0].isFinite }
+            panel.polyline(times: finite.map { light.seconds[$0] }, values: finite.map { curve.values[$0] }, color: curve.color, into: &w)
+            w.line("</g>")
+            y += lightPanelHeight + gapAfterPanel
+        }
+        w.line("</g>")
+    }
+
     /// A panel of a quantity limited to ±`limit` (velocity, acceleration): the limits
     /// dashed, step arrivals, the curve, and the frames that broke a limit.
     private func drawLimitPanel(
@@ -181,6 +238,16 @@ private struct PlotLayout {
     }
 }
 
+/// A paced program's frames for the light panels: each frame's time into the shoot, the
+/// interval after it, its planned exposure and the sun's altitude (NaN where unknown).
+struct LightCurves {
+    var seconds: [Double]
+    var intervals: [Double]
+    var exposureEV: [Double]?
+    var sunAltitude: [Double]?
+    var panelCount: Int { 1 + (exposureEV == nil ? 0 : 1) + (sunAltitude == nil ? 0 : 1) }
+}
+
 /// One plot area: time across, a quantity up.
 private struct Panel {
     let x, y, width, height: Double
@@ -190,7 +257,7 @@ private struct Panel {
     func mapX(_ t: Double) -> Double { x + width * t / t1 }
     func mapY(_ v: Double) -> Double { y + height * (high - v) / (high - low) }
 
-    func frame(yLabel: String, into w: inout SVGWriter) {
+    func frame(yLabel: String, xLabel: String = "time (s)", into w: inout SVGWriter) {
         w.line(
             ##"<rect x="\##(SVGWriter.px(x))" y="\##(SVGWriter.px(y))" width="\##(SVGWriter.px(width))" height="\##(SVGWriter.px(height))" fill="none" stroke="#bbb"/>"##
         )
@@ -210,7 +277,9 @@ private struct Panel {
                 ##"<text x="\##(px)" y="\##(SVGWriter.px(y + height + 16))" text-anchor="middle" fill="#333">\##(SVGWriter.label(t, step: tTicks.step))</text>"##
             )
         }
-        w.line(##"<text x="\##(SVGWriter.px(x + width))" y="\##(SVGWriter.px(y + height + 30))" text-anchor="end" fill="#333">time (s)</text>"##)
+        w.line(
+            ##"<text x="\##(SVGWriter.px(x + width))" y="\##(SVGWriter.px(y + height + 30))" text-anchor="end" fill="#333">\##(XMLText.escape(xLabel))</text>"##
+        )
         let cy = SVGWriter.px(y + height / 2)
         w.line(
             ##"<text x="\##(SVGWriter.px(x - 56))" y="\##(cy)" text-anchor="middle" fill="#333" transform="rotate(-90 \##(SVGWriter.px(x - 56)) \##(cy))">\##(XMLText.escape(yLabel))</text>"##
