@@ -1,6 +1,7 @@
 import Foundation
 import RigCore
 import RigFormat
+import RigSky
 import RigTestSupport
 import Testing
 
@@ -15,6 +16,41 @@ import Testing
                 throw FileError(file: full, location: SourceLocation(line: 1, column: 1), path: "$", message: "missing")
             }
             return (text, full)
+        }
+    }
+
+    /// A stepped sky track played three hours after its planned start points at the star
+    /// where it is when each frame is shot, and the shot log says that pose, not the plan's.
+    @Test func aLateTrackFollowsTheSkyAndLogsWhereItPointed() throws {
+        let start = Date().timeIntervalSince1970 - 3 * 3600
+        // A star circling the pole 15° from it, at 60° N: always up, never far from north.
+        let text = #"""
+            {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "camera": {"type": "sim", "focusMs": 0, "afterShotMs": 0}},
+             "kind": "track", "trigger": "interval:2", "settleSeconds": 0.2, "site": {"latitude": 60, "longitude": 10},
+             "shoot": {"exposureSeconds": 0.1},
+             "track": {"target": {"ra": 100, "dec": 75}, "start": "\#(UTCTime.iso(start))", "frames": 3, "mount": {"northDeg": 0}}}
+            """#
+        let path = try RigProcess.temporaryFile("late-track.json", contents: text)
+        let log = path + ".jsonl"
+        let result = try RigProcess.run(["play", path, "--log", log, "--no-realtime"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("each frame points where"), "\(result.stderr)")
+        let program = try ProgramParser.parse(text: text, file: path) { _, at throws(FileError) in throw at.error("no rig file") }
+        let track = try #require(program.track)
+        let shots = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "shot" }
+        #expect(shots.count == 3)
+        for shot in shots {
+            let pose = try #require(shot["pose"] as? [String: Double])
+            let at = try #require((shot["at"] as? String).flatMap(UTCTime.parse))
+            let sky = track.samples(at: [at - track.startUnix])[0]
+            let step = try #require(shot["step"] as? Int)
+            // Where the star was when the shutter opened (the wall clock's second, the loop's lag).
+            #expect(abs((pose["pan"] ?? .nan) - sky.pan) < 0.1 && abs((pose["tilt"] ?? .nan) - sky.tilt) < 0.1, "\(shot) vs \(sky)")
+            // Three hours from where the plan had it.
+            let planned = program.steps[step - 1].pose
+            #expect(abs((pose["pan"] ?? .nan) - planned[0]) + abs((pose["tilt"] ?? .nan) - planned[1]) > 2, "\(shot)")
         }
     }
 

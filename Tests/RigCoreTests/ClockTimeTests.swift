@@ -117,6 +117,64 @@ import Testing
         #expect(error(both).hasPrefix("p.json:3:62: error: $.track.start: the program's \"start\" starts the track; give the start once"), "\(error(both))")
     }
 
+    /// A stepped track follows the clock, not the frame number: played 30 minutes late,
+    /// each frame points where the target is when it is shot (the middle of its exposure),
+    /// not where it was at its planned time; a redo a minute later points where it is then.
+    @Test func aSteppedTrackPointsWhereTheTargetIsWhenEachFrameIsShot() throws {
+        let text = """
+            {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "softLimits": [-90, 90]}, {"name": "tilt", "channel": 1, "softLimits": [-10, 89]}]},
+             "kind": "track", "trigger": "interval:60", "settleSeconds": 0.5, "start": "2026-07-15T22:00:00Z",
+             "site": {"latitude": 28.76, "longitude": -17.88},
+             "track": {"target": "galacticCentre", "frames": 4, "mount": {"northDeg": 180}}}
+            """
+        let p = try parse(text)
+        let steps = p.steps
+        let track = try #require(steps.first?.aim)
+        var hosted = HostedProgram(name: "t", motion: p.motion, trigger: p.trigger)
+        let late = 1800.0
+        hosted.startTrackClock(nowUnix: track.startUnix + late)
+        #expect(hosted.trackSecondsAtStart == late)
+        var player = hosted.player(rig: p.rig, from: [0, 0])
+        var frame = [0.0, 0.0]
+        var ticks = 0
+        var readies: [(step: Int, seconds: Double, pose: [Double])] = []
+        var redone = false
+        while !player.isFinished, ticks < 50 * 600 {
+            let event = player.tick(into: &frame)
+            ticks += 1
+            guard case .ready(let step)? = event else { continue }
+            readies.append((step, Double(ticks) * p.rig.tickSeconds, frame))
+            if step == 1, !redone {
+                redone = true
+                // A minute at step 2, then shoot it again.
+                for _ in 0..<(50 * 60) { _ = player.tick(into: &frame) }
+                ticks += 50 * 60
+                player.redo()
+            } else {
+                player.advance()
+            }
+        }
+        #expect(readies.map(\.step) == [0, 1, 1, 2, 3])
+        for ready in readies {
+            let sky = track.samples(at: [late + ready.seconds])[0]
+            // Within a hundredth of a degree of the sky when it was shot (the ready tick is the shot).
+            #expect(abs(ready.pose[0] - sky.pan) < 0.01 && abs(ready.pose[1] - sky.tilt) < 0.01, "\(ready) vs \(sky)")
+            // Half an hour from the planned pose.
+            #expect(abs(ready.pose[0] - steps[ready.step].pose[0]) > 1, "\(ready)")
+        }
+        // The redo moved with the sky: a minute is about a quarter of a degree.
+        #expect(abs(readies[2].pose[0] - readies[1].pose[0]) > 0.05)
+        // Without the clock (`rig check`, `rig plot`), the planned poses.
+        var planned = Player(rig: p.rig, motion: p.motion, startPose: [0, 0])
+        var at = [0.0, 0.0]
+        while !planned.isFinished {
+            if case .ready(let step)? = planned.tick(into: &at) {
+                #expect(abs(at[0] - steps[step].pose[0]) < 1e-9)
+                planned.advance()
+            }
+        }
+    }
+
     // MARK: - Keys by clock time
 
     @Test func keyframesKeysMayBeClockTimesFromTheStart() throws {

@@ -24,6 +24,9 @@ public struct HostedProgram: Sendable, Equatable {
     public var ramp: ExposureRamp?
     /// The steps' own intervals (`intervalKeys`).
     public var stepIntervals: [Double]?
+    /// A stepped sky track's seconds when the program starts (`Player.trackSecondsAtStart`):
+    /// its frames point where the target is when each is shot. nil: at their planned times.
+    public var trackSecondsAtStart: Double?
     /// The player, built before the request reaches the loop (`prepare(from:)`), so taking
     /// the program allocates nothing on the loop thread.
     public var prepared: PreparedPlayer?
@@ -60,7 +63,16 @@ public struct HostedProgram: Sendable, Equatable {
     public func player(rig: Rig, from pose: [Double]) -> Player {
         var rig = rig
         if !parks { for i in rig.axes.indices { rig.axes[i].park = nil } }
-        return Player(rig: rig, motion: motion, startPose: pose, moveToFirstStep: moveToFirstStep, firstStep: firstStep, shooting: shooting)
+        return Player(
+            rig: rig, motion: motion, startPose: pose, moveToFirstStep: moveToFirstStep, firstStep: firstStep, shooting: shooting,
+            trackSecondsAtStart: trackSecondsAtStart)
+    }
+
+    /// Puts a stepped sky track on the clock: it starts at `nowUnix` (UTC), so each frame
+    /// points where its target is when it is shot. Nothing for other programs.
+    public mutating func startTrackClock(nowUnix: Double) {
+        guard case .stepped(let steps) = motion, let track = steps.first(where: { $0.aim != nil })?.aim else { return }
+        trackSecondsAtStart = nowUnix - track.startUnix
     }
 
     /// Steps in the whole program (0 for a continuous path).

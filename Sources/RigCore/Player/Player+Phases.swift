@@ -1,3 +1,5 @@
+import RigSky
+
 /// `Player`'s ticks, one function per phase, with its shots and its moves: what
 /// `Player.tick` dispatches to (the state they share is declared in Player.swift).
 extension Player {
@@ -53,6 +55,12 @@ extension Player {
         }
         if pendingRedo {
             pendingRedo = false
+            // A sky track's frame moves to where its target is now before it is shot again.
+            if atStep == step, trackSecondsAtStart != nil, steps[step].aim != nil {
+                pendingAdvance = false
+                slotTick = nil
+                return startMove(to: step, steps: steps)
+            }
             if atStep == step {
                 pendingAdvance = false
                 slotTick = nil
@@ -220,6 +228,7 @@ extension Player {
     /// the settle time. Plans into scratch storage: no allocation once sized.
     mutating func ticksToReach(_ step: Int, steps: [Step]) -> Int {
         for i in rig.axes.indices { target[i] = steps[step].pose[i] }
+        aimAtSky(step, steps: steps)
         var total = settleTicks(steps[step])
         if lashed, approachWaypoint() {
             scratchMove.plan(from: positions, to: waypoint, axes: rig.axes, tickSeconds: dt)
@@ -232,6 +241,30 @@ extension Player {
         // soonest the tick after it began: a move of no length (a still head, two equal
         // poses) still takes that one tick, which is what made every such slot one late.
         return total + max(scratchMove.ticks, 1)
+    }
+
+    /// For a sky track's step on the clock: `target`'s two track axes (holding the step's
+    /// planned pose) to where the target will be at the middle of the step's first frame —
+    /// after the move (planned once to time it), the settle, and the interval's slot when it
+    /// is later — within the soft limits. Allocates nothing (the loop thread calls it).
+    mutating func aimAtSky(_ step: Int, steps: [Step]) {
+        guard let clock = trackSecondsAtStart, let track = steps[step].aim else { return }
+        let az = track.mount.azimuthAxis
+        let alt = track.mount.altitudeAxis
+        guard rig.axes.indices.contains(az), rig.axes.indices.contains(alt) else { return }
+        let settle = settleTicks(steps[step])
+        let halfFrame = Double(frameTicks(step: step, bracket: 0)) * dt / 2
+        var moveTicks = 0
+        for _ in 0..<2 {
+            let shotTick = max(tickIndex + moveTicks + settle, slotTick ?? 0)
+            let seconds = clock + Double(shotTick) * dt + halfFrame
+            let position = Sky.position(of: track.target, at: track.startUnix + seconds, site: track.site)
+            let pose = track.mount.pose(for: position, previousPan: steps[step].pose[az])
+            target[az] = min(max(pose.pan, rig.axes[az].softMin), rig.axes[az].softMax)
+            target[alt] = min(max(pose.tilt, rig.axes[alt].softMin), rig.axes[alt].softMax)
+            scratchMove.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+            moveTicks = scratchMove.ticks
+        }
     }
 
     /// Fills `waypoint` with where to overshoot to so that every axis with backlash
@@ -265,6 +298,7 @@ extension Player {
     mutating func beginMove(to step: Int, steps: [Step]) {
         plannedMoveStartTick = nil
         for i in rig.axes.indices { target[i] = steps[step].pose[i] }
+        aimAtSky(step, steps: steps)
         approachPending = lashed && approachWaypoint()
         move.plan(from: positions, to: approachPending ? waypoint : target, axes: rig.axes, tickSeconds: dt)
         moveTick = 0

@@ -131,6 +131,11 @@ public struct Player: Sendable {
     var approachPending = false
     var waypoint: [Double]
     var scratchMove = PoseMove()
+    /// A stepped sky track on the clock: the track's seconds when the program started (the
+    /// run's real start minus the track's). Each step with an `aim` then points where its
+    /// target is when its shot is made (a late start, a redo, a keyboard's step), mid-frame;
+    /// nil: at the frame's planned time (`rig check`, `rig plot`).
+    let trackSecondsAtStart: Double?
 
     /// - Parameters:
     ///   - moveToFirstStep: stepped programs move to their first step at once (the
@@ -140,9 +145,10 @@ public struct Player: Sendable {
     ///   - shooting: the camera's shot timing, the interval, and who ends a shot.
     public init(
         rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true,
-        firstStep: Int = 0, shooting: ShootingPlan = .none
+        firstStep: Int = 0, shooting: ShootingPlan = .none, trackSecondsAtStart: Double? = nil
     ) {
         self.rig = rig
+        self.trackSecondsAtStart = trackSecondsAtStart
         self.motion = motion
         self.dt = rig.tickSeconds
         self.shooting = shooting

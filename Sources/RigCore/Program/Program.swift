@@ -72,12 +72,17 @@ public struct Step: Sendable, Equatable {
     public var label: String
     /// The step's own camera settings (a `steps` program's `"exposure"`), over the program's.
     public var exposure: Exposure?
+    /// A stepped sky track's frame: where its target is when the frame is really shot
+    /// (`Player`'s `trackSecondsAtStart`) overrides `pose` on the track's two axes; `pose`
+    /// is where it is at the frame's planned time.
+    public var aim: SkyTrack?
 
-    public init(pose: [Double], settleSeconds: Double, label: String, exposure: Exposure? = nil) {
+    public init(pose: [Double], settleSeconds: Double, label: String, exposure: Exposure? = nil, aim: SkyTrack? = nil) {
         self.pose = pose
         self.settleSeconds = settleSeconds
         self.label = label
         self.exposure = exposure
+        self.aim = aim
     }
 }
 

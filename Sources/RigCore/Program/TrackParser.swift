@@ -128,7 +128,7 @@ extension ProgramParser {
             let steps = zip(samples, poses).enumerated().map { i, pair in
                 Step(
                     pose: pair.1, settleSeconds: settle,
-                    label: "\(track.clock(pair.0.seconds)), alt \(fixed(pair.0.position.altitude, 2))°")
+                    label: "\(track.clock(pair.0.seconds)), alt \(fixed(pair.0.position.altitude, 2))°", aim: track)
             }
             return (track, .stepped(steps))
         }

@@ -16,9 +16,15 @@ public final class ShotRunner: @unchecked Sendable {
     public struct Requests: Sendable {
         public var shotDone: @Sendable () -> Void
         public var stop: @Sendable () -> Void
-        public init(shotDone: @escaping @Sendable () -> Void, stop: @escaping @Sendable () -> Void) {
+        /// Where the rig points now (the loop's last frame): logged for a frame whose pose
+        /// is not its step's planned one (a sky track's, aimed when it is shot).
+        public var pose: @Sendable () -> [Double]?
+        public init(
+            shotDone: @escaping @Sendable () -> Void, stop: @escaping @Sendable () -> Void, pose: @escaping @Sendable () -> [Double]? = { nil }
+        ) {
             self.shotDone = shotDone
             self.stop = stop
+            self.pose = pose
         }
     }
 
@@ -35,6 +41,8 @@ public final class ShotRunner: @unchecked Sendable {
     private var shotStart: [Int: Double] = [:]
     /// The wall-clock time each step's last shot began (the `shot` event's `at`).
     private var shotWallClock: [Int: String] = [:]
+    /// The pose each aimed step's frame was really shot at (a sky track's).
+    private var shotPose: [Int: [Double]] = [:]
     /// The shot the camera was fired for and that has not ended: logged as interrupted if
     /// the run stops before it does.
     private var shotUnderWay: (step: Int, bracket: Int, start: Double, at: String)?
@@ -162,6 +170,7 @@ public final class ShotRunner: @unchecked Sendable {
                 write(.missed(ShotLogMissed(step: step + 1, slotSeconds: slot, startSeconds: time)))
             }
             shotStart[step] = time
+            if steps.indices.contains(step), steps[step].aim != nil, let pose = requests.withLock({ $0 })?.pose() { shotPose[step] = pose }
             // The frame's true time: now, as the camera is fired (the tick's time is on the
             // run's own clock).
             let at = UTCTime.iso(Date().timeIntervalSince1970)
@@ -274,7 +283,7 @@ public final class ShotRunner: @unchecked Sendable {
         write(
             .shot(
                 ShotLogShot(
-                    step: step + 1, label: steps[step].label, axisNames: axisNames, pose: steps[step].pose,
+                    step: step + 1, label: steps[step].label, axisNames: axisNames, pose: shotPose[step] ?? steps[step].pose,
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
                     file: report.file, downloaded: report.downloaded, settings: report.settings, at: at,
                     rampEV: bracket == nil || bracket == 1 ? rampSettings[step]?.settings.ev100 : nil)))
@@ -354,7 +363,7 @@ extension ShotRunner: SessionPart {
     public var partName: String { "shots" }
 
     public func start(_ door: SessionDoor) throws(PartStartFailure) {
-        attach(Requests(shotDone: { [mailbox = door.mailbox] in mailbox.post(.shotDone) }, stop: door.stop))
+        attach(Requests(shotDone: { [mailbox = door.mailbox] in mailbox.post(.shotDone) }, stop: door.stop, pose: door.pose))
     }
 
     public func finish(_ outcome: SessionOutcome) {

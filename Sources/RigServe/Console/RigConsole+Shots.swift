@@ -71,7 +71,7 @@ extension RigConsole {
         shots.attach(
             ShotRunner.Requests(
                 shotDone: { [mailbox] in mailbox.post(.shotDone) },
-                stop: { mailbox.post(.stop) }))
+                stop: { mailbox.post(.stop) }, pose: { [weak self] in self?.loopStatus?.positions }))
         shots.observe { [weak self] event in self?.record(event, program: program.name) }
         return shots
     }

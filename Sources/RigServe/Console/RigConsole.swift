@@ -310,6 +310,7 @@ public final class RigConsole: @unchecked Sendable {
             runner.withLock { $0 = shots }
         }
         var program = program
+        program.startTrackClock(nowUnix: Date().timeIntervalSince1970)
         // The player is built here, from where the rig rests, not in the loop's tick.
         program.prepare(rig: rig, from: pose)
         mailbox.post(.play(program))

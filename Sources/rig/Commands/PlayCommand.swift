@@ -110,6 +110,8 @@ struct PlayCommand: ParsableCommand {
             name: file, motion: program.motion, trigger: program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
             shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
         hosted.moveToFirstStep = !startHere
+        // A stepped track points where the sky is when each frame is shot, whenever that is.
+        hosted.startTrackClock(nowUnix: Date().timeIntervalSince1970)
         options.liveView = view
         options.viewIntervalSeconds = 0.1
         let session = RigSession(
@@ -182,14 +184,20 @@ struct PlayCommand: ParsableCommand {
         return true
     }
 
-    /// A track points where the target is at the track's own times, not now: said when
-    /// they are far apart.
+    /// A continuous track points where the target is at the track's own times, not now: said
+    /// when they are far apart. A stepped one follows the clock: said too, since its path
+    /// is then the sky's from now, not the one `check` planned.
     private static func warnIfTrackIsNotNow(_ track: SkyTrack) {
         let off = Date().timeIntervalSince1970 - track.startUnix
         guard abs(off) > 120 else { return }
-        printError(
-            "warning: the track starts at \(UTCTime.text(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now"): the rig points where \(track.target.name) is at the track's times, not where it is now"
-        )
+        let when = "\(UTCTime.text(track.startUnix, dateToo: true)), \(rounded(abs(off) / 60)) min \(off > 0 ? "ago" : "from now")"
+        if track.frames != nil {
+            printError(
+                "warning: the track was planned from \(when): each frame points where \(track.target.name) is when it is shot, from now on (within the soft limits), not at the planned times"
+            )
+        } else {
+            printError("warning: the track starts at \(when): the rig points where \(track.target.name) is at the track's times, not where it is now")
+        }
     }
 
     /// "shot log: PATH (N shots, …)".
