@@ -73,6 +73,9 @@ public struct HostedProgram: Sendable, Equatable {
     public mutating func startTrackClock(nowUnix: Double) {
         guard case .stepped(let steps) = motion, let track = steps.first(where: { $0.aim != nil })?.aim else { return }
         trackSecondsAtStart = nowUnix - track.startUnix
+        // Once here, off the loop thread: the ephemeris's tables (the moon's terms) are made
+        // on first use, and the loop thread allocates nothing.
+        _ = Sky.position(of: track.target, at: nowUnix, site: track.site)
     }
 
     /// Steps in the whole program (0 for a continuous path).
