@@ -8,7 +8,7 @@ import RigRuntime
 /// `DFMocoServer` posting to the loop's mailbox and reading the loop's status.
 ///
 /// `init` opens the endpoint, so a busy port or a missing serial device fails before
-/// anything starts. `run()` blocks until a signal or `requestStop()`: the rig brakes,
+/// anything starts. `run()` blocks until a signal or `requestShutdown()`: the rig brakes,
 /// parks and goes to its safe state, and the server closes.
 public final class DFMocoService: @unchecked Sendable {
     public let rig: Rig
@@ -49,14 +49,14 @@ public final class DFMocoService: @unchecked Sendable {
     /// The TCP port listened on (the one picked for port 0).
     public var port: UInt16? { server.port }
 
-    /// Runs until a signal or `requestStop()`; the server answers from the moment the
+    /// Runs until a signal or `requestShutdown()`; the server answers from the moment the
     /// control loop runs.
     public func run() throws(SessionError) -> SessionSummary {
         try session.run()
     }
 
     /// Brake, park, safe state; `run()` then returns. Any thread.
-    public func requestStop() { session.requestStop() }
+    public func requestShutdown() { session.requestShutdown() }
 }
 
 /// The DFMoco server as a session part: started once the loop exists, stopped when the

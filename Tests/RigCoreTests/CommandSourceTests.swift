@@ -282,7 +282,7 @@ private struct Recorder: MotionSource {
         var buffer = SourceMailbox.buffer()
         var source = Recorder()
         mailbox.post(.jog(velocityFractions: [1]))
-        mailbox.requestStop()
+        mailbox.requestShutdown()
         let first = mailbox.deliver(to: &source, buffer: &buffer)
         #expect(first.stop && !first.abort)
         #expect(source.stopped == 1 && source.got == [.motion(.jog(velocityFractions: [1]))])

@@ -101,7 +101,7 @@ struct JogLoopTests {
                 s.report()
             }
         ])
-        loop.mailbox.requestStop()
+        loop.mailbox.requestShutdown()
         let result = loop.run()
         #expect(result.fault == nil)
         #expect(output.isShutDown)

@@ -71,7 +71,7 @@ import Testing
         let loop = ControlLoop(
             rig: rig, source: Player(rig: rig, motion: keyframes(rig), startPose: rig.homePose),
             output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
-        loop.mailbox.requestStop()
+        loop.mailbox.requestShutdown()
         let result = loop.run()
         let writes = output.log.withLock { $0.writes }
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: rig.homePose)
@@ -177,7 +177,7 @@ import Testing
         }
         #expect(sawLimited)
         #expect(sawStoppedEnd)
-        loop.mailbox.requestStop()
+        loop.mailbox.requestShutdown()
         let result = loop.wait()
         #expect(result.fault == nil)
     }

@@ -174,7 +174,7 @@ private func temporaryDirectory() throws -> String {
 }
 
 /// The session runner as `rig serve` uses it: on a background thread, commanded through a
-/// session's `mailbox`, watched through `status`, stopped with `requestStop()`.
+/// session's `mailbox`, watched through `status`, stopped with `requestShutdown()`.
 @Suite struct RigSessionTests {
     static func options() -> SessionOptions {
         var options = SessionOptions(loop: LoopOptions(realtime: false, stopWhenLimited: false))
@@ -218,7 +218,7 @@ private func temporaryDirectory() throws -> String {
             return status
         }
         #expect(arrived.positions[1] == 20)
-        session.requestStop()
+        session.requestShutdown()
         let summary = try running.wait()
         #expect(summary.end == .stopRequested)
         #expect(summary.exitCode == 0)
@@ -242,7 +242,7 @@ private func temporaryDirectory() throws -> String {
             rig: rig, source: CommandSource(rig: rig, startPose: start), output: output,
             startPose: start, trigger: nil, options: Self.options(), logger: Logger(label: "test"),
             clock: ManualClock())
-        session.requestStop()
+        session.requestShutdown()
         let summary = try session.run()
         #expect(summary.end == .stopRequested)
         let log = output.log.withLock { $0 }

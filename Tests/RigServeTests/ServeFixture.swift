@@ -89,7 +89,7 @@ final class ServeFixture: Sendable {
 
     /// Parks the rig and ends the session.
     func finish() {
-        console.requestStop()
+        console.requestShutdown()
         _ = console.waitUntilEnded()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -73,7 +73,7 @@ public final class SourceMailbox: Sendable {
     public func post(_ request: ProgramRequest) { post(.program(request)) }
 
     /// Ctrl-C / SIGTERM: brake within the limits, park, then the safe state.
-    public func requestStop() { state.withLock { $0.stop = true } }
+    public func requestShutdown() { state.withLock { $0.stop = true } }
 
     /// A second Ctrl-C: no braking, straight to the safe state.
     public func requestAbort() { state.withLock { $0.abort = true } }

@@ -15,7 +15,7 @@ public struct SessionOptions {
     /// Files the run reads (program, rig): an output path naming one of them is refused.
     public var inputPaths: [String] = []
     /// Handle SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGQUIT (a command-line run). False when
-    /// the caller owns the signals and calls `requestStop()` itself.
+    /// the caller owns the signals and calls `requestShutdown()` itself.
     public var trapSignals = true
     /// A failed write to stdout or stderr stops the run (brake, park, safe state).
     public var stopOnStreamFailure = true
@@ -34,7 +34,7 @@ public struct SessionOptions {
 public enum SessionEnd: Sendable, Equatable, CustomStringConvertible {
     /// The source finished by itself (the program's end, quit in jog) or the loop stopped on a fault.
     case finished
-    /// `requestStop()` (a server's stop, a GPIO stop button).
+    /// `requestShutdown()` (a server's stop, a GPIO stop button).
     case stopRequested
     /// A signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT).
     case signal(Int32)
@@ -124,7 +124,7 @@ public struct SessionSummary: Sendable {
 /// with one `SessionOutcome`, before the locks go.
 ///
 /// `run()` blocks; it may run on any thread. The session's `mailbox` is the only way into
-/// the loop from other threads (before, during or after `run()`); `requestStop()` and
+/// the loop from other threads (before, during or after `run()`); `requestShutdown()` and
 /// `status` may be called from any thread.
 public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     public let rig: Rig
@@ -173,9 +173,11 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         self.clock = clock
     }
 
-    /// Asks for a controlled stop: brake within the limits, park, safe state. Any thread;
-    /// before the loop runs it stops the loop at its first tick.
-    public func requestStop() { stop(.stopRequested) }
+    /// Asks for the session's shutdown: brake within the limits, park, then the outputs'
+    /// safe state (servos released), and the session ends. (The phone's STOP only brakes and
+    /// parks: `ProgramRequest.stop`.) Any thread; before the loop runs it stops the loop at its
+    /// first tick.
+    public func requestShutdown() { stop(.stopRequested) }
 
     /// The loop's live status; nil before it starts.
     public var status: LoopStatus? { shared.withLock { $0.loop }?.status }
@@ -194,7 +196,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             return (first, s.abort)
         }
         if first {
-            mailbox.requestStop()
+            mailbox.requestShutdown()
             logger.notice("stop requested (\(reason)): braking, then park and safe state (a second signal: safe state at once)")
         } else if abort {
             mailbox.requestAbort()
@@ -257,7 +259,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
-            mailbox: mailbox, stop: { [self] in requestStop() }, stepCount: loop.status.progress.stepCount ?? 0, pose: { [weak loop] in loop?.status.positions }
+            mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0, pose: { [weak loop] in loop?.status.positions }
         )
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {

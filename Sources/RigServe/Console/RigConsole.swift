@@ -195,11 +195,11 @@ public final class RigConsole: @unchecked Sendable {
     }
 
     /// Brakes, parks and ends the session (the server is shutting down).
-    public func requestStop() {
-        session.requestStop()
+    public func requestShutdown() {
+        session.requestShutdown()
     }
 
-    /// Blocks until the session has ended (a signal, `requestStop`, a fault).
+    /// Blocks until the session has ended (a signal, `requestShutdown`, a fault).
     public func waitUntilEnded() -> SessionSummary? {
         ended.wait()
         ended.signal()

@@ -318,7 +318,7 @@ struct ServeRoutes: Sendable {
         _ = try control(request, context)
         parts.jogGuard.latchAll(nowSeconds: now)
         console.stopMotion(by: displayName(request, context))
-        console.requestStop()
+        console.requestShutdown()
         lease.release()
         _ = try? await drain(request)
         return try Self.json(currentStatus(request), status: .accepted)

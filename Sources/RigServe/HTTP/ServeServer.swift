@@ -36,7 +36,7 @@ public final class ServeServer: @unchecked Sendable {
             } catch {
                 lock.withLock { failure = error }
                 // Without its server the rig has no operator: park it.
-                parts.console.requestStop()
+                parts.console.requestShutdown()
             }
             done.signal()
         }
