@@ -259,7 +259,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
-            mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0, pose: { [weak loop] in loop?.status.positions }
+            mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,
+            pose: { [weak loop] in loop?.status.positions }
         )
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {

@@ -35,7 +35,7 @@ extension SessionPart {
 /// through the session (brake, park, safe state, like every other stop).
 public struct SessionDoor: Sendable {
     public let mailbox: SourceMailbox
-    /// The session's controlled stop (`RigSession.requestShutdown()`).
+    /// The session's shutdown (`RigSession.requestShutdown()`): brake, park, safe state.
     public let stop: @Sendable () -> Void
     /// Steps of the program the run started with (0: none, or a server's programs).
     public let stepCount: Int
