@@ -96,7 +96,7 @@ import Testing
         let program = try loadProgram("rigs/pano.json")
         let rig = program.rig
         let parsed = try Trace(path: trace)
-        #expect(parsed.header == "time_s,axis,channel,pulse_us,position_deg,wall_s")
+        #expect(parsed.header == "time_s,axis,channel,pulse_us,position_deg,wall_s,camera_deg")
         let frames = parsed.frames(axes: rig.axes.map(\.name))
 
         // The same frames as the step function computes, to the trace's precision.

@@ -11,6 +11,8 @@ struct Trace {
         var position: Double
         /// Wall-clock seconds since the loop began (the timeline pauses through a stall).
         var wall: Double
+        /// Where the simulated camera pointed (nil when the output does not model it).
+        var camera: Double?
     }
     var header: String
     var rows: [Row]
@@ -19,11 +21,11 @@ struct Trace {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         header = lines.first ?? ""
         rows = lines.dropFirst().compactMap { line in
-            let f = line.split(separator: ",").map(String.init)
-            guard f.count == 6, let t = Double(f[0]), let c = Int(f[2]), let p = Double(f[3]), let x = Double(f[4]), let w = Double(f[5]) else {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 7, let t = Double(f[0]), let c = Int(f[2]), let p = Double(f[3]), let x = Double(f[4]), let w = Double(f[5]) else {
                 return nil
             }
-            return Row(time: t, axis: f[1], channel: c, pulse: p, position: x, wall: w)
+            return Row(time: t, axis: f[1], channel: c, pulse: p, position: x, wall: w, camera: Double(f[6]))
         }
     }
 

@@ -178,7 +178,7 @@ func errorLine(_ file: BadFile) -> String {
               ]
             }
             """,
-            #"r.json:3:35: error: $.axes[0].maxVelocty: unknown key "maxVelocty" (did you mean "maxVelocity"?); valid keys here: "angleDeg", "backlashDeg", "calibration", "channel", "home", "idle", "inverted", "kind", "maxAcceleration", "maxJerk", "maxVelocity", "name", "park", "pulseUs", "softLimits""#
+            #"r.json:3:35: error: $.axes[0].maxVelocty: unknown key "maxVelocty" (did you mean "maxVelocity"?); valid keys here: "angleDeg", "backlashDeg", "calibration", "channel", "deadbandDeg", "home", "idle", "inverted", "kind", "lagSeconds", "maxAcceleration", "maxJerk", "maxVelocity", "name", "park", "payload", "pulseUs", "shaper", "softLimits""#
         ),
         .rig(
             "misspelt root key",
@@ -188,7 +188,7 @@ func errorLine(_ file: BadFile) -> String {
               "axes": [{"name": "pan", "channel": 0}]
             }
             """,
-            #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "site", "stepSync""#
+            #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "jog", "loopRateHz", "name", "output", "settle", "site", "stepSync""#
         ),
         .rig(
             "misspelt output key",

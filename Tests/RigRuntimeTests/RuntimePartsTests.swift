@@ -37,9 +37,9 @@ import Testing
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(
             lines == [
-                "time_s,axis,channel,pulse_us,position_deg,wall_s",
-                "0.0100,pan,0,2000.000,45.0000,0.0100",
-                "0.0100,light,3,5000.000,25.0000,2.5000",
+                "time_s,axis,channel,pulse_us,position_deg,wall_s,camera_deg",
+                "0.0100,pan,0,2000.000,45.0000,0.0100,",
+                "0.0100,light,3,5000.000,25.0000,2.5000,",
             ])
     }
 

@@ -194,6 +194,11 @@ public struct ProgramHost: MotionSource {
         player?.shotDone()
     }
 
+    /// The loop's stillness probe, for a program's measured settle.
+    public mutating func measured(still: Bool) {
+        player?.measured(still: still)
+    }
+
     /// A motion command (dropped while a program plays) or a program request from the
     /// loop's mailbox.
     public mutating func receive(_ request: SourceRequest) {

@@ -200,8 +200,9 @@ public enum FeasibilityChecker {
             case .shot(.slotMissed(let step, _)): missed.insert(step)
             default: break
             }
-            // Jerk is checked on planned moves and rest, not on keyframe paths (the user's curves).
-            monitor.observeEach(frame, checkingJerk: phase != .path) { intervals.record($0, tick: ticks, time: time) { describe(phase, motion: motion) } }
+            // Jerk is checked on planned moves and rest, not on keyframe paths (the user's curves,
+            // and the input shaper's echo of them).
+            monitor.observeEach(frame, checkingJerk: !player.frameHasPath) { intervals.record($0, tick: ticks, time: time) { describe(phase, motion: motion) } }
             intervals.endTick(ticks)
         }
         let finished = player.isFinished

@@ -15,6 +15,9 @@ public protocol MotionSource: SendableMetatype {
     mutating func stallStop() -> Bool
     /// The camera finished the shot the source asked for.
     mutating func shotDone()
+    /// The loop's stillness probe (a measured settle) says whether the head is still now;
+    /// called every tick when the run measures stillness. Default: ignored.
+    mutating func measured(still: Bool)
     /// Shoot the current step again.
     mutating func redo()
     /// Go to step `step` (0-based) and shoot it.
@@ -115,6 +118,7 @@ public struct PlaybackProgress: Sendable, Equatable {
 extension MotionSource {
     /// Sources that take no pictures (jog) ignore the shot requests.
     public mutating func shotDone() {}
+    public mutating func measured(still: Bool) {}
     public mutating func redo() {}
     public mutating func goTo(step: Int) {}
     public mutating func goHome() {}

@@ -34,7 +34,34 @@ extension Player {
         guard advanceMove(), case .stepped(let steps) = motion, !beginFinalApproach() else { return nil }
         phaseTicks = settleTicks(steps[step])
         phase = .settling(step: step)
+        settleElapsedTicks = 0
+        settleReported = false
+        // A measured settle looks at least once (the next tick) before the shot.
+        guard shooting.measuredSettle == nil else { return nil }
         return phaseTicks == 0 ? beginShooting(step) : nil
+    }
+
+    /// A measured settle: still by the measurement, or the timeout and then the fixed
+    /// settle (from the move's end); reported, then the shot on the next tick.
+    mutating func measuredSettleTick(_ step: Int) -> PlayerEvent? {
+        if settleReported {
+            settleReported = false
+            // Seen still, and still by the latest measurement (or timed out): shoot. Moving
+            // again since: measure on (a new `.settled` follows).
+            if !settleWasMeasured || measuredStill { return beginShooting(step) }
+        }
+        settleElapsedTicks += 1
+        let seconds = Double(settleElapsedTicks) * dt
+        if measuredStill {
+            settleReported = true
+            settleWasMeasured = true
+            return .settled(step: step, seconds: seconds, measured: true)
+        }
+        let timeout = tickCount(seconds: shooting.measuredSettle?.timeoutSeconds ?? 0, tickSeconds: dt)
+        guard settleElapsedTicks >= max(timeout, phaseTicks) else { return nil }
+        settleReported = true
+        settleWasMeasured = false
+        return .settled(step: step, seconds: seconds, measured: false)
     }
 
     /// Waiting at a step: ready reported once, then whatever was asked (home, a jump, a
@@ -232,7 +259,7 @@ extension Player {
         var total = settleTicks(steps[step])
         if lashed, approachWaypoint() {
             scratchMove.plan(from: positions, to: waypoint, axes: rig.axes, tickSeconds: dt)
-            total += scratchMove.ticks
+            total += scratchMove.ticks + arrivalTicks
             scratchMove.plan(from: waypoint, to: target, axes: rig.axes, tickSeconds: dt)
         } else {
             scratchMove.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
@@ -240,7 +267,8 @@ extension Player {
         // A move is seen to have arrived on the tick after its last frame is sampled, at the
         // soonest the tick after it began: a move of no length (a still head, two equal
         // poses) still takes that one tick, which is what made every such slot one late.
-        return total + max(scratchMove.ticks, 1)
+        // Each move arrives once its shaped output has (`advanceMove`).
+        return total + max(scratchMove.ticks + arrivalTicks, 1)
     }
 
     /// For a sky track's step on the clock: `target`'s two track axes (holding the step's
@@ -285,15 +313,20 @@ extension Player {
         return needed
     }
 
-    /// Samples the next tick of the current move; true once it has arrived.
+    /// Samples the next tick of the current move; true once it has arrived: the reference
+    /// at its target and, with input shapers, the shaped output too (`arrivalTicks` later).
     @inline(__always)
     mutating func advanceMove() -> Bool {
-        if moveTick < move.ticks {
+        if moveTick < move.ticks + arrivalTicks {
             moveTick += 1
             move.sample(tick: moveTick, tickSeconds: dt, into: &positions)
         }
-        return moveTick >= move.ticks
+        return moveTick >= move.ticks + arrivalTicks
     }
+
+    /// Ticks after a move's reference arrives until its shaped output has (0 unshaped, or
+    /// once the shaper is bypassed).
+    var arrivalTicks: Int { shaperBypassed ? 0 : shaper.tailTicks }
 
     mutating func beginMove(to step: Int, steps: [Step]) {
         plannedMoveStartTick = nil

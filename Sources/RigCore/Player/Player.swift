@@ -4,6 +4,10 @@ public enum PlayerEvent: Sendable, Equatable {
     case moveStarted(step: Int)
     /// The rig is at step `index` and has settled: the shot can be taken.
     case ready(step: Int)
+    /// A measured settle at step `step` ended after `seconds` (from the move's end):
+    /// measured still (`measured`), or not within the timeout, when the fixed settle
+    /// applied instead. The step's shot starts on the next tick.
+    case settled(step: Int, seconds: Double, measured: Bool)
     /// A move to the rig's home pose began (`goHome()`), from step `after` (-1: before the first).
     case homeMoveStarted(after: Int)
     /// The rig is at its home pose and has settled (`goHome()`); the next `advance()` goes
@@ -83,10 +87,16 @@ public struct Player: Sendable {
     public internal(set) var phase: Phase
     /// Ticks since the program started.
     public internal(set) var tickIndex = 0
-    /// The pose emitted last.
+    /// The reference pose of the last tick: what the program asks for before the axes'
+    /// input shapers (the emitted pose when no axis has one).
     public internal(set) var positions: [Double]
-    /// Velocity of the last emitted tick, per axis.
+    /// Velocity of the last reference tick, per axis.
     public internal(set) var velocities: [Double]
+    /// The pose emitted last: `positions` through the axes' input shapers.
+    public internal(set) var emitted: [Double]
+    /// The frame just emitted carries keyframe-path frames (the path itself, or the
+    /// shaper's echo of it after the path ended): `check` does not judge it on jerk.
+    public internal(set) var frameHasPath = false
     public internal(set) var stopped = false
 
     // The state below is the player's own; internal (not private) only because the phase
@@ -137,6 +147,21 @@ public struct Player: Sendable {
     /// nil: at the frame's planned time (`rig check`, `rig plot`).
     let trackSecondsAtStart: Double?
 
+    /// Every frame goes through it (see `Axis.shaper`); a move has arrived once the shaped
+    /// output has (`shaper.tailTicks` after the reference).
+    var shaper: InputShaper
+    /// The limiter bent a frame and the player took over the rig's real state: the rest
+    /// (braking, park) is emitted unshaped, continuing from what the rig really does.
+    var shaperBypassed = false
+    /// Ticks the shaper still echoes the keyframe path after it ended.
+    var pathEcho = 0
+    /// A measured settle (`shooting.measuredSettle`): the latest verdict of the
+    /// measurement, ticks since the move arrived, and whether its `.settled` was reported.
+    var measuredStill = false
+    var settleElapsedTicks = 0
+    var settleReported = false
+    var settleWasMeasured = false
+
     /// - Parameters:
     ///   - moveToFirstStep: stepped programs move to their first step at once (the
     ///     default); false waits where the rig stands until the first `advance()`.
@@ -167,6 +192,8 @@ public struct Player: Sendable {
         // Storage of their own (`map`, not a shared copy of `startPose`): arrays share
         // storage until written, and the first tick must not copy on write.
         positions = startPose.map { $0 }
+        emitted = startPose.map { $0 }
+        shaper = InputShaper(axes: rig.axes, tickSeconds: dt, startPose: startPose)
         velocities = [Double](repeating: 0, count: rig.axes.count)
         cursors = [Int](repeating: 0, count: rig.axes.count)
         target = startPose.map { $0 }
@@ -250,6 +277,7 @@ public struct Player: Sendable {
             positions[i] = pose[i]
             velocities[i] = actual[i]
         }
+        shaperBypassed = true
         stop()
     }
 
@@ -257,6 +285,9 @@ public struct Player: Sendable {
     /// ends at once), then park with a planned move. Always ends the program.
     public mutating func stallStop() -> Bool {
         for i in velocities.indices { velocities[i] = 0 }
+        // From rest where the rig stands (the shaped pose), nothing in flight.
+        for i in positions.indices { positions[i] = emitted[i] }
+        shaper.reset(to: positions)
         switch phase {
         case .finished: break
         case .parking: beginPark()  // re-planned from rest
@@ -267,10 +298,17 @@ public struct Player: Sendable {
 
     public var isFinished: Bool { phase == .finished }
 
+    /// The measurement's verdict this tick (the loop's stillness probe): the head is still.
+    /// Only a measured settle (`shooting.measuredSettle`) listens.
+    public mutating func measured(still: Bool) {
+        measuredStill = still
+    }
+
     /// Computes the next tick's pose into `out` and returns what happened at it, if anything.
     @inline(__always)
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
         for i in positions.indices { previous[i] = positions[i] }
+        let onPath = phase == .path
         var event: PlayerEvent?
         switch phase {
         case .leadIn:
@@ -281,8 +319,12 @@ public struct Player: Sendable {
         case .path: event = pathTick()
         case .moving(let step): event = moveTick(to: step)
         case .settling(let step):
-            phaseTicks -= 1
-            if phaseTicks <= 0 { event = beginShooting(step) }
+            if shooting.measuredSettle != nil {
+                event = measuredSettleTick(step)
+            } else {
+                phaseTicks -= 1
+                if phaseTicks <= 0 { event = beginShooting(step) }
+            }
         case .shooting(let step): event = shootingTick(step)
         case .waiting(let step): event = waitTick(at: step)
         case .movingHome(let after): event = homeMoveTick(after: after)
@@ -302,9 +344,19 @@ public struct Player: Sendable {
         case .finished:
             break
         }
-        for i in rig.axes.indices {
-            velocities[i] = (positions[i] - previous[i]) / dt
-            out[i] = positions[i]
+        for i in rig.axes.indices { velocities[i] = (positions[i] - previous[i]) / dt }
+        if shaperBypassed {
+            for i in rig.axes.indices { emitted[i] = positions[i] }
+        } else {
+            shaper.shape(positions, into: &emitted)
+        }
+        for i in rig.axes.indices { out[i] = emitted[i] }
+        if onPath {
+            pathEcho = shaper.tailTicks
+            frameHasPath = true
+        } else {
+            frameHasPath = pathEcho > 0
+            if pathEcho > 0 { pathEcho -= 1 }
         }
         tickIndex += 1
         return event

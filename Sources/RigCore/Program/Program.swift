@@ -169,7 +169,9 @@ public struct Program: Sendable, Equatable {
     /// exposure (`frameExposureSeconds`, timed by `trigger`'s interval). Pacing a stepped
     /// program by the trigger is the caller's (`ShootingPlan.pace`).
     public func shootingPlan(timing: ShotTiming?, selfTimed: Bool = true, trigger: Trigger) -> ShootingPlan {
-        ShootingPlan(timing: timing, selfTimed: selfTimed, frameExposureSeconds: timing == nil ? nil : frameExposureSeconds(trigger: trigger))
+        var plan = ShootingPlan(timing: timing, selfTimed: selfTimed, frameExposureSeconds: timing == nil ? nil : frameExposureSeconds(trigger: trigger))
+        plan.measuredSettle = rig.settle
+        return plan
     }
 
     /// The same program for a rig starting at `pose`: a panorama's serpentine order

@@ -39,6 +39,14 @@ public struct Axis: Sendable, Equatable {
     /// step from below, overshooting by this much when they come from above, so the lash
     /// is taken up the same way at every shot. 0: no overshoot.
     public var backlashDeg = 0.0
+    /// The camera on this axis as a spring (`"payload"`), if known: the simulated output
+    /// rings with it.
+    public var payload: Payload?
+    /// The servo's deadband and lag (`"deadbandDeg"`, `"lagSeconds"`), for the simulator.
+    public var servo = ServoImperfection()
+    /// The input shaper every planned move and keyframe path of this axis goes through
+    /// (`"shaper"`); nil: unshaped.
+    public var shaper: ShaperConfig?
 
     /// The default ramp time from zero to full acceleration: `maxJerk` defaults to
     /// `maxAcceleration / defaultJerkRampSeconds`.

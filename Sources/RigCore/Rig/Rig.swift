@@ -22,6 +22,9 @@ public struct Rig: Sendable, Equatable {
     public var camera: CameraConfig?
     /// Where the rig stands (`"site"`), for sky positions.
     public var site: Site?
+    /// Shots wait until the head is measured still (`"settle"`); nil: each step's fixed
+    /// `settleSeconds`.
+    public var settle: MeasuredSettle?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

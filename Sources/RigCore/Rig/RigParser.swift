@@ -40,6 +40,10 @@ public enum RigParser {
         let dfmoco = object.optional("dfmoco").map(ConfigSection.init)
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
         let site = try object.optional("site").map { v throws(FileError) in try ProgramParser.parseSite(v) }
+        let settle = try object.optional("settle").map { v throws(FileError) in try MeasuredSettle.parse(v) }
+        if let settle, settle.sensor == .sim, output.type != "sim", let v = object.optional("settle") {
+            throw v.error("\"sensor\": \"sim\" measures the simulated rig's payload; this rig's output is \"\(output.type)\"")
+        }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog
@@ -48,6 +52,7 @@ public enum RigParser {
         rig.dfmoco = dfmoco
         rig.camera = camera
         rig.site = site
+        rig.settle = settle
         return rig
     }
 
@@ -131,11 +136,25 @@ public enum RigParser {
         }
         let idle = IdlePolicy(rawValue: try object.optional("idle")?.oneOf(["hold", "release"]) ?? "hold") ?? .hold
         let backlash = try object.optional("backlashDeg")?.number(in: 0...(softMax - softMin) / 2, unit: unit) ?? 0
+        let payload = try object.optional("payload").map { v throws(FileError) in try Payload.parse(v) }
+        let shaper = try object.optional("shaper").map { v throws(FileError) in try ShaperConfig.parse(v) }
+        var servo = ServoImperfection()
+        for key in ["deadbandDeg", "lagSeconds"] where kind == .pwm && object.has(key) {
+            object.allow(key)
+            let member = object.members.first { $0.key == key }
+            throw object.context.appending(key: key).error(
+                "\"\(key)\" describes a servo; remove it or set \"kind\": \"servo\"", at: member?.keyLocation ?? object.location)
+        }
+        if kind == .servo, let v = object.optional("deadbandDeg") { servo.deadbandDeg = try v.number(in: ServoImperfection.deadbandRangeDeg, unit: "°") }
+        if kind == .servo, let v = object.optional("lagSeconds") { servo.lagSeconds = try v.number(in: ServoImperfection.lagRangeSeconds, unit: "s") }
         try object.finish()
         var axis = Axis(
             name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
             softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
         axis.backlashDeg = backlash
+        axis.payload = payload
+        axis.shaper = shaper
+        axis.servo = servo
         return axis
     }
 

@@ -37,12 +37,19 @@ public struct ShotLogShot: Sendable, Equatable {
     /// The EV100 of the settings an exposure ramp chose for this frame (what the ramp was
     /// at): a resumed run's ramp goes on from it. Nil without a ramp.
     public var rampEV: Double?
+    /// How long the step's measured settle took, from the end of the move to the head
+    /// measured still (`settleMeasured` true), or to the timeout and fixed settle it fell
+    /// back to (false). Nil with a fixed settle, and in logs written before it was recorded.
+    public var settleSeconds: Double?
+    public var settleMeasured: Bool?
 
     public init(
         step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
         interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], at: String? = nil,
-        rampEV: Double? = nil
+        rampEV: Double? = nil, settle: (seconds: Double, measured: Bool)? = nil
     ) {
+        settleSeconds = settle?.seconds
+        settleMeasured = settle?.measured
         self.at = at
         self.rampEV = rampEV
         self.file = file
@@ -79,6 +86,8 @@ public struct ShotLogShot: Sendable, Equatable {
         if let file { out += ",\"file\":\(JSONText.string(file))" }
         if let downloaded { out += ",\"downloaded\":\(JSONText.string(downloaded))" }
         if let rampEV { out += ",\"rampEV\":\(JSONText.number(rampEV))" }
+        if let settleSeconds { out += ",\"settleSeconds\":\(JSONText.number(settleSeconds))" }
+        if let settleMeasured { out += ",\"settleMeasured\":\(settleMeasured)" }
         if !settings.isEmpty {
             out += ",\"settings\":{" + settings.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(separator: ",") + "}"
         }
@@ -118,6 +127,8 @@ public struct ShotLogShot: Sendable, Equatable {
             at = nil
         }
         rampEV = try object.optional("rampEV")?.number(in: -20...30)
+        settleSeconds = try object.optional("settleSeconds")?.number(in: Bounds.settleSeconds, unit: "s")
+        settleMeasured = try object.optional("settleMeasured")?.bool()
         settings = []
         if let settingsObject = try object.optional("settings")?.object() {
             for member in settingsObject.members {

@@ -54,6 +54,10 @@ public struct ShootingPlan: Sendable, Equatable {
     /// shot holds for its frame's exposure, not the program's longest, so `rig check`
     /// times every frame as it will be. nil: every frame takes `timing`'s.
     public var frameExposureSeconds: [[Double]]?
+    /// Each step's shot waits until the head is measured still (the loop feeds the
+    /// measurement: `MotionSource.measured(still:)`), up to the timeout; nil: the fixed
+    /// `settleSeconds`.
+    public var measuredSettle: MeasuredSettle?
 
     public init(
         timing: ShotTiming? = nil, intervalSeconds: Double? = nil, selfTimed: Bool = true, stepIntervals: [Double]? = nil,

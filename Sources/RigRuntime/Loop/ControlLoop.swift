@@ -113,6 +113,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     private let options: LoopOptions
     private let trace: TraceWriter?
     private let startPose: [Double]
+    /// A measured settle's probe and its verdict (`MeasuredSettle`): read after every
+    /// write, its verdict handed to the source.
+    private let stillnessProbe: StillnessProbe?
+    private var stillness: StillnessDetector
     // Only the loop thread touches these while it runs.
     private var source: Source
     private var positions: [Double]
@@ -133,9 +137,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
     public init(
         rig: Rig, source: Source, output: Output, clock: LoopClock = MonotonicClock(),
-        options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double], mailbox: SourceMailbox = SourceMailbox()
+        options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double], mailbox: SourceMailbox = SourceMailbox(),
+        stillness: (probe: StillnessProbe, settle: MeasuredSettle)? = nil
     ) {
         self.rig = rig
+        stillnessProbe = stillness?.probe
+        self.stillness = StillnessDetector(stillness?.settle ?? MeasuredSettle(sensor: .sim))
         self.mailbox = mailbox
         delivered = SourceMailbox.buffer(capacity: mailbox.capacity)
         self.source = source
@@ -326,9 +333,16 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 fault = .output(error, timeSeconds: time)
                 break
             }
+            if let stillnessProbe {
+                stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
+                source.measured(still: stillness.isStill)
+            }
             if let trace {
                 for i in rig.axes.indices where !sent[i].isNaN {
-                    trace.push(TraceRow(timeSeconds: time, axis: Int32(i), pulseMicroseconds: sent[i], wallSeconds: wall))
+                    trace.push(
+                        TraceRow(
+                            timeSeconds: time, axis: Int32(i), pulseMicroseconds: sent[i], wallSeconds: wall,
+                            cameraDegrees: output.modelledCameraAngle(axis: i) ?? .nan))
                 }
             }
             if pushed { eventsPushed.signal() }

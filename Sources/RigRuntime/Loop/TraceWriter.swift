@@ -11,21 +11,27 @@ public struct TraceRow: Sendable, Equatable {
     /// Wall-clock seconds since the loop started when the frame was sent (the timeline,
     /// `timeSeconds`, pauses through a stall; this does not).
     public var wallSeconds: Double
+    /// Where the camera on the axis pointed, when the output models it (the simulator's
+    /// payload); NaN otherwise.
+    public var cameraDegrees: Double
 
-    public init(timeSeconds: Double, axis: Int32, pulseMicroseconds: Double, wallSeconds: Double? = nil) {
+    public init(timeSeconds: Double, axis: Int32, pulseMicroseconds: Double, wallSeconds: Double? = nil, cameraDegrees: Double = .nan) {
         self.timeSeconds = timeSeconds
         self.axis = axis
         self.pulseMicroseconds = pulseMicroseconds
         self.wallSeconds = wallSeconds ?? timeSeconds
+        self.cameraDegrees = cameraDegrees
     }
 }
 
 /// Writes `--trace FILE.csv`: one row per channel per emitted frame,
-/// `time_s,axis,channel,pulse_us,position_deg,wall_s` (`time_s` on the
-/// program's timeline, `wall_s` on the monotonic clock since the loop began). The loop pushes rows into a ring without
+/// `time_s,axis,channel,pulse_us,position_deg,wall_s,camera_deg` (`time_s` on the
+/// program's timeline, `wall_s` on the monotonic clock since the loop began, `camera_deg`
+/// where the simulated camera pointed — the payload ringing on the horn — or empty when
+/// the output does not model it). The loop pushes rows into a ring without
 /// blocking; a writer thread formats and writes them.
 public final class TraceWriter: @unchecked Sendable {
-    public static let header = "time_s,axis,channel,pulse_us,position_deg,wall_s\n"
+    public static let header = "time_s,axis,channel,pulse_us,position_deg,wall_s,camera_deg\n"
     private let ring: SPSCRing<TraceRow>
     private let fd: FileDescriptor
     private let axes: [Axis]
@@ -109,7 +115,7 @@ public final class TraceWriter: @unchecked Sendable {
         case .pwm: position = row.pulseMicroseconds / pwmPeriodMicroseconds * 100
         }
         let line =
-            "\(fixed(row.timeSeconds, 4)),\(axis.name),\(axis.channel),\(fixed(row.pulseMicroseconds, 3)),\(fixed(position, 4)),\(fixed(row.wallSeconds, 4))\n"
+            "\(fixed(row.timeSeconds, 4)),\(axis.name),\(axis.channel),\(fixed(row.pulseMicroseconds, 3)),\(fixed(position, 4)),\(fixed(row.wallSeconds, 4)),\(row.cameraDegrees.isNaN ? "" : fixed(row.cameraDegrees, 4))\n"
         buffer.append(contentsOf: line.utf8)
     }
 }

@@ -61,6 +61,11 @@ public protocol Output: AnyObject {
     /// the session holds a `HardwareLock` on each from before `start` to after `shutdown`,
     /// so a second process cannot drive the same servos. Empty for the simulator.
     var exclusiveResources: [String] { get }
+
+    /// Where the camera on axis `axis` (in `start` order) points after the last write,
+    /// when the output models it (the simulator's payload): for the trace. Called on the
+    /// loop thread after each write: must not allocate. Nil for real hardware.
+    func modelledCameraAngle(axis: Int) -> Double?
 }
 
 extension Output {
@@ -69,6 +74,7 @@ extension Output {
     public func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand? { nil }
     public func persistState() {}
     public var exclusiveResources: [String] { [] }
+    public func modelledCameraAngle(axis: Int) -> Double? { nil }
 }
 
 /// Why an output failed, typed across the output boundary: the cause (what a caller may

@@ -2,49 +2,105 @@ import RigCore
 import Synchronization
 
 /// The built-in simulated rig: each servo a slew-rate-limited actuator that follows its
-/// commanded pulse at most `servoSpeedDegreesPerSecond`. What it "sends" is the
-/// commanded pulse, unquantized.
+/// commanded pulse at most `servoSpeedDegreesPerSecond`.
+///
+/// A servo axis with a `payload`, a `deadbandDeg` or a `lagSeconds` is simulated as the
+/// whole chain a real head is: the pulse quantized to a PCA9685's 12-bit counts at 50 Hz
+/// (what it "sends"), the servo answering `lagSeconds` later and leaving an error within
+/// half its deadband uncorrected, the horn slewing, and the camera on it a damped spring
+/// (`PayloadResponse`) that rings after every move. Other axes send the commanded pulse,
+/// unquantized, and the camera is the horn.
 public final class SimOutput: Output, @unchecked Sendable {
     public let config: SimOutputConfig
     private let axes: [Axis]
     private let tickSeconds: Double
     private var horn: [Double] = []
-    private let snapshot = Mutex<[Double]>([])
+    /// Per modelled axis: the camera on its horn (nil: the camera is the horn).
+    private var cameras: [PayloadResponse?] = []
+    /// Per axis, the commanded angles of the last `lagTicks[i] + 1` ticks (a delay line,
+    /// axis-major, sized at `start`).
+    private var lagLine: [Double] = []
+    private var lagTicks: [Int] = []
+    private var lagWindow = 1
+    private var lagNewest = 0
+    private let modelled: [Bool]
+    private let snapshot = Mutex<(horn: [Double], camera: [Double], rate: [Double])>(([], [], []))
     private let shutDown = Atomic<Bool>(false)
     /// The safe commands the rig was left in (for tests and the final report).
     public private(set) var safeState: [ChannelCommand] = []
+
+    /// PCA9685 counts per PWM period (12 bits) and the servo frame it quantizes at (the
+    /// same arithmetic as `PCA9685Math.counts`, which this module does not link).
+    static let countsPerPeriod = 4096.0
 
     public init(config: SimOutputConfig, rig: Rig) {
         self.config = config
         self.axes = rig.axes
         self.tickSeconds = rig.tickSeconds
+        modelled = rig.axes.map { $0.kind == .servo && ($0.payload != nil || $0.servo != ServoImperfection()) }
     }
 
     public var label: String { "sim" }
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
         horn = axes.indices.map { i in position(of: initial[i], axis: axes[i]) ?? axes[i].home }
-        // A copy with storage of its own: sharing `horn`'s would make the first write()
+        cameras = axes.indices.map { i in axes[i].payload.map { PayloadResponse(payload: $0, tickSeconds: tickSeconds, angle: horn[i]) } }
+        lagTicks = axes.map { Int(($0.servo.lagSeconds / tickSeconds).rounded()) }
+        lagWindow = (lagTicks.max() ?? 0) + 1
+        lagNewest = 0
+        lagLine = [Double](repeating: 0, count: axes.count * lagWindow)
+        for i in axes.indices {
+            for s in 0..<lagWindow { lagLine[i * lagWindow + s] = horn[i] }
+        }
+        // Copies with storage of their own: sharing `horn`'s would make the first write()
         // copy on write, on the loop thread.
-        snapshot.withLock { $0 = horn.map { $0 } }
+        snapshot.withLock { $0 = (horn.map { $0 }, horn.map { $0 }, horn.map { _ in 0 }) }
     }
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
         let step = config.servoSpeedDegreesPerSecond * tickSeconds
+        lagNewest = lagNewest + 1 == lagWindow ? 0 : lagNewest + 1
         for i in axes.indices {
             switch commands[i] {
             case .pulse(let us):
-                sent[i] = us
-                let target = axes[i].calibration?.angle(forPulseMicroseconds: us) ?? horn[i]
-                horn[i] += min(max(target - horn[i], -step), step)
+                guard modelled[i] else {
+                    sent[i] = us
+                    let target = axes[i].calibration?.angle(forPulseMicroseconds: us) ?? horn[i]
+                    horn[i] += min(max(target - horn[i], -step), step)
+                    continue
+                }
+                let period = servoFramePeriodMicroseconds
+                let quantized = (min(max(us, 0), period) / period * Self.countsPerPeriod).rounded() / Self.countsPerPeriod * period
+                sent[i] = quantized
+                let commanded = axes[i].calibration?.angle(forPulseMicroseconds: quantized) ?? horn[i]
+                let base = i * lagWindow
+                lagLine[base + lagNewest] = commanded
+                var slot = lagNewest - lagTicks[i]
+                if slot < 0 { slot += lagWindow }
+                let target = lagLine[base + slot]
+                // The servo leaves an error within half its deadband alone, and stops
+                // correcting one as soon as it is inside it.
+                let band = axes[i].servo.deadbandDeg / 2
+                let error = target - horn[i]
+                if abs(error) > band {
+                    let goal = target - (error > 0 ? band : -band)
+                    horn[i] += min(max(goal - horn[i], -step), step)
+                }
             case .duty(let percent):
                 sent[i] = percent / 100 * servoFramePeriodMicroseconds
                 horn[i] = percent
             case .off:
                 sent[i] = 0
             }
+            cameras[i]?.step(horn: horn[i])
         }
-        snapshot.withLock { s in for i in horn.indices { s[i] = horn[i] } }
+        snapshot.withLock { s in
+            for i in horn.indices {
+                s.horn[i] = horn[i]
+                s.camera[i] = cameras[i]?.angle ?? horn[i]
+                s.rate[i] = cameras[i]?.rate ?? 0
+            }
+        }
     }
 
     public func shutdown(safe: [ChannelCommand]) {
@@ -53,7 +109,23 @@ public final class SimOutput: Output, @unchecked Sendable {
     }
 
     /// Where each simulated servo horn is now (degrees, or % for pwm).
-    public var hornPositions: [Double] { snapshot.withLock { $0 } }
+    public var hornPositions: [Double] { snapshot.withLock { $0.horn } }
+
+    /// Where the camera on each axis points now, and how fast it turns (°/s): the horn
+    /// and 0 on axes without a payload.
+    public var cameraMotion: (angles: [Double], rates: [Double]) { snapshot.withLock { ($0.camera, $0.rate) } }
+
+    /// The loop thread's view of the camera on axis `axis` (for the trace).
+    public func modelledCameraAngle(axis: Int) -> Double? {
+        cameras.indices.contains(axis) ? cameras[axis]?.angle : nil
+    }
+
+    /// The loop thread's view of the camera's rate on axis `axis`, °/s (0 without a payload).
+    func modelledCameraRate(axis: Int) -> Double {
+        cameras.indices.contains(axis) ? cameras[axis]?.rate ?? 0 : 0
+    }
+
+    var axisCount: Int { axes.count }
 
     public var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
 

@@ -203,6 +203,14 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
     }
 
+    /// What measures a measured settle (`Rig.settle`) on this output, if anything does: the
+    /// simulator's payload. Without one the player waits each step's timeout and falls
+    /// back to the fixed settle (the shot log says so).
+    private func stillnessProbe() -> (probe: StillnessProbe, settle: MeasuredSettle)? {
+        guard let settle = rig.settle, settle.sensor == .sim, let probe = output as? StillnessProbe else { return nil }
+        return (probe, settle)
+    }
+
     public func run() throws(SessionError) -> SessionSummary {
         var locks: HardwareLock?
         // Released last: the parts (the camera's lines) are finished first.
@@ -256,7 +264,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             throw .partStart(PartStartFailure(part: "output", error: error))
         }
         let loop = ControlLoop(
-            rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox)
+            rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox,
+            stillness: stillnessProbe())
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
             mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,
@@ -399,6 +408,11 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         case .readyAtHome(let after): line = "\(t) settled at home (next: step \(after + 2)/\(stepCount))"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
+        case .settled(let step, let seconds, let measured):
+            line =
+                measured
+                ? "\(t) step \(step + 1)/\(stepCount) measured still \(fixed(seconds, 2)) s after the move"
+                : "\(t) step \(step + 1)/\(stepCount) not measured still: fixed settle, \(fixed(seconds, 2)) s after the move"
         case .shot: return  // the shot runner logs shots
         }
         if let view = options.liveView { view.log(line) } else { logger.info("\(line)") }

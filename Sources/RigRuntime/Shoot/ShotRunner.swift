@@ -49,6 +49,8 @@ public final class ShotRunner: @unchecked Sendable {
     private var redoing: [Int: Bool] = [:]
     private var missedSlot: [Int: Double] = [:]
     private var holdingSince: (step: Int, time: Double, at: String)?
+    /// Each step's last measured settle (`PlayerEvent.settled`), for its shot events.
+    private var settles: [Int: (seconds: Double, measured: Bool)] = [:]
     private var lastStep: Int?
     private var ended: Bool?
     private let fault = Mutex<String?>(nil)
@@ -205,6 +207,14 @@ public final class ShotRunner: @unchecked Sendable {
                 programOver.store(true, ordering: .relaxed)
                 logInterruptedShot(at: time)
             }
+        case .settled(let step, let seconds, let measured):
+            settles[step] = (seconds, measured)
+            if !measured {
+                let message =
+                    "step \(step + 1): not measured still within the settle timeout; fell back to the fixed settle (\(fixed(seconds, 2)) s after the move)"
+                logger.warning("\(message)")
+                display("⚠ \(message)")
+            }
         case .finished, .readyAtHome:
             break
         }
@@ -286,7 +296,7 @@ public final class ShotRunner: @unchecked Sendable {
                     step: step + 1, label: steps[step].label, axisNames: axisNames, pose: shotPose[step] ?? steps[step].pose,
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
                     file: report.file, downloaded: report.downloaded, settings: report.settings, at: at,
-                    rampEV: bracket == nil || bracket == 1 ? rampSettings[step]?.settings.ev100 : nil)))
+                    rampEV: bracket == nil || bracket == 1 ? rampSettings[step]?.settings.ev100 : nil, settle: settles[step])))
         recordedShots.insert(ShotKey(step: step, bracket: bracket ?? 1))
         // The ramp's measure of this frame reads the settings the camera really made (its
         // nearest choice of the ramp's), when it says them all.

@@ -42,6 +42,7 @@ struct CheckCommand: ParsableCommand {
         for line in CheckReport.describe(report, program: program) { print(line) }
         for line in ShootTime.lines(program, report: report) { print(line) }
         for line in ResolutionReport.describe(program: program) { print(line) }
+        for line in settleLines(program, startPose: prepared.startPose) { print(line) }
         if let misses = IntervalMiss.summary(report.intervalMisses) { print("\(file): error: \(misses)") }
         // What `rig play` and `rig serve` refuse for the rig's camera, refused here too.
         if let problem = CameraBackends.problem(program) {
@@ -50,6 +51,22 @@ struct CheckCommand: ParsableCommand {
         }
         try checkExposure(program)
         if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
+    }
+
+    /// With a measured settle (`"settle"` in the rig): the settle each step is expected to
+    /// take, from the axes' payloads (`SettleForecast`); `play` logs the measured one beside it.
+    private func settleLines(_ program: Program, startPose: [Double]) -> [String] {
+        guard let settle = program.rig.settle, case .stepped(let steps) = program.motion else { return [] }
+        let expected = SettleForecast.expected(
+            rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: ShootSetup.checkPlan(program))
+        var lines = [
+            "\(file): settle measured by \(settle.sensor.rawValue): still below \(format(settle.thresholdDegreesPerSecond)) °/s for \(format(settle.holdSeconds)) s, timeout \(format(settle.timeoutSeconds)) s; expected per step:"
+        ]
+        for s in expected where steps.indices.contains(s.step) {
+            let fallback = s.measured ? "" : " (not still within the timeout: the fixed \(format(steps[s.step].settleSeconds)) s settle)"
+            lines.append("  step \(s.step + 1) \(elided(steps[s.step].label)): \(fixed(s.seconds, 2)) s\(fallback)")
+        }
+        return lines
     }
 
     /// The program's exposure and brackets against the camera's own choices, when asked

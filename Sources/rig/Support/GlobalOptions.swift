@@ -27,7 +27,7 @@ struct LogOptions: ParsableArguments {
 
 /// Options of every command that runs a session on the rig (`play`, `serve`, `serve dfmoco`).
 struct SessionRunOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg,wall_s.", valueName: "file.csv"))
+    @Option(help: ArgumentHelp("Write every emitted frame as CSV: time_s,axis,channel,pulse_us,position_deg,wall_s,camera_deg.", valueName: "file.csv"))
     var trace: String?
 
     @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")

@@ -229,6 +229,9 @@ struct ShootSetup {
     static func checkPlan(_ program: Program) -> ShootingPlan {
         var plan = program.shootingPlan(timing: program.trigger == .bui ? nil : program.shotTiming, trigger: program.trigger)
         if program.isStepped { plan.pace(by: program.trigger, stepIntervals: program.stepIntervals) }
+        // Nothing measures in a check: it times each step with its fixed settle and prints
+        // the settle it expects the measurement to find (`SettleForecast`).
+        plan.measuredSettle = nil
         return plan
     }
 

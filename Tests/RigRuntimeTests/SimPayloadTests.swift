@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import RigCore
+@testable import RigRuntime
+
+/// The simulated head: PCA9685 quantization, the servo's lag and deadband, and the camera
+/// ringing on the horn as its payload's spring.
+@Suite struct SimPayloadTests {
+    static func rig(payload: Payload?, servo: ServoImperfection = ServoImperfection()) -> Rig {
+        var rig = testRig()
+        rig.axes[0].payload = payload
+        rig.axes[0].servo = servo
+        return rig
+    }
+
+    /// Steps the pan axis to `angle` and holds it; returns the camera angle and rate per tick.
+    static func step(_ rig: Rig, to angle: Double, ticks: Int) throws -> (sim: SimOutput, sent: Double, angles: [Double], rates: [Double]) {
+        let sim = SimOutput(config: SimOutputConfig(), rig: rig)
+        try sim.start(channels: rig.axes.map(OutputChannel.init), initial: [rig.axes[0].command(forPosition: 0), .duty(percent: 0)])
+        var sent = [Double](repeating: .nan, count: 2)
+        var angles: [Double] = []
+        var rates: [Double] = []
+        for _ in 0..<ticks {
+            try sim.write([rig.axes[0].command(forPosition: angle), .duty(percent: 0)], sent: &sent)
+            angles.append(sim.cameraMotion.angles[0])
+            rates.append(sim.cameraMotion.rates[0])
+        }
+        return (sim, sent[0], angles, rates)
+    }
+
+    @Test func theCameraRingsAtThePayloadsFrequencyAndItsRateIsMeasured() throws {
+        let run = try Self.step(Self.rig(payload: Payload(frequencyHz: 3, damping: 0.03)), to: 20, ticks: 600)
+        // The horn arrives in 50 ms (400 °/s); the camera overshoots and rings about 20°.
+        #expect((run.angles.max() ?? 0) > 21)
+        #expect(abs((run.angles.last ?? 0) - 20) < 2)
+        #expect(run.sim.rateDegreesPerSecond() ?? 0 > 1, "still ringing after 6 s at ζ 0.03")
+        let found = try #require(RingDown.identify(samples: Array(run.rates.dropFirst(10)), sampleSeconds: 0.01))
+        #expect(abs(found.frequencyHz / 3 - 1) < 0.05)
+        #expect(abs(found.damping - 0.03) < 0.02)
+    }
+
+    @Test func withoutAPayloadTheCameraIsTheHornAndNothingRings() throws {
+        let run = try Self.step(Self.rig(payload: nil), to: 20, ticks: 100)
+        #expect(run.angles.last == 20)
+        #expect(run.sim.rateDegreesPerSecond() == 0)
+        let commanded: Double = 1500 + 20.0 * 2000 / 180
+        #expect(run.sent == commanded, "unmodelled: the pulse as commanded")
+    }
+
+    @Test func aModelledServoSendsWholePCA9685Counts() throws {
+        let run = try Self.step(Self.rig(payload: Payload(frequencyHz: 3, damping: 0.5)), to: 20.1, ticks: 2)
+        let count = 20_000.0 / 4096
+        let counts = run.sent / count
+        #expect(abs(counts - counts.rounded()) < 1e-9, "\(run.sent) µs is \(counts) counts")
+        let commanded: Double = 1500 + 20.1 * 2000 / 180
+        #expect(abs(run.sent - commanded) <= count / 2)
+    }
+
+    @Test func theDeadbandLeavesASmallErrorAndTheLagDelaysTheMove() throws {
+        let rig = Self.rig(payload: nil, servo: ServoImperfection(deadbandDeg: 1, lagSeconds: 0.05))
+        let small = try Self.step(rig, to: 0.4, ticks: 50)
+        #expect(small.sim.hornPositions[0] == 0, "within half the deadband: not corrected")
+        let big = try Self.step(rig, to: 10, ticks: 60)
+        #expect(big.angles[4] == 0, "nothing within the 50 ms lag")
+        #expect(big.angles[5] > 0)
+        // Stops as soon as the error is inside the band: half the deadband short.
+        #expect(abs((big.angles.last ?? 0) - 9.5) < 0.02)
+    }
+}
