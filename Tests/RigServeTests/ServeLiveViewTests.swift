@@ -222,3 +222,64 @@ extension ServeLiveViewTests {
         }
     }
 }
+
+/// Tap to aim: a point of the view is turned to the centre, within the soft limits.
+@Suite struct TapToAimTests {
+    /// The geometry against directions worked out by hand (90° lens: tan 45° = 1): a marker
+    /// of the test scene at pan 30° on the horizon is 0.789 across the view from pan 0; the
+    /// one at pan 30°, tilt 30° is at the top edge of a 3:2 view.
+    @Test func aPointOfTheViewIsWhereThePanAndTiltWouldCentreIt() {
+        let across = 0.5 + tan(30 * Double.pi / 180) / 2
+        let level = ViewAim.target(panDegrees: 0, tiltDegrees: 0, x: across, y: 0.5, horizontalFOVDegrees: 90, aspect: 1.5)
+        #expect(abs(level.pan - 30) < 1e-9 && abs(level.tilt) < 1e-9)
+        let up = ViewAim.target(panDegrees: 0, tiltDegrees: 0, x: across, y: 0, horizontalFOVDegrees: 90, aspect: 1.5)
+        #expect(abs(up.pan - 30) < 1e-9 && abs(up.tilt - 30) < 1e-9, "\(up)")
+        // The centre is where the head points, wherever that is; pan stays continuous past ±180°.
+        let centre = ViewAim.target(panDegrees: 170, tiltDegrees: -20, x: 0.5, y: 0.5, horizontalFOVDegrees: 50, aspect: 1.5)
+        #expect(abs(centre.pan - 170) < 1e-9 && abs(centre.tilt + 20) < 1e-9)
+        let past = ViewAim.target(panDegrees: 170, tiltDegrees: 0, x: 1, y: 0.5, horizontalFOVDegrees: 40, aspect: 1.5)
+        #expect(abs(past.pan - 190) < 1e-9)
+    }
+
+    @Test func aTapMovesTheHeadAndAPointBeyondALimitIsRefused() async throws {
+        let rigText = ServeLiveViewTests.rig.replacingOccurrences(of: #""width": 96, "height": 64}"#, with: #""width": 96, "height": 64, "fovDeg": 90}"#)
+        let rig = try RigParser.parse(text: rigText, file: "rig.json")
+        let config = try SimCamera.parseConfig(try #require(rig.camera))
+        let camera = SimCamera(preview: config.preview, axisNames: rig.axes.map(\.name), restPose: rig.homePose)
+        let fixture = try ServeFixture(rigText: rigText, camera: camera)
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let across = 0.5 + tan(30 * Double.pi / 180) / 2
+            let aim = try await client.execute(
+                uri: "/api/aim", method: .post, headers: .client("a"), body: jsonBody(#"{"x": \#(across), "y": 0.5, "aspect": 1.5}"#))
+            #expect(aim.status == .accepted, "\(aim.text)")
+            #expect(abs((aim.json["pan"] as? Double ?? 0) - 30) < 0.01)
+            let key = try #require(aim.controlKey)
+            _ = try await fixture.waitStatus { abs(($0.pose["pan"] ?? 0) - 30) < 0.01 && $0.state == .idle }
+            // The top edge of a square 90° view is 45° up: beyond tilt's 40°.
+            let beyond = try await client.execute(
+                uri: "/api/aim", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"x": 0.5, "y": 0, "aspect": 1}"#))
+            #expect(beyond.status == .conflict && beyond.text.contains("beyond its soft limits"), "\(beyond.text)")
+            // Nonsense is refused before anything moves; another client only watches.
+            let wild = try await client.execute(
+                uri: "/api/aim", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"x": 2, "y": 0.5}"#))
+            #expect(wild.status == .badRequest)
+            let other = try await client.execute(uri: "/api/aim", method: .post, headers: .client("b"), body: jsonBody(#"{"x": 0.5, "y": 0.5}"#))
+            #expect(other.status == .conflict)
+            #expect(abs((fixture.console.status(controller: nil).pose["pan"] ?? 0) - 30) < 0.01)
+        }
+    }
+
+    /// A camera that does not say its lens needs the field of view from the client.
+    @Test func withoutTheLensTheFieldOfViewMustBeGiven() async throws {
+        let fixture = try ServeFixture()
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let missing = try await client.execute(uri: "/api/aim", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.6, "y": 0.5}"#))
+            #expect(missing.status == .badRequest && missing.text.contains("fovDeg"), "\(missing.text)")
+            let given = try await client.execute(
+                uri: "/api/aim", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.6, "y": 0.5, "fovDeg": 40}"#))
+            #expect(given.status == .accepted, "\(given.text)")
+        }
+    }
+}

@@ -10,10 +10,14 @@ public protocol LiveViewSource: AnyObject, Sendable {
     /// scene from there; a real camera sees for itself). The session gives it once the
     /// loop exists.
     func follow(pose: @escaping @Sendable () -> [Double]?)
+    /// The view's horizontal field of view when the camera knows it (the simulated one's
+    /// lens); nil: the client says it (tap to aim).
+    var liveViewFieldOfViewDegrees: Double? { get }
 }
 
 extension LiveViewSource {
     public func follow(pose: @escaping @Sendable () -> [Double]?) {}
+    public var liveViewFieldOfViewDegrees: Double? { nil }
 }
 
 /// One live-view frame: the camera's own JPEG bytes, stamped with its number and capture

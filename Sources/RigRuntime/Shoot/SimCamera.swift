@@ -16,6 +16,7 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
     private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
 
     private let preview: SimLiveView?
+    private let previewConfig: SimPreviewConfig?
     /// Without `"preview"`: unsupported from the start.
     private let noPreview = LiveViewFeed(
         state: .unsupported("\(LiveViewFeed.noLiveView) (a \"sim\" camera shows its test scene with \"preview\": {\"fps\": 10})"))
@@ -27,11 +28,13 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
     public init(scene: SimScene? = nil, preview: SimPreviewConfig? = nil, axisNames: [String] = [], restPose: [Double] = []) {
         self.scene = scene
         self.preview = preview.map { SimLiveView(config: $0, axisNames: axisNames, restPose: restPose) }
+        previewConfig = preview
     }
 
     public var liveView: LiveViewFeed { preview?.feed ?? noPreview }
 
     public func follow(pose: @escaping @Sendable () -> [Double]?) { preview?.follow(pose: pose) }
+    public var liveViewFieldOfViewDegrees: Double? { previewConfig?.fieldOfViewDegrees }
 
     /// One live-view frame drawn now (`rig camera preview`), whether or not anyone watches.
     public func previewFrame() -> LiveViewFrame? { preview?.frame() }

@@ -1,3 +1,5 @@
+import RigCore
+import RigFormat
 import RigRuntime
 
 /// `RigConsole`'s live view: the camera's feed (a camera found late: once it is), and what
@@ -8,6 +10,38 @@ extension RigConsole {
     public var liveViewFeed: LiveViewFeed? {
         let connected = (camera as? LateCamera).map { $0.found } ?? camera
         return (connected as? LiveViewSource)?.liveView
+    }
+
+    /// Tap to aim: the pose that brings the view's point (`x` across from the left, `y` down
+    /// from the top, 0…1) to the centre; nothing moves here (the caller takes control, then
+    /// goes there as a limited move like any other go-to). `fovDeg` is the lens's horizontal
+    /// field of view (the simulated camera knows its own); `aspect` the view's width /
+    /// height. Refused with the reason when the rig has no pan and tilt axes, the field of
+    /// view is unknown, or the point is beyond an axis's soft limits.
+    func aimPose(x: Double, y: Double, aspect: Double, fovDeg: Double?) throws(ServeError) -> (pose: [Double?], pan: Double, tilt: Double) {
+        guard let panIndex = rig.axisIndex(named: "pan"), let tiltIndex = rig.axisIndex(named: "tilt") else {
+            throw ServeError(.conflict, "tap to aim turns axes named \"pan\" and \"tilt\"; this rig has \(rig.axes.map(\.name).joined(separator: ", "))")
+        }
+        let connected = (camera as? LateCamera).map { $0.found } ?? camera
+        guard let fov = fovDeg ?? (connected as? LiveViewSource)?.liveViewFieldOfViewDegrees else {
+            throw ServeError(.badRequest, "$.fovDeg: give the lens's horizontal field of view in degrees (this camera does not say it)")
+        }
+        let now = pose
+        let target = ViewAim.target(
+            panDegrees: now[panIndex], tiltDegrees: now[tiltIndex], x: x, y: y, horizontalFOVDegrees: fov, aspect: aspect)
+        for (index, value) in [(panIndex, target.pan), (tiltIndex, target.tilt)] {
+            let axis = rig.axes[index]
+            if value < axis.softMin || value > axis.softMax {
+                throw ServeError(
+                    .conflict,
+                    "that point is at \(axis.name) \(fixed(value, 1))°, beyond its soft limits \(format(axis.softMin))…\(format(axis.softMax))°: it cannot be brought to the centre"
+                )
+            }
+        }
+        var goal = [Double?](repeating: nil, count: rig.axes.count)
+        goal[panIndex] = target.pan
+        goal[tiltIndex] = target.tilt
+        return (goal, target.pan, target.tilt)
     }
 
     /// The status's `camera.liveView` for a connected camera.

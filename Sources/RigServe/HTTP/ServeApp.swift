@@ -85,6 +85,7 @@ public enum ServeApp {
         router.post("/api/jog") { request, context in try await routes.jog(request, context) }
         router.post("/api/goto") { request, context in try await routes.goTo(request, context) }
         router.post("/api/nudge") { request, context in try await routes.nudge(request, context) }
+        router.post("/api/aim") { request, context in try await routes.aim(request, context) }
         router.get("/api/poses") { _, _ in try routes.poseList() }
         router.put("/api/poses/:name") { request, context in try await routes.savePose(request, context) }
         router.delete("/api/poses/:name") { request, context in try await routes.deletePose(request, context) }
@@ -98,7 +99,7 @@ public enum ServeApp {
         case "/", "/pair", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview":
             return "GET"
         case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/shutdown", "/api/jog",
-            "/api/goto", "/api/nudge":
+            "/api/goto", "/api/nudge", "/api/aim":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

@@ -381,6 +381,39 @@ struct ServeRoutes: Sendable {
         return Self.withControl(try Self.json(MoveReply(clamped: clamped, status: reply), status: .accepted), key: key)
     }
 
+    private struct AimBody: Decodable {
+        var x: Double
+        var y: Double
+        var aspect: Double?
+        var fovDeg: Double?
+    }
+    private struct AimReply: Encodable {
+        var pan: Double
+        var tilt: Double
+        var status: ServeStatus
+    }
+
+    /// `POST /api/aim`: tap to aim (`RigConsole.aim`). Takes control, like a go-to.
+    func aim(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let body = try await body(AimBody.self, request)
+        for (name, v) in [("x", body.x), ("y", body.y)] where !(v.isFinite && (0...1).contains(v)) {
+            throw ServeError(.badRequest, "$.\(name): a fraction of the view, 0…1 (from its left or top edge)")
+        }
+        if let a = body.aspect, !(a.isFinite && (0.2...5).contains(a)) { throw ServeError(.badRequest, "$.aspect: the view's width / height, 0.2…5") }
+        if let f = body.fovDeg, !(f.isFinite && (1...170).contains(f)) {
+            throw ServeError(.badRequest, "$.fovDeg: the lens's horizontal field of view, 1…170°")
+        }
+        // Worked out (and refused) before control is taken: a refused tap takes nothing.
+        let target = try console.aimPose(x: body.x, y: body.y, aspect: body.aspect ?? 1.5, fovDeg: body.fovDeg)
+        let key = try control(request, context)
+        _ = try console.goTo(target.pose)
+        var reply = currentStatus(request)
+        if reply.program == nil { reply.state = .moving }
+        let rounded = { (v: Double) in (v * 1000).rounded() / 1000 }
+        return Self.withControl(
+            try Self.json(AimReply(pan: rounded(target.pan), tilt: rounded(target.tilt), status: reply), status: .accepted), key: key)
+    }
+
     // MARK: Exposure
 
     private struct NudgeBody: Decodable {
