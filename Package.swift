@@ -208,12 +208,16 @@ let package = Package(
         .testTarget(
             name: "RigServeTests",
             dependencies: [
-                "RigSky", "RigCore", "RigRuntime", "RigServe", "RigTestSupport",
+                "RigSky", "RigCore", "RigFormat", "RigRuntime", "RigServe", "RigTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ], exclude: ["serve_browser.py", "serve_field.py", "serve_flood.py", "serve_pairing.py", "serve_liveview.py"], swiftSettings: strict),
+            ],
+            exclude: [
+                "schemathesis.toml", "serve_browser.py", "serve_builder.py", "serve_field.py", "serve_flood.py", "serve_pairing.py", "serve_liveview.py",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigFormat", "RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigSky", "RigFormat", "RigCore", "RigTestSupport"], swiftSettings: strict),
     ]

@@ -151,6 +151,37 @@ struct HuginToolsTests {
         #expect(points[up][1] == points.map { $0[1] }.min())
     }
 
+    /// A full sphere by area, with zenith and nadir shots (`rigs/pano-sphere.json`): Hugin
+    /// loads every shot at its angles, the canvas is the whole sphere, and the zenith
+    /// shot's centre lands on the canvas's top edge, the nadir's on its bottom edge.
+    @Test func aSphereWithZenithAndNadirLoadsAndItsPolesAreAtTheCanvasEdges() throws {
+        let program = try loadProgram("rigs/pano-sphere.json")
+        let pto = try RigProcess.temporaryFile("sphere.pto")
+        let plan = try RigProcess.run(["plan", "rigs/pano-sphere.json", "-o", pto])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let check = try Hugin.run("checkpto", [pto])
+        #expect(check.stdout.contains("Project contains\n\(program.steps.count) images\n1 lenses\n"), "\(check.stdout)")
+        let (images, panorama) = try Hugin.reloaded(pto)
+        #expect(images.count == program.steps.count)
+        for (image, step) in zip(images, program.steps) {
+            #expect(abs(image.p - step.pose[1]) < 1e-5, "\(step.label)")
+        }
+        #expect(panorama.v == 360)
+        let vfov = try #require(try Hugin.panoramaVfov(pto))
+        #expect(abs(vfov - 180) < 1e-6)
+        let poles = program.steps.indices.filter { abs(program.steps[$0].pose[1]) == 90 }
+        #expect(poles.count == 2)
+        let input = poles.map { "\($0) \((images[$0].w - 1) / 2) \((images[$0].h - 1) / 2)" }.joined(separator: "\n") + "\n"
+        let trafo = try Hugin.run("pano_trafo", [pto], input: input)
+        #expect(trafo.status == 0, "\(trafo.stderr)")
+        let ys = trafo.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").compactMap { Double($0) }.last }
+        let height = panorama.w / panorama.v * vfov
+        for (index, y) in zip(poles, ys) {
+            let expected = program.steps[index].pose[1] > 0 ? 0 : height
+            #expect(abs(y - expected) < 2, "\(program.steps[index].label): y \(y), expected \(expected)")
+        }
+    }
+
     /// Every image's corners land on the panorama's canvas (pano_trafo maps them): the
     /// top row's outer corners, tilted up, reach further in yaw than its centres.
     @Test func everyImagesCornersAreOnTheCanvas() throws {

@@ -612,7 +612,7 @@ func errorLine(_ file: BadFile) -> String {
               "panorama": {"pan": [-90, 90], "tilt": [0, 30]}
             }
             """,
-            #"p.json:4:15: error: $.panorama: missing required key "lens" ({"focalLengthMm", "sensorWidthMm", "sensorHeightMm"} or {"horizontalFovDeg", "verticalFovDeg"})"#
+            #"p.json:4:15: error: $.panorama: missing required key "lens" (a preset such as "fullframe-24mm", {"preset"}, {"focalLengthMm", "sensorWidthMm", "sensorHeightMm"} or {"horizontalFovDeg", "verticalFovDeg"})"#
         ),
         .program(
             "panorama lens without a focal length or fov",
@@ -623,7 +623,7 @@ func errorLine(_ file: BadFile) -> String {
               "panorama": {"lens": {}, "pan": [-90, 90], "tilt": [0, 30]}
             }
             """,
-            #"p.json:4:24: error: $.panorama.lens: give "focalLengthMm" (with "sensorWidthMm"/"sensorHeightMm", default full frame 36×24) or "horizontalFovDeg" and "verticalFovDeg""#
+            #"p.json:4:24: error: $.panorama.lens: give a "preset" (SENSOR-FOCALmm, SENSOR one of fullframe, aps-c, aps-c-canon, mft, 1-inch (e.g. "fullframe-24mm", "aps-c-18mm")), "focalLengthMm" (with "sensorWidthMm"/"sensorHeightMm", default full frame 36×24) or "horizontalFovDeg" and "verticalFovDeg""#
         ),
     ]
 

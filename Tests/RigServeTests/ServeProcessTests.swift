@@ -59,6 +59,7 @@ import Testing
         let result = try await runTool(
             "schemathesis",
             [
+                "--config-file", TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/schemathesis.toml").path,
                 "run", server.baseURL + "/api/openapi.json", "--exclude-path", "/api/events", "--exclude-path", "/api/shutdown",
                 "-n", "10", "--seed", "7", "--max-time", "30", "--request-timeout", "15",
                 "--no-color", "--suppress-health-check", "all",

@@ -194,4 +194,10 @@ public struct Program: Sendable, Equatable {
         if case .stepped(let steps) = motion { return steps }
         return []
     }
+
+    /// Frames a stepped program shoots: each step's `shotsPerStep` (a bracket's count); 0
+    /// when the rig has no camera.
+    public var frameCount: Int {
+        rig.camera == nil ? 0 : steps.count * shoot.shotsPerStep
+    }
 }

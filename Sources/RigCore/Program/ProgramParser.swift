@@ -324,12 +324,193 @@ public enum ProgramParser {
         let tiltAxis = try axis("tiltAxis", "tilt")
         if panAxis == tiltAxis { throw object.error("panAxis and tiltAxis must be different axes") }
 
-        let lensValue = try object.required("lens", "{\"focalLengthMm\", \"sensorWidthMm\", \"sensorHeightMm\"} or {\"horizontalFovDeg\", \"verticalFovDeg\"}")
+        let (fov, camera) = try parseLens(
+            object.required(
+                "lens",
+                "a preset such as \"fullframe-24mm\", {\"preset\"}, {\"focalLengthMm\", \"sensorWidthMm\", \"sensorHeightMm\"} or {\"horizontalFovDeg\", \"verticalFovDeg\"}"
+            ))
+
+        func range(_ key: String, _ bounds: ClosedRange<Double>, in reader: ObjectReader, what: String) throws(FileError) -> ClosedRange<Double> {
+            let value = try reader.required(key, what)
+            let pair = try value.numbers(count: 2, in: bounds, unit: "°")
+            let range = min(pair[0], pair[1])...max(pair[0], pair[1])
+            guard range.upperBound - range.lowerBound <= 360 else {
+                throw value.error(
+                    "[\(format(pair[0])), \(format(pair[1]))] spans \(format(range.upperBound - range.lowerBound))°, more than a full turn; valid: a span of at most 360°"
+                )
+            }
+            return range
+        }
+        // The shot centres: given, or inset half a view from the edges of an area.
+        let pan: ClosedRange<Double>
+        let tilt: ClosedRange<Double>
+        if let areaValue = object.optional("area") {
+            for key in ["pan", "tilt"] {
+                guard let given = object.optional(key) else { continue }
+                throw given.error("give the shot centres (\"pan\" and \"tilt\") or the \"area\" to cover, not both")
+            }
+            let area = try areaValue.object()
+            let edges = "[from, to] edge of the scene in degrees"
+            let panEdges = try range("pan", Bounds.panDegrees, in: area, what: edges)
+            let tiltEdges = try range("tilt", Bounds.tiltDegrees, in: area, what: edges)
+            try area.finish()
+            func inset(_ edges: ClosedRange<Double>, by half: Double) -> ClosedRange<Double> {
+                // Narrower than one view: one shot in the middle.
+                guard edges.upperBound - edges.lowerBound > 2 * half else {
+                    let middle = (edges.lowerBound + edges.upperBound) / 2
+                    return middle...middle
+                }
+                return (edges.lowerBound + half)...(edges.upperBound - half)
+            }
+            // A full turn has no edges to inset.
+            pan = panEdges.upperBound - panEdges.lowerBound >= 360 - 1e-9 ? panEdges : inset(panEdges, by: fov.horizontalDegrees / 2)
+            tilt = inset(tiltEdges, by: fov.verticalDegrees / 2)
+        } else {
+            let centres = "[first, last] shot centre in degrees (or \"area\": {\"pan\", \"tilt\"}, the edges to cover)"
+            pan = try range("pan", Bounds.panDegrees, in: object, what: centres)
+            tilt = try range("tilt", Bounds.tiltDegrees, in: object, what: centres)
+        }
+
+        // Rows and columns, given: spaced evenly, the overlap is what results.
+        func count(_ key: String, span: Double, over axis: String) throws(FileError) -> Int? {
+            guard let value = object.optional(key) else { return nil }
+            let n = try value.integer(in: 1...Bounds.maxShots)
+            let range = key == "rows" ? tilt : pan
+            if n == 1, span > 1e-9 {
+                throw value.error(
+                    "1 of \(key) would be one shot at the middle of \(axis) \(format(range.lowerBound))…\(format(range.upperBound))°; valid: 2 or more, or a single \(axis) ([\(format(range.lowerBound)), \(format(range.lowerBound))])"
+                )
+            }
+            if n > 1, span <= 1e-9 {
+                throw value.error("\(n) \(key) over a single \(axis) (\(format(range.lowerBound))°); valid: 1, or give a \(axis) range")
+            }
+            return n
+        }
+        let rows = try count("rows", span: tilt.upperBound - tilt.lowerBound, over: "tilt")
+        let columns = try count("columns", span: pan.upperBound - pan.lowerBound, over: "pan")
+        let overlapValue = object.optional("overlapPercent")
+        if rows != nil, columns != nil, let overlapValue {
+            throw overlapValue.error("with both \"rows\" and \"columns\" the overlap is what they give; remove \"overlapPercent\" (or one of them)")
+        }
+        let overlap = try overlapValue?.number(in: 5...90, unit: "%") ?? 30
+
+        // Zenith and nadir: one shot at the pole, or at the tilt axis's soft limit if a shot
+        // there still sees all round the pole.
+        let tiltLimits = rig.axes[tiltAxis].softMin...rig.axes[tiltAxis].softMax
+        func pole(_ key: String, up: Bool) throws(FileError) -> Double? {
+            guard let value = object.optional(key), try value.bool() else { return nil }
+            let limit = up ? tiltLimits.upperBound : tiltLimits.lowerBound
+            let edge = up ? tilt.upperBound : tilt.lowerBound
+            if abs(edge) >= 90 - 1e-9 {
+                throw value.error("the \(up ? "top" : "bottom") row is already at \(format(edge))°, straight \(up ? "up" : "down"); remove \"\(key)\"")
+            }
+            let at = up ? min(90, limit) : max(-90, limit)
+            let spec = PanoramaSpec(fieldOfView: fov, overlap: 0, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis)
+            let needed = 90 - spec.poleReachDegrees
+            guard spec.poleCapDegrees(atTilt: at) > 1e-9 else {
+                throw value.error(
+                    "a \(key) shot looks straight \(up ? "up" : "down"), but tilt axis \"\(rig.axes[tiltAxis].name)\" stops at its soft limit \(format(limit))° (softLimits); with this lens a shot there cannot see the pole; valid: a soft limit of at least \(fixed(needed, 1))° \(up ? "up" : "down") (or a wider lens), or remove \"\(key)\""
+                )
+            }
+            return at
+        }
+        let zenith = try pole("zenith", up: true)
+        let nadir = try pole("nadir", up: false)
+        try object.finish()
+        let spec = PanoramaSpec(
+            fieldOfView: fov, overlap: overlap / 100, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis, lens: camera,
+            rows: rows, columns: columns, zenithTilt: zenith, nadirTilt: nadir)
+        try checkOverlap(spec, object: object)
+        return spec
+    }
+
+    /// Overlap between neighbouring shots below which a stitcher finds too few control
+    /// points: given rows, columns, a zenith or a nadir shot that leave less are refused.
+    public static let minimumOverlap = 0.10
+
+    /// Refuses a spec whose given rows or columns (or zenith/nadir shot) overlap less than
+    /// `minimumOverlap`, saying what would be valid.
+    static func checkOverlap(_ spec: PanoramaSpec, object: ObjectReader) throws(FileError) {
+        // Past the shot bound the caller refuses the spec as too large.
+        guard PanoramaPlanner.shotCount(spec) <= Double(Bounds.maxShots) else { return }
+        let (horizontal, vertical) = PanoramaPlanner.overlaps(spec)
+        let minimum = percent(minimumOverlap, digits: 0)
+        if let columns = spec.columns, horizontal < minimumOverlap - 1e-9 {
+            var wider = spec
+            var valid = columns
+            let rows = max(1, PanoramaPlanner.shotCount(spec) / Double(columns))
+            // Bounded: past the shot bound no count is valid.
+            while Double(valid) * rows <= Double(Bounds.maxShots), PanoramaPlanner.overlaps(wider).horizontal < minimumOverlap - 1e-9 {
+                valid += 1
+                wider.columns = valid
+            }
+            let what =
+                Double(valid) * rows <= Double(Bounds.maxShots)
+                ? "at least \(valid) columns" : "more columns than \(Bounds.maxShots) shots allow (a wider lens)"
+            let message =
+                "\(columns) column\(columns == 1 ? "" : "s") over pan \(format(spec.pan.lowerBound))…\(format(spec.pan.upperBound))° overlap \(percent(horizontal, digits: 1)) with this lens; valid: \(what) (\(minimum) overlap or more)"
+            throw object.optional("columns")?.error(message) ?? object.error(message)
+        }
+        guard vertical < minimumOverlap - 1e-9 else { return }
+        let vfov = spec.fieldOfView.verticalDegrees
+        let span = spec.tilt.upperBound - spec.tilt.lowerBound
+        if let rows = spec.rows, rows > 1, 1 - span / Double(rows - 1) / vfov < minimumOverlap - 1e-9 {
+            let valid = Int(min((span / (vfov * (1 - minimumOverlap)) - 1e-9).rounded(.up) + 1, Double(Bounds.maxShots)))
+            let message =
+                "\(rows) rows over tilt \(format(spec.tilt.lowerBound))…\(format(spec.tilt.upperBound))° overlap \(percent(1 - span / Double(rows - 1) / vfov, digits: 1)) with this lens; valid: at least \(valid) rows (\(minimum) overlap or more)"
+            throw object.optional("rows")?.error(message) ?? object.error(message)
+        }
+        let grid = PanoramaPlanner.rowGrid(spec)
+        let gridRows = grid.rows >= 1 ? Int(min(grid.rows, Double(Bounds.maxShots))) : 1
+        // The zenith or nadir shot is too far from the rows next to it.
+        if let zenith = spec.zenithTilt, let value = object.optional("zenith") {
+            let top = PanoramaPlanner.rowTilt(spec, row: gridRows - 1, grid: grid)
+            let reach = top + vfov / 2 - (90 - spec.poleCapDegrees(atTilt: zenith))
+            if reach / vfov < minimumOverlap - 1e-9 {
+                let needed = 90 - spec.poleCapDegrees(atTilt: zenith) + minimumOverlap * vfov - vfov / 2
+                throw value.error(
+                    "the zenith shot (tilt \(format(zenith))°) and the top row (tilt \(fixed(top, 1))°) overlap \(percent(reach / vfov, digits: 1)); valid: a top row at tilt \(fixed(needed, 1))° or higher (\(minimum) overlap or more)"
+                )
+            }
+        }
+        if let nadir = spec.nadirTilt, let value = object.optional("nadir") {
+            let bottom = PanoramaPlanner.rowTilt(spec, row: 0, grid: grid)
+            let reach = -90 + spec.poleCapDegrees(atTilt: nadir) - (bottom - vfov / 2)
+            if reach / vfov < minimumOverlap - 1e-9 {
+                let needed = -90 + spec.poleCapDegrees(atTilt: nadir) - minimumOverlap * vfov + vfov / 2
+                throw value.error(
+                    "the nadir shot (tilt \(format(nadir))°) and the bottom row (tilt \(fixed(bottom, 1))°) overlap \(percent(reach / vfov, digits: 1)); valid: a bottom row at tilt \(fixed(needed, 1))° or lower (\(minimum) overlap or more)"
+                )
+            }
+        }
+    }
+
+    /// A panorama's lens: a preset name (`"fullframe-24mm"`), `{"preset", "orientation"}`,
+    /// a focal length on a sensor, or the field of view; the view as mounted (portrait
+    /// swaps it) and the camera as the stitcher files need it.
+    static func parseLens(_ lensValue: ValueReader) throws(FileError) -> (FieldOfView, CameraLens) {
+        func preset(_ value: ValueReader) throws(FileError) -> (FieldOfView, CameraLens) {
+            switch LensPreset.named(try value.nonEmptyString()) {
+            case .failure(let problem): throw value.error(problem.message)
+            case .success(let p):
+                let f = p.focalLengthMillimetres
+                let (w, h) = (p.sensor.widthMillimetres, p.sensor.heightMillimetres)
+                let fov = FieldOfView(focalLengthMillimetres: f, sensorWidthMillimetres: w, sensorHeightMillimetres: h)
+                return (fov, CameraLens(sensorFieldOfView: fov, focalLengthMillimetres: f, sensorWidthMillimetres: w, sensorHeightMillimetres: h))
+            }
+        }
+        if case .string = lensValue.node.value { return try preset(lensValue) }
         let lens = try lensValue.object()
         var fov: FieldOfView
         var camera: CameraLens
-        if lens.has("focalLengthMm") {
-            let f = try lens.required("focalLengthMm").number(in: 1...2000, unit: "mm")
+        if lens.has("preset"), let p = lens.optional("preset") {
+            for key in ["focalLengthMm", "sensorWidthMm", "sensorHeightMm", "horizontalFovDeg", "verticalFovDeg"] {
+                guard let given = lens.optional(key) else { continue }
+                throw given.error("a preset gives the focal length and sensor; remove \"\(key)\" (or the preset)")
+            }
+            (fov, camera) = try preset(p)
+        } else if lens.has("focalLengthMm") {
+            let f = try lens.required("focalLengthMm").number(in: LensPreset.focalLengths, unit: "mm")
             let w = try lens.optional("sensorWidthMm")?.number(in: 1...100, unit: "mm") ?? 36
             let h = try lens.optional("sensorHeightMm")?.number(in: 1...100, unit: "mm") ?? 24
             fov = FieldOfView(focalLengthMillimetres: f, sensorWidthMillimetres: w, sensorHeightMillimetres: h)
@@ -341,30 +522,15 @@ public enum ProgramParser {
             camera = CameraLens(sensorFieldOfView: fov)
         } else {
             throw lensValue.error(
-                "give \"focalLengthMm\" (with \"sensorWidthMm\"/\"sensorHeightMm\", default full frame 36×24) or \"horizontalFovDeg\" and \"verticalFovDeg\"")
+                "give a \"preset\" (\(LensPreset.grammar)), \"focalLengthMm\" (with \"sensorWidthMm\"/\"sensorHeightMm\", default full frame 36×24) or \"horizontalFovDeg\" and \"verticalFovDeg\""
+            )
         }
         if let o = lens.optional("orientation"), try o.oneOf(["landscape", "portrait"]) == "portrait" {
             fov = FieldOfView(horizontalDegrees: fov.verticalDegrees, verticalDegrees: fov.horizontalDegrees)
             camera.orientation = .portrait
         }
         try lens.finish()
-
-        let overlap = try object.optional("overlapPercent")?.number(in: 5...90, unit: "%") ?? 30
-        func range(_ key: String, _ bounds: ClosedRange<Double>) throws(FileError) -> ClosedRange<Double> {
-            let value = try object.required(key, "[first, last] shot centre in degrees")
-            let pair = try value.numbers(count: 2, in: bounds, unit: "°")
-            let range = min(pair[0], pair[1])...max(pair[0], pair[1])
-            guard range.upperBound - range.lowerBound <= 360 else {
-                throw value.error(
-                    "[\(format(pair[0])), \(format(pair[1]))] spans \(format(range.upperBound - range.lowerBound))°, more than a full turn; valid: a span of at most 360°"
-                )
-            }
-            return range
-        }
-        let pan = try range("pan", Bounds.panDegrees)
-        let tilt = try range("tilt", Bounds.tiltDegrees)
-        try object.finish()
-        return PanoramaSpec(fieldOfView: fov, overlap: overlap / 100, pan: pan, tilt: tilt, panAxis: panAxis, tiltAxis: tiltAxis, lens: camera)
+        return (fov, camera)
     }
 
     /// The steps that shoot a planned panorama.

@@ -31,3 +31,73 @@ public enum JSONText {
         value.isFinite ? format(value) : "null"
     }
 }
+
+extension JSONText {
+    /// A parsed document written out again as a person would lay it out: two-space
+    /// indents, members in their order, and an array of plain values (or a small object of
+    /// them) on one line, as in the examples in rigs/. Parsing the text gives back the same
+    /// values (numbers in their shortest exact form), only the places differ.
+    public static func document(_ node: JSONNode) -> String {
+        var out = ""
+        write(node.value, indent: "", into: &out)
+        return out + "\n"
+    }
+
+    private static func isPlain(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array, .object: false
+        default: true
+        }
+    }
+
+    private static func write(_ value: JSONValue, indent: String, into out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += number(n)
+        case .string(let s): out += string(s.text)
+        case .array(let items):
+            if items.isEmpty {
+                out += "[]"
+            } else if items.allSatisfy({ isPlain($0.value) }) {
+                out +=
+                    "["
+                    + items.map { item in
+                        var text = ""
+                        write(item.value, indent: "", into: &text)
+                        return text
+                    }.joined(separator: ", ") + "]"
+            } else {
+                let inner = indent + "  "
+                out += "[\n"
+                for (i, item) in items.enumerated() {
+                    out += inner
+                    write(item.value, indent: inner, into: &out)
+                    out += i == items.count - 1 ? "\n" : ",\n"
+                }
+                out += indent + "]"
+            }
+        case .object(let members):
+            if members.isEmpty {
+                out += "{}"
+            } else if members.count <= 4, members.allSatisfy({ isPlain($0.value.value) }) {
+                out +=
+                    "{ "
+                    + members.map { member in
+                        var text = string(member.key) + ": "
+                        write(member.value.value, indent: "", into: &text)
+                        return text
+                    }.joined(separator: ", ") + " }"
+            } else {
+                let inner = indent + "  "
+                out += "{\n"
+                for (i, member) in members.enumerated() {
+                    out += inner + string(member.key) + ": "
+                    write(member.value.value, indent: inner, into: &out)
+                    out += i == members.count - 1 ? "\n" : ",\n"
+                }
+                out += indent + "}"
+            }
+        }
+    }
+}

@@ -39,9 +39,9 @@ public struct ProgramEntry: Sendable, Equatable, Encodable {
 public final class ProgramLibrary: Sendable {
     public let directory: String?
     public let rig: Rig
-    private let rigText: String
-    private let rigPath: String
-    private let cache = Mutex<[String: Checked]>([:])
+    let rigText: String
+    let rigPath: String
+    let cache = Mutex<[String: Checked]>([:])
 
     /// A program ready to play, with its check.
     public struct Checked: Sendable {
@@ -172,7 +172,7 @@ public final class ProgramLibrary: Sendable {
     }
 
     /// The rig file itself may sit among the programs: it is not listed.
-    private static func isRig(at path: String) -> Bool {
+    static func isRig(at path: String) -> Bool {
         guard let text = try? RigFileReader.readText(path), let root = try? JSONParser.parse(text), case .object(let members) = root.value
         else { return false }
         return members.contains { $0.key == "axes" } && !members.contains { $0.key == "kind" }

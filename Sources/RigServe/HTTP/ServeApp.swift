@@ -74,6 +74,8 @@ public enum ServeApp {
         router.get("/api/status") { request, context in try routes.status(request, context) }
         router.get("/api/events") { request, context in routes.events(request, context) }
         router.get("/api/programs") { _, _ in try routes.programs() }
+        router.post("/api/programs") { request, context in try await routes.saveProgram(request, context) }
+        router.post("/api/programs/check") { request, _ in try await routes.checkProgram(request) }
         router.get("/api/last-shot/preview") { _, _ in try routes.lastShotPreview() }
         router.get("/api/liveview") { request, context in try await routes.liveView(request, context) }
         router.post("/api/play") { request, context in try await routes.play(request, context) }
@@ -96,10 +98,11 @@ public enum ServeApp {
     /// The methods a path answers, for 405 (nil: no such path, 404).
     static func allowedMethods(for path: String) -> String? {
         switch path {
-        case "/", "/pair", "/api/status", "/api/events", "/api/programs", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview":
+        case "/", "/pair", "/api/status", "/api/events", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview":
             return "GET"
+        case "/api/programs": return "GET, POST"
         case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/shutdown", "/api/jog",
-            "/api/goto", "/api/nudge", "/api/aim":
+            "/api/goto", "/api/nudge", "/api/aim", "/api/programs/check":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

@@ -239,6 +239,29 @@ struct ServeRoutes: Sendable {
 
     // MARK: Programs
 
+    /// `POST /api/programs/check`: what the builder's program would be (shots, frames,
+    /// time, the check's verdict from the pose the rig is at); nothing saved, no control
+    /// taken. 422 with the `NAME:LINE:COLUMN: error:` line when the program is malformed.
+    func checkProgram(_ request: Request) async throws -> Response {
+        let buffer = try await Self.collect(request)
+        let draft = try parts.library.draft(body: Array(buffer.readableBytesView), needsName: false)
+        return try Self.json(parts.library.check(draft, startPose: console.pose))
+    }
+
+    /// `POST /api/programs`: saves the builder's program into `--programs`, checked as
+    /// `rig check` checks a file; only the controller may (it takes control, like saving a
+    /// pose). 409 when the file exists and `overwrite` is not set.
+    func saveProgram(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let buffer = try await Self.collect(request)
+        let draft = try parts.library.draft(body: Array(buffer.readableBytesView), needsName: true)
+        // A refused draft takes no control: checked first, then saved under control.
+        _ = try parts.library.check(draft, startPose: console.pose)
+        let key = try control(request, context)
+        let report = try parts.library.save(draft, startPose: console.pose)
+        context.logger.notice("saved program \(report.file ?? "") from the page (\(report.steps) steps)")
+        return Self.withControl(try Self.json(report, status: .created), key: key)
+    }
+
     private struct PlayBody: Decodable {
         var program: String
         var fromStep: Int?

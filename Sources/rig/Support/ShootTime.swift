@@ -9,7 +9,7 @@ enum ShootTime {
         guard program.isStepped, report.unchecked == nil else { return [] }
         let steps = program.steps.count
         let perStep = program.rig.camera == nil ? 0 : program.shoot.shotsPerStep
-        let frames = steps * perStep
+        let frames = program.frameCount
         let seconds = report.durationSeconds
         let paced: Bool =
             switch program.trigger {
