@@ -276,7 +276,7 @@ extension ServeLiveViewTests {
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
             let missing = try await client.execute(uri: "/api/aim", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.6, "y": 0.5}"#))
-            #expect(missing.status == .badRequest && missing.text.contains("fovDeg"), "\(missing.text)")
+            #expect(missing.status == .conflict && missing.text.contains("fovDeg"), "\(missing.text)")
             let given = try await client.execute(
                 uri: "/api/aim", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.6, "y": 0.5, "fovDeg": 40}"#))
             #expect(given.status == .accepted, "\(given.text)")

@@ -24,7 +24,7 @@ extension RigConsole {
         }
         let connected = (camera as? LateCamera).map { $0.found } ?? camera
         guard let fov = fovDeg ?? (connected as? LiveViewSource)?.liveViewFieldOfViewDegrees else {
-            throw ServeError(.badRequest, "$.fovDeg: give the lens's horizontal field of view in degrees (this camera does not say it)")
+            throw ServeError(.conflict, "this camera does not say its lens: give \"fovDeg\", the lens's horizontal field of view in degrees")
         }
         let now = pose
         let target = ViewAim.target(
