@@ -40,6 +40,9 @@ struct BenchSettleCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The ring-down's gyro noise (σ), degrees per second.", valueName: "deg/s"))
     var noise = 0.5
 
+    @Option(help: ArgumentHelp("The simulated servos' deadband (deadbandDeg), degrees.", valueName: "deg"))
+    var deadband = 0.0
+
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
@@ -51,6 +54,7 @@ struct BenchSettleCommand: ParsableCommand {
         guard (0...0.7).contains(damping) else { throw ValidationError("--damping \(format(damping)): valid: 0…0.7") }
         guard (0.0001...2).contains(exposure) else { throw ValidationError("--exposure \(format(exposure)): valid: 0.0001…2 s") }
         guard (100...100_000).contains(imageWidth) else { throw ValidationError("--image-width \(format(imageWidth)): valid: 100…100000 px") }
+        guard (0...5).contains(deadband) else { throw ValidationError("--deadband \(format(deadband)): valid: 0…5°") }
         guard (0...100).contains(noise) else { throw ValidationError("--noise \(format(noise)): valid: 0…100 °/s") }
     }
 
@@ -72,7 +76,8 @@ struct BenchSettleCommand: ParsableCommand {
                 let poses = SettleBench.gridPoses
                 let reference = try SettleBench.panorama(
                     SettleBench.program(
-                        rig: SettleBench.rig(payload: payload, shaper: nil, settle: nil), poses: poses, settleSeconds: Self.referenceSettleSeconds),
+                        rig: SettleBench.rig(payload: payload, shaper: nil, settle: nil, deadbandDeg: deadband), poses: poses,
+                        settleSeconds: Self.referenceSettleSeconds),
                     exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
                 var settle = MeasuredSettle(sensor: .sim)
                 // Still enough that the exposure cannot move the camera by the blur limit.
@@ -82,16 +87,17 @@ struct BenchSettleCommand: ParsableCommand {
                 let shaper = ShaperConfig(kind: .zv, frequencyHz: f, damping: damping)
                 let shaped = try SettleBench.panorama(
                     SettleBench.program(
-                        rig: SettleBench.rig(payload: payload, shaper: shaper, settle: settle), poses: poses, settleSeconds: Self.referenceSettleSeconds),
+                        rig: SettleBench.rig(payload: payload, shaper: shaper, settle: settle, deadbandDeg: deadband), poses: poses,
+                        settleSeconds: Self.referenceSettleSeconds),
                     exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
-                let unshaped = try SettleBench.residualWobble(payload: payload, shaper: nil, degrees: 20)
+                let unshaped = try SettleBench.residualWobble(payload: payload, shaper: nil, degrees: 20, deadbandDeg: deadband)
                 let wobble = try ShaperConfig.Kind.allCases.map { kind in
                     let low = try SettleBench.residualWobble(
-                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f * 0.8, damping: damping), degrees: 20)
+                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f * 0.8, damping: damping), degrees: 20, deadbandDeg: deadband)
                     let high = try SettleBench.residualWobble(
-                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f * 1.2, damping: damping), degrees: 20)
+                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f * 1.2, damping: damping), degrees: 20, deadbandDeg: deadband)
                     let exact = try SettleBench.residualWobble(
-                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), degrees: 20)
+                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), degrees: 20, deadbandDeg: deadband)
                     return (kind: kind, exact: exact / unshaped, low: low / unshaped, high: high / unshaped)
                 }
                 let samples = SettleBench.noisyRingDown(payload: payload, degrees: 5, sampleSeconds: 0.005, seconds: 4, noise: noise, seed: 36)
@@ -108,7 +114,8 @@ struct BenchSettleCommand: ParsableCommand {
         }
         print(
             "rig bench settle: \(SettleBench.tilts.count) rows × \(SettleBench.pans.count) columns, 35 mm portrait on full frame, "
-                + "\(format(imageWidth)) px wide (\(fixed(pixelsPerDegree, 1)) px/°), exposure \(fixed(exposure, 4)) s, damping \(format(damping))")
+                + "\(format(imageWidth)) px wide (\(fixed(pixelsPerDegree, 1)) px/°), exposure \(fixed(exposure, 4)) s, damping \(format(damping)), deadband \(format(deadband))°"
+        )
         print(
             "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped: ZV at the payload's frequency + simulated settle sensor below \(fixed(0.5 / (pixelsPerDegree * exposure), 3)) °/s"
         )
@@ -164,6 +171,6 @@ struct BenchSettleCommand: ParsableCommand {
                 + "\"wobble_ratio_20pct_off\": {\(wobble)}, \"identified\": \(id)}"
         }
         return "{\"damping\": \(number(damping)), \"exposure_s\": \(number(exposure)), \"image_width_px\": \(number(imageWidth)), "
-            + "\"blur_limit_px\": \(number(Self.blurLimitPixels)), \"noise_deg_per_s\": \(number(noise)), \"rows\": [\(items.joined(separator: ", "))]}"
+            + "\"blur_limit_px\": \(number(Self.blurLimitPixels)), \"noise_deg_per_s\": \(number(noise)), \"deadband_deg\": \(number(deadband)), \"rows\": [\(items.joined(separator: ", "))]}"
     }
 }

@@ -18,8 +18,9 @@ enum SettleBench {
 
     /// A pan/tilt rig on the simulated output, both axes carrying `payload`, shaped by
     /// `shaper` when given, settling by the simulated sensor when `settle` is given.
-    static func rig(payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?) -> String {
+    static func rig(payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0) -> String {
         var axisExtra = ", \"payload\": {\"frequencyHz\": \(number(payload.frequencyHz)), \"damping\": \(number(payload.damping))}"
+        if deadbandDeg > 0 { axisExtra += ", \"deadbandDeg\": \(number(deadbandDeg))" }
         if let shaper {
             axisExtra +=
                 ", \"shaper\": {\"type\": \"\(shaper.kind.rawValue)\", \"frequencyHz\": \(number(shaper.frequencyHz)), \"damping\": \(number(shaper.damping))}"
@@ -131,8 +132,11 @@ enum SettleBench {
 
     /// The largest ringing of the camera about the horn after one pan move of `degrees`
     /// arrives (the shaped output included), over `windowSeconds`, in degrees.
-    static func residualWobble(payload: Payload, shaper: ShaperConfig?, degrees: Double, windowSeconds: Double = 3) throws -> Double {
-        let program = try program(rig: rig(payload: payload, shaper: shaper, settle: nil), poses: [(degrees, 0)], settleSeconds: windowSeconds)
+    static func residualWobble(
+        payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, windowSeconds: Double = 3
+    ) throws -> Double {
+        let program = try program(
+            rig: rig(payload: payload, shaper: shaper, settle: nil, deadbandDeg: deadbandDeg), poses: [(degrees, 0)], settleSeconds: windowSeconds)
         let rig = program.rig
         let start = rig.homePose
         let output = SimOutput(config: SimOutputConfig(), rig: rig)
