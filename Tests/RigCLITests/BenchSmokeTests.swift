@@ -32,3 +32,39 @@ import Testing
         #expect(abs(ticks - 50) <= 2, "ticks: \(ticks)")
     }
 }
+
+/// `rig bench settle` runs and prints its rows. No figure is asserted: they are the
+/// benchmark's to report.
+@Suite struct BenchSettleSmokeTests {
+    @Test func benchSettlePrintsARowPerPayload() throws {
+        let result = try RigProcess.run(["bench", "settle", "--payloads", "3", "5", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["payload_hz"] as? Double } == [3, 5])
+        for row in rows {
+            #expect(Set(row.keys) == ["payload_hz", "reference", "shaped", "step_time_ratio", "wobble_ratio_20pct_off", "identified"])
+            for key in ["reference", "shaped"] {
+                let panorama = try #require(row[key] as? [String: Any])
+                #expect(panorama["frames"] as? Int == 24, "\(key)")
+                #expect(panorama["seconds_per_step"] is Double)
+                #expect(panorama["blurred_frames"] is Int)
+            }
+            let wobble = try #require(row["wobble_ratio_20pct_off"] as? [String: Any])
+            #expect(Set(wobble.keys) == ["zv", "mzv", "ei"])
+        }
+    }
+
+    @Test func benchSettlePrintsItsTables() throws {
+        let result = try RigProcess.run(["bench", "settle", "--payloads", "4"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 1 + 3 + 1, "\(result.stdout)")
+    }
+
+    @Test func benchSettleRefusesABadPayload() throws {
+        let result = try RigProcess.run(["bench", "settle", "--payloads", "0"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--payloads"))
+    }
+}

@@ -14,7 +14,7 @@ struct BenchCommand: ParsableCommand {
             """,
         subcommands: [
             BenchLoopCommand.self, BenchStartupCommand.self, BenchBLEControlCommand.self, BenchPCA9685Command.self, BenchMovesCommand.self,
-            BenchCameraCommand.self, BenchRampCommand.self, BenchServeCommand.self,
+            BenchCameraCommand.self, BenchRampCommand.self, BenchServeCommand.self, BenchSettleCommand.self,
         ]
     )
 }

@@ -1,0 +1,178 @@
+import FoundationEssentials
+import RigCore
+import RigFormat
+import RigRuntime
+import RigSky
+
+/// `rig bench settle`'s simulations: a panorama played tick by tick (virtual time, no
+/// clock) on the simulated output, its payload ringing on the horn through the whole chain
+/// `rig play` simulates (PCA9685 quantization, the spring), the player fed the simulated
+/// settle sensor as the control loop feeds it. Deterministic: the figures depend on the
+/// model, not on the machine.
+enum SettleBench {
+    /// The panorama's grid: rows of tilt, columns of pan (serpentine).
+    static let tilts: [Double] = [-20, 10, 40]
+    static let pans: [Double] = stride(from: -70.0, through: 70, by: 20).map { $0 }
+    /// The program's lens: 35 mm on a full-frame sensor, portrait.
+    static let lens = FieldOfView(focalLengthMillimetres: 35, sensorWidthMillimetres: 36, sensorHeightMillimetres: 24)
+
+    /// A pan/tilt rig on the simulated output, both axes carrying `payload`, shaped by
+    /// `shaper` when given, settling by the simulated sensor when `settle` is given.
+    static func rig(payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0) -> String {
+        var axisExtra = ", \"payload\": {\"frequencyHz\": \(number(payload.frequencyHz)), \"damping\": \(number(payload.damping))}"
+        if deadbandDeg > 0 { axisExtra += ", \"deadbandDeg\": \(number(deadbandDeg))" }
+        if let shaper {
+            axisExtra +=
+                ", \"shaper\": {\"type\": \"\(shaper.kind.rawValue)\", \"frequencyHz\": \(number(shaper.frequencyHz)), \"damping\": \(number(shaper.damping))}"
+        }
+        var rigExtra = ""
+        if let settle {
+            rigExtra =
+                ", \"settle\": {\"sensor\": \"sim\", \"thresholdDegPerS\": \(number(settle.thresholdDegreesPerSecond)), \"holdSeconds\": \(number(settle.holdSeconds)), \"timeoutSeconds\": \(number(settle.timeoutSeconds))}"
+        }
+        return """
+            {"name": "bench pan/tilt (simulated, with payload)", "loopRateHz": 200, "output": {"type": "sim"}\(rigExtra), "axes": [
+              {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "softLimits": [-85, 85],
+               "maxVelocity": 180, "maxAcceleration": 720\(axisExtra)},
+              {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "softLimits": [-40, 45],
+               "maxVelocity": 120, "maxAcceleration": 480\(axisExtra)}]}
+            """
+    }
+
+    /// A steps program over the grid (or over `poses`), with a fixed settle of `settleSeconds`.
+    static func program(rig: String, poses: [(pan: Double, tilt: Double)], settleSeconds: Double) throws(FileError) -> Program {
+        let steps = poses.map { "{\"pose\": {\"pan\": \(number($0.pan)), \"tilt\": \(number($0.tilt))}}" }
+        let text =
+            "{\"rig\": \(rig), \"kind\": \"steps\", \"settleSeconds\": \(number(settleSeconds)), \"steps\": [\(steps.joined(separator: ", "))]}"
+        return try BenchProgram.parse(text, file: "<bench settle program>")
+    }
+
+    static var gridPoses: [(pan: Double, tilt: Double)] {
+        tilts.enumerated().flatMap { row, tilt in (row % 2 == 0 ? pans : pans.reversed()).map { (pan: $0, tilt: tilt) } }
+    }
+
+    struct PanoramaFigures {
+        /// Mean seconds per step from the start of its move to the start of its exposure.
+        var secondsPerStep: Double
+        /// Frames whose blur during the exposure exceeds the limit.
+        var blurredFrames: Int
+        var frames: Int
+        /// The largest blur of any frame, pixels.
+        var worstBlurPixels: Double
+        /// Steps whose measured settle timed out (the fixed settle applied).
+        var timeouts: Int
+    }
+
+    /// Plays `program` on the simulated output, each step shot with an exposure of
+    /// `exposureSeconds`; blur is the camera's angular excursion during the exposure (all
+    /// axes, √Σ) × `pixelsPerDegree`. The lead-in (step 1's move from home) is left out
+    /// of the time per step.
+    static func panorama(
+        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double
+    ) throws -> PanoramaFigures {
+        let rig = program.rig
+        let start = rig.homePose
+        let output = SimOutput(config: SimOutputConfig(), rig: rig)
+        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+        var plan = ShootingPlan(
+            timing: ShotTiming(
+                focusSeconds: 0, shutterHoldSeconds: exposureSeconds, exposureWindowSeconds: exposureSeconds, afterShotSeconds: 0, shotsPerStep: 1))
+        plan.measuredSettle = rig.settle
+        var player = Player(rig: rig, motion: program.motion, startPose: start, shooting: plan)
+        var detector = StillnessDetector(rig.settle ?? MeasuredSettle(sensor: .sim))
+        var frame = start
+        var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
+        var sent = [Double](repeating: 0, count: rig.axes.count)
+        var moveStart: [Int: Int] = [:]
+        var stepTicks: [Int] = []
+        var exposing = false
+        var low = start
+        var high = start
+        var blurs: [Double] = []
+        var timeouts = 0
+        var ticks = 0
+        while !player.isFinished, ticks < Bounds.maxTicks {
+            ticks += 1
+            let event = player.tick(into: &frame)
+            for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
+            try output.write(commands, sent: &sent)
+            let angles = output.cameraMotion.angles
+            switch event {
+            case .moveStarted(let step)?: moveStart[step] = ticks
+            case .settled(_, _, let measured)?: if rig.settle != nil, !measured { timeouts += 1 }
+            case .shot(.started(let step, _))?:
+                if step > 0, let t = moveStart[step] { stepTicks.append(ticks - t) }
+                exposing = true
+                low = angles
+                high = angles
+            case .shot(.ended)?:
+                exposing = false
+                var sum = 0.0
+                for i in angles.indices { sum += (high[i] - low[i]) * (high[i] - low[i]) }
+                blurs.append(sum.squareRoot() * pixelsPerDegree)
+            case .ready?: player.advance()
+            default: break
+            }
+            if blurs.count == player.stepCount { break }
+            if exposing {
+                for i in angles.indices {
+                    low[i] = min(low[i], angles[i])
+                    high[i] = max(high[i], angles[i])
+                }
+            }
+            detector.observe(rateDegreesPerSecond: output.rateDegreesPerSecond() ?? .nan, seconds: rig.tickSeconds)
+            player.measured(still: detector.isStill)
+        }
+        output.shutdown(safe: rig.axes.map { _ in .off })
+        let mean = stepTicks.isEmpty ? 0 : Double(stepTicks.reduce(0, +)) / Double(stepTicks.count) * rig.tickSeconds
+        return PanoramaFigures(
+            secondsPerStep: mean, blurredFrames: blurs.filter { $0 > blurLimitPixels }.count, frames: blurs.count,
+            worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
+    }
+
+    /// The largest ringing of the camera about the horn after one pan move of `degrees`
+    /// arrives (the shaped output included), over `windowSeconds`, in degrees.
+    static func residualWobble(
+        payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, windowSeconds: Double = 3
+    ) throws -> Double {
+        let program = try program(
+            rig: rig(payload: payload, shaper: shaper, settle: nil, deadbandDeg: deadbandDeg), poses: [(degrees, 0)], settleSeconds: windowSeconds)
+        let rig = program.rig
+        let start = rig.homePose
+        let output = SimOutput(config: SimOutputConfig(), rig: rig)
+        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+        var player = Player(rig: rig, motion: program.motion, startPose: start)
+        var frame = start
+        var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
+        var sent = [Double](repeating: 0, count: rig.axes.count)
+        var worst = 0.0
+        var settling = false
+        var ticks = 0
+        while !player.isFinished, ticks < Bounds.maxTicks {
+            ticks += 1
+            _ = player.tick(into: &frame)
+            for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
+            try output.write(commands, sent: &sent)
+            if case .settling = player.phase {
+                settling = true
+                worst = max(worst, abs(output.cameraMotion.angles[0] - output.hornPositions[0]))
+            } else if settling {
+                break
+            }
+        }
+        output.shutdown(safe: rig.axes.map { _ in .off })
+        return worst
+    }
+
+    /// A ring-down as a gyro on the camera would read it: the payload's rate after a horn
+    /// step of `degrees`, sampled every `sampleSeconds` for `seconds`, with Gaussian noise
+    /// of `noise` °/s drawn from `seed`.
+    static func noisyRingDown(payload: Payload, degrees: Double, sampleSeconds: Double, seconds: Double, noise: Double, seed: UInt64) -> [Double] {
+        var camera = PayloadResponse(payload: payload, tickSeconds: sampleSeconds, angle: 0)
+        var random = SplitMix64(seed: seed)
+        return (0..<Int(seconds / sampleSeconds)).map { _ in
+            camera.step(horn: degrees)
+            return camera.rate + noise * random.gaussian()
+        }
+    }
+}
