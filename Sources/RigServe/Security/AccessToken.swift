@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RigFormat
 import RigRuntime
 import SystemPackage
 
@@ -9,7 +11,7 @@ public struct AccessToken: Sendable, Equatable {
     public let text: String
 
     public init?(text: String) {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let t = text.trimmed()
         guard t.utf8.count == 64, t.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
         self.text = t
     }
@@ -44,14 +46,14 @@ public struct AccessToken: Sendable, Equatable {
             return (token, false)
         }
         let token = try generate()
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty {
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
             } catch {
-                throw Failure(description: "cannot create \(directory): \(error.localizedDescription)")
+                throw Failure(description: "cannot create \(directory): \(error)")
             }
         }
         do {
