@@ -33,10 +33,11 @@ public struct GamepadFinder: Sendable {
         var seen = Set<String>()
         func add(_ path: String) {
             // Every link resolved (realpath): a by-id link and the node it names are one device.
-            let real = realpath(path, nil).map { resolved in
-                defer { free(resolved) }
-                return String(cString: resolved)
-            } ?? path
+            let real =
+                realpath(path, nil).map { resolved in
+                    defer { free(resolved) }
+                    return String(cString: resolved)
+                } ?? path
             if seen.insert(real).inserted { out.append(path) }
         }
         let byID = directory + "/by-id"
