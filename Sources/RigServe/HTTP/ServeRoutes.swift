@@ -251,7 +251,7 @@ struct ServeRoutes: Sendable {
             throw ServeError(.notFound, "no preview: the last frame has none (no camera, no download, or no shot yet)")
         }
         // rig wrote it (a few tens of KB); bounded all the same.
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt) ?? nil
         guard let size, size <= 4 << 20, let data = FileManager.default.contents(atPath: path) else {
             throw ServeError(.notFound, "the preview \(path) cannot be read")
         }

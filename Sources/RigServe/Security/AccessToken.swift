@@ -39,7 +39,7 @@ public struct AccessToken: Sendable, Equatable {
                 throw Failure(description: "\(path): not a rig serve token (64 hex digits); delete it to make a new one")
             }
             if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0
+                let mode = attributes[.posixPermissions] as? UInt, mode & 0o077 != 0
             {
                 throw Failure(description: "\(path) can be read by others (mode \(String(mode, radix: 8))); chmod 600 it or delete it to make a new one")
             }
@@ -53,7 +53,7 @@ public struct AccessToken: Sendable, Equatable {
                     atPath: directory, withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
             } catch {
-                throw Failure(description: "cannot create \(directory): \(error)")
+                throw Failure(description: "cannot create \(directory): \(errorText(error))")
             }
         }
         do {
