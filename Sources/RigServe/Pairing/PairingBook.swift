@@ -259,7 +259,7 @@ public final class PairingBook: @unchecked Sendable {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw PairingError("cannot create \(directory): \(error)")
+                throw PairingError("cannot create \(directory): \(errorText(error))")
             }
         }
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

@@ -138,7 +138,7 @@ struct BenchCameraCommand: ParsableCommand {
             try rig.write(to: dir.appendingPathComponent("rig.json"), atomically: true, encoding: .utf8)
             try program.write(to: dir.appendingPathComponent("pano.json"), atomically: true, encoding: .utf8)
         } catch {
-            throw BenchError("cannot write the benchmark's panorama in \(dir.path): \(error)")
+            throw BenchError("cannot write the benchmark's panorama in \(dir.path): \(errorText(error))")
         }
         _ = try childOutput(runningExecutablePath(), ["play", dir.appendingPathComponent("pano.json").path, "--log", log], quiet: true)
         let shots: [ShotLogShot]

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import RigCore
 import RigFormat
+import RigRuntime
 import Subprocess
 import SystemPackage
 
@@ -16,7 +17,7 @@ enum FloorReferenceLoop {
     static func compile(source: String, libraries: [String] = []) throws(BenchError) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-floor-\(getpid())")
         do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
-            throw BenchError("cannot create \(dir.path): \(error)")
+            throw BenchError("cannot create \(dir.path): \(errorText(error))")
         }
         let binary = dir.appendingPathComponent(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent).path
         var flags: [String] = []
