@@ -20,11 +20,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // No default traits: "FullFoundation" would bring full Foundation (and its ICU data) back.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Without its "SubprocessFoundation" trait: FoundationEssentials only.
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2", traits: []),
     ],
     targets: [
         // Pure motion core: models, file parsing, interpolation, planning, limits, the loop's
@@ -37,7 +40,9 @@ let package = Package(
         // Motion and programs: rigs, programs, the player, the program host, the limiter.
         .target(name: "RigCore", dependencies: ["RigFormat", "RigSky"], swiftSettings: strict),
         // Stitching and plots: Hugin/Papywizard/CSV/XMP exports from shot logs, SVG plots.
-        .target(name: "RigStitch", dependencies: ["RigCore", "RigFormat", "RigSky"], swiftSettings: strict),
+        .target(
+            name: "RigStitch", dependencies: ["RigCore", "RigFormat", "RigSky", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict),
         // The one errno/EINTR helper, below everything that makes system calls.
         .target(
             name: "RigSyscall", dependencies: [.product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
@@ -110,6 +115,7 @@ let package = Package(
             dependencies: [
                 "RigSky", "RigFormat", "RigCore", "RigRuntime", "CGPhoto2", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
 
         // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
@@ -155,6 +161,8 @@ let package = Package(
                 "RigDFMocoServer", "RigServe", "RigGPhoto2", "RigDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
 
         // Shared by the test targets: tool lookup (the .build-venv made by scripts/setup --test),

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigDFMoco
@@ -103,12 +105,10 @@ public final class DFMocoServer: @unchecked Sendable {
     /// Serves on a thread of its own until `stop()`.
     public func start() {
         running = true
-        let thread = Thread { [self] in
+        SystemThread.start(name: "rig-dfmoco") { [self] in
             serve()
             finished.signal()
         }
-        thread.name = "rig-dfmoco"
-        thread.start()
     }
 
     /// Ends the server thread, closes the connection and the listener. Idempotent.

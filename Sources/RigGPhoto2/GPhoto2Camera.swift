@@ -1,10 +1,13 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigFormat
 import RigRuntime
 import RigSky
 import Synchronization
+import SystemPackage
 
 /// A camera the rig controls through libgphoto2 (`"camera": {"type": "gphoto2"}`): it
 /// writes each frame's settings, triggers the capture and reports the shot done only when
@@ -42,7 +45,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
         let opened = Mutex<Result<GPhoto2Device, CameraError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         // Opening blocks in libgphoto2 (USB enumeration, PTP session): off this thread, bounded.
-        Thread.detachNewThread {
+        SystemThread.start(name: "rig-camera-open") {
             let result: Result<GPhoto2Device, CameraError>
             do throws(GPhoto2Error) {
                 result = .success(try GPhoto2Device(model: config.model, port: config.port))
@@ -299,7 +302,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
             let left = ContinuousClock.now.duration(to: end).components
             let seconds = Double(left.seconds) + Double(left.attoseconds) * 1e-18
             guard seconds > 0 else { break }
-            Thread.sleep(forTimeInterval: min(0.05, seconds))
+            SystemThread.sleep(seconds: min(0.05, seconds))
         }
         try device.set(control.widget, control.release)
     }
@@ -311,7 +314,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
                 try device.triggerCapture()
                 return
             } catch  where error.isBusy && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.1)  // the camera asked to be asked again later
+                SystemThread.sleep(seconds: 0.1)  // the camera asked to be asked again later
             }
         }
     }
@@ -357,7 +360,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     }
 
     private static func key(_ path: String) -> String {
-        ((path as NSString).lastPathComponent).lowercased()
+        (FilePath(path).lastComponent?.string ?? "").lowercased()
     }
 
     /// A path in `folder` for the camera's file `name` that no file there and no name of

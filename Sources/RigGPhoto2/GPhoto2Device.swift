@@ -1,5 +1,6 @@
 import CGPhoto2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A libgphoto2 result that is an error: the call, the library's words, and what to do.
 public struct GPhoto2Error: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigRuntime
 import Synchronization
@@ -76,12 +77,10 @@ final class GPhoto2LiveView: Sendable {
 
     private func poke() {
         if !started.exchange(true, ordering: .acquiringAndReleasing) {
-            let thread = Thread { [self] in
+            SystemThread.start(name: "rig-gphoto2-liveview") { [self] in
                 run()
                 finished.signal()
             }
-            thread.name = "rig-gphoto2-liveview"
-            thread.start()
         }
         wake.signal()
     }

@@ -1,5 +1,6 @@
 import CTurboJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigRuntime
 
 /// Measures a frame the camera wrote: its luma histogram from a reduced-scale decode

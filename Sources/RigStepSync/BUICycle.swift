@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RigFormat
 
 /// Cascable's button states, as notified on Continue/Stop Button State.
 public enum BUIButtonState: UInt8, Sendable {
@@ -43,9 +45,9 @@ public struct BUICycle: Sendable {
         /// Parses a User Message: nil for messages not addressed to the rig; a failure
         /// message for a `rig:` message it cannot follow. `labels` are the steps' labels.
         public static func parse(_ message: String, labels: [String]) -> Result<Directive, DirectiveError>? {
-            let trimmed = message.trimmingCharacters(in: .whitespaces)
+            let trimmed = message.trimmed()
             guard trimmed.lowercased().hasPrefix("rig:") else { return nil }
-            let body = trimmed.dropFirst(4).trimmingCharacters(in: .whitespaces)
+            let body = trimmed.dropFirst(4).trimmed()
             let valid = "valid: \"rig: step N\", \"rig: step LABEL\", \"rig: home\", \"rig: stay\""
             switch body.lowercased() {
             case "stay": return .success(.stay)
@@ -54,14 +56,14 @@ public struct BUICycle: Sendable {
                 guard body.lowercased().hasPrefix("step ") else {
                     return .failure(DirectiveError(description: "\"\(trimmed)\" is not a rig message; \(valid)"))
                 }
-                let what = body.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                let what = body.dropFirst(5).trimmed()
                 if let n = Int(what) {
                     guard (1...max(labels.count, 1)).contains(n), !labels.isEmpty else {
                         return .failure(DirectiveError(description: "\"\(trimmed)\": the program has steps 1…\(labels.count)"))
                     }
                     return .success(.step(n - 1))
                 }
-                guard let index = labels.firstIndex(where: { $0.caseInsensitiveCompare(what) == .orderedSame }) else {
+                guard let index = labels.firstIndex(where: { $0.lowercased() == what.lowercased() }) else {
                     return .failure(DirectiveError(description: "\"\(trimmed)\": no step is labelled \"\(what)\""))
                 }
                 return .success(.step(index))

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigBluetooth
 import RigCore
@@ -260,7 +261,7 @@ public final class BUIPeripheral: Sendable {
     /// `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF` → `AA:BB:CC:DD:EE:FF`.
     static func address(fromDevicePath path: String) -> String? {
         guard let last = path.split(separator: "/").last, last.hasPrefix("dev_") else { return nil }
-        return last.dropFirst(4).replacingOccurrences(of: "_", with: ":").uppercased()
+        return last.dropFirst(4).replacing("_", with: ":").uppercased()
     }
 }
 

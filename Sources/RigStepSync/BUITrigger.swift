@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigDBus
@@ -36,7 +38,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     public var drivesTextDisplay: Bool { textDisplay != nil }
     private let textDisplay: TextDisplay?
     private let queue = DispatchQueue(label: "rig.bui")
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var cycle: BUICycle
     private var advance: (@Sendable () -> Void)?
     private var peripheral: BUIPeripheral?
@@ -94,7 +96,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     /// After the run: a warning when the recipe waited for input a different number of
     /// times than the program has steps (the pictures and the poses no longer pair up).
     public var closingWarning: String? {
-        let (allWaits, homeWaits) = lock.withLock { (cycle.waits, cycle.homeWaits) }
+        let (allWaits, homeWaits) = lock.withLock { _ in (cycle.waits, cycle.homeWaits) }
         // A `rig: home` wait is an excursion, not one of the program's steps.
         let waits = allWaits - homeWaits
         guard waits > 0, waits != stepCount else { return nil }
@@ -110,15 +112,15 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     /// The peripheral, once started (tests read its state).
-    public var accessory: BUIPeripheral? { lock.withLock { peripheral } }
+    public var accessory: BUIPeripheral? { lock.withLock { _ in peripheral } }
 
     /// The latest cycles, oldest first (the last 64).
-    public var cycleRecords: [BUICycleRecord] { lock.withLock { records } }
+    public var cycleRecords: [BUICycleRecord] { lock.withLock { _ in records } }
 
     public func start(_ controls: StepControls) throws {
         // Where `rig: step` messages send the rig, and what presses continue.
         self.controls.withLock { $0 = controls }
-        lock.withLock { self.advance = controls.advance }
+        lock.withLock { _ in self.advance = controls.advance }
         let peripheral = BUIPeripheral(
             connection: connection, config: config, logger: logger,
             onInput: { [weak self] input in self?.feed(input) },
@@ -131,7 +133,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         }
         done.wait()
         if let error = failure.withLock({ $0 }) { throw error }
-        lock.withLock { self.peripheral = peripheral }
+        lock.withLock { _ in self.peripheral = peripheral }
         display("Cascable: look for \"\(peripheral.advertisedName)\" in a recipe's Wait For Input block")
         startButtonsAndLEDs()
     }
@@ -145,15 +147,15 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             display("no GPIO buttons or LEDs: \(error)")
             return
         }
-        lock.withLock { self.lines = lines }
-        let thread = Thread { [self] in
-            guard let lines = lock.withLock({ self.lines }) else { return }
+        lock.withLock { _ in self.lines = lines }
+        SystemThread.start(name: "rig-bui-buttons") { [self] in
+            guard let lines = lock.withLock({ _ in self.lines }) else { return }
             var blink = false
             var lastLED = clock.now()
-            while !lock.withLock({ stopped }) {
+            while !lock.withLock({ _ in stopped }) {
                 let edges = (try? lines.readEdges(timeoutSeconds: 0.1)) ?? []
                 for edge in edges {
-                    guard let button = lock.withLock({ debouncer.feed(edge) }) else { continue }
+                    guard let button = lock.withLock({ _ in debouncer.feed(edge) }) else { continue }
                     feed(button == .continue ? .manualContinue : .manualStop)
                 }
                 let now = clock.now()
@@ -168,12 +170,10 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             lines.setLED(.stop, on: false)
             lines.close()
         }
-        thread.name = "rig-bui-buttons"
-        thread.start()
     }
 
     private func peripheral(connected: Void) -> (connected: Bool, continueAvailable: Bool, stopAvailable: Bool) {
-        guard let peripheral = lock.withLock({ self.peripheral }) else { return (false, false, false) }
+        guard let peripheral = lock.withLock({ _ in self.peripheral }) else { return (false, false, false) }
         let state = peripheral.current
         return (peripheral.isConnected, state.continueAvailable, state.stopAvailable)
     }
@@ -181,7 +181,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     public func handle(_ event: PlayerEvent, stepCount: Int) {
         switch event {
         case .ready(let step):
-            lock.withLock {
+            lock.withLock { _ in
                 guard let i = records.indices.last, records[i].readyAt == nil else { return }
                 if records[i].moveStartAt == nil {
                     // A wait that came while the rig was still moving starts counting now.
@@ -196,7 +196,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             textDisplay?.showText(line1: "step \(step + 1) of \(stepCount)", line2: message)
             feed(.ready(step: step))
         case .readyAtHome(let after):
-            lock.withLock {
+            lock.withLock { _ in
                 guard let i = records.indices.last, records[i].readyAt == nil, records[i].moveStartAt != nil else { return }
                 records[i].readyAt = now()
             }
@@ -210,7 +210,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     }
 
     public func stop() {
-        lock.withLock { stopped = true }
+        lock.withLock { _ in stopped = true }
         let summary = self.summary()
         if !summary.isEmpty { display(summary) }
         peripheral?.stop()
@@ -218,7 +218,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
 
     /// "N cycles, overhead p50/mean/max" over the cycles that pressed (p50 to 0.1 ms).
     public func summary() -> String {
-        let (bins, count, sum, worst) = lock.withLock { (overheadBins, overheadCount, overheadSum, overheadMax) }
+        let (bins, count, sum, worst) = lock.withLock { _ in (overheadBins, overheadCount, overheadSum, overheadMax) }
         guard count > 0 else { return "" }
         var seen = 0
         var median = 0.0
@@ -237,7 +237,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private func count(overhead: Double) {
         guard overhead.isFinite else { return }
         let bin = overhead <= 0 ? 0 : overhead >= 1 ? overheadBins.count - 1 : min(Int(overhead * 10_000), overheadBins.count - 1)
-        lock.withLock {
+        lock.withLock { _ in
             overheadBins[bin] += 1
             overheadCount += 1
             overheadSum += overhead
@@ -249,7 +249,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
 
     /// Runs one input through the machine and carries out its actions.
     func feed(_ input: BUICycle.Input) {
-        let (actions, advance, peripheral) = lock.withLock { () -> ([BUICycle.Action], (@Sendable () -> Void)?, BUIPeripheral?) in
+        let (actions, advance, peripheral) = lock.withLock { _ -> ([BUICycle.Action], (@Sendable () -> Void)?, BUIPeripheral?) in
             // After the program, a new wait moves nothing (releases still go out).
             if stopped, input == .continueAvailable(true) { return ([], nil, nil) }
             let t = now()
@@ -262,22 +262,22 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
         for action in actions {
             switch action {
             case .advance:
-                lock.withLock {
+                lock.withLock { _ in
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 advance?()
             case .goTo(let step):
-                lock.withLock {
+                lock.withLock { _ in
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 controls.withLock { $0 }?.goTo(step)
             case .goHome:
-                lock.withLock {
+                lock.withLock { _ in
                     if let i = records.indices.last, records[i].moveStartAt == nil { records[i].moveStartAt = now() }
                 }
                 controls.withLock { $0 }?.goHome()
             case .notifyContinue(let state):
-                lock.withLock {
+                lock.withLock { _ in
                     guard let i = records.indices.last else { return }
                     if state == .down { records[i].pressAt = now() }
                     if state == .up { records[i].releaseAt = now() }
@@ -315,7 +315,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
     private func refreshMessage() {
         guard let state = accessory?.current else { return }
         let visible = BUIService.visibleMessage(state.message, continueAvailable: state.continueAvailable)
-        let (changed, step) = lock.withLock { () -> (Bool, Int) in
+        let (changed, step) = lock.withLock { _ -> (Bool, Int) in
             let changed = shownMessage != visible
             shownMessage = visible
             return (changed, (cycle.readyStep ?? 0) + 1)

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigRuntime
 
 @main
@@ -44,7 +45,7 @@ struct RigCommand: ParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 printError(fullMessage(for: error))
-                Foundation.exit(2)
+                Glibc.exit(2)
             }
             exit(withError: error)
         }

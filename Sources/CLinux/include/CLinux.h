@@ -7,6 +7,9 @@
 /// prctl(PR_SET_TIMERSLACK, ns): prctl is variadic, so Swift cannot call it directly.
 int rig_set_timer_slack(unsigned long nanoseconds);
 
+/// prctl(PR_SET_NAME, name): the calling thread's name (the kernel keeps 15 bytes).
+int rig_set_thread_name(const char *name);
+
 /// Writes to `bytes` of the calling thread's stack below the caller's frame, so that those
 /// pages are faulted in (and, under mlockall, locked) now rather than mid-run. Swift has no
 /// way to grow its own stack by a chosen amount.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigRuntime
 
 /// Remembers the last BLEControl board an adapter connected to, so the next start prefers

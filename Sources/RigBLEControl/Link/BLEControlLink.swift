@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigBluetooth
 import RigCore
@@ -133,12 +135,10 @@ final class BLEControlLink: Sendable {
             $0.senderRunning = true
             $0.supervisorRunning = true
         }
-        let sender = Thread { [self] in
+        SystemThread.start(name: "rig-ble-sender") { [self] in
             senderLoop()
             senderDone.signal()
         }
-        sender.name = "rig-ble-sender"
-        sender.start()
         let task = Task { [self] in
             await supervise(bus: bus)
             supervisorDone.signal()
@@ -399,7 +399,7 @@ final class BLEControlLink: Sendable {
             var sent = false
             if writer.fd >= 0 {
                 for _ in 0..<20 {
-                    let result = write.withUnsafeBytes { Foundation.write(writer.fd, $0.baseAddress, $0.count) }
+                    let result = write.withUnsafeBytes { Glibc.write(writer.fd, $0.baseAddress, $0.count) }
                     if result == write.count {
                         sent = true
                         break
@@ -453,7 +453,7 @@ final class BLEControlLink: Sendable {
             return
         }
         if writer.fd >= 0 {
-            let result = Syscall.call { Foundation.write(writer.fd, bytes.baseAddress, bytes.count) }
+            let result = Syscall.call { Glibc.write(writer.fd, bytes.baseAddress, bytes.count) }
             if case .success(bytes.count) = result {
                 sentWrites.add(1, ordering: .relaxed)
                 sentBytes.add(bytes.count, ordering: .relaxed)

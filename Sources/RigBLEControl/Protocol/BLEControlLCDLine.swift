@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One LCD line as the board gets it: 15 ASCII bytes (the firmware's 16-byte line buffer
 /// holds the terminator too), padded with spaces so a
@@ -14,8 +15,23 @@ public struct BLEControlLCDLine: Sendable, Equatable {
 
     /// Folds `text` to what the LCD can show: accents removed ("é" → "e"), other non-ASCII
     /// and control characters as "?" and " ", cut to 15 bytes, padded with spaces.
+    /// A full-width form as its ASCII character (`Ａ` → `A`), a Latin letter with marks as
+    /// the letter (`é`, "LATIN SMALL LETTER E WITH ACUTE", → `e`), from the Unicode data
+    /// the standard library carries; anything else as it is.
+    static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        if (0xFF01...0xFF5E).contains(scalar.value) { return Unicode.Scalar(scalar.value - 0xFEE0) ?? scalar }
+        if scalar.value == 0x3000 { return " " }
+        guard scalar.value >= 0x80, let name = scalar.properties.name else { return scalar }
+        for (prefix, small) in [("LATIN SMALL LETTER ", true), ("LATIN CAPITAL LETTER ", false)] where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let letter = rest.first?.asciiValue, (65...90).contains(letter), rest.dropFirst().hasPrefix(" WITH ") else { continue }
+            return Unicode.Scalar(small ? letter + 32 : letter)
+        }
+        return scalar
+    }
+
     public init(_ text: String) {
-        let folded = text.folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
+        let folded = String(String.UnicodeScalarView(text.unicodeScalars.map(Self.fold)))
         var bytes: [UInt8] = []
         for scalar in folded.unicodeScalars {
             guard bytes.count < BLEControlCommand.lcdLineLength else { break }

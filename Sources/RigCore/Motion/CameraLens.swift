@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The camera and lens as a stitcher needs them: the field of view of the image as the
 /// camera stores it (long side horizontal), how the camera sits on the head, and, when the

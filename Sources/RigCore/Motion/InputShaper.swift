@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigFormat
 
 /// An input shaper (`"shaper"` on an axis): a handful of impulses whose responses cancel

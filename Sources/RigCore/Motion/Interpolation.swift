@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a keyframe segment moves from its key to the next one.
 public enum Interpolation: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigFormat
 
 /// The lens's field of view, from focal length and sensor size or given directly.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A rest-to-rest move of one axis with a jerk-limited ("S-curve", seven-segment) velocity
 /// profile: the acceleration ramps up at `jerk`, holds at `peakAcceleration`, ramps down;

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Tap to aim: the pan and tilt that bring a point of the camera's view to its centre, for
 /// a pan/tilt head (pan about the vertical, tilt about the camera's horizontal axis) and a

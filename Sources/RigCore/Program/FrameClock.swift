@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigSky
 
 /// One frame of a paced stepped program on the clock, for `rig plan` and `rig plot`: when

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RigFormat
 
 /// The smallest change an output can make on a channel: a servo pulse step in µs and a
 /// duty step in %, or nil for a continuous (simulated) output. The drivers know these
@@ -146,7 +148,7 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
 
 /// `places` decimals, trailing zeros dropped.
 private func fixedText(_ value: Double, places: Int = 2) -> String {
-    var text = String(format: "%.\(places)f", value)
+    var text = fixed(value, places)
     while text.hasSuffix("0") { text.removeLast() }
     if text.hasSuffix(".") { text.removeLast() }
     return text

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The payload's motion, one tick at a time: the camera angle θ follows the servo horn h
 /// through a damped spring, θ'' = ω²(h − θ) − 2ζω·θ'. Stepped exactly for a horn that

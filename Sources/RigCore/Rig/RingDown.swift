@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Identifies a payload's natural frequency and damping from a ring-down: the camera's
 /// angle or angular rate, sampled evenly after a step, ringing about its rest value.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigSky
 
 /// A frame's exposure value from the camera settings it was taken with, as Hugin computes

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigFormat
 
 /// `{"event":"image", …}`: what a frame looked like, measured once the camera's file was

@@ -30,6 +30,38 @@ public enum JSONText {
     public static func number(_ value: Double) -> String {
         value.isFinite ? format(value) : "null"
     }
+
+    /// A whole value as compact JSON text, members in their order or, with `sortedKeys`,
+    /// by name at every level.
+    public static func value(_ value: JSONValue, sortedKeys: Bool = false) -> String {
+        var out = ""
+        write(value, sortedKeys: sortedKeys, to: &out)
+        return out
+    }
+
+    private static func write(_ value: JSONValue, sortedKeys: Bool, to out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += number(n)
+        case .string(let s): out += string(s.text)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item.value, sortedKeys: sortedKeys, to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, member) in (sortedKeys ? members.sorted { $0.key < $1.key } : members).enumerated() {
+                if i > 0 { out += "," }
+                out += string(member.key) + ":"
+                write(member.value.value, sortedKeys: sortedKeys, to: &out)
+            }
+            out += "}"
+        }
+    }
 }
 
 extension JSONText {

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 // The one place numbers become text for people (messages, reports, tables, SVG labels).
 // Every function here takes any Double — nan, ±inf, 1e300 — without trapping: a hostile
@@ -28,7 +28,7 @@ public func rounded(_ value: Double) -> String {
 public func fixed(_ value: Double, _ digits: Int) -> String {
     guard value.isFinite, abs(value) < wholeNumberLimit else { return format(value) }
     let d = min(max(digits, 0), 9)
-    let text = String(format: "%.\(d)f", value)
+    let text = printf("%.\(d)f", value)
     // "-0.0" reads as a sign error in a table.
     if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { return String(text.dropFirst()) }
     return text
@@ -40,9 +40,39 @@ public func percent(_ fraction: Double, digits: Int = 0) -> String {
     return fixed(fraction * 100, digits) + "%"
 }
 
+/// `n` with zeros in front up to `width` digits (`zeroPadded(7, 3)` is `007`): clock
+/// fields, device numbers, passkeys.
+public func zeroPadded(_ n: Int, _ width: Int) -> String {
+    let digits = String(n.magnitude)
+    let zeros = String(repeating: "0", count: max(0, width - digits.count - (n < 0 ? 1 : 0)))
+    return (n < 0 ? "-" : "") + zeros + digits
+}
+
+/// C's `printf` of one number (the C library's, in the C locale: rig never calls
+/// `setlocale`). `fixed` keeps it below 1e15 with at most 9 decimals: 27 characters at most.
+private func printf(_ format: String, _ value: Double) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    _ = withVaList([value]) { vsnprintf(&buffer, buffer.count, format, $0) }
+    return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 extension String {
     /// The string with spaces in front up to `width` characters (right-aligned columns).
     public func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+
+    /// The string cut or filled with spaces behind to exactly `width` characters
+    /// (left-aligned columns).
+    public func padded(toLength width: Int) -> String {
+        count >= width ? String(prefix(width)) : self + String(repeating: " ", count: width - count)
+    }
+}
+
+extension StringProtocol {
+    /// The text without white space (spaces, tabs, line breaks) at either end.
+    public func trimmed() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(self[first...last])
     }
 }

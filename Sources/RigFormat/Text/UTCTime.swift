@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// UTC times as rig reads and prints them: ISO 8601 in (`"2026-06-21T19:00:00Z"`, fractional
 /// seconds allowed), `2026-06-21 19:00:00 UTC` out. Printing is arithmetic, no formatter: a
@@ -9,10 +10,8 @@ public enum UTCTime {
         // The formatter rolls a day that does not exist over into the next month
         // (2026-02-29 is read as 1 March): the fields are checked against the calendar first.
         guard isCalendarValid(text) else { return nil }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)?.timeIntervalSince1970
+        if let date = try? Date(text, strategy: .iso8601) { return date.timeIntervalSince1970 }
+        return (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))?.timeIntervalSince1970
     }
 
     /// `YYYY-MM-DDTHH:MM:SS…` with a month of 1–12, a day that month has (leap years
@@ -55,6 +54,19 @@ public enum UTCTime {
         let (date, inDay) = civil(whole)
         let ms = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
         return "\(date)T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)).\(ms)Z"
+    }
+
+    /// ISO 8601 in UTC to the whole second (truncated), `2026-06-21T19:04:10Z`.
+    public static func isoSeconds(_ unix: Double) -> String {
+        let f = fields(unix)
+        return "\(f.date)T\(two(f.hour)):\(two(f.minute)):\(two(f.second))Z"
+    }
+
+    /// The civil date and clock of `unix` in UTC to the whole second, truncated as a date
+    /// formatter truncates: `("2026-06-21", 19, 4, 10)`; for stamps in other layouts.
+    public static func fields(_ unix: Double) -> (date: String, hour: Int, minute: Int, second: Int) {
+        let (date, inDay) = civil(Int64(bounded(unix).rounded(.down)))
+        return (date, inDay / 3600, inDay / 60 % 60, inDay % 60)
     }
 
     /// Unix seconds a file may hold, whatever it holds (1e300 or NaN must not trap the

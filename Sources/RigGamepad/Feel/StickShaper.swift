@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 
 /// Turns a stick's raw deflection into what the operator meant: a radial deadzone (so

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SystemPackage
 
 /// Finds a gamepad among evdev nodes by what it can do — absolute axes plus a gamepad
@@ -31,10 +32,12 @@ public struct GamepadFinder: Sendable {
         var out: [String] = []
         var seen = Set<String>()
         func add(_ path: String) {
+            // Every link resolved (realpath): a by-id link and the node it names are one device.
             let real =
-                (try? files.destinationOfSymbolicLink(atPath: path)).map { link in
-                    link.hasPrefix("/") ? link : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
-                }.map { ($0 as NSString).standardizingPath } ?? path
+                realpath(path, nil).map { resolved in
+                    defer { free(resolved) }
+                    return String(cString: resolved)
+                } ?? path
             if seen.insert(real).inserted { out.append(path) }
         }
         let byID = directory + "/by-id"

@@ -1,7 +1,9 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import Logging
 import RigCore
+import RigRuntime
 import Synchronization
 
 /// Keeps a gamepad connected, on its own thread: scans until one appears, reads it
@@ -31,12 +33,10 @@ public final class GamepadService: @unchecked Sendable {
 
     public func start() {
         started = true
-        let thread = Thread { [self] in
+        SystemThread.start(name: "rig-gamepad") { [self] in
             run()
             finished.signal()
         }
-        thread.name = "rig-gamepad"
-        thread.start()
     }
 
     /// Stops the thread and closes the device (returns within about 100 ms).

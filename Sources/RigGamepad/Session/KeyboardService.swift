@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import RigRuntime
 import Synchronization
@@ -23,12 +24,10 @@ public final class KeyboardService: @unchecked Sendable {
     public func start() {
         started = true
         input.update { $0.keyboardActive = true }
-        let thread = Thread { [self] in
+        SystemThread.start(name: "rig-keyboard") { [self] in
             run()
             finished.signal()
         }
-        thread.name = "rig-keyboard"
-        thread.start()
     }
 
     /// Stops reading and restores the terminal.

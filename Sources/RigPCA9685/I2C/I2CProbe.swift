@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds I2C buses and what answers on them, like `i2cdetect`, and checks a PCA9685.
 /// This is what `rig probe i2c` shows.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where rig keeps state across runs (remembered poses, the last BLEControl board).

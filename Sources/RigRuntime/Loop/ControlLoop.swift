@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import Synchronization
@@ -174,14 +176,11 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
     /// Starts the loop on its own thread. `output.start` must have succeeded.
     public func start() {
-        let thread = Thread { [self] in
+        SystemThread.start(name: "rig-loop", stackSize: 1 << 20) { [self] in
             let result = run()
             resultLock.withLock { $0 = result }
             finished.signal()
         }
-        thread.name = "rig-loop"
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Waits for a loop started with `start()` to end.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import SystemPackage
@@ -39,7 +41,6 @@ public final class TraceWriter: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let closing = OneWayFlag()
     private var writeError: Errno?
-    private var thread: Thread?
 
     /// Creates (truncates) `path` and starts the writer thread. Refuses anything but a
     /// regular file (see `OutputPath.check`, which callers run first for a clear message).
@@ -61,10 +62,7 @@ public final class TraceWriter: @unchecked Sendable {
         self.pwmPeriodMicroseconds = pwmPeriodMicroseconds
         ring = SPSCRing(capacity: capacity)
         try fd.writeAll(Array(Self.header.utf8))
-        let thread = Thread { [self] in drainLoop() }
-        thread.name = "rig-trace"
-        self.thread = thread
-        thread.start()
+        SystemThread.start(name: "rig-trace") { [self] in drainLoop() }
     }
 
     /// Loop side: never blocks; a full ring drops the row and counts it.
@@ -94,7 +92,7 @@ public final class TraceWriter: @unchecked Sendable {
             }
             flush(&buffer)
             if last { break }
-            Thread.sleep(forTimeInterval: 0.02)
+            SystemThread.sleep(seconds: 0.02)
         }
         done.signal()
     }

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import RigFormat
 import RigSyscall
+import SystemPackage
 
 /// Another process drives the same hardware.
 public struct HardwareLockError: Error, Sendable, CustomStringConvertible {
@@ -42,7 +44,7 @@ public final class HardwareLock: @unchecked Sendable {
         if let dir = environment["RIG_LOCK_DIR"], !dir.isEmpty { return dir }
         var status = stat()
         if stat(shared, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return shared }
-        let parent = (shared as NSString).deletingLastPathComponent
+        let parent = FilePath(shared).removingLastComponent().string
         if access(parent, W_OK) == 0 { return shared }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rig" }
         return "/tmp/rig-lock-\(getuid())"
@@ -55,7 +57,7 @@ public final class HardwareLock: @unchecked Sendable {
     public static func prepareDirectory(_ directory: String) -> Int32 {
         guard mkdir(directory, 0o700) == 0 else { return errno == EEXIST ? 0 : errno }
         var parent = stat()
-        let sharedParent = stat((directory as NSString).deletingLastPathComponent, &parent) == 0 && parent.st_mode & 0o1002 == 0o1002
+        let sharedParent = stat(FilePath(directory).removingLastComponent().string, &parent) == 0 && parent.st_mode & 0o1002 == 0o1002
         if sharedParent { _ = chmod(directory, 0o1777) }
         return 0
     }
@@ -158,11 +160,11 @@ public final class HardwareLock: @unchecked Sendable {
         guard n > 0 else { return (nil, nil) }
         let lines = String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n", maxSplits: 1)
         let pid = lines.first.flatMap { Int32($0) }
-        let command = lines.count > 1 ? String(lines[1].prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        let command = lines.count > 1 ? String(lines[1].prefix(200)).trimmed() : nil
         return (pid, command?.isEmpty == false ? command : nil)
     }
 
     private static func commandLine() -> String {
-        CommandLine.arguments.joined(separator: " ").replacingOccurrences(of: "\n", with: " ")
+        CommandLine.arguments.joined(separator: " ").replacing("\n", with: " ")
     }
 }

@@ -1,6 +1,7 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
+import SystemPackage
 
 /// An output path (`--trace`, `--record`, `-o`) that cannot be used.
 public struct OutputPathError: Error, Sendable, CustomStringConvertible {
@@ -116,15 +117,15 @@ public enum OutputPath {
     /// A path in `folder` for a file called `name` that no file there has and `taken`
     /// refuses: `NAME`, else `STEM-2.EXT`, `STEM-3.EXT`… (a copy never replaces a frame).
     public static func unusedPath(for name: String, in folder: String, taken: (String) -> Bool = { _ in false }) -> String {
-        let ext = (name as NSString).pathExtension
-        let stem = (name as NSString).deletingPathExtension
+        let ext = FilePath(name).extension ?? ""
+        let stem = FilePath(name).stem ?? name
         var candidate = name
         var n = 2
-        while taken(candidate) || FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(candidate)) {
+        while taken(candidate) || FileManager.default.fileExists(atPath: FilePath(folder).appending(candidate).string) {
             candidate = ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)"
             n += 1
         }
-        return (folder as NSString).appendingPathComponent(candidate)
+        return FilePath(folder).appending(candidate).string
     }
 
     /// The name of the kernel filesystem `path` is on, if it is on one (`statfs`).

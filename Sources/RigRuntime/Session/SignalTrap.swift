@@ -1,6 +1,7 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// The one signal trap of a running rig. SIGINT, SIGTERM, SIGHUP (the ssh session or
 /// terminal closed), SIGPIPE (a reader of stdout went away) and SIGQUIT all ask for the
@@ -60,7 +61,7 @@ public final class SignalTrap: @unchecked Sendable {
 private final class ProcessSignals: @unchecked Sendable {
     static let shared = ProcessSignals()
 
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var installed = false
     private var handler: (id: Int, call: @Sendable (Int32, Int) -> Void)?
     private var delivered = 0
@@ -73,78 +74,74 @@ private final class ProcessSignals: @unchecked Sendable {
     /// to a pipe; `rig-signals` reads it and delivers), so none is lost between here and
     /// a session's trap.
     func install() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !installed else { return }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
-            // No pipe (out of descriptors): at least a reader that went away must not kill
-            // the process mid-move; writes report EPIPE.
-            signal(SIGPIPE, SIG_IGN)
-            return
-        }
-        let readEnd = fds[0]
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        // The handler must never block: a full pipe drops a byte (the signals are repeats).
-        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-        installed = true
-        // A parent that blocks them (a test runner, a supervisor) passes its mask on: a
-        // blocked signal never reaches the handler. Threads started from here (the reader
-        // below included) inherit this.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signo in SignalTrap.signals { sigaddset(&set, signo) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        let reader = Thread { [self] in
-            var byte: UInt8 = 0
-            while true {
-                let n = read(readEnd, &byte, 1)
-                if n == 1 {
-                    deliver(Int32(byte))
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    return
+        lock.withLock { _ in
+            guard !installed else { return }
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else {
+                // No pipe (out of descriptors): at least a reader that went away must not kill
+                // the process mid-move; writes report EPIPE.
+                signal(SIGPIPE, SIG_IGN)
+                return
+            }
+            let readEnd = fds[0]
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            // The handler must never block: a full pipe drops a byte (the signals are repeats).
+            _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+            installed = true
+            // A parent that blocks them (a test runner, a supervisor) passes its mask on: a
+            // blocked signal never reaches the handler. Threads started from here (the reader
+            // below included) inherit this.
+            var set = sigset_t()
+            sigemptyset(&set)
+            for signo in SignalTrap.signals { sigaddset(&set, signo) }
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            SystemThread.start(name: "rig-signals") { [self] in
+                var byte: UInt8 = 0
+                while true {
+                    let n = read(readEnd, &byte, 1)
+                    if n == 1 {
+                        deliver(Int32(byte))
+                    } else if n < 0, errno == EINTR {
+                        continue
+                    } else {
+                        return
+                    }
                 }
             }
+            for signo in SignalTrap.signals { _ = rig_signal_forward(fds[1], signo) }
         }
-        reader.name = "rig-signals"
-        reader.start()
-        for signo in SignalTrap.signals { _ = rig_signal_forward(fds[1], signo) }
     }
 
     func register(_ call: @escaping @Sendable (Int32, Int) -> Void) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        nextID += 1
-        handler = (nextID, call)
-        delivered = 0
-        return nextID
+        return lock.withLock { _ in
+            nextID += 1
+            handler = (nextID, call)
+            delivered = 0
+            return nextID
+        }
     }
 
     func unregister(_ id: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        if handler?.id == id {
-            handler = nil
-            sessionEnded = true
+        lock.withLock { _ in
+            if handler?.id == id {
+                handler = nil
+                sessionEnded = true
+            }
         }
     }
 
     func setRunsSession() {
-        lock.lock()
-        runsSession = true
-        lock.unlock()
+        lock.withLock { _ in
+            runsSession = true
+        }
     }
 
     private func deliver(_ signo: Int32) {
-        lock.lock()
-        let call = handler?.call
-        if call != nil { delivered += 1 }
-        let n = delivered
-        let session = runsSession
-        let ended = sessionEnded
-        lock.unlock()
+        let (call, n, session, ended) = lock.withLock { _ in
+            let call = handler?.call
+            if call != nil { delivered += 1 }
+            return (call, delivered, runsSession, sessionEnded)
+        }
         if let call {
             call(signo, n)
         } else if session {

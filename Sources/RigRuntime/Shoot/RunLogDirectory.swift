@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
+import SystemPackage
 
 /// Where `rig play` keeps its shot logs (`<state directory>/runs`) and how it finds the
 /// run `--resume` continues.
@@ -9,13 +11,13 @@ public struct RunLogDirectory: Sendable {
 
     /// - Parameter stateDirectory: rig's state directory (`$XDG_STATE_HOME/rig`, …).
     public init(stateDirectory: String) {
-        path = (stateDirectory as NSString).appendingPathComponent("runs")
+        path = FilePath(stateDirectory).appending("runs").string
     }
 
     /// The program's name in log file names: its file name without `.json`, with
     /// anything but letters, digits, '-', '_' and '.' replaced by '_'.
     public static func programName(_ programPath: String) -> String {
-        var name = (programPath as NSString).lastPathComponent
+        var name = FilePath(programPath).lastComponent?.string ?? ""
         if name.hasSuffix(".json") { name.removeLast(5) }
         let safe = String(
             name.unicodeScalars.map { s -> Character in
@@ -28,10 +30,10 @@ public struct RunLogDirectory: Sendable {
     /// the time sorts by name, so the newest run is the last name.
     public func newLogPath(program: String, at date: Date = Date()) -> String {
         let stamp = Self.fileStamp(date)
-        var candidate = (path as NSString).appendingPathComponent("\(Self.programName(program))-\(stamp).jsonl")
+        var candidate = FilePath(path).appending("\(Self.programName(program))-\(stamp).jsonl").string
         var n = 2
         while FileManager.default.fileExists(atPath: candidate) {
-            candidate = (path as NSString).appendingPathComponent("\(Self.programName(program))-\(stamp)-\(n).jsonl")
+            candidate = FilePath(path).appending("\(Self.programName(program))-\(stamp)-\(n).jsonl").string
             n += 1
         }
         return candidate
@@ -43,7 +45,7 @@ public struct RunLogDirectory: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".jsonl") && Self.isStamp($0.dropFirst(prefix.count)) }
             .sorted(by: >)
-            .map { (path as NSString).appendingPathComponent($0) }
+            .map { FilePath(path).appending($0).string }
     }
 
     static func isStamp(_ rest: Substring) -> Bool {
@@ -54,17 +56,12 @@ public struct RunLogDirectory: Sendable {
     }
 
     public static func fileStamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: date)
+        let f = UTCTime.fields(date.timeIntervalSince1970)
+        return f.date.filter { $0 != "-" } + "T" + zeroPadded(f.hour, 2) + zeroPadded(f.minute, 2) + zeroPadded(f.second, 2) + "Z"
     }
 
     public static func isoStamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        UTCTime.isoSeconds(date.timeIntervalSince1970)
     }
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import SystemPackage
 
@@ -14,7 +15,7 @@ public final class ShotLogWriter {
     /// Opens `path` for appending, creating it and its directory if needed.
     public init(path: String) throws {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
@@ -31,35 +32,36 @@ public final class ShotLogWriter {
     /// Cuts an unterminated last line off the log at `path`, appending it to `path.torn`
     /// first (nothing is lost); returns it, or nil when the log ends cleanly (or is new).
     static func cutTornLine(_ path: String) throws -> String? {
-        guard let handle = FileHandle(forUpdatingAtPath: path) else { return nil }
+        guard let handle = try? FileDescriptor.open(FilePath(path), .readWrite, options: [.closeOnExec]) else { return nil }
         defer { try? handle.close() }
-        let size = try handle.seekToEnd()
+        let size = try handle.seek(offset: 0, from: .end)
         guard size > 0 else { return nil }
         // Look back for the last line break, a block at a time.
         var end = size
-        var tail = Data()
+        var tail: [UInt8] = []
         while end > 0 {
             let start = end >= 4096 ? end - 4096 : 0
-            try handle.seek(toOffset: start)
-            let block = try handle.read(upToCount: Int(end - start)) ?? Data()
+            let block = try [UInt8](unsafeUninitializedCapacity: Int(end - start)) { buffer, count in
+                count = try handle.read(fromAbsoluteOffset: start, into: UnsafeMutableRawBufferPointer(buffer))
+            }
             if end == size, block.last == UInt8(ascii: "\n") { return nil }
             if let newline = block.lastIndex(of: UInt8(ascii: "\n")) {
                 tail = block[(newline + 1)...] + tail
-                end = start + UInt64(newline - block.startIndex) + 1
+                end = start + Int64(newline) + 1
                 break
             }
             tail = block + tail
             end = start
         }
-        let torn = path + ".torn"
-        if !FileManager.default.fileExists(atPath: torn) { _ = FileManager.default.createFile(atPath: torn, contents: nil) }
-        guard let keep = FileHandle(forWritingAtPath: torn) else { throw Errno(rawValue: errno) }
-        try keep.seekToEnd()
-        try keep.write(contentsOf: tail + Data("\n".utf8))
-        try keep.synchronize()
-        try keep.close()
-        try handle.truncate(atOffset: end)
-        try handle.synchronize()
+        let keep = try FileDescriptor.open(
+            FilePath(path + ".torn"), .writeOnly, options: [.create, .append, .closeOnExec],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        try keep.closeAfter {
+            _ = try keep.writeAll(tail + Array("\n".utf8))
+            guard fsync(keep.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        }
+        try handle.resize(to: end)
+        guard fsync(handle.rawValue) == 0 else { throw Errno(rawValue: errno) }
         return String(decoding: tail, as: UTF8.self)
     }
 

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import RigSky
@@ -171,9 +173,7 @@ final class SimLiveView: Sendable {
     /// Starts the drawing thread on the first viewer; wakes it after that.
     private func poke() {
         if !started.exchange(true, ordering: .acquiringAndReleasing) {
-            let thread = Thread { [self] in run() }
-            thread.name = "rig-sim-liveview"
-            thread.start()
+            SystemThread.start(name: "rig-sim-liveview") { [self] in run() }
         }
         wake.signal()
     }

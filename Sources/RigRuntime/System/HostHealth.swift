@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import RigFormat
 
 /// The Raspberry Pi firmware's power and temperature flags (`get_throttled`): an
 /// under-voltage makes servos twitch and SD cards corrupt, a throttled CPU makes the loop
@@ -39,7 +40,7 @@ public struct PiPowerFlags: Sendable, Equatable {
     /// them); nil when the file is missing or unreadable.
     public static func read(path: String = sysfsPath) -> PiPowerFlags? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        var digits = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var digits = text.trimmed()
         if digits.hasPrefix("throttled=") { digits.removeFirst("throttled=".count) }
         if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
         return UInt32(digits, radix: 16).map(PiPowerFlags.init)
@@ -124,6 +125,6 @@ public struct DeviceAccess: Sendable, Equatable {
         guard port.hasPrefix("usb:") else { return nil }
         let parts = port.dropFirst(4).split(separator: ",")
         guard parts.count == 2, let bus = Int(parts[0]), let device = Int(parts[1]), bus > 0, device > 0 else { return nil }
-        return String(format: "/dev/bus/usb/%03d/%03d", bus, device)
+        return "/dev/bus/usb/\(zeroPadded(bus, 3))/\(zeroPadded(device, 3))"
     }
 }

@@ -1,10 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 
 /// One press per ready step, for triggers a person presses (Enter, a button): a press
 /// while the rig is ready advances it; a press while it is still moving is kept — one at
 /// most — and advances it the moment it is ready, so pressing twice never skips a step.
 public final class AdvanceGate: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var waiting = false
     private var queued = false
     private var advance: (@Sendable () -> Void)?
@@ -12,14 +14,14 @@ public final class AdvanceGate: @unchecked Sendable {
     public init() {}
 
     public func start(advance: @escaping @Sendable () -> Void) {
-        lock.withLock { self.advance = advance }
+        lock.withLock { _ in self.advance = advance }
     }
 
     /// The rig is ready at a step. Returns true if a kept press advanced it at once
     /// (false: it now waits for a press).
     @discardableResult
     public func ready() -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             if queued {
                 queued = false
                 advance?()
@@ -33,7 +35,7 @@ public final class AdvanceGate: @unchecked Sendable {
     /// A press. Returns true if it advanced the rig now (false: kept for later, or no-op).
     @discardableResult
     public func press() -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             guard waiting else {
                 queued = true
                 return false
@@ -47,16 +49,16 @@ public final class AdvanceGate: @unchecked Sendable {
     /// The rig leaves the step without a press (redo, go to): forget the wait and any
     /// kept press, so the next press counts for the next ready step.
     public func reset() {
-        lock.withLock {
+        lock.withLock { _ in
             waiting = false
             queued = false
         }
     }
 
     public func stop() {
-        lock.withLock { advance = nil }
+        lock.withLock { _ in advance = nil }
     }
 
     /// Started and not stopped.
-    public var isRunning: Bool { lock.withLock { advance != nil } }
+    public var isRunning: Bool { lock.withLock { _ in advance != nil } }
 }

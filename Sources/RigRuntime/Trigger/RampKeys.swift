@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import RigSky
 import Synchronization
@@ -25,7 +25,7 @@ public final class RampKeys: SessionPart, @unchecked Sendable {
         guard let terminal = TerminalRawMode() else { return }
         raw.withLock { $0 = terminal }
         say("keys: + brighter · - darker (a third of a stop on the ramp) · q stop")
-        let thread = Thread { [self, nudge, say] in
+        SystemThread.start(name: "rig-keys") { [self, nudge, say] in
             var reader = StepKeyReader()
             TerminalRawMode.readKeys(
                 until: { stopped.load(ordering: .relaxed) },
@@ -38,8 +38,6 @@ public final class RampKeys: SessionPart, @unchecked Sendable {
                 })
             terminal.restore()
         }
-        thread.name = "rig-keys"
-        thread.start()
     }
 
     public func finish(_ outcome: SessionOutcome) {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RigFormat
 import RigSky
 
 /// What a key (or a typed line) asks of a stepped program under the keyboard trigger.
@@ -67,7 +69,7 @@ public struct StepKeyReader: Sendable {
 
     /// One typed line (stdin not a terminal): empty → next, `r`, `b`, `q`, `h`, `g N`, `+`, `-`.
     public static func parse(line: String) -> StepKeyCommand? {
-        let text = line.trimmingCharacters(in: .whitespaces).lowercased()
+        let text = line.trimmed().lowercased()
         switch text {
         case "": return .next
         case "r", "redo": return .redo
@@ -78,7 +80,7 @@ public struct StepKeyReader: Sendable {
         case "-": return .nudge(by: -RampNudge.stepEV)
         default:
             guard text.hasPrefix("g") else { return nil }
-            let number = text.dropFirst().trimmingCharacters(in: .whitespaces)
+            let number = text.dropFirst().trimmed()
             return Int(number).map { .goTo(step: $0) }
         }
     }

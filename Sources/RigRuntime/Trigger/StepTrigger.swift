@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import RigCore
 import RigSky
@@ -84,7 +84,7 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
         gate.start(advance: controls.advance)
         let terminal = TerminalRawMode()
         raw.withLock { $0 = terminal }
-        let thread = Thread { [self, gate, prompt] in
+        SystemThread.start(name: "rig-keyboard") { [self, gate, prompt] in
             if let terminal {
                 readKeys()
                 terminal.restore()
@@ -100,8 +100,6 @@ public final class KeyboardTrigger: StepTrigger, @unchecked Sendable {
                 controls.stop()
             }
         }
-        thread.name = "rig-keyboard"
-        thread.start()
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// The terminal in raw-ish mode for key-by-key input: no line buffering, no echo.
 /// Signals stay on (Ctrl-C is still SIGINT, handled as a stop). `restore()` puts the
@@ -9,7 +10,7 @@ public final class TerminalRawMode: @unchecked Sendable {
     private let fd: Int32
     private var saved = termios()
     private var active = false
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
 
     /// Switches `fd` (stdin) to raw mode; nil if it is not a terminal.
     public init?(fd: Int32 = STDIN_FILENO) {
@@ -27,11 +28,11 @@ public final class TerminalRawMode: @unchecked Sendable {
     }
 
     public func restore() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard active else { return }
-        active = false
-        _ = tcsetattr(fd, TCSANOW, &saved)
+        lock.withLock { _ in
+            guard active else { return }
+            active = false
+            _ = tcsetattr(fd, TCSANOW, &saved)
+        }
     }
 
     deinit { restore() }

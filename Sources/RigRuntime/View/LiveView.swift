@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
+import Synchronization
 
 /// The terminal view of a running rig: a few lines redrawn in place on a TTY (axis
 /// positions, step k/N or time, a progress bar with ETA), plain log lines otherwise.
@@ -8,7 +10,7 @@ public final class LiveView: @unchecked Sendable {
     public let isTTY: Bool
     private let axes: [Axis]
     private let header: String
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var drawnLines = 0
     /// The live lines last drawn, redrawn under each log line so they never flicker away.
     private var liveText = ""
@@ -34,34 +36,34 @@ public final class LiveView: @unchecked Sendable {
 
     /// Prints a line above the live lines (or as a plain line).
     public func log(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        out(clearLive() + line + "\n" + liveText)
+        lock.withLock { _ in
+            out(clearLive() + line + "\n" + liveText)
+        }
     }
 
     /// Redraws the live lines from a status snapshot.
     public func render(_ status: LoopStatus, outputStatus: String?) {
-        lock.lock()
-        defer { lock.unlock() }
-        let lines = Self.lines(status, axes: axes, outputStatus: outputStatus)
-        if isTTY {
-            var text = "\u{1B}[1m" + header + "\u{1B}[0m\n"
-            for line in lines { text += "\u{1B}[2K" + line + "\n" }
-            out(clearLive() + text)
-            liveText = text
-            drawnLines = lines.count + 1
-        } else if status.progress.elapsedSeconds - lastPlainLine >= plainInterval {
-            lastPlainLine = status.progress.elapsedSeconds
-            out(lines.joined(separator: "  ·  ") + "\n")
+        lock.withLock { _ in
+            let lines = Self.lines(status, axes: axes, outputStatus: outputStatus)
+            if isTTY {
+                var text = "\u{1B}[1m" + header + "\u{1B}[0m\n"
+                for line in lines { text += "\u{1B}[2K" + line + "\n" }
+                out(clearLive() + text)
+                liveText = text
+                drawnLines = lines.count + 1
+            } else if status.progress.elapsedSeconds - lastPlainLine >= plainInterval {
+                lastPlainLine = status.progress.elapsedSeconds
+                out(lines.joined(separator: "  ·  ") + "\n")
+            }
         }
     }
 
     /// Leaves the last drawn lines on screen.
     public func finish() {
-        lock.lock()
-        drawnLines = 0
-        liveText = ""
-        lock.unlock()
+        lock.withLock { _ in
+            drawnLines = 0
+            liveText = ""
+        }
     }
 
     private func clearLive() -> String {

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigRuntime
@@ -50,9 +52,7 @@ public final class LateCamera: SettableCamera, ImageReporting, BatteryReporting,
         self.retrySeconds = retrySeconds
         self.logger = logger
         state = Mutex(State(lastProblem: firstProblem))
-        let thread = Thread { [self] in find() }
-        thread.name = "rig-camera-finder"
-        thread.start()
+        SystemThread.start(name: "rig-camera-finder") { [self] in find() }
     }
 
     /// Calls `handler` (any thread) once the camera is found.

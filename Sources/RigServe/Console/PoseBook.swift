@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigRuntime
 import Synchronization
@@ -28,7 +29,7 @@ public final class PoseBook: Sendable {
                 _ = try? FileManager.default.removeItem(atPath: aside)
                 do { try FileManager.default.moveItem(atPath: filePath, toPath: aside) } catch {
                     throw ServeError(
-                        .internalServerError, "\(filePath): not a poses file, and it cannot be moved aside (\(error.localizedDescription)); fix or move it")
+                        .internalServerError, "\(filePath): not a poses file, and it cannot be moved aside (\(errorText(error))); fix or move it")
                 }
                 warning =
                     "\(filePath) was not a poses file ({\"poses\": {NAME: {AXIS: NUMBER}}}; cut short by a power loss?): moved aside to \(aside), starting with no saved poses"

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigGamepad
@@ -117,14 +119,12 @@ public final class RigConsole: @unchecked Sendable {
     /// Opens the output and starts the loop on a background thread; returns once it runs.
     /// Throws (nothing moved) if the output cannot start.
     public func start() throws(ServeError) {
-        let thread = Thread { [self] in
+        SystemThread.start(name: "rig-session") { [self] in
             // The follower records how it ended (`finish`).
             _ = try? session.run()
             ended.signal()
             changed()
         }
-        thread.name = "rig-session"
-        thread.start()
         started.wait()
         if let error = shared.withLock({ $0.startError }) {
             throw ServeError(.serviceUnavailable, error)

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HTTPTypes
 import Hummingbird
+import RigFormat
 import RigSky
 
 /// Every request passes here before the router, and everything the router and the access
@@ -149,7 +151,7 @@ struct AccessMiddleware: RouterMiddleware {
         guard let type else {
             return hasBody ? "a body must be sent as Content-Type: application/json" : nil
         }
-        let media = type.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
+        let media = type.split(separator: ";", maxSplits: 1)[0].trimmed().lowercased()
         guard media == "application/json" else {
             return "Content-Type \(shown(type)) is not accepted; send application/json"
         }

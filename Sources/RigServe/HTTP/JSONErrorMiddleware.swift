@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hummingbird
 
 /// Turns every error into `{"error": "…"}` with its status (and `"holder"` for a 409 on

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hummingbird
 import Logging
 import RigCore
@@ -117,31 +118,60 @@ public enum ServeApp {
     /// knows exactly which bodies the server takes.
     static func openAPIDocument(for rig: Rig) -> [UInt8] {
         let committed = PackageResources.openapi_json
-        guard var root = (try? JSONSerialization.jsonObject(with: Data(committed))) as? [String: Any],
-            var components = root["components"] as? [String: Any],
-            var schemas = components["schemas"] as? [String: Any],
-            var pose = schemas["Pose"] as? [String: Any],
-            var jog = schemas["JogRequest"] as? [String: Any],
-            var jogProperties = jog["properties"] as? [String: Any],
-            var velocity = jogProperties["velocity"] as? [String: Any]
-        else { return committed }
-        var positions: [String: Any] = [:]
-        var fractions: [String: Any] = [:]
+        var parser = JSONParser(bytes: committed)
+        guard let root = try? parser.parseDocument() else { return committed }
+        var positions: [JSONMember] = []
+        var fractions: [JSONMember] = []
         for axis in rig.axes {
-            positions[axis.name] = ["type": "number", "description": "\(axis.unit), soft limits \(rounded(axis.softMin))…\(rounded(axis.softMax))"]
-            fractions[axis.name] = ["type": "number", "minimum": -1, "maximum": 1]
+            positions.append(
+                .named(
+                    axis.name, ["type": .text("number"), "description": .text("\(axis.unit), soft limits \(rounded(axis.softMin))…\(rounded(axis.softMax))")]))
+            fractions.append(.named(axis.name, ["type": .text("number"), "minimum": .number(-1), "maximum": .number(1)]))
         }
-        pose["properties"] = positions
-        pose["additionalProperties"] = false
-        velocity["properties"] = fractions
-        velocity["additionalProperties"] = false
-        jogProperties["velocity"] = velocity
-        jog["properties"] = jogProperties
-        schemas["Pose"] = pose
-        schemas["JogRequest"] = jog
-        components["schemas"] = schemas
-        root["components"] = components
-        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else { return committed }
-        return Array(data)
+        func only(_ properties: [JSONMember]) -> (JSONValue) -> JSONValue? {
+            { $0.setting("properties", .object(properties))?.setting("additionalProperties", .bool(false)) }
+        }
+        guard let pose = root.value.updating(["components", "schemas", "Pose"], only(positions)),
+            let document = pose.updating(["components", "schemas", "JogRequest", "properties", "velocity"], only(fractions))
+        else { return committed }
+        return Array(JSONText.value(document, sortedKeys: true).utf8)
+    }
+}
+
+extension JSONValue {
+    /// A string value.
+    fileprivate static func text(_ s: String) -> JSONValue { .string(JSONString(s)) }
+
+    /// The object with `key` set to `value` (replaced where it was, else added); nil if
+    /// this is not an object.
+    fileprivate func setting(_ key: String, _ value: JSONValue) -> JSONValue? {
+        guard case .object(var members) = self else { return nil }
+        if let i = members.firstIndex(where: { $0.key == key }) {
+            members[i].value.value = value
+        } else {
+            members.append(.named(key, value))
+        }
+        return .object(members)
+    }
+
+    /// The value with the one at `path` (object keys) changed by `change`; nil if the path
+    /// is not there or `change` refuses.
+    fileprivate func updating(_ path: ArraySlice<String>, _ change: (JSONValue) -> JSONValue?) -> JSONValue? {
+        guard let key = path.first else { return change(self) }
+        guard case .object(let members) = self, let member = members.first(where: { $0.key == key }),
+            let inner = member.value.value.updating(path.dropFirst(), change)
+        else { return nil }
+        return setting(key, inner)
+    }
+}
+
+extension JSONMember {
+    /// A member made here (no source location).
+    fileprivate static func named(_ key: String, _ value: JSONValue) -> JSONMember {
+        JSONMember(name: JSONString(key), keyLocation: SourceLocation(line: 0, column: 0), value: JSONNode(value, at: SourceLocation(line: 0, column: 0)))
+    }
+
+    fileprivate static func named(_ key: String, _ members: KeyValuePairs<String, JSONValue>) -> JSONMember {
+        named(key, .object(members.map { named($0.key, $0.value) }))
     }
 }

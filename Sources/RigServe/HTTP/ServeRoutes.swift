@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -25,7 +26,7 @@ struct ServeRoutes: Sendable {
     func displayName(_ request: Request, _ context: ServeContext) -> String {
         let raw = request.headers[Self.clientHeader] ?? request.cookies[Self.clientCookie]?.value
         if let raw, !raw.isEmpty, raw.count <= 64,
-            raw.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.: ()".unicodeScalars.contains($0) })
+            raw.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.: ()".unicodeScalars.contains($0) })
         {
             return raw
         }
@@ -176,7 +177,7 @@ struct ServeRoutes: Sendable {
             throw ServeError(
                 .tooManyRequests, "too many wrong pairing codes: wait \(seconds) s, then enter the code again", retryAfter: seconds)
         }
-        let entered = body.name.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let entered = body.name.map { $0.trimmed() } ?? ""
         let name = entered.isEmpty ? PairingBook.name(fromUserAgent: request.headers[.userAgent]) : entered
         let redeemed: (phone: PairedPhone, secret: String)?
         do { redeemed = try book.redeem(code: body.code, name: name) } catch {
@@ -273,7 +274,7 @@ struct ServeRoutes: Sendable {
             throw ServeError(.notFound, "no preview: the last frame has none (no camera, no download, or no shot yet)")
         }
         // rig wrote it (a few tens of KB); bounded all the same.
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt) ?? nil
         guard let size, size <= 4 << 20, let data = FileManager.default.contents(atPath: path) else {
             throw ServeError(.notFound, "the preview \(path) cannot be read")
         }

@@ -1,7 +1,10 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The HTTP server on Swift concurrency, for a synchronous caller (`rig serve`): started
 /// in the background, stopped when the rig's session ends.
@@ -12,7 +15,7 @@ public final class ServeServer: @unchecked Sendable {
     private var task: Task<Void, Never>?
     private var group: ServiceGroup?
     private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var failure: Error?
 
     /// - Parameter onServerRunning: called with the port once the server listens.
@@ -23,18 +26,18 @@ public final class ServeServer: @unchecked Sendable {
     }
 
     /// Why the server stopped by itself (a port in use, …), if it did.
-    public var error: Error? { lock.withLock { failure } }
+    public var error: Error? { lock.withLock { _ in failure } }
 
     public func start() {
         let app = ServeApp.application(parts, logger: logger, onServerRunning: onServerRunning)
         // The session owns the signals (it parks first); the server stops when it ends.
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        lock.withLock { self.group = group }
+        lock.withLock { _ in self.group = group }
         task = Task { [self] in
             do {
                 try await group.run()
             } catch {
-                lock.withLock { failure = error }
+                lock.withLock { _ in failure = error }
                 // Without its server the rig has no operator: park it.
                 parts.console.requestShutdown()
             }
@@ -44,7 +47,7 @@ public final class ServeServer: @unchecked Sendable {
 
     /// Stops the server gracefully (open event streams end once the session has) and waits.
     public func stopAndWait() {
-        guard let group = lock.withLock({ self.group }) else { return }
+        guard let group = lock.withLock({ _ in self.group }) else { return }
         Task { await group.triggerGracefulShutdown() }
         done.wait()
     }

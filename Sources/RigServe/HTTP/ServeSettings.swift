@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// How the server guards its API.
 public struct ServeSettings: Sendable {

@@ -1,7 +1,11 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import RigCore
+import RigFormat
 import RigRuntime
+import Synchronization
+import SystemPackage
 
 /// A phone that exchanged a pairing code for its cookie.
 public struct PairedPhone: Codable, Sendable, Equatable {
@@ -43,7 +47,7 @@ public final class PairingBook: @unchecked Sendable {
 
     public let path: String
     let lockPath: String
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     /// The file as last read, and what identified it then.
     private var cached: (key: FileKey?, file: Contents) = (nil, Contents())
     /// Last-seen times not yet written.
@@ -129,7 +133,7 @@ public final class PairingBook: @unchecked Sendable {
     public func phone(presenting secret: some StringProtocol, now: Date = Date()) -> PairedPhone? {
         guard secret.utf8.count == 64 else { return nil }
         let hash = Self.sha256(String(secret))
-        return lock.withLock { () -> PairedPhone? in
+        return lock.withLock { _ -> PairedPhone? in
             refreshLocked()
             var found: PairedPhone?
             for phone in cached.file.phones where Secret.equal(phone.secretSHA256, hash) { found = phone }
@@ -165,7 +169,7 @@ public final class PairingBook: @unchecked Sendable {
 
     private func scheduleLastSeenWrite() {
         writer.async { [self] in
-            let pending = lock.withLock {
+            let pending = lock.withLock { _ in
                 writePending = false
                 return seen
             }
@@ -188,7 +192,7 @@ public final class PairingBook: @unchecked Sendable {
     /// A name as people write it, without control characters, at most 40 characters.
     static func cleanName(_ name: String) -> String {
         let kept = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
-            .trimmingCharacters(in: .whitespaces)
+            .trimmed()
         return kept.isEmpty ? "a phone" : String(kept.prefix(40))
     }
 
@@ -249,13 +253,13 @@ public final class PairingBook: @unchecked Sendable {
     /// Read, change, write, under an exclusive lock of the lock file.
     @discardableResult
     func modify<T>(_ change: (inout Contents) throws(PairingError) -> T) throws(PairingError) -> T {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePath(path).removingLastComponent().string
         if !FileManager.default.fileExists(atPath: directory) {
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw PairingError("cannot create \(directory): \(error.localizedDescription)")
+                throw PairingError("cannot create \(directory): \(errorText(error))")
             }
         }
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -281,7 +285,7 @@ public final class PairingBook: @unchecked Sendable {
             }
             Self.giveToDirectoryOwner([path, lockPath], directory: directory)
         }
-        lock.withLock { refreshLocked() }
+        lock.withLock { _ in refreshLocked() }
         return result
     }
 

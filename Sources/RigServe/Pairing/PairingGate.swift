@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 
 /// Limits guessing at pairing codes: after `maxFailures` wrong codes within `windowSeconds`
 /// every attempt is refused (429, even the right code) until the oldest of them is older
@@ -8,7 +10,7 @@ import Foundation
 public final class PairingGate: @unchecked Sendable {
     public let maxFailures: Int
     public let windowSeconds: Double
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var failures: [Double] = []
 
     public init(maxFailures: Int = 5, windowSeconds: Double = 60) {
@@ -18,7 +20,7 @@ public final class PairingGate: @unchecked Sendable {
 
     /// Seconds until an attempt is taken again, or nil when it is taken now.
     public func retryAfter(nowSeconds now: Double) -> Double? {
-        lock.withLock {
+        lock.withLock { _ in
             failures.removeAll { now - $0 >= windowSeconds }
             guard failures.count >= maxFailures, let oldest = failures.first else { return nil }
             return max(0, windowSeconds - (now - oldest))
@@ -27,6 +29,6 @@ public final class PairingGate: @unchecked Sendable {
 
     /// A wrong code was tried.
     public func failed(nowSeconds now: Double) {
-        lock.withLock { failures.append(now) }
+        lock.withLock { _ in failures.append(now) }
     }
 }

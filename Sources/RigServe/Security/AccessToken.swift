@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import RigFormat
 import RigRuntime
 import SystemPackage
 
@@ -9,7 +11,7 @@ public struct AccessToken: Sendable, Equatable {
     public let text: String
 
     public init?(text: String) {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let t = text.trimmed()
         guard t.utf8.count == 64, t.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
         self.text = t
     }
@@ -37,21 +39,21 @@ public struct AccessToken: Sendable, Equatable {
                 throw Failure(description: "\(path): not a rig serve token (64 hex digits); delete it to make a new one")
             }
             if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0
+                let mode = attributes[.posixPermissions] as? UInt, mode & 0o077 != 0
             {
                 throw Failure(description: "\(path) can be read by others (mode \(String(mode, radix: 8))); chmod 600 it or delete it to make a new one")
             }
             return (token, false)
         }
         let token = try generate()
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty {
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
             } catch {
-                throw Failure(description: "cannot create \(directory): \(error.localizedDescription)")
+                throw Failure(description: "cannot create \(directory): \(errorText(error))")
             }
         }
         do {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HTTPTypes
 
 /// Who may use the API on a server that needs its token: a client that shows the token

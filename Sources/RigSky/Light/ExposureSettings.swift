@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One frame's exposure: shutter time, ISO and aperture, and what they add up to.
 public struct ExposureSettings: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The light a simulated camera sees (`"scene"` of a `sim` camera, and the scenes the ramp
 /// tests and `rig bench ramp` play): the scene's EV100 over the run's time, so a ramp can

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A small, seedable generator (SplitMix64) so a simulated scene or a test scenario can be
 /// rebuilt from its seed.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Sky {
     /// The clear, moonless sky's light on the ground by the sun's geometric altitude:

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigFormat
 
 /// Where the rig stands: for sky positions and the sun's times.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigFormat
 
 /// How the head points at the sky: which axis turns in azimuth and which in altitude, where

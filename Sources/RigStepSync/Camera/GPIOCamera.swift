@@ -1,6 +1,9 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigRuntime
+import Synchronization
 
 /// Fires a camera through its remote port (`"camera": {"type": "gpio"}`): focus (a
 /// half-press that also wakes the camera), then shutter, held for the shutter time (the
@@ -14,7 +17,7 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     private let openLines: (() throws -> CameraLines)?
     private let config: GPIOCameraConfig
     private let queue = DispatchQueue(label: "rig.camera")
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var closed = false
     /// Signalled by `close()`: wakes a shot waiting out its focus or exposure.
     private let abort = DispatchSemaphore(value: 0)
@@ -37,13 +40,13 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     public var exclusiveResources: [String] { openLines == nil ? [] : config.lockNames }
 
     public func start() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard lines == nil, !closed, let openLines else { return }
-        lines = try openLines()
+        try lock.withLock { _ in
+            guard lines == nil, !closed, let openLines else { return }
+            lines = try openLines()
+        }
     }
 
-    public var isClosed: Bool { lock.withLock { closed } }
+    public var isClosed: Bool { lock.withLock { _ in closed } }
 
     public var label: String {
         "gpio \(config.chip) shutter \(config.shutterLine)" + (config.focusLine.map { " focus \($0)" } ?? "")
@@ -79,11 +82,11 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     }
 
     private func locked(_ body: (CameraLines) throws -> Void) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { throw CameraError("the camera was closed mid-shot") }
-        guard let lines else { throw CameraError("the camera's lines are not open (the session starts the camera)") }
-        try body(lines)
+        try lock.withLock { _ in
+            guard !closed else { throw CameraError("the camera was closed mid-shot") }
+            guard let lines else { throw CameraError("the camera's lines are not open (the session starts the camera)") }
+            try body(lines)
+        }
     }
 
     /// Waits `seconds`, or less if `close()` comes first (then throws).
@@ -97,19 +100,19 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
 
     /// Opens both contacts (after a failed line, the other must not stay closed).
     private func release() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { return }
-        try? lines?.setShutter(false)
-        try? lines?.setFocus(false)
+        lock.withLock { _ in
+            guard !closed else { return }
+            try? lines?.setShutter(false)
+            try? lines?.setFocus(false)
+        }
     }
 
     public func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { return }
-        closed = true
-        abort.signal()
-        lines?.close()
+        lock.withLock { _ in
+            guard !closed else { return }
+            closed = true
+            abort.signal()
+            lines?.close()
+        }
     }
 }

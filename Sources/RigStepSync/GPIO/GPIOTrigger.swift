@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigRuntime
+import Synchronization
 
 /// Push buttons step the program locally (trigger `gpio`): continue advances when the rig
 /// is ready at a step (one press kept if it comes while moving), stop stops the program.
@@ -12,7 +14,7 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     private let logger: Logger
     private let display: @Sendable (String) -> Void
     private let openLines: () throws -> GPIOLines
-    private let lock = NSLock()
+    private let lock = Mutex<Void>(())
     private var lines: GPIOLines?
     private var fallback: KeyboardTrigger?
     private let gate = AdvanceGate()
@@ -39,14 +41,12 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     public var exclusiveResources: [String] { config.lockNames }
 
     public func start(_ controls: StepControls) throws {
-        lock.withLock { onStop = controls.stop }
+        lock.withLock { _ in onStop = controls.stop }
         gate.start(advance: controls.advance)
         do {
             let lines = try openLines()
             self.lines = lines
-            let thread = Thread { [self] in readLoop() }
-            thread.name = "rig-gpio"
-            thread.start()
+            SystemThread.start(name: "rig-gpio") { [self] in readLoop() }
         } catch {
             display("no GPIO buttons: \(error); press Enter in the terminal instead")
             let keyboard = KeyboardTrigger(prompt: display)
@@ -58,42 +58,36 @@ public final class GPIOTrigger: StepTrigger, @unchecked Sendable {
     public func handle(_ event: PlayerEvent, stepCount: Int) {
         if let fallback { return fallback.handle(event, stepCount: stepCount) }
         guard case .ready(let step) = event, !gate.ready() else { return }
-        lock.withLock { lines }?.setLED(.continue, on: true)
+        lock.withLock { _ in lines }?.setLED(.continue, on: true)
         display("step \(step + 1) of \(stepCount) ready: press the continue button")
     }
 
     public func stop() {
         fallback?.stop()
         gate.stop()
-        lock.lock()
-        running = false
-        lines?.setLED(.continue, on: false)
-        lock.unlock()
+        lock.withLock { _ in
+            running = false
+            lines?.setLED(.continue, on: false)
+        }
     }
 
     /// One debounced edge from the buttons (the reader thread, or a test).
     func buttonEdge(_ edge: GPIOEdge) {
-        lock.lock()
-        guard let button = debouncer.feed(edge) else {
-            lock.unlock()
-            return
-        }
+        let (button, lines, stop) = lock.withLock { _ in (debouncer.feed(edge), self.lines, onStop) }
         switch button {
+        case nil:
+            return
         case .continue:
-            let lines = self.lines
-            lock.unlock()
             if gate.press() { lines?.setLED(.continue, on: false) }
         case .stop:
-            let stop = onStop
-            lock.unlock()
             display("stop button: stopping")
             stop?()
         }
     }
 
     private func readLoop() {
-        guard let lines = lock.withLock({ self.lines }) else { return }
-        while lock.withLock({ running }) {
+        guard let lines = lock.withLock({ _ in self.lines }) else { return }
+        while lock.withLock({ _ in running }) {
             do {
                 for edge in try lines.readEdges(timeoutSeconds: 0.2) { buttonEdge(edge) }
             } catch {

@@ -1,5 +1,6 @@
 import CGPIOD
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The one door to libgpiod: every GPIO line rig uses (the buttons and their LEDs, the
 /// camera's contacts, `rig doctor`'s look at who holds a line) goes through this file, and

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 
 /// Buttons and LEDs on a GPIO chip (through `Libgpiod`): buttons as both-edge event lines

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
+import RigFormat
 
 /// Writes a Hugin project (`.pto`, PanoTools script): a `p` line for an equirectangular
 /// panorama that covers the shots, and one `i` line per image with its size (the file's
@@ -30,7 +32,7 @@ public enum HuginProjectWriter {
 
         var lines = [
             "# hugin project file",
-            "# written by rig from \(project.source.replacingOccurrences(of: "\n", with: " ")): \(project.shots.count) image\(project.shots.count == 1 ? "" : "s") at the positions \(project.fromLog ? "shot" : "planned")",
+            "# written by rig from \(project.source.replacing("\n", with: " ")): \(project.shots.count) image\(project.shots.count == 1 ? "" : "s") at the positions \(project.fromLog ? "shot" : "planned")",
             "p f2 w\(width) h\(height) v\(decimal(panoramaHfov)) n\"TIFF_m\"",
             "m i0",
             "",
@@ -99,7 +101,7 @@ public enum HuginProjectWriter {
     /// At most 6 decimals (a millionth of a degree), no trailing zeros, no `-0`.
     static func decimal(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
-        var text = String(format: "%.6f", value)
+        var text = fixed(value, 6)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
+import SystemPackage
 
 /// Writes Papywizard's XML, format version "c" (REFERENCE §8), which Hugin's and
 /// Autopano's Papywizard importers read: the lens (focal length, crop factor), the shooting
@@ -13,7 +15,7 @@ import RigFormat
 public enum PapywizardWriter {
     public static func text(_ project: StitchProject, lens: CameraLens) -> String {
         let (focal, crop) = lens.focalAndCropFactor(imageSize: project.imageSize)
-        let title = (project.source as NSString).lastPathComponent
+        let title = FilePath(project.source).lastComponent?.string ?? ""
         var x: [String] = [
             "<?xml version=\"1.0\" encoding=\"utf-8\"?>",
             "<papywizard version=\"c\">",
@@ -64,11 +66,8 @@ public enum PapywizardWriter {
 
     /// Papywizard's time stamps, `2026-11-23_10h00m00s`, in UTC.
     static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'_'HH'h'mm'm'ss's'"
-        return formatter.string(from: date)
+        let f = UTCTime.fields(date.timeIntervalSince1970)
+        return "\(f.date)_\(zeroPadded(f.hour, 2))h\(zeroPadded(f.minute, 2))m\(zeroPadded(f.second, 2))s"
     }
 
     /// The nearest of the aspect ratios Papywizard offers.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 
@@ -22,7 +23,7 @@ public enum ShotListWriter {
             var row = [String(index + 1)]
             if project.fromLog { row += [String(shot.step), String(shot.bracket)] }
             row.append(quoted(printable(shot.label)))
-            row += shot.pose.map { project.fromLog ? ($0.isFinite ? format($0) : "") : String(format: "%.2f", $0) }
+            row += shot.pose.map { project.fromLog ? ($0.isFinite ? format($0) : "") : fixed($0, 2) }
             if project.fromLog {
                 row += [shot.startSeconds.map(format) ?? "", shot.endSeconds.map(format) ?? "", field(shot.imageName)]
                 row += [
@@ -75,6 +76,6 @@ public enum ShotListWriter {
 
     /// Always quoted (labels were, in `rig plan --csv`); quotes inside are doubled.
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + text.replacing("\"", with: "\"\"") + "\""
     }
 }

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import RigSky
+import SystemPackage
 
 /// Writes one XMP sidecar per frame (`IMG_0001.JPG` → `IMG_0001.xmp`, the name Lightroom
 /// and LRTimelapse look for): the frame's exposure as the shot log recorded it, its true
@@ -21,8 +23,8 @@ public enum XMPSidecarWriter {
 
     /// The sidecar's file name for an image: its base name with `.xmp` for the extension.
     public static func sidecarName(forImage image: String) -> String {
-        let base = (image as NSString).lastPathComponent
-        return (base as NSString).deletingPathExtension + ".xmp"
+        let base = FilePath(image).lastComponent?.string ?? ""
+        return (FilePath(base).stem ?? base) + ".xmp"
     }
 
     /// The sidecar of `shot`; `axisNames` name its pose's values.
@@ -91,7 +93,7 @@ public enum XMPSidecarWriter {
     /// The camera's exposure compensation (`-0.333`, `+1`, `-1/3`, `0.7`) as a rational in
     /// the camera's own steps (thirds or halves), or nil when it is not a number.
     static func compensation(_ text: String) -> String? {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmed()
         var value: Double?
         if let slash = t.firstIndex(of: "/") {
             if let a = Double(t[..<slash]), let b = Double(t[t.index(after: slash)...]), b != 0 { value = a / b }

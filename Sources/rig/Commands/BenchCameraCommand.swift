@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigFormat
@@ -117,7 +119,7 @@ struct BenchCameraCommand: ParsableCommand {
 
     private static func shots(_ executable: String, _ arguments: [String]) throws(BenchError) -> Shots {
         let data = try childOutput(executable, arguments)
-        do { return try JSONDecoder().decode(Shots.self, from: data) } catch {
+        do { return try JSONDecoder().decode(Shots.self, from: Data(data)) } catch {
             throw BenchError("\(executable) printed no shot times: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
     }
@@ -136,7 +138,7 @@ struct BenchCameraCommand: ParsableCommand {
             try rig.write(to: dir.appendingPathComponent("rig.json"), atomically: true, encoding: .utf8)
             try program.write(to: dir.appendingPathComponent("pano.json"), atomically: true, encoding: .utf8)
         } catch {
-            throw BenchError("cannot write the benchmark's panorama in \(dir.path): \(error.localizedDescription)")
+            throw BenchError("cannot write the benchmark's panorama in \(dir.path): \(errorText(error))")
         }
         _ = try childOutput(runningExecutablePath(), ["play", dir.appendingPathComponent("pano.json").path, "--log", log], quiet: true)
         let shots: [ShotLogShot]

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigDevices
@@ -134,31 +135,11 @@ enum AdafruitReference {
         let request =
             "{\"frequencyHz\": \(number(config.frequencyHz)), \"oscillatorHz\": \(number(config.oscillatorHz)), "
             + "\"channels\": [\(channels.map(String.init).joined(separator: ","))], \"frames\": [\(rows)]}"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [interpreter, script, "frames"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        do { try process.run() } catch {
-            throw BenchError("cannot start \(interpreter) \(script): \(error.localizedDescription)")
-        }
-        // Feed stdin from another thread so a large request cannot deadlock on a full pipe.
-        let writer = Thread {
-            input.fileHandleForWriting.write(Data(request.utf8))
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BenchError(
-                "\(interpreter) \(script) frames failed (exit status \(process.terminationStatus)); it needs adafruit-circuitpython-pca9685 (scripts/setup --test)"
-            )
-        }
+        let data = try childOutput(
+            "/usr/bin/env", [interpreter, script, "frames"], input: Array(request.utf8),
+            hint: "; it needs adafruit-circuitpython-pca9685 (scripts/setup --test)")
         struct Answer: Decodable { var perFrame: [[Int]] }
-        do { return try JSONDecoder().decode(Answer.self, from: data).perFrame } catch {
+        do { return try JSONDecoder().decode(Answer.self, from: Data(data)).perFrame } catch {
             throw BenchError("\(script) printed no figures rig understands: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import RigSky
@@ -92,7 +93,7 @@ struct BenchRampCommand: ParsableCommand {
             let f = row.figures
             let response = f.responseSeconds.max().map { format($0.rounded()) + " s" } ?? "—"
             print(
-                row.scene.padding(toLength: 14, withPad: " ", startingAt: 0) + row.ramp.padding(toLength: 7, withPad: " ", startingAt: 0)
+                row.scene.padded(toLength: 14) + row.ramp.padded(toLength: 7)
                     + percent(f.fractionSmooth, digits: 1).leftPadded(to: 9) + fixed(f.p99StepEV, 3).leftPadded(to: 10)
                     + fixed(f.maxStepEV, 3).leftPadded(to: 10) + fixed(f.medianErrorEV, 3).leftPadded(to: 12) + fixed(f.maxErrorEV, 3).leftPadded(to: 9)
                     + response.leftPadded(to: 10))

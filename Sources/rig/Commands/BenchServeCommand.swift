@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import RigCore
 import RigFormat
 import RigRuntime
+import RigSyscall
+import SystemPackage
 
 /// `rig bench serve`: what the phone page's event streams cost the server.
 struct BenchServeCommand: ParsableCommand {
@@ -29,7 +31,7 @@ struct BenchServeCommand: ParsableCommand {
         guard !counts.isEmpty, counts.allSatisfy({ (1...1000).contains($0) }) else { throw ValidationError("--clients: counts of 1…1000") }
     }
 
-    private var counts: [Int] { clients.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    private var counts: [Int] { clients.split(separator: ",").compactMap { Int($0.trimmed()) } }
 
     func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-bench-serve-\(getpid())")
@@ -44,24 +46,16 @@ struct BenchServeCommand: ParsableCommand {
         try #"{"rig": "rig.json", "kind": "keyframes", "keyframes": {"pan": [\#(keys)]}}"#.write(
             to: programs.appendingPathComponent("sweep.json"), atomically: true, encoding: .utf8)
 
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: self.server ?? runningExecutablePath())
-        server.arguments = [
-            "serve", "--rig", dir.appendingPathComponent("rig.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
-            "--no-realtime", "--max-connections", String((counts.max() ?? 1) + 16),
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = dir.appendingPathComponent("state").path
-        server.environment = environment
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = out
-        try server.run()
-        defer {
-            if server.isRunning { server.interrupt() }
-            server.waitUntilExit()
-        }
-        guard let port = Self.port(from: out, within: 60) else {
+        let server = try ServerChild(
+            self.server ?? runningExecutablePath(),
+            [
+                "serve", "--rig", dir.appendingPathComponent("rig.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
+                "--no-realtime", "--max-connections", String((counts.max() ?? 1) + 16),
+            ], environment: environment)
+        defer { server.stop() }
+        guard let port = Self.port(from: server.output, within: 60) else {
             printError("error: rig serve did not say where it listens")
             throw ExitCode(1)
         }
@@ -79,10 +73,10 @@ struct BenchServeCommand: ParsableCommand {
             var received = 0
             Self.drain(streams, seconds: 1, received: &received)  // every stream has its first status
             received = 0
-            let before = Self.cpuSeconds(pid: server.processIdentifier)
+            let before = Self.cpuSeconds(pid: server.pid)
             let start = Date()
             Self.drain(streams, seconds: seconds, received: &received)
-            let cpu = (Self.cpuSeconds(pid: server.processIdentifier) - before) / Date().timeIntervalSince(start)
+            let cpu = (Self.cpuSeconds(pid: server.pid) - before) / Date().timeIntervalSince(start)
             for fd in streams { close(fd) }
             rows.append((n, cpu, Double(received) / Double(n)))
             if !json {
@@ -101,19 +95,21 @@ struct BenchServeCommand: ParsableCommand {
     }
 
     /// The port from "listening on http://127.0.0.1:PORT/".
-    private static func port(from pipe: Pipe, within seconds: Double) -> Int? {
-        let handle = pipe.fileHandleForReading
+    private static func port(from output: FileDescriptor, within seconds: Double) -> Int? {
         var text = ""
         let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
         while Date() < deadline {
-            let data = handle.availableData
-            if data.isEmpty { return nil }
-            text += String(decoding: data, as: UTF8.self)
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
+            guard let n = try? buffer.withUnsafeMutableBytes({ try output.read(into: $0, retryOnInterrupt: true) }), n > 0 else { return nil }
+            text += String(decoding: buffer.prefix(n), as: UTF8.self)
+            if let range = text.firstRange(of: "listening on http://127.0.0.1:") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first == "/" {
                     // Keep reading its log in the background so the pipe never fills.
-                    Thread.detachNewThread { while !handle.availableData.isEmpty {} }
+                    SystemThread.start(name: "rig-bench-drain") {
+                        var sink = [UInt8](repeating: 0, count: 4096)
+                        while let n = try? sink.withUnsafeMutableBytes({ try output.read(into: $0, retryOnInterrupt: true) }), n > 0 {}
+                    }
                     return port
                 }
             }
@@ -174,5 +170,44 @@ struct BenchServeCommand: ParsableCommand {
         // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// The `rig serve` under test: spawned with stdout and stderr into one pipe, stopped with
+/// SIGINT and reaped. posix_spawn directly: the benchmark reads the pipe while the server
+/// runs and signals it by its pid.
+private struct ServerChild {
+    let pid: pid_t
+    /// The read end of the server's stdout and stderr.
+    let output: FileDescriptor
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws(BenchError) {
+        let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do { pipe = try FileDescriptor.pipe() } catch { throw BenchError("cannot make a pipe for \(executable): \(error)") }
+        defer { try? pipe.writeEnd.close() }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 1)
+        posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 2)
+        posix_spawn_file_actions_addclose(&actions, pipe.readEnd.rawValue)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            try? pipe.readEnd.close()
+            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        self.pid = pid
+        output = pipe.readEnd
+    }
+
+    func stop() {
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        _ = Syscall.call { waitpid(pid, &status, 0) }
     }
 }

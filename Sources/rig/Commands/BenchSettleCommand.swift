@@ -124,7 +124,7 @@ struct BenchSettleCommand: ParsableCommand {
         for row in rows {
             let ratio = row.shaped.secondsPerStep / row.reference.secondsPerStep
             print(
-                (format(row.frequencyHz) + " Hz").padding(toLength: 7, withPad: " ", startingAt: 0)
+                (format(row.frequencyHz) + " Hz").padded(toLength: 7)
                     + fixed(row.reference.secondsPerStep, 3).leftPadded(to: 12) + fixed(row.shaped.secondsPerStep, 3).leftPadded(to: 15)
                     + fixed(ratio, 2).leftPadded(to: 7)
                     + "\(row.reference.blurredFrames)/\(row.reference.frames), \(row.shaped.blurredFrames)/\(row.shaped.frames)".leftPadded(to: 31)
@@ -136,8 +136,8 @@ struct BenchSettleCommand: ParsableCommand {
         for row in rows {
             for w in row.wobble {
                 print(
-                    (format(row.frequencyHz) + " Hz").padding(toLength: 9, withPad: " ", startingAt: 0)
-                        + w.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
+                    (format(row.frequencyHz) + " Hz").padded(toLength: 9)
+                        + w.kind.rawValue.padded(toLength: 6)
                         + percent(w.exact, digits: 1).leftPadded(to: 39) + percent(w.low, digits: 1).leftPadded(to: 10)
                         + percent(w.high, digits: 1).leftPadded(to: 11))
             }
@@ -146,12 +146,12 @@ struct BenchSettleCommand: ParsableCommand {
         print("payload  identified from a noisy ring-down (σ \(format(noise)) °/s)  frequency error  damping error")
         for row in rows {
             guard let id = row.identified else {
-                print((format(row.frequencyHz) + " Hz").padding(toLength: 9, withPad: " ", startingAt: 0) + "not identified")
+                print((format(row.frequencyHz) + " Hz").padded(toLength: 9) + "not identified")
                 continue
             }
             print(
-                (format(row.frequencyHz) + " Hz").padding(toLength: 9, withPad: " ", startingAt: 0)
-                    + "\(fixed(id.frequencyHz, 3)) Hz, ζ \(fixed(id.damping, 4))".padding(toLength: 49, withPad: " ", startingAt: 0)
+                (format(row.frequencyHz) + " Hz").padded(toLength: 9)
+                    + "\(fixed(id.frequencyHz, 3)) Hz, ζ \(fixed(id.damping, 4))".padded(toLength: 49)
                     + percent(id.frequencyHz / row.frequencyHz - 1, digits: 2).leftPadded(to: 15) + fixed(id.damping - damping, 4).leftPadded(to: 15))
         }
     }

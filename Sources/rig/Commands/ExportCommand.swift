@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigRuntime
 import RigStitch
+import SystemPackage
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -112,15 +114,16 @@ struct ExportCommand: ParsableCommand {
         var missing: [String] = []
         for shot in project.shots {
             if let directory {
-                let path = (directory as NSString).appendingPathComponent(XMPSidecarWriter.sidecarName(forImage: shot.downloaded ?? shot.imageName))
+                let path = FilePath(directory).appending(XMPSidecarWriter.sidecarName(forImage: shot.downloaded ?? shot.imageName)).string
                 targets.append((shot, path))
             } else if let downloaded = shot.downloaded {
                 guard let image = resolveImage(downloaded) else {
                     missing.append(downloaded)
                     continue
                 }
-                let path = ((image as NSString).deletingLastPathComponent as NSString).appendingPathComponent(
-                    XMPSidecarWriter.sidecarName(forImage: image))
+                let path = FilePath(image).removingLastComponent().appending(
+                    XMPSidecarWriter.sidecarName(forImage: image)
+                ).string
                 targets.append((shot, path))
             } else {
                 notDownloaded += 1
@@ -184,14 +187,14 @@ struct ExportCommand: ParsableCommand {
     private func resolveImage(_ path: String) -> String? {
         if FileManager.default.fileExists(atPath: path) { return path }
         if path.hasPrefix("/") { return nil }
-        let besideLog = ((log as NSString).deletingLastPathComponent as NSString).appendingPathComponent(path)
+        let besideLog = FilePath(log).removingLastComponent().appending(path).string
         return FileManager.default.fileExists(atPath: besideLog) ? besideLog : nil
     }
 
     /// A program path from the log: as written if it exists, else next to the log.
     private func resolve(_ path: String) -> String {
         if path.hasPrefix("/") || FileManager.default.fileExists(atPath: path) { return path }
-        let besideLog = ((log as NSString).deletingLastPathComponent as NSString).appendingPathComponent(path)
+        let besideLog = FilePath(log).removingLastComponent().appending(path).string
         return FileManager.default.fileExists(atPath: besideLog) ? besideLog : path
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigBluetooth
 import RigCore
@@ -152,7 +153,7 @@ struct PairCommand: ParsableCommand {
             bus: bus,
             onPasskey: { device, passkey in
                 let name = BlueZDevice.address(fromPath: device) ?? device
-                say("passkey for \(name): \(String(format: "%06u", passkey))  (type it on the phone)")
+                say("passkey for \(name): \(zeroPadded(Int(passkey), 6))  (type it on the phone)")
             },
             onRefused: { device, request in
                 say("refused \(request)\(device.flatMap(BlueZDevice.address(fromPath:)).map { " from \($0)" } ?? "")")

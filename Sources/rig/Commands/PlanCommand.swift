@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import RigSky
@@ -159,7 +160,7 @@ struct PlanCommand: ParsableCommand {
         }
         for (i, step) in program.steps.enumerated() {
             let axes = rig.axes.indices.map { "\(rig.axes[$0].name) \(fixed(step.pose[$0], 2))\(rig.axes[$0].unit)" }.joined(separator: "  ")
-            lines.append(String(i + 1).leftPadded(to: 4) + "  " + printable(step.label).padding(toLength: 28, withPad: " ", startingAt: 0) + axes)
+            lines.append(String(i + 1).leftPadded(to: 4) + "  " + printable(step.label).padded(toLength: 28) + axes)
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigDBus
@@ -8,6 +9,7 @@ import RigFormat
 import RigRuntime
 import RigSky
 import RigStepSync
+import SystemPackage
 
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -242,8 +244,8 @@ struct PlayCommand: ParsableCommand {
             let rig = members.first(where: { $0.key == "rig" }), case .string(let rigString) = rig.value.value
         else { return files }
         let rigPath = rigString.text
-        let base = (path as NSString).deletingLastPathComponent
-        files.append(rigPath.hasPrefix("/") || base.isEmpty ? rigPath : (base as NSString).appendingPathComponent(rigPath))
+        let base = FilePath(path).removingLastComponent().string
+        files.append(rigPath.hasPrefix("/") || base.isEmpty ? rigPath : FilePath(base).appending(rigPath).string)
         return files
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigRuntime
 import RigStitch
@@ -28,7 +29,7 @@ struct PlotCommand: ParsableCommand {
         do {
             try AtomicFile.write(svg, to: output)
         } catch {
-            printError("\(output): error: cannot write the plot: \(error.localizedDescription)")
+            printError("\(output): error: cannot write the plot: \(error)")
             throw ExitCode(1)
         }
         print("wrote \(output)")

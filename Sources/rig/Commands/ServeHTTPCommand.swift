@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import RigCore
 import RigDevices
+import RigFormat
 import RigRuntime
 import RigServe
 
@@ -93,8 +95,8 @@ struct ServeHTTPCommand: ParsableCommand {
         var model = try FileLoading.loadRig(rig)
         if output == "sim" { model.output = .sim }
         if let programs {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: programs, isDirectory: &isDirectory), isDirectory.boolValue else {
+            var isDirectory = false
+            guard FileManager.default.fileExists(atPath: programs, isDirectory: &isDirectory), isDirectory else {
                 printError("--programs \(programs): no such folder")
                 throw ExitCode(2)
             }
@@ -250,9 +252,7 @@ struct ServeHTTPCommand: ParsableCommand {
     }
 
     private static func shown(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = .current
-        return formatter.string(from: date)
+        LocalTime(date.timeIntervalSince1970)?.iso ?? UTCTime.isoSeconds(date.timeIntervalSince1970)
     }
 
     /// The rig as `--no-shoot` serves it: no camera, so no step holds for a shot.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Runs async work (D-Bus, BlueZ) from a synchronous command and waits for its result.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import RigRuntime
 import Synchronization
 
 /// Threads that spin on a CPU until stopped: the "other work" `rig bench loop --load N`
@@ -13,15 +16,13 @@ final class BusyLoad: Sendable {
         self.threads = threads
         for i in 0..<threads {
             running.enter()
-            let thread = Thread { [self] in
+            SystemThread.start(name: "rig-bench-load-\(i)") { [self] in
                 var spins: UInt64 = 0
                 while !stopRequested.load(ordering: .relaxed) { spins &+= 1 }
                 // Keep the counter observable so the loop is not optimized away.
                 if spins == .max { print(spins) }
                 running.leave()
             }
-            thread.name = "rig-bench-load-\(i)"
-            thread.start()
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 
@@ -35,7 +36,7 @@ enum CheckReport {
         }
         let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
         for row in rows {
-            lines.append("  " + row.indices.map { c in row[c].padding(toLength: widths[c], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+            lines.append("  " + row.indices.map { c in row[c].padded(toLength: widths[c]) }.joined(separator: "  "))
         }
         if let unchecked = report.unchecked {
             lines.append("\(program.file): error: not checked: \(unchecked)")

@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigDevices
 import RigFormat
 import RigRuntime
+import SystemPackage
 
 /// Reads rig and program files and turns every problem into the compiler-style line
 /// and exit code 2.
@@ -39,8 +41,8 @@ enum FileLoading {
     /// Resolves a rig path written in a program, relative to the program's folder.
     static func rigLoader(programPath: String) -> ProgramParser.RigLoader {
         { path, value throws(FileError) in
-            let base = (programPath as NSString).deletingLastPathComponent
-            let resolved = path.hasPrefix("/") || base.isEmpty ? path : (base as NSString).appendingPathComponent(path)
+            let base = FilePath(programPath).removingLastComponent().string
+            let resolved = path.hasPrefix("/") || base.isEmpty ? path : FilePath(base).appending(path).string
             guard FileManager.default.fileExists(atPath: resolved) else {
                 throw value.error("rig file \"\(elided(path))\" not found (looked for \(elided(resolved)); paths are relative to the program file)")
             }

@@ -1,6 +1,10 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
+import RigRuntime
+import Subprocess
+import SystemPackage
 
 /// The machine's floor for `rig bench loop --compare floor`: `Benchmarks/c/floor_loop.c`, a
 /// C loop that only sleeps to absolute deadlines, compiled with `cc` at run time and
@@ -13,7 +17,7 @@ enum FloorReferenceLoop {
     static func compile(source: String, libraries: [String] = []) throws(BenchError) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-floor-\(getpid())")
         do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
-            throw BenchError("cannot create \(dir.path): \(error.localizedDescription)")
+            throw BenchError("cannot create \(dir.path): \(errorText(error))")
         }
         let binary = dir.appendingPathComponent(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent).path
         var flags: [String] = []
@@ -35,7 +39,7 @@ enum FloorReferenceLoop {
     static func run(binary: String, rateHz: Double, seconds: Double, realtime: Bool) throws(BenchError) -> LoopFigures {
         let data = try childOutput(binary, [number(rateHz), number(seconds)] + (realtime ? ["realtime"] : []))
         do {
-            return try JSONDecoder().decode(LoopFigures.self, from: data)
+            return try JSONDecoder().decode(LoopFigures.self, from: Data(data))
         } catch {
             throw BenchError("\(binary) printed no figures rig understands: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
@@ -51,13 +55,8 @@ enum FloorReferenceLoop {
     }
 
     private static func runTool(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : -1
+        guard case .success((.exited(let code), _)) = childRun("/usr/bin/env", arguments) else { return -1 }
+        return code
     }
 }
 
@@ -98,7 +97,7 @@ struct FloorComparison {
             }
             let order = k % 2 == 0 ? "rig first  " : "floor first"
             lines.append(
-                "\(String(k + 1).padding(toLength: 4, withPad: " ", startingAt: 0))  \(order)  \(cells(pair.rig).padding(toLength: 45, withPad: " ", startingAt: 0))  \(cells(pair.floor))"
+                "\(String(k + 1).padded(toLength: 4))  \(order)  \(cells(pair.rig).padded(toLength: 45))  \(cells(pair.floor))"
             )
         }
         let r = medianRatio
@@ -108,21 +107,33 @@ struct FloorComparison {
     }
 }
 
-/// Runs a benchmark's child process and returns what it printed on stdout (its stderr goes
-/// to ours unless `quiet`); an exit other than 0 is an error naming the command.
-func childOutput(_ executable: String, _ arguments: [String], quiet: Bool = false) throws(BenchError) -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    if quiet { process.standardError = FileHandle.nullDevice }
-    process.standardInput = FileHandle.nullDevice
-    do { try process.run() } catch { throw BenchError("cannot start \(executable): \(error.localizedDescription)") }
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-        throw BenchError("\(([executable] + arguments).joined(separator: " ")) failed (exit status \(process.terminationStatus))")
+/// Runs a benchmark's child process (swift-subprocess) with `input` on its stdin and returns
+/// what it printed on stdout (its stderr goes to ours unless `quiet`); an exit other than 0
+/// is an error naming the command and saying `hint`.
+func childOutput(_ executable: String, _ arguments: [String], input: [UInt8] = [], quiet: Bool = false, hint: String = "") throws(BenchError) -> [UInt8] {
+    let ran = childRun(executable, arguments, input: input, quiet: quiet)
+    switch ran {
+    case .failure(let why): throw BenchError("cannot start \(executable): \(why)")
+    case .success((.exited(0), let output)): return output
+    case .success((let status, _)):
+        throw BenchError("\(([executable] + arguments).joined(separator: " ")) failed (\(status))\(hint)")
     }
-    return data
+}
+
+/// The exit status and stdout of a child run to its end, or why it could not be started.
+func childRun(_ executable: String, _ arguments: [String], input: [UInt8] = [], quiet: Bool = false) -> Result<
+    (TerminationStatus, [UInt8]), BenchError
+> {
+    do {
+        return .success(
+            try runBlocking {
+                let errors = quiet ? try FileDescriptor.open("/dev/null", .writeOnly, options: [.closeOnExec]) : .standardError
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable)), arguments: Arguments(arguments), input: .array(input), output: .bytes(limit: 1 << 28),
+                    error: .fileDescriptor(errors, closeAfterSpawningProcess: quiet))
+                return (result.terminationStatus, result.standardOutput)
+            })
+    } catch {
+        return .failure(BenchError("\(error)"))
+    }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The Python loop `rig bench loop --compare python` runs beside rig's:
 /// `Benchmarks/python/sleep_loop.py`, paced with `time.sleep` as most servo scripts are.
@@ -16,22 +17,10 @@ enum PythonReferenceLoop {
     /// Runs the script with `python3` from PATH for `seconds` at `rateHz` and reads the
     /// figures it prints. Its stderr goes to ours.
     static func run(script: String, rateHz: Double, seconds: Double) throws(BenchError) -> LoopFigures {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--rate", number(rateHz), "--seconds", number(seconds)]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw BenchError("cannot start python3 for \(script): \(error.localizedDescription)")
-        }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BenchError("python3 \(script) failed (exit status \(process.terminationStatus)); is python3 ≥ 3.7 on PATH?")
-        }
+        let data = try childOutput(
+            "/usr/bin/env", ["python3", script, "--rate", number(rateHz), "--seconds", number(seconds)], hint: "; is python3 ≥ 3.7 on PATH?")
         do {
-            return try JSONDecoder().decode(LoopFigures.self, from: data)
+            return try JSONDecoder().decode(LoopFigures.self, from: Data(data))
         } catch {
             throw BenchError("python3 \(script) printed no figures rig understands: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
+import RigFormat
 
 /// How long a stepped shoot takes and when it ends, for `rig check` and `rig plan`: the
 /// frames (brackets and `shotsPerStep` included) and the time the check played it in,
@@ -20,13 +22,13 @@ enum ShootTime {
             frames > 0
             ? "\(frames) frame\(frames == 1 ? "" : "s") (\(steps) step\(steps == 1 ? "" : "s") × \(perStep))"
             : "\(steps) step\(steps == 1 ? "" : "s"), no camera"
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone.current
-        formatter.dateFormat = "HH:mm zzz"
+        func shown(_ date: Date) -> String {
+            guard let time = LocalTime(date.timeIntervalSince1970) else { return UTCTime.text(date.timeIntervalSince1970, dateToo: true) }
+            return "\(time.clock()) \(time.zone)"
+        }
         let start = program.start.map { Date(timeIntervalSince1970: $0.unix) } ?? now
-        let when = program.start == nil ? "started now" : "started at its start, \(formatter.string(from: start))"
-        let end = formatter.string(from: start.addingTimeInterval(seconds))
+        let when = program.start == nil ? "started now" : "started at its start, \(shown(start))"
+        let end = shown(start.addingTimeInterval(seconds))
         let time =
             paced
             ? "takes about \(duration(seconds)); \(when), it ends about \(end)"
@@ -38,8 +40,8 @@ enum ShootTime {
     /// "1 h 05 min", "12 min 30 s", "45 s".
     static func duration(_ seconds: Double) -> String {
         let s = Int(max(seconds, 0).rounded())
-        if s >= 3600 { return "\(s / 3600) h \(String(format: "%02d", s / 60 % 60)) min" }
-        if s >= 60 { return "\(s / 60) min \(String(format: "%02d", s % 60)) s" }
+        if s >= 3600 { return "\(s / 3600) h \(zeroPadded(s / 60 % 60, 2)) min" }
+        if s >= 60 { return "\(s / 60) min \(zeroPadded(s % 60, 2)) s" }
         return "\(s) s"
     }
 }

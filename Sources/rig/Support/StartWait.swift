@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import RigRuntime
@@ -17,14 +18,10 @@ enum StartWait {
 
     /// "16:02" in the machine's time zone (`TZ`), with the date when it is not today.
     static func localClock(_ unix: Double, now: Double = Date().timeIntervalSince1970, seconds: Bool = false) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone.current
-        formatter.dateFormat = "yyyy-MM-dd"
-        let sameDay = formatter.string(from: Date(timeIntervalSince1970: unix)) == formatter.string(from: Date(timeIntervalSince1970: now))
-        formatter.dateFormat = (sameDay ? "" : "yyyy-MM-dd ") + (seconds ? "HH:mm:ss" : "HH:mm")
-        // Rounded to the second as `UTCTime.text` rounds (the formatter truncates).
-        return formatter.string(from: Date(timeIntervalSince1970: unix.rounded()))
+        guard let time = LocalTime(unix.rounded()) else { return UTCTime.text(unix, dateToo: true) }
+        let sameDay = LocalTime(unix)?.date == LocalTime(now)?.date
+        // Rounded to the second as `UTCTime.text` rounds (`LocalTime` truncates).
+        return (sameDay ? "" : time.date + " ") + time.clock(seconds: seconds)
     }
 
     /// "1 h 12 min", "4 min 05 s", "12 s": the time left, rounded up to the second.
@@ -61,7 +58,7 @@ enum StartWait {
             // Wakes on the second (and at the start exactly); a signal ends the process
             // from the signal thread whatever this thread does.
             let step = min(remaining, 1 - (now - now.rounded(.down)) + 0.001)
-            Thread.sleep(forTimeInterval: max(step, 0.001))
+            SystemThread.sleep(seconds: max(step, 0.001))
         }
         if isTTY { StandardStreams.out("\r\u{1B}[K") }
         say("▶ start: \(localClock(start.unix, seconds: true)) local (\(UTCTime.text(start.unix, dateToo: false)))")

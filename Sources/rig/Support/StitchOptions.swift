@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import RigCore
 import RigFormat
 import RigRuntime
 import RigStitch
+import SystemPackage
 
 /// What `rig plan` and `rig export` write.
 enum StitchFormat: String, ExpressibleByArgument, CaseIterable {
@@ -20,7 +22,7 @@ enum StitchFormat: String, ExpressibleByArgument, CaseIterable {
 
     /// The format a file name asks for, by its extension.
     static func inferred(from path: String) -> StitchFormat? {
-        switch (path as NSString).pathExtension.lowercased() {
+        switch (FilePath(path).extension ?? "").lowercased() {
         case "pto": .pto
         case "xml": .papywizard
         case "csv": .csv
