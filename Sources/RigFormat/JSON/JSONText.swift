@@ -39,12 +39,25 @@ public enum JSONText {
         return out
     }
 
-    private static func write(_ value: JSONValue, sortedKeys: Bool, to out: inout String) {
+    /// A plain value's text (null, a boolean, a number, a string); nil for an array or an
+    /// object. Both writers below start here.
+    private static func scalar(_ value: JSONValue) -> String? {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += number(n)
-        case .string(let s): out += string(s.text)
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .number(let n): number(n)
+        case .string(let s): string(s.text)
+        case .array, .object: nil
+        }
+    }
+
+    private static func write(_ value: JSONValue, sortedKeys: Bool, to out: inout String) {
+        if let text = scalar(value) {
+            out += text
+            return
+        }
+        switch value {
+        case .null, .bool, .number, .string: break
         case .array(let items):
             out += "["
             for (i, item) in items.enumerated() {
@@ -75,19 +88,15 @@ extension JSONText {
         return out + "\n"
     }
 
-    private static func isPlain(_ value: JSONValue) -> Bool {
-        switch value {
-        case .array, .object: false
-        default: true
-        }
-    }
+    private static func isPlain(_ value: JSONValue) -> Bool { scalar(value) != nil }
 
     private static func write(_ value: JSONValue, indent: String, into out: inout String) {
+        if let text = scalar(value) {
+            out += text
+            return
+        }
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += number(n)
-        case .string(let s): out += string(s.text)
+        case .null, .bool, .number, .string: break
         case .array(let items):
             if items.isEmpty {
                 out += "[]"
