@@ -14,7 +14,10 @@ public final class PipeCollector: @unchecked Sendable {
     public init(_ pipe: Pipe) {
         let handle = pipe.fileHandleForReading
         reading.enter()
-        DispatchQueue.global().async { [self] in
+        // A thread of its own, not a GCD worker: a blocking read holds its thread until the
+        // writer closes, and GCD's pool is as small as the machine (2 threads here), so a
+        // test with a broker and a few processes would starve every later collector.
+        let thread = Thread { [self] in
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
@@ -29,6 +32,8 @@ public final class PipeCollector: @unchecked Sendable {
             }
             reading.leave()
         }
+        thread.name = "pipe-collector"
+        thread.start()
     }
 
     /// What arrived so far.
