@@ -37,12 +37,20 @@ public struct ShotLogShot: Sendable, Equatable {
     /// The EV100 of the settings an exposure ramp chose for this frame (what the ramp was
     /// at): a resumed run's ramp goes on from it. Nil without a ramp.
     public var rampEV: Double?
+    /// In a group's log (the leader's): the follower rig that took this frame; nil for the
+    /// log's own rig. `rig export` and `--resume` read only the own rig's frames.
+    public var rig: String?
+    /// In a group: the frame's trigger edge as the rig that took it measured it, UTC
+    /// nanoseconds on that rig's clock (what the skew between rigs is measured from).
+    public var edgeNs: Int64?
 
     public init(
         step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
         interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], at: String? = nil,
-        rampEV: Double? = nil
+        rampEV: Double? = nil, rig: String? = nil, edgeNs: Int64? = nil
     ) {
+        self.rig = rig
+        self.edgeNs = edgeNs
         self.at = at
         self.rampEV = rampEV
         self.file = file
@@ -66,7 +74,9 @@ public struct ShotLogShot: Sendable, Equatable {
 
     /// The event as one line of JSON, without the line break.
     public func jsonLine() -> String {
-        var out = "{\"event\":\"shot\",\"step\":\(step),\"label\":\(JSONText.string(label)),\"pose\":{"
+        var out = "{\"event\":\"shot\""
+        if let rig { out += ",\"rig\":\(JSONText.string(rig))" }
+        out += ",\"step\":\(step),\"label\":\(JSONText.string(label)),\"pose\":{"
         for (i, name) in axisNames.enumerated() {
             if i > 0 { out += "," }
             out += "\(JSONText.string(name)):\(JSONText.number(i < pose.count ? pose[i] : .nan))"
@@ -79,6 +89,7 @@ public struct ShotLogShot: Sendable, Equatable {
         if let file { out += ",\"file\":\(JSONText.string(file))" }
         if let downloaded { out += ",\"downloaded\":\(JSONText.string(downloaded))" }
         if let rampEV { out += ",\"rampEV\":\(JSONText.number(rampEV))" }
+        if let edgeNs { out += ",\"edgeNs\":\(edgeNs)" }
         if !settings.isEmpty {
             out += ",\"settings\":{" + settings.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(separator: ",") + "}"
         }
@@ -118,6 +129,8 @@ public struct ShotLogShot: Sendable, Equatable {
             at = nil
         }
         rampEV = try object.optional("rampEV")?.number(in: -20...30)
+        rig = try object.optional("rig")?.nonEmptyString()
+        edgeNs = try object.optional("edgeNs").map { v throws(FileError) in Int64(try v.integer(in: 0...Int(Int64.max))) }
         settings = []
         if let settingsObject = try object.optional("settings")?.object() {
             for member in settingsObject.members {
