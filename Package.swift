@@ -56,6 +56,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // QR codes for `rig serve`'s pairing URL (Debian's libqrencode).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // MQTT 5 for groups of rigs (Debian's libmosquitto).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
         // Real-time loop, clocks, simulated rig, trace, terminal view, output protocol.
         .target(
@@ -118,6 +120,14 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: strict),
 
+        // Several rigs on one timeline: the group link over MQTT (libmosquitto), a session part.
+        .target(
+            name: "RigGroup",
+            dependencies: [
+                "RigFormat", "RigCore", "RigRuntime", "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
+
         // `rig serve`: the HTTP API and phone page on Hummingbird (only this module and the
         // executable compile against it).
         .target(
@@ -158,7 +168,7 @@ let package = Package(
             dependencies: [
                 "RigStitch", "RigSky", "RigFormat", "RigCore", "RigSyscall", "RigRuntime", "RigDBus", "RigBluetooth", "RigBLEControl", "RigPCA9685",
                 "RigGamepad", "RigStepSync",
-                "RigDFMocoServer", "RigServe", "RigGPhoto2", "RigDevices",
+                "RigDFMocoServer", "RigServe", "RigGPhoto2", "RigDevices", "RigGroup",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -228,6 +238,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigFormat", "RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigSky", "RigFormat", "RigCore", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigGroupTests", dependencies: ["RigGroup", "RigTestSupport"], swiftSettings: strict),
     ]
 )
 

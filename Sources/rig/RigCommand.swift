@@ -15,6 +15,7 @@ struct RigCommand: ParsableCommand {
         version: RigVersion.current,
         subcommands: [
             PlayCommand.self,
+            FollowCommand.self,
             CheckCommand.self,
             PlanCommand.self,
             ExportCommand.self,
@@ -38,7 +39,7 @@ struct RigCommand: ParsableCommand {
         // stdout/stderr goes through StandardStreams, which turns a reader that went away
         // (EPIPE) into an orderly stop; the default SIGPIPE would kill the process mid-move.
         StandardStreams.holdClosedDescriptors()
-        SignalTrap.installProcessWide(runsRig: ["play", "serve", "jog"].contains(CommandLine.arguments.dropFirst().first ?? ""))
+        SignalTrap.installProcessWide(runsRig: ["play", "follow", "serve", "jog"].contains(CommandLine.arguments.dropFirst().first ?? ""))
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -58,6 +58,11 @@ public final class PipeCollector: @unchecked Sendable {
     /// The writer closed its end and everything it wrote was read.
     public var ended: Bool { reading.wait(timeout: .now()) == .success }
 
+    /// Waits at most `seconds` for the end (see `ended`); true when it came.
+    public func waitForEnd(within seconds: Double) -> Bool {
+        reading.wait(timeout: .now() + seconds) == .success
+    }
+
     /// Waits for the end (see `ended`) and returns everything that was written.
     @discardableResult
     public func waitForEnd() -> Data {

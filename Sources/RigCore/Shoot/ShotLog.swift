@@ -59,6 +59,11 @@ public struct ShotLog: Sendable, Equatable {
     /// Every take the camera made, in order (redos and interrupted shots included): the
     /// camera numbered each one.
     public var shots: [ShotLogShot] {
+        events.compactMap { if case .shot(let s) = $0, s.rig == nil { s } else { nil } }
+    }
+
+    /// A group's log (the leader's): every rig's frames, the followers' (`rig` set) included.
+    public var groupShots: [ShotLogShot] {
         events.compactMap { if case .shot(let s) = $0 { s } else { nil } }
     }
 
@@ -69,7 +74,7 @@ public struct ShotLog: Sendable, Equatable {
 
     /// The last shot that finished, whichever run took it.
     public var lastShot: ShotLogShot? {
-        for event in events.reversed() { if case .shot(let s) = event, !s.interrupted { return s } }
+        for event in events.reversed() { if case .shot(let s) = event, s.rig == nil, !s.interrupted { return s } }
         return nil
     }
 

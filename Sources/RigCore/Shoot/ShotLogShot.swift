@@ -42,14 +42,22 @@ public struct ShotLogShot: Sendable, Equatable {
     /// back to (false). Nil with a fixed settle, and in logs written before it was recorded.
     public var settleSeconds: Double?
     public var settleMeasured: Bool?
+    /// In a group's log (the leader's): the follower rig that took this frame; nil for the
+    /// log's own rig. `rig export` and `--resume` read only the own rig's frames.
+    public var rig: String?
+    /// In a group: the frame's trigger edge as the rig that took it measured it, UTC
+    /// nanoseconds on that rig's clock (what the skew between rigs is measured from).
+    public var edgeNs: Int64?
 
     public init(
         step: Int, label: String, axisNames: [String], pose: [Double], startSeconds: Double, endSeconds: Double, redo: Bool = false, bracket: Int? = nil,
         interrupted: Bool = false, file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], at: String? = nil,
-        rampEV: Double? = nil, settle: (seconds: Double, measured: Bool)? = nil
+        rampEV: Double? = nil, settle: (seconds: Double, measured: Bool)? = nil, rig: String? = nil, edgeNs: Int64? = nil
     ) {
         settleSeconds = settle?.seconds
         settleMeasured = settle?.measured
+        self.rig = rig
+        self.edgeNs = edgeNs
         self.at = at
         self.rampEV = rampEV
         self.file = file
@@ -73,7 +81,9 @@ public struct ShotLogShot: Sendable, Equatable {
 
     /// The event as one line of JSON, without the line break.
     public func jsonLine() -> String {
-        var out = "{\"event\":\"shot\",\"step\":\(step),\"label\":\(JSONText.string(label)),\"pose\":{"
+        var out = "{\"event\":\"shot\""
+        if let rig { out += ",\"rig\":\(JSONText.string(rig))" }
+        out += ",\"step\":\(step),\"label\":\(JSONText.string(label)),\"pose\":{"
         for (i, name) in axisNames.enumerated() {
             if i > 0 { out += "," }
             out += "\(JSONText.string(name)):\(JSONText.number(i < pose.count ? pose[i] : .nan))"
@@ -88,6 +98,7 @@ public struct ShotLogShot: Sendable, Equatable {
         if let rampEV { out += ",\"rampEV\":\(JSONText.number(rampEV))" }
         if let settleSeconds { out += ",\"settleSeconds\":\(JSONText.number(settleSeconds))" }
         if let settleMeasured { out += ",\"settleMeasured\":\(settleMeasured)" }
+        if let edgeNs { out += ",\"edgeNs\":\(edgeNs)" }
         if !settings.isEmpty {
             out += ",\"settings\":{" + settings.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(separator: ",") + "}"
         }
@@ -129,6 +140,8 @@ public struct ShotLogShot: Sendable, Equatable {
         rampEV = try object.optional("rampEV")?.number(in: -20...30)
         settleSeconds = try object.optional("settleSeconds")?.number(in: Bounds.settleSeconds, unit: "s")
         settleMeasured = try object.optional("settleMeasured")?.bool()
+        rig = try object.optional("rig")?.nonEmptyString()
+        edgeNs = try object.optional("edgeNs").map { v throws(FileError) in Int64(try v.integer(in: 0...Int(Int64.max))) }
         settings = []
         if let settingsObject = try object.optional("settings")?.object() {
             for member in settingsObject.members {

@@ -56,6 +56,16 @@ public enum UTCTime {
         return "\(date)T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)).\(ms)Z"
     }
 
+    /// ISO 8601 in UTC to the microsecond from Unix nanoseconds, `2026-06-21T19:04:10.250031Z`
+    /// (a group's shared timeline in its log).
+    public static func isoMicros(nanoseconds ns: Int64) -> String {
+        let micros = ns >= 0 ? ns / 1000 : (ns - 999) / 1000
+        let whole = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        let fraction = String(micros - whole * 1_000_000)
+        let (date, inDay) = civil(whole)
+        return "\(date)T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)).\(String(repeating: "0", count: 6 - fraction.count) + fraction)Z"
+    }
+
     /// ISO 8601 in UTC to the whole second (truncated), `2026-06-21T19:04:10Z`.
     public static func isoSeconds(_ unix: Double) -> String {
         let f = fields(unix)

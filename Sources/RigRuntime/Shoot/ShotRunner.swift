@@ -72,6 +72,9 @@ public final class ShotRunner: @unchecked Sendable {
     private var rampSettings: [Int: (settings: ExposureSettings, seconds: Double)] = [:]
     /// The photographer's nudge on the ramp (± EV), set from any thread; nil without a ramp.
     public let rampNudge: RampNudge?
+    /// False in a group: the rig's frames are fired on the group's timer and logged by the
+    /// group link (`logFrame`), not the player's holds. Set before the run.
+    public var logsHolds = true
     /// The frames whose `shot` event is logged (event thread).
     private var recordedShots: Set<ShotKey> = []
     public private(set) var shotsTaken = 0
@@ -200,7 +203,7 @@ public final class ShotRunner: @unchecked Sendable {
             display("⚠ \(message)")
         case .ready(let step):
             // No camera: the rig holds still here until it moves on.
-            if timing == nil { holdingSince = (step, time, UTCTime.iso(Date().timeIntervalSince1970)) }
+            if timing == nil, logsHolds { holdingSince = (step, time, UTCTime.iso(Date().timeIntervalSince1970)) }
         case .moveStarted, .homeMoveStarted, .programEnded:
             closeHold(at: time)
             if case .programEnded(let stopped) = playerEvent {
@@ -277,6 +280,26 @@ public final class ShotRunner: @unchecked Sendable {
         logger.warning(
             "the run stopped during the shot at step \(shot.step + 1): logged as interrupted (the camera may have saved a frame); --resume shoots the step again"
         )
+    }
+
+    /// A frame of a group (the group link fired it on its timer, or a follower reported
+    /// it): `rig` names the follower, nil for this rig's own frame (which counts as its
+    /// step's shot). Event thread.
+    public func logFrame(step: Int, rig: String?, label: String?, axisNames: [String], pose: [Double], seconds: Double, edgeNs: Int64) {
+        let own = rig == nil
+        guard !own || steps.indices.contains(step) else { return }
+        let redo = own && shotSteps.contains(step)
+        if own {
+            shotSteps.insert(step)
+            lastStep = step
+            shotsTaken += 1
+        }
+        write(
+            .shot(
+                ShotLogShot(
+                    step: step + 1, label: own ? steps[step].label : (label ?? "step \(step + 1)"), axisNames: own ? self.axisNames : axisNames,
+                    pose: own ? steps[step].pose : pose, startSeconds: seconds, endSeconds: seconds, redo: redo,
+                    at: UTCTime.iso(Double(edgeNs) / 1e9), rig: rig, edgeNs: edgeNs)))
     }
 
     private func closeHold(at time: Double) {

@@ -6,6 +6,7 @@ import RigCore
 import RigDBus
 import RigDevices
 import RigFormat
+import RigGroup
 import RigRuntime
 import RigSky
 import RigStepSync
@@ -59,6 +60,8 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup(title: "Shooting") var shootOptions: ShootOptions
 
+    @OptionGroup(title: "Several rigs (docs/multi-rig.md)") var groupOptions: GroupOptions
+
     func validate() throws {
         if let output, output != "sim" {
             throw ValidationError("--output \(output): only \"sim\" can replace the rig file's output; name hardware in the rig file")
@@ -70,6 +73,12 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
+        try play(group: GroupRequest(groupOptions))
+    }
+
+    /// Plays the program, alone or in a group (`--lead`, `rig follow`): in a group the
+    /// group link moves the rig from step to step and fires each step on the group's timer.
+    func play(group: GroupRequest?) throws {
         let logger = log.bootstrap()
         let prepared = try PreparedProgram.load(file, outputOverride: output == "sim" ? .sim : nil, logger: logger)
         let rig = prepared.program.rig
@@ -77,7 +86,21 @@ struct PlayCommand: ParsableCommand {
             printError("--speed only works with the simulated output (this rig uses \(rig.output.type))")
             throw ExitCode(2)
         }
-        let chosenTrigger = trigger.flatMap(Trigger.init) ?? prepared.program.trigger
+        if group != nil {
+            guard prepared.program.isStepped else {
+                printError("\(file): error: a group plays stepped programs (steps, panorama, timelapse); this one is keyframes")
+                throw ExitCode(2)
+            }
+            if trigger != nil || startHere || shootOptions.resume {
+                printError("error: in a group the leader moves the steps: --trigger, --start-here and --resume do not apply")
+                throw ExitCode(2)
+            }
+            if prepared.program.rig.camera != nil {
+                logger.warning("in a group the rig's camera is not fired yet: each step's frame is the group's trigger edge, logged with its time")
+            }
+        }
+        // In a group the group link advances the steps (a trigger that waits for it).
+        let chosenTrigger = group != nil ? .auto : trigger.flatMap(Trigger.init) ?? prepared.program.trigger
         if let start = prepared.program.start { try StartWait.refuseIfPast(start, file: file, startNow: startNow) }
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
@@ -86,7 +109,9 @@ struct PlayCommand: ParsableCommand {
         let device = try prepared.output ?? SessionSetup.makeOutput(rig, logger: logger)
         prepared.start.announce(logger)
         let startPose = prepared.start.pose
-        var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
+        var shooting = shootOptions
+        if group != nil { shooting.noShoot = true }
+        var shoot = try ShootSetup.plan(shooting, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
         let program = shoot.program
         guard try checkPlan(shoot, rig: rig, startPose: startPose, trigger: chosenTrigger) else { return }
         let isTTY = LiveView.stdoutIsTTY
@@ -94,7 +119,11 @@ struct PlayCommand: ParsableCommand {
         // started or moved; a signal now ends the run with nothing moved.
         if let start = program.start, !startNow { StartWait.wait(until: start, isTTY: isTTY) }
         if let track = program.track, program.start == nil || startNow { Self.warnIfTrackIsNotNow(track) }
-        let header = "▶ \(file) · rig \"\(rig.name)\" · \(device.label)\(program.isStepped ? " · trigger \(chosenTrigger)" : "")"
+        // The group: the leader waits for its followers (and refuses a clock above the bound) before anything moves.
+        let link = try group.map { try Self.groupLink($0, program: program, shoot: shoot, logger: logger) }
+        let header =
+            "▶ \(file) · rig \"\(rig.name)\" · \(device.label)"
+            + (link.map { " · group \($0.settings.group) as \($0.settings.name)" } ?? (program.isStepped ? " · trigger \(chosenTrigger)" : ""))
         let view = LiveView(isTTY: isTTY, axes: rig.axes, header: header)
         if !isTTY { say(header) }
         // `+` and `-` nudge a ramp: the keyboard trigger's keys, else a terminal's own.
@@ -108,12 +137,18 @@ struct PlayCommand: ParsableCommand {
         }
         if let path = shoot.logPath { view.log("shot log: \(path)") }
         // The one program host, as `rig serve` plays programs; here it ends with the program.
+        // In a group the steps wait for the group link's advance (a trigger the player does not pace).
         var hosted = HostedProgram(
-            name: file, motion: program.motion, trigger: program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
+            name: file, motion: program.motion, trigger: link != nil ? .keyboard : program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
             shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
-        hosted.moveToFirstStep = !startHere
+        hosted.moveToFirstStep = !startHere && link == nil
         // A stepped track points where the sky is when each frame is shot, whenever that is.
         hosted.startTrackClock(nowUnix: Date().timeIntervalSince1970)
+        if let link {
+            shoot.runner?.logsHolds = false
+            link.attachRunner(shoot.runner)
+            parts.append(link)
+        }
         options.liveView = view
         options.viewIntervalSeconds = 0.1
         let session = RigSession(
@@ -129,6 +164,25 @@ struct PlayCommand: ParsableCommand {
             printError("error: \(problem)")
             throw ExitCode(1)
         }
+    }
+
+    /// The group link, connected; a leader has waited for its followers and their clocks
+    /// (exit 1 when they do not come or a clock is off by more than the bound).
+    private static func groupLink(_ request: GroupRequest, program: Program, shoot: ShootSetup, logger: Logger) throws -> GroupLink {
+        let settings = try request.settings(rig: program.rig, sha: ShootSetup.sha256(of: program.file), firstStep: shoot.firstStep)
+        let link = GroupLink(settings: settings, steps: program.steps, axisNames: program.rig.axes.map(\.name), runner: nil, logger: logger, clock: .measured())
+        do {
+            if case .leader = settings.role {
+                for note in try link.prepare(within: request.waitSeconds, say: { printError($0) }) { printError("warning: \(note)") }
+            } else {
+                try link.connect()
+            }
+        } catch {
+            link.close()
+            printError("error: \(error); nothing moved")
+            throw ExitCode(1)
+        }
+        return link
     }
 
     /// Refuses (exit 2) an output this run would write that cannot be written, before

@@ -1,0 +1,537 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Logging
+import RigCore
+import RigFormat
+import RigRuntime
+import Synchronization
+
+/// How a rig takes part in a group.
+public enum GroupRole: Sendable, Equatable {
+    /// Plays its program and leads: orders each step at an absolute time once every rig is
+    /// armed at it. `followers`: the rigs it waits for.
+    case leader(followers: [String])
+    /// Follows the group's leader (`leader`: its name, or nil to take the first leader seen).
+    case follower(leader: String?)
+}
+
+/// The group's settings, from the command line and the rig file.
+public struct GroupSettings: Sendable {
+    public var group: String
+    /// This rig's name in the group (topics, the leader's log).
+    public var name: String
+    public var role: GroupRole
+    public var broker: BrokerAddress
+    public var credentials: BrokerCredentials
+    /// How far ahead the leader schedules a step (and its orders' message expiry).
+    public var leadSeconds: Double = 1
+    /// The leader refuses to start when a rig's clock may be off by more (default 1 ms).
+    public var clockBoundNs: Int64 = 1_000_000
+    /// The program's SHA-256 (the leader's orders carry it).
+    public var sha: String = ""
+    public var firstStep = 0
+
+    public init(group: String, name: String, role: GroupRole, broker: BrokerAddress, credentials: BrokerCredentials) {
+        self.group = group
+        self.name = name
+        self.role = role
+        self.broker = broker
+        self.credentials = credentials
+    }
+}
+
+/// A rig's link to its group over MQTT, as a session part: it moves the rig from step to
+/// step through the session's door (`goTo`/`advance`, only while connected and at rest),
+/// reports `armed` when the rig settled at a step, fires the step's shot at the leader's
+/// time from a timer of its own and reports the measured edge; the leader decides each
+/// step's time once every rig is armed at it, pauses while a rig is missing and logs every
+/// rig's frames in its shot log. A `stop` from any rig stops every rig through the
+/// session's one stop (brake, park, safe state).
+///
+/// A rig never moves or shoots on a message that is expired, out of order (an older
+/// `seq` of the leader's run), from another group, or not from the group's leader.
+/// MQTT's events arrive on libmosquitto's thread and are queued; the part acts on them on
+/// the session's event thread (`poll`), its timers' on their own threads.
+public final class GroupLink: SessionPart, @unchecked Sendable {
+    enum Input: Sendable {
+        case mqtt(MQTTClient.Event)
+        case fired(step: Int, edgeNs: Int64)
+    }
+
+    struct Peer {
+        var lost = true
+        /// A state heard since our last (re)connect.
+        var fresh = false
+        var armed: Int?
+        var next: Int
+        var clock: ClockReport?
+    }
+
+    struct Pending {
+        var step: Int
+        var rigs: Set<String>
+        var atNs: Int64
+        var reported: Set<String> = []
+    }
+
+    public let settings: GroupSettings
+    private let topics: GroupTopics
+    private let logger: Logger
+    private var runner: ShotRunner?
+    private let axisNames: [String]
+    private let steps: [Step]
+    private let clockReport: ClockReport
+    private let inbox = Mutex<[Input]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+    private var client: MQTTClient?
+    private var door: SessionDoor?
+
+    // Event thread (or the leader's `prepare` before the session).
+    private var connected = false
+    private var stepCount: Int { steps.count }
+    /// Where the rig is (0-based step; firstStep - 1 before its first move) and whether it
+    /// is at rest there.
+    private var at: Int
+    private var atRest = true
+    private var armed: Int?
+    private var moveRequested: Int?
+    private var endRequested = false
+    private var pendingShot: Int?
+    private var timer: ShotTimer?
+    private var lastShot: ShotReport?
+    private var stopping = false
+    /// A STOP from another rig (or the leader's stopped state) stopped this one.
+    private var groupStopped = false
+    private var runStartNs = wallClockNanoseconds()
+    // Follower.
+    private var leaderName: String?
+    private var leaderRun: String?
+    private var lastSeq = -1
+    private var myNext: Int?
+    private var warnedSteps = false
+    // Leader.
+    private let run = UUID().uuidString.prefix(8).lowercased()
+    private var seq = 0
+    private var peers: [String: Peer] = [:]
+    private var ownNext: Int
+    private var pending: Pending?
+    private var lastPublishedState: LeaderState?
+    private var pauseNotice: String?
+
+    public init(settings: GroupSettings, steps: [Step], axisNames: [String], runner: ShotRunner?, logger: Logger, clock: ClockReport) {
+        self.settings = settings
+        self.topics = GroupTopics(group: settings.group)
+        self.steps = steps
+        self.axisNames = axisNames
+        self.runner = runner
+        self.logger = logger
+        self.clockReport = clock
+        at = settings.firstStep - 1
+        ownNext = settings.firstStep
+        if case .leader(let followers) = settings.role {
+            for name in followers { peers[name] = Peer(next: settings.firstStep) }
+        } else if case .follower(let leader) = settings.role {
+            leaderName = leader
+        }
+    }
+
+    /// The shot log's runner (the leader logs every rig's frames there). Before the run.
+    public func attachRunner(_ runner: ShotRunner?) { self.runner = runner }
+
+    /// Disconnects (cleanly: no will) when the run never started.
+    public func close() { client?.close() }
+
+    private var isLeader: Bool { if case .leader = settings.role { true } else { false } }
+
+    // MARK: - Connecting
+
+    /// Connects (the network thread retries until the broker answers). The will marks
+    /// this rig `lost`.
+    public func connect() throws(GroupSetupError) {
+        guard client == nil else { return }
+        let will = MQTTClient.Will(topic: topics.state(settings.name), payload: GroupJSON.encode(RigState(state: "lost")), retain: true)
+        let client = try MQTTClient(
+            clientID: "rig-\(settings.group)-\(settings.name)", address: settings.broker, credentials: settings.credentials, will: will
+        ) { [weak self] event in
+            guard let self else { return }
+            self.inbox.withLock { $0.append(.mqtt(event)) }
+            self.arrived.signal()
+        }
+        client.subscribe(topics.all)
+        self.client = client
+        try client.start()
+    }
+
+    /// The leader, before anything moves: waits (at most `seconds`) until the broker
+    /// answers and every follower is there with its clock; refuses a clock above the
+    /// bound, naming the rig. Returns what to tell a person about unknown clocks.
+    public func prepare(within seconds: Double, say: (String) -> Void) throws(GroupSetupError) -> [String] {
+        try connect()
+        let deadline = Date().addingTimeInterval(seconds)
+        var lastWaiting: [String] = []
+        while true {
+            drain()
+            let waiting = peers.filter { !$0.value.fresh || $0.value.lost || $0.value.clock == nil }.map(\.key).sorted()
+            if connected, waiting.isEmpty { break }
+            if waiting != lastWaiting || lastWaiting.isEmpty && !connected {
+                say(
+                    connected
+                        ? "group \(settings.group): waiting for \(waiting.joined(separator: ", "))"
+                        : "group \(settings.group): waiting for the broker \(settings.broker)")
+                lastWaiting = waiting
+            }
+            guard Date() < deadline else {
+                throw GroupSetupError(
+                    connected
+                        ? "group \(settings.group): \(waiting.joined(separator: ", ")) did not report within \(Int(seconds)) s (is `rig follow` running there, with --group \(settings.group)?)"
+                        : "group \(settings.group): the broker \(settings.broker) did not answer within \(Int(seconds)) s")
+            }
+            _ = arrived.wait(timeout: .now() + 0.2)
+        }
+        var notes: [String] = []
+        var clocks = peers.map { ($0.key, $0.value.clock ?? ClockReport(source: "unknown")) }
+        clocks.append((settings.name, clockReport))
+        for (name, clock) in clocks.sorted(by: { $0.0 < $1.0 }) {
+            if let worst = clock.worstNs, worst > settings.clockBoundNs {
+                throw GroupSetupError(
+                    "group \(settings.group): the clock of rig \(name) may be off by \(ClockReport.ms(worst)) (\(clock)), above the bound of \(ClockReport.ms(settings.clockBoundNs)); its shots would not be together. Let chrony settle (chronyc tracking), or raise --clock-bound"
+                )
+            }
+            if clock.worstNs == nil {
+                notes.append("clock of rig \(name): unknown (\(clock.note ?? "no chrony")): shots are together only as far as the clocks agree")
+            }
+        }
+        return notes
+    }
+
+    // MARK: - SessionPart
+
+    public var partName: String { "group" }
+
+    public func start(_ door: SessionDoor) throws(PartStartFailure) {
+        do { try connect() } catch { throw PartStartFailure(part: partName, cause: .unavailable, detail: error.description) }
+        self.door = door
+        runStartNs = wallClockNanoseconds()
+        if connected { announce() }
+        decide()
+    }
+
+    public func handle(_ event: LoopEvent) {
+        guard case .player(let e, _) = event else { return }
+        switch e {
+        case .moveStarted(let step):
+            at = step
+            atRest = false
+            armed = nil
+            moveRequested = nil
+            publishOwnState("moving")
+        case .ready(let step):
+            at = step
+            atRest = true
+            armed = step
+            logger.info("group \(settings.group): armed at step \(step + 1)")
+            if !isLeader { client?.publish(topics.armed(settings.name), GroupJSON.encode(Armed(step: step))) }
+            publishOwnState("armed")
+        case .programEnded(let stopped):
+            stopping = true
+            timer?.cancel()
+            publishOwnState(stopped ? "stopped" : "done")
+        default:
+            break
+        }
+    }
+
+    public func poll() {
+        drain()
+        decide()
+    }
+
+    public func finish(_ outcome: SessionOutcome) {
+        timer?.cancel()
+        drain()
+        let stoppedHere: Bool
+        switch outcome {
+        case .ran(let summary): stoppedHere = summary.end != .finished && !stopping || summary.stoppedBySignal
+        case .refused: stoppedHere = true
+        }
+        if stoppedHere {
+            // STOP on any rig stops the group.
+            client?.publish(topics.stop, GroupJSON.encode(StopOrder(from: settings.name)))
+        }
+        let ended = stoppedHere || groupStopped || endRequested == false ? "stopped" : "done"
+        if isLeader { publishLeaderState(force: true, state: ended) }
+        publishOwnState(ended)
+        client?.close()
+    }
+
+    // MARK: - Inputs
+
+    private func drain() {
+        let inputs = inbox.withLock { queue -> [Input] in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        for input in inputs {
+            switch input {
+            case .mqtt(.connected):
+                connected = true
+                for key in peers.keys { peers[key]?.fresh = false }
+                logger.info("group \(settings.group): connected to \(settings.broker)")
+                if door != nil || isLeader { announce() }
+            case .mqtt(.disconnected(let reason)):
+                if connected { logger.warning("group \(settings.group): lost the broker (\(reason)); every rig holds still until it is back") }
+                connected = false
+            case .mqtt(.message(let message)):
+                receive(message)
+            case .fired(let step, let edge):
+                fired(step: step, edgeNs: edge)
+            }
+        }
+    }
+
+    /// This rig's retained state, its clock (and the leader's state), after every connect.
+    private func announce() {
+        client?.publish(topics.clock(settings.name), GroupJSON.encode(clockReport), retain: true)
+        publishOwnState(armed != nil ? "armed" : (atRest ? "ready" : "moving"))
+        if isLeader { publishLeaderState(force: true) }
+    }
+
+    private func publishOwnState(_ state: String) {
+        client?.publish(topics.state(settings.name), GroupJSON.encode(RigState(state: state, armed: armed, lastShot: lastShot)), retain: true)
+    }
+
+    private func receive(_ message: MQTTClient.Message) {
+        guard let kind = topics.classify(message.topic) else { return }
+        switch kind {
+        case .stop:
+            guard let order = GroupJSON.decode(StopOrder.self, message.payload), !message.retained else { return }
+            if order.from != settings.name, !stopping {
+                logger.notice("group \(settings.group): STOP from \(order.from): braking and parking")
+                stopping = true
+                groupStopped = true
+                timer?.cancel()
+                door?.stop()
+            }
+        case .step:
+            guard !isLeader, let order = GroupJSON.decode(StepOrder.self, message.payload) else { return }
+            followOrder(order, expiry: message.expirySeconds)
+        case .leaderState:
+            guard !isLeader, let state = GroupJSON.decode(LeaderState.self, message.payload) else { return }
+            followState(state)
+        case .rigState(let rig):
+            guard isLeader, peers[rig] != nil, let state = GroupJSON.decode(RigState.self, message.payload) else { return }
+            peerState(rig, state)
+        case .armed(let rig):
+            guard isLeader, peers[rig] != nil, let armed = GroupJSON.decode(Armed.self, message.payload) else { return }
+            peers[rig]?.armed = armed.step
+        case .shot(let rig):
+            guard isLeader, peers[rig] != nil, let shot = GroupJSON.decode(ShotReport.self, message.payload) else { return }
+            peerShot(rig, shot)
+        case .clock(let rig):
+            guard isLeader, peers[rig] != nil, let clock = GroupJSON.decode(ClockReport.self, message.payload) else { return }
+            peers[rig]?.clock = clock
+        }
+    }
+
+    // MARK: - Follower
+
+    /// From the group's leader (the named one, or the first seen), in order: where to go.
+    private func followState(_ state: LeaderState) {
+        if let leaderName, state.leader != leaderName {
+            logger.warning("group \(settings.group): ignored a leader state from \"\(state.leader)\" (the group's leader is \"\(leaderName)\")")
+            return
+        }
+        leaderName = state.leader
+        if state.run != leaderRun {
+            // A leader that (re)started: its own count begins anew.
+            leaderRun = state.run
+            lastSeq = -1
+        }
+        guard state.seq > lastSeq else { return }
+        lastSeq = state.seq
+        if state.steps != stepCount, !warnedSteps {
+            warnedSteps = true
+            logger.error("group \(settings.group): the leader's program has \(state.steps) steps, this rig's \(stepCount): following its steps by number")
+        }
+        myNext = state.next[settings.name]
+        if state.state == "stopped", !stopping {
+            logger.notice("group \(settings.group): the leader stopped: braking and parking")
+            stopping = true
+            groupStopped = true
+            door?.stop()
+        }
+    }
+
+    /// An order to shoot: only from the group's leader, in order, not expired, for this
+    /// rig at the step it is armed at.
+    private func followOrder(_ order: StepOrder, expiry: UInt32?) {
+        let now = wallClockNanoseconds()
+        let refusal: String?
+        if order.leader != leaderName || order.run != leaderRun {
+            refusal = "not from the group's leader"
+        } else if order.seq <= lastSeq {
+            refusal = "out of order (seq \(order.seq) after \(lastSeq))"
+        } else if order.atNs <= now || expiry == 0 {
+            refusal = "expired (its time passed \(ClockReport.ms(now - order.atNs)) ago)"
+        } else {
+            refusal = nil
+        }
+        if let refusal {
+            logger.warning("group \(settings.group): ignored the order for step \(order.step + 1): \(refusal)")
+            return
+        }
+        lastSeq = order.seq
+        guard order.rigs.contains(settings.name) else { return }
+        if lastShot?.step == order.step, let lastShot {
+            // Shot already (its report was lost): say it again, never shoot twice.
+            client?.publish(topics.shot(settings.name), GroupJSON.encode(lastShot))
+            return
+        }
+        guard armed == order.step, atRest, pendingShot == nil, !stopping else {
+            logger.warning("group \(settings.group): ignored the order for step \(order.step + 1): this rig is not armed there")
+            return
+        }
+        schedule(step: order.step, atNs: order.atNs)
+    }
+
+    // MARK: - Both
+
+    private func schedule(step: Int, atNs: Int64) {
+        pendingShot = step
+        publishOwnState("shooting")
+        timer = ShotTimer(atNs: atNs) { [weak self] edge in
+            guard let self else { return }
+            self.inbox.withLock { $0.append(.fired(step: step, edgeNs: edge)) }
+            self.arrived.signal()
+        }
+    }
+
+    private func fired(step: Int, edgeNs: Int64) {
+        guard pendingShot == step else { return }
+        pendingShot = nil
+        timer = nil
+        var pose: [String: Double] = [:]
+        if steps.indices.contains(step) { for (i, name) in axisNames.enumerated() where i < steps[step].pose.count { pose[name] = steps[step].pose[i] } }
+        let report = ShotReport(step: step, edgeNs: edgeNs, label: steps.indices.contains(step) ? steps[step].label : nil, pose: pose)
+        lastShot = report
+        logger.info("group \(settings.group): step \(step + 1) shot at \(UTCTime.isoMicros(nanoseconds: edgeNs))")
+        if isLeader {
+            runner?.logFrame(step: step, rig: nil, label: nil, axisNames: axisNames, pose: [], seconds: seconds(edgeNs), edgeNs: edgeNs)
+            pending?.reported.insert(settings.name)
+            ownNext = max(ownNext, step + 1)
+            publishLeaderState()
+        } else {
+            client?.publish(topics.shot(settings.name), GroupJSON.encode(report))
+        }
+        publishOwnState("shot")
+    }
+
+    private func seconds(_ edgeNs: Int64) -> Double { (Double(edgeNs - runStartNs) / 1e3).rounded() / 1e6 }
+
+    /// Moves this rig to where its group wants it: only while connected, at rest and with
+    /// no shot pending; once per move.
+    private func moveIfNeeded() {
+        guard let door, connected, !stopping, atRest, pendingShot == nil else { return }
+        guard let target = isLeader ? ownNext : myNext else { return }
+        if target >= stepCount {
+            // Done: the program ends once this rig is at its last step (the leader when every rig is done).
+            let everyoneDone = !isLeader || peers.values.allSatisfy { $0.next >= stepCount }
+            if everyoneDone, !endRequested, at == stepCount - 1 {
+                endRequested = true
+                door.mailbox.post(.advance)
+            }
+            return
+        }
+        guard armed != target, moveRequested != target else { return }
+        moveRequested = target
+        if target == at + 1 { door.mailbox.post(.advance) } else { door.mailbox.post(.goTo(step: target)) }
+    }
+
+    // MARK: - Leader
+
+    private func peerState(_ rig: String, _ state: RigState) {
+        if state.state == "lost" {
+            if peers[rig]?.lost == false { logger.warning("group \(settings.group): rig \(rig) is lost (its will message)") }
+            peers[rig]?.lost = true
+            peers[rig]?.armed = nil
+            peers[rig]?.fresh = false
+            return
+        }
+        if peers[rig]?.lost == true, peers[rig]?.fresh == false, door != nil { logger.notice("group \(settings.group): rig \(rig) is back") }
+        peers[rig]?.lost = false
+        peers[rig]?.fresh = true
+        peers[rig]?.armed = state.armed
+        if let shot = state.lastShot { peerShot(rig, shot) }
+    }
+
+    private func peerShot(_ rig: String, _ shot: ShotReport) {
+        guard let peer = peers[rig], peer.next == shot.step else { return }
+        peers[rig]?.next = shot.step + 1
+        pending?.reported.insert(rig)
+        let names = shot.pose.map { $0.keys.sorted() } ?? []
+        runner?.logFrame(
+            step: shot.step, rig: rig, label: shot.label, axisNames: names, pose: names.map { shot.pose?[$0] ?? 0 }, seconds: seconds(shot.edgeNs),
+            edgeNs: shot.edgeNs)
+        publishLeaderState()
+    }
+
+    private func publishLeaderState(force: Bool = false, state: String? = nil) {
+        guard isLeader else { return }
+        var next = peers.mapValues(\.next)
+        next[settings.name] = ownNext
+        let missing = peers.filter { $0.value.lost || !$0.value.fresh }.map(\.key).sorted()
+        let all = next.values.min() ?? stepCount
+        let current = state ?? (all >= stepCount ? "done" : missing.isEmpty ? "running" : "paused")
+        var s = LeaderState(
+            leader: settings.name, run: String(run), seq: seq, state: current, steps: stepCount, next: next, missing: missing, sha: settings.sha)
+        if !force, let last = lastPublishedState, last.state == s.state, last.next == s.next, last.missing == s.missing { return }
+        seq += 1
+        s.seq = seq
+        lastPublishedState = s
+        client?.publish(topics.leaderState, GroupJSON.encode(s), retain: true)
+    }
+
+    /// The leader's turn: orders the lowest step any rig still has to shoot, to the rigs
+    /// that have it next, once each is armed there and no rig is missing.
+    private func decide() {
+        moveIfNeeded()
+        guard isLeader, door != nil, connected, !stopping else { return }
+        let now = wallClockNanoseconds()
+        if let p = pending {
+            let graceNs = Int64(max(2, settings.leadSeconds * 2) * 1e9)
+            guard p.rigs.isSubset(of: p.reported) || now > p.atNs + graceNs else { return }
+            pending = nil
+        }
+        publishLeaderState()
+        var next = peers.mapValues(\.next)
+        next[settings.name] = ownNext
+        guard let m = next.values.min(), m < stepCount else { return }
+        let missing = peers.filter { $0.value.lost || !$0.value.fresh }.map(\.key).sorted()
+        if !missing.isEmpty {
+            let notice = "paused at step \(m + 1): waiting for \(missing.joined(separator: ", ")) (lost)"
+            if pauseNotice != notice {
+                pauseNotice = notice
+                logger.warning("group \(settings.group): \(notice)")
+            }
+            return
+        }
+        if let notice = pauseNotice {
+            pauseNotice = nil
+            logger.notice("group \(settings.group): resumed (was \(notice))")
+        }
+        let rigs = Set(next.filter { $0.value == m }.map(\.key))
+        let ready = rigs.allSatisfy { rig in
+            rig == settings.name ? (armed == m && atRest && pendingShot == nil) : peers[rig]?.armed == m
+        }
+        guard ready else { return }
+        seq += 1
+        let atNs = now + Int64(settings.leadSeconds * 1e9)
+        let order = StepOrder(leader: settings.name, run: String(run), seq: seq, step: m, atNs: atNs, sha: settings.sha, rigs: rigs.sorted())
+        let expiry = UInt32(max(1, settings.leadSeconds.rounded(.up)))
+        guard client?.publish(topics.step, GroupJSON.encode(order), expirySeconds: expiry) == true else { return }
+        pending = Pending(step: m, rigs: rigs, atNs: atNs)
+        logger.info("group \(settings.group): step \(m + 1) at \(UTCTime.isoMicros(nanoseconds: atNs)) for \(rigs.sorted().joined(separator: ", "))")
+        if rigs.contains(settings.name) { schedule(step: m, atNs: atNs) }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import RigGroup
+
+struct FollowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "follow",
+        abstract: "Follow a group's leader over MQTT: play this rig's stepped program step by step on the group's timeline.",
+        discussion: """
+            The rig moves only when the group's leader says where (its retained state), reports \
+            "armed" once settled, and fires each step's shot at the leader's time from its own \
+            timer. Orders that are expired, out of order, from another group or not from the \
+            leader are ignored. A STOP from any rig of the group brakes and parks this one; \
+            Ctrl-C here stops the group. See docs/multi-rig.md.
+            """
+    )
+
+    @Argument(help: "This rig's stepped program (.json), with as many steps as the leader's.")
+    var program: String
+
+    @Option(help: ArgumentHelp("The group's MQTT broker (mqtt://HOST:PORT or mqtts://…).", valueName: "url"))
+    var broker: String
+
+    @Option(help: ArgumentHelp("The group's name.", valueName: "name"))
+    var group: String
+
+    @Option(help: ArgumentHelp("This rig's name in the group (default: the rig's name).", valueName: "name"))
+    var name: String?
+
+    @Option(help: ArgumentHelp("Follow only this leader (default: the first leader of the group seen).", valueName: "name"))
+    var leader: String?
+
+    @Option(help: ArgumentHelp("Broker user, password and TLS CA: a JSON file only you may read (chmod 600).", valueName: "file"))
+    var credentials: String?
+
+    @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")
+    var noRealtime = false
+
+    @Option(help: ArgumentHelp("Shot log of this rig's steps (JSON Lines).", valueName: "file.jsonl"))
+    var log: String?
+
+    @Flag(name: .shortAndLong, help: "Log more (debug level).")
+    var verbose = false
+
+    func run() throws {
+        var arguments = [program]
+        if noRealtime { arguments.append("--no-realtime") }
+        if verbose { arguments.append("--verbose") }
+        if let log { arguments += ["--log", log] }
+        let play = try PlayCommand.parse(arguments)
+        try play.play(group: GroupRequest(broker: broker, group: group, name: name, role: .follower(leader: leader), credentials: credentials))
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+/// A leader and followers as real `rig` processes on the simulated rig, through Debian's
+/// mosquitto on a free loopback port. Every wait is on an event (a line of output, an
+/// exit) with a generous deadline; nothing here asserts a time.
+@Suite(.serialized) struct GroupEndToEndTests {
+    let steps = 6
+
+    /// Every rig's frames in the leader's log: each step exactly once per rig.
+    func expectEveryStepOnce(_ log: String, rigs: [String?], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let frames = try groupFrames(log)
+        for rig in rigs {
+            let shot = frames.filter { $0.rig == rig }.map(\.step)
+            #expect(shot == Array(1...steps), "rig \(rig ?? "leader"): \(shot)", sourceLocation: sourceLocation)
+        }
+    }
+
+    func leader(_ dir: URL, broker: TestBroker, followers: [String], log: String, environment: [String: String] = [:]) throws -> GroupRig {
+        let program = try writeGroupProgram(in: dir, rigName: "lead", steps: steps)
+        return try GroupRig(
+            [
+                "play", program, "--lead", broker.url, "--group", "g1", "--followers", followers.joined(separator: ","), "--name", "lead",
+                "--lead-time", "0.5", "--log", log, "--wait-followers", "120",
+            ], state: dir.appendingPathComponent("state-lead"), environment: environment)
+    }
+
+    func follower(_ name: String, _ dir: URL, broker: TestBroker, environment: [String: String] = [:]) throws -> GroupRig {
+        let program = try writeGroupProgram(in: dir, rigName: name, steps: steps)
+        return try GroupRig(
+            ["follow", program, "--broker", broker.url, "--group", "g1", "--name", name, "--leader", "lead"],
+            state: dir.appendingPathComponent("state-\(name)"), environment: environment)
+    }
+
+    @Test func aLeaderAndTwoFollowersShootEveryStepOnceThoughOneIsKilledAndComesBack() throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        let log = dir.appendingPathComponent("group.jsonl").path
+        var f1 = try follower("f1", dir, broker: broker)
+        let f2 = try follower("f2", dir, broker: broker)
+        let lead = try leader(dir, broker: broker, followers: ["f1", "f2"], log: log)
+        defer {
+            lead.kill9()
+            f2.kill9()
+        }
+        #expect(lead.err.wait(for: "step 2 at", within: 120), "\(lead.transcript)")
+        f1.kill9()
+        // The leader pauses at the next step boundary and says who is missing.
+        #expect(lead.err.wait(for: "waiting for f1 (lost)", within: 120), "\(lead.transcript)")
+        f1 = try follower("f1", dir, broker: broker)
+        let again = f1
+        defer { again.kill9() }
+        #expect(lead.err.wait(for: "resumed", within: 120), "\(lead.transcript)")
+        #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+        #expect(f2.exitStatus() == 0, "\(f2.transcript)")
+        try expectEveryStepOnce(log, rigs: [nil, "f1", "f2"])
+    }
+
+    @Test func aBrokerRestartHoldsEveryRigAndTheShootGoesOn() throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        let log = dir.appendingPathComponent("group.jsonl").path
+        let f1 = try follower("f1", dir, broker: broker)
+        let lead = try leader(dir, broker: broker, followers: ["f1"], log: log)
+        defer {
+            lead.kill9()
+            f1.kill9()
+        }
+        #expect(lead.err.wait(for: "step 2 at", within: 120), "\(lead.transcript)")
+        broker.kill()
+        #expect(lead.err.wait(for: "lost the broker", within: 120), "\(lead.transcript)")
+        try broker.start()
+        #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+        try expectEveryStepOnce(log, rigs: [nil, "f1"])
+    }
+
+    @Test func aFollowerIgnoresExpiredOutOfOrderAndForeignOrders() throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        let f1 = try follower("f1", dir, broker: broker)
+        defer { f1.kill9() }
+        #expect(f1.err.wait(for: "connected to", within: 120), "\(f1.transcript)")
+        // The leader's state (as a leader would publish it): f1 goes to step 1 and arms.
+        try broker.publish(
+            "rig/g1/leader/state", #"{"leader":"lead","run":"r1","seq":5,"state":"running","steps":6,"next":{"f1":0},"missing":[],"sha":"x"}"#,
+            retain: true)
+        #expect(f1.err.wait(for: "armed at step 1", within: 120), "\(f1.transcript)")
+        let now = Int64(Date().timeIntervalSince1970 * 1e9)
+        func order(leader: String = "lead", seq: Int, atNs: Int64) -> String {
+            #"{"leader":"\#(leader)","run":"r1","seq":\#(seq),"step":0,"atNs":\#(atNs),"sha":"x","rigs":["f1"]}"#
+        }
+        try broker.publish("rig/g1/leader/step", order(seq: 6, atNs: now - 1_000_000_000), expirySeconds: 10)
+        #expect(f1.err.wait(for: "expired", within: 60), "\(f1.transcript)")
+        try broker.publish("rig/g1/leader/step", order(seq: 4, atNs: now + 600_000_000_000), expirySeconds: 10)
+        #expect(f1.err.wait(for: "out of order", within: 60), "\(f1.transcript)")
+        try broker.publish("rig/g1/leader/step", order(leader: "mallory", seq: 9, atNs: now + 600_000_000_000), expirySeconds: 10)
+        #expect(f1.err.wait(for: "not from the group's leader", within: 60), "\(f1.transcript)")
+        // Another group's leader: this rig does not even hear it.
+        try broker.publish("rig/g2/leader/step", order(seq: 10, atNs: now + 600_000_000_000), expirySeconds: 10)
+        try broker.publish(
+            "rig/g2/leader/state", #"{"leader":"lead","run":"r1","seq":11,"state":"running","steps":6,"next":{"f1":3},"missing":[],"sha":"x"}"#)
+        // A valid order after them all is taken (so the refusals above were not a broken link).
+        let soon = Int64(Date().timeIntervalSince1970 * 1e9) + 3_000_000_000
+        try broker.publish("rig/g1/leader/step", order(seq: 7, atNs: soon), expirySeconds: 10)
+        #expect(f1.err.wait(for: "step 1 shot at", within: 120), "\(f1.transcript)")
+        #expect(f1.err.count("shot at") == 1, "\(f1.transcript)")
+        #expect(!f1.transcript.contains("move to step 4"), "moved on another group's order: \(f1.transcript)")
+        // STOP from anyone stops it.
+        try broker.publish("rig/g1/stop", #"{"from":"test"}"#)
+        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+    }
+
+    @Test func theLeaderRefusesAClockOffByMoreThanTheBoundNamingTheRig() throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        let log = dir.appendingPathComponent("group.jsonl").path
+        let f1 = try follower("f1", dir, broker: broker, environment: ["RIG_TEST_CLOCK_OFFSET_NS": "5000000"])
+        defer { f1.kill9() }
+        let lead = try leader(dir, broker: broker, followers: ["f1"], log: log, environment: ["RIG_TEST_CLOCK_OFFSET_NS": "0"])
+        defer { lead.kill9() }
+        #expect(lead.exitStatus() == 1, "\(lead.transcript)")
+        #expect(lead.err.text.contains("the clock of rig f1 may be off by 5.000 ms"), "\(lead.transcript)")
+        #expect(lead.err.text.contains("nothing moved"), "\(lead.transcript)")
+        let frames = FileManager.default.fileExists(atPath: log) ? try groupFrames(log) : []
+        #expect(frames.isEmpty)
+    }
+}
