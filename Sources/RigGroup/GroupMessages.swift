@@ -53,7 +53,9 @@ public struct GroupTopics: Sendable, Equatable {
     /// A name for a group or a rig: ASCII letters, digits, `-` and `_` (no MQTT wildcards or
     /// separators), 1…64 characters. Nil when valid, else what is valid.
     public static func problem(name: String, what: String) -> String? {
-        let ok = !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy {
+        let ok =
+            !name.isEmpty && name.count <= 64
+            && name.unicodeScalars.allSatisfy {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
             }
         return ok && name != "leader" ? nil : "\(what) \"\(name)\": valid: 1…64 ASCII letters, digits, - and _ (not \"leader\")"
