@@ -1,8 +1,6 @@
 import FoundationEssentials
 import Glibc
 import RigFormat
-import RigRuntime
-import Synchronization
 
 /// A rig's clock as chrony sees it: how far the system clock is off true time, and the
 /// error bound on that (root delay / 2 + root dispersion), or "unknown" (no chrony).
@@ -72,30 +70,4 @@ public struct ClockReport: Codable, Sendable, Equatable, CustomStringConvertible
 public struct ClockReadFailure: Error, Sendable {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
-}
-
-/// UTC nanoseconds now (CLOCK_REALTIME): the group's shared timeline.
-public func wallClockNanoseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
-
-/// Fires `action` at UTC nanosecond `atNs` from a thread of its own, sleeping on the
-/// realtime clock to that absolute time (not the next control-loop tick), and hands it
-/// the edge time it measured as it fired. `cancel()` before then: it does not fire.
-public final class ShotTimer: Sendable {
-    private let cancelled = Mutex(false)
-
-    public init(atNs: Int64, action: @escaping @Sendable (Int64) -> Void) {
-        SystemThread.start(name: "rig-group-shot") { [self] in
-            var ts = timespec(tv_sec: Int(atNs / 1_000_000_000), tv_nsec: Int(atNs % 1_000_000_000))
-            while clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nil) == EINTR {}
-            let edge = wallClockNanoseconds()
-            guard !cancelled.withLock({ $0 }) else { return }
-            action(edge)
-        }
-    }
-
-    public func cancel() { cancelled.withLock { $0 = true } }
 }

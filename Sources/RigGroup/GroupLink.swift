@@ -31,6 +31,18 @@ public struct GroupSettings: Sendable {
     /// The program's SHA-256 (the leader's orders carry it).
     public var sha: String = ""
     public var firstStep = 0
+    /// The program's pace (the leader's): shot start to shot start, and a timelapse's
+    /// ramped intervals (element i: step i's shot to step i+1's). Nil: as soon as every
+    /// rig is armed, a lead time ahead.
+    public var intervalSeconds: Double?
+    public var stepIntervals: [Double]?
+
+    /// The least time from step `step`'s shot to the next one's, when the program is paced.
+    func interval(after step: Int) -> Double? {
+        guard let intervalSeconds else { return nil }
+        if let stepIntervals, stepIntervals.indices.contains(step) { return stepIntervals[step] }
+        return intervalSeconds
+    }
 
     public init(group: String, name: String, role: GroupRole, broker: BrokerAddress, credentials: BrokerCredentials) {
         self.group = group
@@ -56,7 +68,9 @@ public struct GroupSettings: Sendable {
 public final class GroupLink: SessionPart, @unchecked Sendable {
     enum Input: Sendable {
         case mqtt(MQTTClient.Event)
-        case fired(step: Int, edgeNs: Int64)
+        /// The step's frame was taken (its edge), or the camera failed (nil: the shot
+        /// runner stops the run).
+        case fired(step: Int, edgeNs: Int64?)
     }
 
     struct Peer {
@@ -103,7 +117,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var stopping = false
     /// A STOP from another rig (or the leader's stopped state) stopped this one.
     private var groupStopped = false
-    private var runStartNs = wallClockNanoseconds()
+    private var runStartNs = WallClock.nanoseconds()
     // Follower.
     private var leaderName: String?
     private var leaderRun: String?
@@ -116,6 +130,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var peers: [String: Peer] = [:]
     private var ownNext: Int
     private var pending: Pending?
+    /// The last step ordered and its time: the next is due an interval after it.
+    private var lastOrder: (step: Int, atNs: Int64)?
     private var lastPublishedState: LeaderState?
     private var pauseNotice: String?
 
@@ -212,7 +228,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     public func start(_ door: SessionDoor) throws(PartStartFailure) {
         do { try connect() } catch { throw PartStartFailure(part: partName, cause: .unavailable, detail: error.description) }
         self.door = door
-        runStartNs = wallClockNanoseconds()
+        runStartNs = WallClock.nanoseconds()
         if connected { announce() }
         decide()
     }
@@ -366,7 +382,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     /// An order to shoot: only from the group's leader, in order, not expired, for this
     /// rig at the step it is armed at.
     private func followOrder(_ order: StepOrder, expiry: UInt32?) {
-        let now = wallClockNanoseconds()
+        let now = WallClock.nanoseconds()
         let refusal: String?
         if order.leader != leaderName || order.run != leaderRun {
             refusal = "not from the group's leader"
@@ -397,27 +413,37 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     // MARK: - Both
 
+    /// The step's frame at `atNs`: the rig's camera fired through the shot runner (it
+    /// holds still until the exposure is over), or, without a camera, the group's timer.
     private func schedule(step: Int, atNs: Int64) {
         pendingShot = step
         publishOwnState("shooting")
-        timer = ShotTimer(atNs: atNs) { [weak self] edge in
+        let report: @Sendable (Int64?) -> Void = { [weak self] edge in
             guard let self else { return }
             self.inbox.withLock { $0.append(.fired(step: step, edgeNs: edge)) }
             self.arrived.signal()
         }
+        if runner?.fireInGroup(step: step, atNs: atNs, runSeconds: seconds(atNs), fired: report) == true { return }
+        timer = ShotTimer(atNs: atNs, action: report)
     }
 
-    private func fired(step: Int, edgeNs: Int64) {
+    private func fired(step: Int, edgeNs: Int64?) {
         guard pendingShot == step else { return }
         pendingShot = nil
         timer = nil
+        guard let edgeNs else {
+            // The camera failed: the shot runner stops the run (and the group with it).
+            logger.error("group \(settings.group): step \(step + 1) was not shot (the camera failed)")
+            return
+        }
         var pose: [String: Double] = [:]
         if steps.indices.contains(step) { for (i, name) in axisNames.enumerated() where i < steps[step].pose.count { pose[name] = steps[step].pose[i] } }
         let report = ShotReport(step: step, edgeNs: edgeNs, label: steps.indices.contains(step) ? steps[step].label : nil, pose: pose)
         lastShot = report
         logger.info("group \(settings.group): step \(step + 1) shot at \(UTCTime.isoMicros(nanoseconds: edgeNs))")
+        // Every rig logs its own frames (a follower in its own log); the leader every rig's.
+        runner?.logFrame(step: step, rig: nil, label: nil, axisNames: axisNames, pose: [], seconds: seconds(edgeNs), edgeNs: edgeNs)
         if isLeader {
-            runner?.logFrame(step: step, rig: nil, label: nil, axisNames: axisNames, pose: [], seconds: seconds(edgeNs), edgeNs: edgeNs)
             pending?.reported.insert(settings.name)
             ownNext = max(ownNext, step + 1)
             publishLeaderState()
@@ -497,7 +523,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private func decide() {
         moveIfNeeded()
         guard isLeader, door != nil, connected, !stopping else { return }
-        let now = wallClockNanoseconds()
+        let now = WallClock.nanoseconds()
         if let p = pending {
             let graceNs = Int64(max(2, settings.leadSeconds * 2) * 1e9)
             guard p.rigs.isSubset(of: p.reported) || now > p.atNs + graceNs else { return }
@@ -525,12 +551,19 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             rig == settings.name ? (armed == m && atRest && pendingShot == nil) : peers[rig]?.armed == m
         }
         guard ready else { return }
+        // A lead time ahead, and an interval after the last step's shot when the program is paced.
+        var atNs = now + Int64(settings.leadSeconds * 1e9)
+        if let last = lastOrder, last.step == m - 1, let interval = settings.interval(after: last.step) {
+            atNs = max(atNs, last.atNs + Int64(interval * 1e9))
+        }
+        // Ordered no earlier than a lead time before it is due (its expiry is the lead time).
+        guard atNs - now <= Int64(settings.leadSeconds * 1e9) + 5_000_000 else { return }
         seq += 1
-        let atNs = now + Int64(settings.leadSeconds * 1e9)
         let order = StepOrder(leader: settings.name, run: String(run), seq: seq, step: m, atNs: atNs, sha: settings.sha, rigs: rigs.sorted())
         let expiry = UInt32(max(1, settings.leadSeconds.rounded(.up)))
         guard client?.publish(topics.step, GroupJSON.encode(order), expirySeconds: expiry) == true else { return }
         pending = Pending(step: m, rigs: rigs, atNs: atNs)
+        lastOrder = (m, atNs)
         logger.info("group \(settings.group): step \(m + 1) at \(UTCTime.isoMicros(nanoseconds: atNs)) for \(rigs.sorted().joined(separator: ", "))")
         if rigs.contains(settings.name) { schedule(step: m, atNs: atNs) }
     }

@@ -17,8 +17,10 @@ import Testing
         }
     }
 
-    func leader(_ dir: URL, broker: TestBroker, followers: [String], log: String, environment: [String: String] = [:]) throws -> GroupRig {
-        let program = try writeGroupProgram(in: dir, rigName: "lead", steps: steps)
+    func leader(
+        _ dir: URL, broker: TestBroker, followers: [String], log: String, environment: [String: String] = [:], camera: String? = nil, extra: String? = nil
+    ) throws -> GroupRig {
+        let program = try writeGroupProgram(in: dir, rigName: "lead", steps: steps, camera: camera, extra: extra)
         return try GroupRig(
             [
                 "play", program, "--lead", broker.url, "--group", "g1", "--followers", followers.joined(separator: ","), "--name", "lead",
@@ -26,10 +28,12 @@ import Testing
             ], state: dir.appendingPathComponent("state-lead"), environment: environment)
     }
 
-    func follower(_ name: String, _ dir: URL, broker: TestBroker, environment: [String: String] = [:]) throws -> GroupRig {
-        let program = try writeGroupProgram(in: dir, rigName: name, steps: steps)
+    func follower(
+        _ name: String, _ dir: URL, broker: TestBroker, environment: [String: String] = [:], camera: String? = nil, log: String? = nil
+    ) throws -> GroupRig {
+        let program = try writeGroupProgram(in: dir, rigName: name, steps: steps, camera: camera)
         return try GroupRig(
-            ["follow", program, "--broker", broker.url, "--group", "g1", "--name", name, "--leader", "lead"],
+            ["follow", program, "--broker", broker.url, "--group", "g1", "--name", name, "--leader", "lead"] + (log.map { ["--log", $0] } ?? []),
             state: dir.appendingPathComponent("state-\(name)"), environment: environment)
     }
 
@@ -57,6 +61,37 @@ import Testing
         #expect(f1.exitStatus() == 0, "\(f1.transcript)")
         #expect(f2.exitStatus() == 0, "\(f2.transcript)")
         try expectEveryStepOnce(log, rigs: [nil, "f1", "f2"])
+    }
+
+    /// Rigs with cameras: each fires its own camera at the group's time (a follower logs
+    /// its frames in its own log too), and the leader paces the steps by its program's
+    /// interval: each step is ordered for no earlier than an interval after the last.
+    @Test func camerasFireAtTheGroupsTimeAndTheLeaderKeepsItsInterval() throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        let log = dir.appendingPathComponent("group.jsonl").path
+        let ownLog = dir.appendingPathComponent("f1.jsonl").path
+        let camera = #"{"type": "sim"}"#
+        let f1 = try follower("f1", dir, broker: broker, camera: camera, log: ownLog)
+        let lead = try leader(dir, broker: broker, followers: ["f1"], log: log, camera: camera, extra: #""trigger": "interval:1.5""#)
+        defer {
+            lead.kill9()
+            f1.kill9()
+        }
+        #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+        try expectEveryStepOnce(log, rigs: [nil, "f1"])
+        #expect(try groupFrames(ownLog).map(\.step) == Array(1...steps), "the follower's own log: \(f1.transcript)")
+        #expect(f1.transcript.contains("at the group's time"), "the follower's camera was fired for the group: \(f1.transcript)")
+        // The orders' times (µs) as the leader logged them: an interval apart at least.
+        let ordered = lead.transcript.split(separator: "\n").compactMap { line -> Int64? in
+            guard let at = line.range(of: " at "), line.contains("group g1: step"), line.contains(" for ") else { return nil }
+            let iso = line[at.upperBound...].prefix(27)
+            return microseconds(String(iso))
+        }
+        #expect(ordered.count == steps, "\(lead.transcript)")
+        for (a, b) in zip(ordered, ordered.dropFirst()) { #expect(b - a >= 1_500_000, "\(ordered)") }
     }
 
     @Test func aBrokerRestartHoldsEveryRigAndTheShootGoesOn() throws {
@@ -131,4 +166,11 @@ import Testing
         let frames = FileManager.default.fileExists(atPath: log) ? try groupFrames(log) : []
         #expect(frames.isEmpty)
     }
+}
+
+/// `2026-06-21T19:04:10.250031Z` as Unix microseconds (the leader's log of its orders).
+func microseconds(_ iso: String) -> Int64? {
+    let parts = iso.split(separator: ".")
+    guard parts.count == 2, let date = try? Date(String(parts[0]) + "Z", strategy: .iso8601), let fraction = Int64(parts[1].prefix(6)) else { return nil }
+    return Int64(date.timeIntervalSince1970.rounded()) * 1_000_000 + fraction
 }

@@ -148,27 +148,30 @@ func supervisedPID(_ err: PipeCollector) -> pid_t? {
 }
 
 /// A stepped program on a simulated pan/tilt rig, written into `directory`.
-func writeGroupProgram(in directory: URL, rigName: String, steps: Int) throws -> String {
+/// - Parameters:
+///   - camera: the rig's `"camera"` section (JSON), if any.
+///   - extra: more members of the program (`"trigger": "interval:2"`), JSON.
+func writeGroupProgram(in directory: URL, rigName: String, steps: Int, camera: String? = nil, extra: String? = nil) throws -> String {
     let rig = """
-        {"name": "\(rigName)", "loopRateHz": 100, "output": {"type": "sim"}, "axes": [
+        {"name": "\(rigName)", "loopRateHz": 100, "output": {"type": "sim"}, \(camera.map { "\"camera\": \($0), " } ?? "")"axes": [
           {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "home": 0, "park": 0,
            "softLimits": [-85, 85], "maxVelocity": 90, "maxAcceleration": 180, "idle": "hold"}]}
         """
     try rig.write(to: directory.appendingPathComponent("\(rigName).json"), atomically: true, encoding: .utf8)
     let poses = (0..<steps).map { #"{"pose": {"pan": \#(($0 + 1) * 2)}, "settleSeconds": 0.1}"# }.joined(separator: ", ")
-    let program = #"{"rig": "\#(rigName).json", "kind": "steps", "steps": [\#(poses)]}"#
+    let program = #"{"rig": "\#(rigName).json", "kind": "steps", \#(extra.map { $0 + ", " } ?? "")"steps": [\#(poses)]}"#
     let path = directory.appendingPathComponent("\(rigName)-program.json").path
     try program.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }
 
-/// The `shot` events of a shot log: (rig or nil for the log's own, 1-based step).
-func groupFrames(_ path: String) throws -> [(rig: String?, step: Int)] {
+/// The `shot` events of a shot log: (rig or nil for the log's own, 1-based step, edge in UTC ns).
+func groupFrames(_ path: String) throws -> [(rig: String?, step: Int, edgeNs: Int64?)] {
     let text = try String(contentsOfFile: path, encoding: .utf8)
     return text.split(separator: "\n").compactMap { line in
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["event"] as? String == "shot",
             let step = object["step"] as? Int
         else { return nil }
-        return (object["rig"] as? String, step)
+        return (object["rig"] as? String, step, (object["edgeNs"] as? NSNumber)?.int64Value)
     }
 }

@@ -16,11 +16,21 @@ final class FakeCameraLines: CameraLines, @unchecked Sendable {
         case closed
     }
     let changes = Mutex<[Change]>([])
+    /// When each change was made, UTC ns on the wall clock.
+    let times = Mutex<[Int64]>([])
     let failShutter = Atomic<Bool>(false)
-    func setFocus(_ closed: Bool) throws { changes.withLock { $0.append(.focus(closed)) } }
+    func setFocus(_ closed: Bool) throws { record(.focus(closed)) }
     func setShutter(_ closed: Bool) throws {
         if failShutter.load(ordering: .relaxed) { throw CameraError("shutter line: I/O error") }
-        changes.withLock { $0.append(.shutter(closed)) }
+        record(.shutter(closed))
+    }
+    private func record(_ change: Change) {
+        changes.withLock { $0.append(change) }
+        times.withLock { $0.append(WallClock.nanoseconds()) }
+    }
+    func time(of change: Change) -> Int64? {
+        guard let i = log.firstIndex(of: change) else { return nil }
+        return times.withLock { $0[i] }
     }
     func close() { changes.withLock { $0.append(.closed) } }
     var log: [Change] { changes.withLock { $0 } }
@@ -53,6 +63,46 @@ final class Results: @unchecked Sendable {
         _ = try await poll { results.count == 3 ? true : nil }
         #expect(results.failures.count == 1)
         #expect(lines.log.filter { $0 == .shutter(true) }.count == 2)
+    }
+
+    /// A group's shot: the shutter closes at the group's time on the wall clock (never
+    /// before it), the focus no earlier than its time before that, and the report carries
+    /// the edge the camera measured as it closed the contact.
+    @Test func aShotAtAGroupsTimeClosesTheShutterThenAndReportsItsEdge() async throws {
+        let lines = FakeCameraLines()
+        let camera = GPIOCamera(config: GPIOCameraConfig(), lines: lines)
+        #expect(camera.firesAtTime)
+        let timing = ShotTiming(focusSeconds: 0.2, shutterHoldSeconds: 0.01, exposureWindowSeconds: 0.02, afterShotSeconds: 0, shotsPerStep: 1)
+        let atNs = WallClock.nanoseconds() + 400_000_000
+        var request = ShotRequest(timing: timing)
+        request.shutterAtNs = atNs
+        let results = Results()
+        let asked = WallClock.nanoseconds()
+        camera.shoot(request) { results.add($0) }
+        _ = try await poll { results.count == 1 ? true : nil }
+        let report = try #require(try? results.values.withLock { $0[0] }.get())
+        let focus = try #require(lines.time(of: .focus(true)))
+        let shutter = try #require(lines.time(of: .shutter(true)))
+        let edge = try #require(report.edgeNs)
+        #expect(shutter >= atNs, "the shutter never closes before the group's time")
+        #expect(focus >= atNs - 200_000_000 && focus >= asked, "the focus waits until its time before the shot")
+        #expect(focus <= shutter && edge >= shutter, "the edge is measured as the contact closed")
+        #expect(lines.log == [.focus(true), .shutter(true), .shutter(false), .focus(false)])
+        camera.close()
+    }
+
+    /// Closed while it waits for the group's time: no contact ever closes.
+    @Test func closingBeforeAGroupsTimeTakesNoShot() async throws {
+        let lines = FakeCameraLines()
+        let camera = GPIOCamera(config: GPIOCameraConfig(), lines: lines)
+        var request = ShotRequest(timing: quick)
+        request.shutterAtNs = WallClock.nanoseconds() + 600_000_000_000
+        let results = Results()
+        camera.shoot(request) { results.add($0) }
+        camera.close()
+        _ = try await poll { results.count == 1 ? true : nil }
+        #expect(results.failures.first?.contains("closed mid-shot") == true)
+        #expect(!lines.log.contains(.shutter(true)) && !lines.log.contains(.focus(true)))
     }
 
     @Test func closingMidExposureOpensTheContactsAtOnceAndReportsNoShot() async throws {

@@ -37,11 +37,17 @@ public protocol Camera: AnyObject, Sendable {
     /// Takes the hardware, once the session holds the locks and the output runs (before
     /// the trigger and the first shot).
     func start() throws
+    /// True: the camera opens its shutter at a request's `shutterAtNs` itself (focusing
+    /// before it) and measures that edge (`ShotReport.edgeNs`): a group's shot is then
+    /// together to within its clock and its thread's wake-up. False: a group fires it
+    /// from a timer at that time, and the edge is when it was asked.
+    var firesAtTime: Bool { get }
 }
 
 extension Camera {
     public var exclusiveResources: [String] { [] }
     public func start() throws {}
+    public var firesAtTime: Bool { false }
 }
 
 /// One frame to take: its timing (focus, shutter, exposure, release), and where it belongs
@@ -56,6 +62,9 @@ public struct ShotRequest: Sendable {
     public var exposure: ExposureSettings?
     /// When the shot starts, in seconds on the run's clock (a simulated scene's time).
     public var runSeconds: Double
+    /// A group's shot (a camera that `firesAtTime`): the shutter closes at this UTC
+    /// nanosecond on the wall clock, the focus its `focusSeconds` before. Nil: at once.
+    public var shutterAtNs: Int64?
 
     public init(timing: ShotTiming, step: Int = 0, bracket: Int = 1, exposure: ExposureSettings? = nil, runSeconds: Double = 0) {
         self.timing = timing
@@ -76,6 +85,9 @@ public struct ShotReport: Sendable, Equatable {
     /// Why the frame was not copied although it should have been, and where it is safe
     /// (the camera's card): the run goes on, and the log says so beside the shot.
     public var downloadProblem: String?
+    /// When the shutter contact closed, UTC nanoseconds, as the camera measured it (a
+    /// camera that `firesAtTime`, for a group's shot).
+    public var edgeNs: Int64?
 
     public init(file: String? = nil, downloaded: String? = nil, settings: [CameraSetting] = [], downloadProblem: String? = nil) {
         self.file = file

@@ -209,6 +209,7 @@ public final class ShotRunner: @unchecked Sendable {
             if case .programEnded(let stopped) = playerEvent {
                 ended = stopped
                 programOver.store(true, ordering: .relaxed)
+                groupTimer?.cancel()
                 logInterruptedShot(at: time)
             }
         case .settled(let step, let seconds, let measured):
@@ -234,6 +235,7 @@ public final class ShotRunner: @unchecked Sendable {
     /// it). `loopFault`: why the loop stopped, if it failed.
     public func finish(loopFault: String?, stoppedBySignal: Bool) {
         programOver.store(true, ordering: .relaxed)
+        groupTimer?.cancel()
         // The last frame's download may still be under way (`rig serve` ends a run while
         // the camera stays open): its measures belong in this log.
         (camera as? ImageReporting)?.waitForImages(within: 10)
@@ -289,6 +291,8 @@ public final class ShotRunner: @unchecked Sendable {
         let own = rig == nil
         guard !own || steps.indices.contains(step) else { return }
         let redo = own && shotSteps.contains(step)
+        // This rig's camera's report of the frame (`fireInGroup`): its file, copy and settings.
+        let report = own ? reports.withLock { $0.removeValue(forKey: ShotKey(step: step, bracket: 1)) } ?? .none : .none
         if own {
             shotSteps.insert(step)
             lastStep = step
@@ -298,8 +302,14 @@ public final class ShotRunner: @unchecked Sendable {
             .shot(
                 ShotLogShot(
                     step: step + 1, label: own ? steps[step].label : (label ?? "step \(step + 1)"), axisNames: own ? self.axisNames : axisNames,
-                    pose: own ? steps[step].pose : pose, startSeconds: seconds, endSeconds: seconds, redo: redo,
-                    at: UTCTime.iso(Double(edgeNs) / 1e9), rig: rig, edgeNs: edgeNs)))
+                    pose: own ? steps[step].pose : pose, startSeconds: seconds, endSeconds: seconds, redo: redo, file: report.file,
+                    downloaded: report.downloaded, settings: report.settings, at: UTCTime.iso(Double(edgeNs) / 1e9),
+                    rampEV: own ? rampSettings[step]?.settings.ev100 : nil, rig: rig, edgeNs: edgeNs)))
+        if let problem = report.downloadProblem {
+            downloadsFailed += 1
+            warn("step \(step + 1): \(problem)")
+            display("⚠ step \(step + 1) NOT downloaded: \(problem)")
+        }
     }
 
     private func closeHold(at time: Double) {
@@ -336,8 +346,10 @@ public final class ShotRunner: @unchecked Sendable {
         writePendingImages()
     }
 
-    private func fire(step: Int, bracket: Int, at time: Double) {
-        guard let camera, var timing else { return }
+    /// A frame's request: the ramp's exposure on a step's first frame (the rig then holds
+    /// the shutter for the ramp's time), and what to call it in messages. Event thread.
+    private func request(step: Int, bracket: Int, at time: Double, timing base: ShotTiming) -> (request: ShotRequest, what: String) {
+        var timing = base
         var exposure: ExposureSettings?
         if ramp != nil, bracket == 1 {
             let settings = ramp?.settings(frame: step, seconds: time)
@@ -352,10 +364,70 @@ public final class ShotRunner: @unchecked Sendable {
         let what =
             (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)")
             + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
+        return (ShotRequest(timing: timing, step: step, bracket: bracket, exposure: exposure, runSeconds: time), what)
+    }
+
+    /// A camera's failure at a frame: logged, the run's fault, and the run stopped (not
+    /// after the program is over, or when the camera was closed on purpose).
+    private func cameraFailure(_ error: CameraError, camera: Camera, step: Int, bracket: Int, what: String) {
+        if programOver.load(ordering: .relaxed) || camera.isClosed { return }
+        let message = "camera (\(camera.label)) failed at \(what): \(error)"
+        cameraFailed.withLock { $0 = (step, bracket, error.description) }
+        fault.withLock { $0 = $0 ?? message }
+        logger.error("\(message): stopping")
+        requests.withLock { $0 }?.stop()
+    }
+
+    /// A group's frame of `step`, due at UTC nanosecond `atNs` on every rig: a camera
+    /// that `firesAtTime` is asked now and closes its shutter then; any other is fired
+    /// from a timer at that time. `fired` gets the edge (the camera's measured one, or
+    /// the timer's) once the exposure is over — the rig holds still until then — or nil
+    /// when the camera failed (the run then stops, as for any shot). False without a
+    /// camera: the group's timer is the frame. Event thread.
+    public func fireInGroup(step: Int, atNs: Int64, runSeconds: Double, fired: @escaping @Sendable (Int64?) -> Void) -> Bool {
+        guard let camera, let timing else { return false }
+        let made = request(step: step, bracket: 1, at: runSeconds, timing: timing)
+        var request = made.request
+        let what = made.what
+        let key = ShotKey(step: step, bracket: 1)
+        let exposureSeconds = request.timing.exposureWindowSeconds
+        let reportsDone = camera.reportsShotDone
+        if camera.firesAtTime { request.shutterAtNs = atNs }
+        let shoot: @Sendable (Int64) -> Void = { [weak self, request] asked in
+            camera.shoot(request) { [weak self] result in
+                guard let self else { return fired(nil) }
+                switch result {
+                case .success(let report):
+                    self.reports.withLock { $0[key] = report }
+                    // A camera that does not say when its exposure is over: its planned time.
+                    if !reportsDone { SystemThread.sleep(seconds: exposureSeconds) }
+                    fired(report.edgeNs ?? asked)
+                case .failure(let error):
+                    self.cameraFailure(error, camera: camera, step: step, bracket: 1, what: what)
+                    fired(nil)
+                }
+            }
+        }
+        display("📷 \(what) at the group's time")
+        if camera.firesAtTime {
+            shoot(atNs)
+        } else {
+            groupTimer = ShotTimer(atNs: atNs, action: shoot)
+        }
+        return true
+    }
+
+    /// A group's frame fired from a timer (a camera that does not fire at a time itself);
+    /// cancelled when the run ends first.
+    private var groupTimer: ShotTimer?
+
+    private func fire(step: Int, bracket: Int, at time: Double) {
+        guard let camera, let timing else { return }
+        let (request, what) = request(step: step, bracket: bracket, at: time, timing: timing)
         display("📷 \(what)")
         let reportsDone = camera.reportsShotDone
         let key = ShotKey(step: step, bracket: bracket)
-        camera.shoot(ShotRequest(timing: timing, step: step, bracket: bracket, exposure: exposure, runSeconds: time)) { [weak self] result in
+        camera.shoot(request) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let report):
@@ -363,12 +435,7 @@ public final class ShotRunner: @unchecked Sendable {
                 if reportsDone { self.requests.withLock { $0 }?.shotDone() }
             case .failure(let error):
                 // Over, or closed on purpose (the session's end): a shot cut short is no fault.
-                if self.programOver.load(ordering: .relaxed) || camera.isClosed { return }
-                let message = "camera (\(camera.label)) failed at \(what): \(error)"
-                self.cameraFailed.withLock { $0 = (step, bracket, error.description) }
-                self.fault.withLock { $0 = $0 ?? message }
-                self.logger.error("\(message): stopping")
-                self.requests.withLock { $0 }?.stop()
+                self.cameraFailure(error, camera: camera, step: step, bracket: bracket, what: what)
             }
         }
     }

@@ -53,12 +53,14 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
     }
 
     public var reportsShotDone: Bool { true }
+    public var firesAtTime: Bool { true }
 
     public func shoot(_ request: ShotRequest, done: @escaping @Sendable (Result<ShotReport, CameraError>) -> Void) {
         queue.async { [self] in
             do {
-                try sequence(request.timing)
-                done(.success(.none))
+                var report = ShotReport.none
+                report.edgeNs = try sequence(request.timing, shutterAtNs: request.shutterAtNs)
+                done(.success(report))
             } catch let error as CameraError {
                 release()
                 done(.failure(error))
@@ -69,16 +71,36 @@ public final class GPIOCamera: Camera, @unchecked Sendable {
         }
     }
 
-    /// Focus → shutter → hold → release → the rest of the exposure. Throws when closed
-    /// mid-way (the caller has stopped; nothing is reported) or a line fails.
-    private func sequence(_ timing: ShotTiming) throws {
+    /// Focus → shutter → hold → release → the rest of the exposure; returns when the
+    /// shutter contact closed (UTC ns). With `shutterAtNs` (a group's shot) the shutter
+    /// closes then, on the wall clock, and the focus its time before (at once when that
+    /// has passed). Throws when closed mid-way (the caller has stopped; nothing is
+    /// reported) or a line fails.
+    private func sequence(_ timing: ShotTiming, shutterAtNs: Int64? = nil) throws -> Int64 {
+        if let shutterAtNs { try wait(untilNanoseconds: shutterAtNs - Int64(timing.focusSeconds * 1e9)) }
         try locked { try $0.setFocus(true) }
-        try wait(timing.focusSeconds)
-        try locked { try $0.setShutter(true) }
+        if let shutterAtNs { try wait(untilNanoseconds: shutterAtNs) } else { try wait(timing.focusSeconds) }
+        var edge: Int64 = 0
+        try locked {
+            try $0.setShutter(true)
+            edge = WallClock.nanoseconds()
+        }
         try wait(timing.shutterHoldSeconds)
         try locked { try $0.setShutter(false) }
         try wait(timing.exposureWindowSeconds - timing.shutterHoldSeconds)
         try locked { try $0.setFocus(false) }
+        return edge
+    }
+
+    /// Waits to UTC nanosecond `ns` on the wall clock, or less if `close()` comes first
+    /// (then throws): the close can cut the wait short until the last 2 ms, which are
+    /// slept on the realtime clock to the absolute time.
+    private func wait(untilNanoseconds ns: Int64) throws {
+        let margin: Int64 = 2_000_000
+        let early = ns - margin - WallClock.nanoseconds()
+        if early > 0 { try wait(Double(early) / 1e9) }
+        WallClock.sleep(untilNanoseconds: ns)
+        if isClosed { throw CameraError("the camera was closed mid-shot") }
     }
 
     private func locked(_ body: (CameraLines) throws -> Void) throws {

@@ -95,8 +95,11 @@ struct PlayCommand: ParsableCommand {
                 printError("error: in a group the leader moves the steps: --trigger, --start-here and --resume do not apply")
                 throw ExitCode(2)
             }
-            if prepared.program.rig.camera != nil {
-                logger.warning("in a group the rig's camera is not fired yet: each step's frame is the group's trigger edge, logged with its time")
+            if prepared.program.rig.camera != nil, !shootOptions.noShoot, let timing = prepared.program.shotTiming, timing.shotsPerStep > 1 {
+                printError(
+                    "\(file): error: in a group each rig takes one frame per step at the group's time; this program takes \(timing.shotsPerStep) (a bracket or shotsPerStep)"
+                )
+                throw ExitCode(2)
             }
         }
         // In a group the group link advances the steps (a trigger that waits for it).
@@ -109,9 +112,7 @@ struct PlayCommand: ParsableCommand {
         let device = try prepared.output ?? SessionSetup.makeOutput(rig, logger: logger)
         prepared.start.announce(logger)
         let startPose = prepared.start.pose
-        var shooting = shootOptions
-        if group != nil { shooting.noShoot = true }
-        var shoot = try ShootSetup.plan(shooting, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
+        var shoot = try ShootSetup.plan(shootOptions, programPath: file, program: prepared.program, startPose: startPose, trigger: chosenTrigger)
         let program = shoot.program
         guard try checkPlan(shoot, rig: rig, startPose: startPose, trigger: chosenTrigger) else { return }
         let isTTY = LiveView.stdoutIsTTY
@@ -138,9 +139,15 @@ struct PlayCommand: ParsableCommand {
         if let path = shoot.logPath { view.log("shot log: \(path)") }
         // The one program host, as `rig serve` plays programs; here it ends with the program.
         // In a group the steps wait for the group link's advance (a trigger the player does not pace).
+        // In a group the player only moves and settles: the group link fires each step's frame at the group's time.
+        var playerShots = shoot.plan
+        if link != nil {
+            playerShots.timing = nil
+            playerShots.intervalSeconds = nil
+        }
         var hosted = HostedProgram(
             name: file, motion: program.motion, trigger: link != nil ? .keyboard : program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
-            shots: shoot.plan, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
+            shots: playerShots, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
         hosted.moveToFirstStep = !startHere && link == nil
         // A stepped track points where the sky is when each frame is shot, whenever that is.
         hosted.startTrackClock(nowUnix: Date().timeIntervalSince1970)
@@ -169,7 +176,12 @@ struct PlayCommand: ParsableCommand {
     /// The group link, connected; a leader has waited for its followers and their clocks
     /// (exit 1 when they do not come or a clock is off by more than the bound).
     private static func groupLink(_ request: GroupRequest, program: Program, shoot: ShootSetup, logger: Logger) throws -> GroupLink {
-        let settings = try request.settings(rig: program.rig, sha: ShootSetup.sha256(of: program.file), firstStep: shoot.firstStep)
+        var settings = try request.settings(rig: program.rig, sha: ShootSetup.sha256(of: program.file), firstStep: shoot.firstStep)
+        // The leader paces the group by its program's interval (a timelapse's, or --trigger interval:S).
+        if case .interval(let seconds) = program.trigger {
+            settings.intervalSeconds = seconds
+            settings.stepIntervals = program.stepIntervals
+        }
         let link = GroupLink(settings: settings, steps: program.steps, axisNames: program.rig.axes.map(\.name), runner: nil, logger: logger, clock: .measured())
         do {
             if case .leader = settings.role {
