@@ -150,7 +150,7 @@ let package = Package(
         .target(
             name: "RigDevices",
             dependencies: [
-                "RigFormat", "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2", "RigDFMoco", "RigGamepad",
+                "RigFormat", "RigCore", "RigRuntime", "RigPCA9685", "RigBLEControl", "RigStepSync", "RigGPhoto2", "RigDFMoco", "RigGamepad", "RigGroup",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         // `rig serve dfmoco`: the DFMoco device on TCP or a serial line, driving the rig's

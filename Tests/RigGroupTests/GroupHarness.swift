@@ -11,12 +11,24 @@ final class TestBroker: @unchecked Sendable {
     private var pid: pid_t?
     private(set) var log: PipeCollector?
 
-    init() throws {
+    /// - Parameter users: with users, the broker takes only them (their passwords hashed
+    /// into its password file by mosquitto_passwd); without, anyone.
+    init(users: [String: String] = [:]) throws {
         directory = try TestTools.temporaryDirectory()
         port = try Self.freePort()
+        var access = "allow_anonymous true"
+        if !users.isEmpty {
+            let passwords = directory.appendingPathComponent("passwd").path
+            try "".write(toFile: passwords, atomically: true, encoding: .utf8)
+            for (user, password) in users {
+                let made = try RigProcess.run(["-b", passwords, user, password], program: URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"))
+                guard made.status == 0 else { throw BrokerMissing(detail: "mosquitto_passwd: \(made.stderr)") }
+            }
+            access = "allow_anonymous false\npassword_file \(passwords)"
+        }
         let config = """
             listener \(port) 127.0.0.1
-            allow_anonymous true
+            \(access)
             persistence false
             log_dest stderr
             log_type all

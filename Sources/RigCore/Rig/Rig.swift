@@ -18,6 +18,9 @@ public struct Rig: Sendable, Equatable {
     /// Dragonframe's view of the rig (`"dfmoco"`), read by RigDFMoco's `DFMocoConfig`; nil:
     /// every axis, 100 steps per degree.
     public var dfmoco: ConfigSection?
+    /// Its place in a group of rigs over MQTT (`"group"`: broker, name, credentials
+    /// file), read by RigGroup's `GroupConfig`; nil: given on the command line.
+    public var group: ConfigSection?
     /// The camera trigger (`"camera"`); nil: the rig fires no camera.
     public var camera: CameraConfig?
     /// Where the rig stands (`"site"`), for sky positions.

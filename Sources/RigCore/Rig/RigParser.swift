@@ -38,6 +38,7 @@ public enum RigParser {
         let buttons = object.optional("buttons").map(ConfigSection.init)
         let jog = object.optional("jog").map(ConfigSection.init)
         let dfmoco = object.optional("dfmoco").map(ConfigSection.init)
+        let group = object.optional("group").map(ConfigSection.init)
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
         let site = try object.optional("site").map { v throws(FileError) in try ProgramParser.parseSite(v) }
         let settle = try object.optional("settle").map { v throws(FileError) in try MeasuredSettle.parse(v) }
@@ -50,6 +51,7 @@ public enum RigParser {
         rig.stepSync = stepSync
         rig.buttons = buttons
         rig.dfmoco = dfmoco
+        rig.group = group
         rig.camera = camera
         rig.site = site
         rig.settle = settle

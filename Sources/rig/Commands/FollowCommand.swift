@@ -17,8 +17,8 @@ struct FollowCommand: ParsableCommand {
     @Argument(help: "This rig's stepped program (.json), with as many steps as the leader's.")
     var program: String
 
-    @Option(help: ArgumentHelp("The group's MQTT broker (mqtt://HOST:PORT or mqtts://…).", valueName: "url"))
-    var broker: String
+    @Option(help: ArgumentHelp("The group's MQTT broker (mqtt://HOST:PORT or mqtts://…); default: the rig file's \"group\" broker.", valueName: "url"))
+    var broker: String?
 
     @Option(help: ArgumentHelp("The group's name.", valueName: "name"))
     var group: String
@@ -29,7 +29,10 @@ struct FollowCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Follow only this leader (default: the first leader of the group seen).", valueName: "name"))
     var leader: String?
 
-    @Option(help: ArgumentHelp("Broker user, password and TLS CA: a JSON file only you may read (chmod 600).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Broker user, password and TLS CA: a JSON file only you may read (chmod 600); default: the rig file's \"group\" credentials.",
+            valueName: "file"))
     var credentials: String?
 
     @Flag(help: "Do not ask for SCHED_FIFO and locked memory.")

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -9,9 +10,12 @@ import RigDevices
 import RigFormat
 import RigGPhoto2
 import RigGamepad
+import RigGroup
 import RigPCA9685
 import RigRuntime
 import RigStepSync
+import Subprocess
+import Synchronization
 
 /// One line of `rig doctor`: what was checked, how it stands, and the fix when it is not ok.
 struct DoctorFinding: Sendable, Equatable {
@@ -77,6 +81,7 @@ enum Doctor {
         findings += power()
         findings += directories()
         findings.append(clock())
+        findings += group(rig)
         return findings
     }
 
@@ -446,5 +451,117 @@ enum Doctor {
                 fix: "timedatectl set-ntp true, with a network; in the field, a GPS or RTC module")
         }
         return .ok("clock", "synchronised (NTP), estimated error \(clock.estimatedErrorMicroseconds) µs")
+    }
+
+    // MARK: group
+
+    /// A rig in a group (its `"group"` section): the broker answers with the credentials,
+    /// the credentials file is private, chrony holds the clock within the group's bound,
+    /// and no Wi-Fi interface saves power (it turns a few ms into seconds on a Pi).
+    static func group(_ rig: Rig, netDirectory: String = "/sys/class/net") -> [DoctorFinding] {
+        guard rig.group != nil, let config = try? GroupConfig.parse(rig.group) else { return [] }
+        var findings: [DoctorFinding] = []
+        var credentials = BrokerCredentials()
+        if let path = config.credentials {
+            do {
+                credentials = try BrokerCredentials.read(path: path)
+                findings.append(.ok("group credentials", "\(path): private to its owner"))
+            } catch {
+                findings.append(.problem("group credentials", "\(error)", fix: "chmod 600 \(path), owned by the user rig runs as; see docs/multi-rig.md"))
+            }
+        }
+        if let broker = config.broker, case .success(let address) = BrokerAddress.parse(broker) {
+            findings.append(brokerAnswers(address, credentials: credentials, name: config.name ?? "doctor"))
+        }
+        let clock = ClockReport.measured()
+        if let worst = clock.worstNs {
+            findings.append(
+                worst <= 1_000_000
+                    ? .ok("group clock", "\(clock): within the group's 1 ms")
+                    : .warning(
+                        "group clock", "\(clock): a group's leader refuses more than 1 ms (its --clock-bound)",
+                        fix: "let chrony settle (chronyc tracking); serve time from one rig or the broker's machine on the local network"))
+        } else {
+            findings.append(
+                .warning(
+                    "group clock", "\(clock.note ?? "unknown"): shots are together only as far as the clocks agree",
+                    fix: "apt-get install chrony on every rig (one rig or the broker's machine can serve time to the others)"))
+        }
+        findings += wifiPowerSave(netDirectory: netDirectory)
+        return findings
+    }
+
+    /// Connects to the group's broker as this rig would (MQTT 5, its credentials) and
+    /// disconnects: ok, or why not, within 5 s.
+    static func brokerAnswers(_ address: BrokerAddress, credentials: BrokerCredentials, name: String) -> DoctorFinding {
+        let answer = Mutex<MQTTClient.Event?>(nil)
+        let arrived = DispatchSemaphore(value: 0)
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(clientID: "rig-doctor-\(name)-\(getpid())", address: address, credentials: credentials, will: nil) { event in
+                guard case .message = event else {
+                    if answer.withLock({ a in
+                        defer { a = a ?? event }
+                        return a == nil
+                    }) {
+                        arrived.signal()
+                    }
+                    return
+                }
+            }
+            try client.start()
+        } catch {
+            return .problem("group broker", "\(address): \(error)", fix: "check the rig file's \"group\" broker address")
+        }
+        defer { client.close() }
+        let fix = "is mosquitto running there (systemctl status mosquitto), its port open, and this rig's user in its password file? See docs/multi-rig.md"
+        guard arrived.wait(timeout: .now() + 5) == .success, let event = answer.withLock({ $0 }) else {
+            return .problem("group broker", "\(address) did not answer within 5 s", fix: fix)
+        }
+        if case .disconnected(let reason) = event { return .problem("group broker", "\(address): \(reason)", fix: fix) }
+        return .ok("group broker", "\(address) answers (MQTT 5)")
+    }
+
+    /// Every wireless interface's power saving (`iw dev IF get power_save`).
+    static func wifiPowerSave(netDirectory: String) -> [DoctorFinding] {
+        let interfaces = ((try? FileManager.default.contentsOfDirectory(atPath: netDirectory)) ?? []).sorted().filter { name in
+            var info = stat()
+            return stat("\(netDirectory)/\(name)/wireless", &info) == 0
+        }
+        guard !interfaces.isEmpty else { return [] }
+        let candidates: [String] = ["/usr/sbin/iw", "/sbin/iw", "/usr/bin/iw"]
+        guard let iw = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            return [
+                .warning(
+                    "wifi power save", "cannot check \(interfaces.joined(separator: ", ")): iw is not installed",
+                    fix: "apt-get install iw, then iw dev \(interfaces[0]) get power_save")
+            ]
+        }
+        return interfaces.map { interface in
+            let answer: String
+            switch childRun(iw, ["dev", interface, "get", "power_save"], quiet: true) {
+            case .success((.exited(0), let output)): answer = String(decoding: output, as: UTF8.self)
+            default: return .warning("wifi power save", "\(interface): iw could not say", fix: "iw dev \(interface) get power_save")
+            }
+            switch WifiPowerSave.parse(answer) {
+            case true?:
+                return .warning(
+                    "wifi power save", "\(interface): on (a group's messages then wait for the radio to wake: ms become seconds)",
+                    fix:
+                        "iw dev \(interface) set power_save off; to keep it off: nmcli connection modify NAME 802-11-wireless.powersave 2 (NetworkManager)"
+                )
+            case false?: return .ok("wifi power save", "\(interface): off")
+            case nil: return .warning("wifi power save", "\(interface): iw said \"\(answer.trimmed())\"", fix: "iw dev \(interface) get power_save")
+            }
+        }
+    }
+}
+
+/// What `iw dev IF get power_save` says: "Power save: on" → true, "off" → false.
+enum WifiPowerSave {
+    static func parse(_ text: String) -> Bool? {
+        guard let line = text.split(separator: "\n").first(where: { $0.lowercased().contains("power save:") }) else { return nil }
+        let value = line.lowercased().split(separator: ":").last.map { String($0).trimmed() }
+        return value == "on" ? true : value == "off" ? false : nil
     }
 }

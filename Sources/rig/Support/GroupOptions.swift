@@ -9,7 +9,10 @@ import Subprocess
 
 /// `rig play --lead`: leading a group of rigs over MQTT (docs/multi-rig.md).
 struct GroupOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Lead a group of rigs through this MQTT broker (mqtt://HOST:PORT or mqtts://…).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Lead a group of rigs through this MQTT broker (mqtt://HOST:PORT or mqtts://…); default: the rig file's \"group\" broker, when --group and --followers are given.",
+            valueName: "url"))
     var lead: String?
 
     @Option(help: ArgumentHelp("The group's name (with --lead).", valueName: "name"))
@@ -27,15 +30,22 @@ struct GroupOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Refuse to start when a rig's clock may be off by more (chrony's offset + error).", valueName: "ms"))
     var clockBound: Double = 1
 
-    @Option(help: ArgumentHelp("Broker user, password and TLS CA: a JSON file only you may read (chmod 600).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Broker user, password and TLS CA: a JSON file only you may read (chmod 600); default: the rig file's \"group\" credentials.", valueName: "file"))
     var credentials: String?
 
     @Option(help: ArgumentHelp("How long the leader waits for its followers before refusing.", valueName: "seconds"))
     var waitFollowers: Double = 120
 
+    /// This play leads a group: `--lead`, or `--group` with `--followers` (the rig file's broker).
+    var leads: Bool { lead != nil || group != nil && followers != nil }
+
     func validate() throws {
-        guard lead != nil else {
-            if group != nil || followers != nil { throw ValidationError("--group and --followers go with --lead") }
+        guard leads else {
+            if group != nil || followers != nil {
+                throw ValidationError("--group and --followers go together (and with --lead URL, or the rig file's \"group\" broker)")
+            }
             return
         }
         guard group != nil else { throw ValidationError("--lead needs --group NAME") }
@@ -48,7 +58,8 @@ struct GroupOptions: ParsableArguments {
 
 /// What a play in a group needs, from `rig play --lead` or `rig follow`.
 struct GroupRequest {
-    var broker: String
+    /// Nil: the rig file's `"group"` broker.
+    var broker: String?
     var group: String
     var name: String?
     var role: GroupRole
@@ -57,7 +68,7 @@ struct GroupRequest {
     var credentials: String?
     var waitSeconds: Double = 120
 
-    init(broker: String, group: String, name: String?, role: GroupRole, credentials: String?) {
+    init(broker: String?, group: String, name: String?, role: GroupRole, credentials: String?) {
         self.broker = broker
         self.group = group
         self.name = name
@@ -66,9 +77,9 @@ struct GroupRequest {
     }
 
     init?(_ options: GroupOptions) {
-        guard let lead = options.lead, let group = options.group else { return nil }
+        guard options.leads, let group = options.group else { return nil }
         let followers = (options.followers ?? "").split(separator: ",").map { String($0).trimmed() }.filter { !$0.isEmpty }
-        self.init(broker: lead, group: group, name: options.name, role: .leader(followers: followers), credentials: options.credentials)
+        self.init(broker: options.lead, group: group, name: options.name, role: .leader(followers: followers), credentials: options.credentials)
         leadSeconds = options.leadTime
         clockBoundMs = options.clockBound
         waitSeconds = options.waitFollowers
@@ -80,13 +91,19 @@ struct GroupRequest {
             printError("error: \(message)")
             return ExitCode(2)
         }
+        // The rig file's "group" section fills what the command line leaves out (it was checked on load).
+        let configured: GroupConfig
+        do { configured = try GroupConfig.parse(rig.group) } catch { throw refuse(error.description) }
+        guard let broker = broker ?? configured.broker else {
+            throw refuse("no broker: give --broker mqtt://HOST:PORT (--lead for a leader), or \"group\": {\"broker\": …} in the rig file")
+        }
         let address: BrokerAddress
         switch BrokerAddress.parse(broker) {
         case .success(let a): address = a
         case .failure(let problem): throw refuse(problem.description)
         }
         if let problem = GroupTopics.problem(name: group, what: "--group") { throw refuse(problem) }
-        let own = name ?? String(rig.name.map { $0 == " " ? "-" : $0 })
+        let own = name ?? configured.name ?? String(rig.name.map { $0 == " " ? "-" : $0 })
         if let problem = GroupTopics.problem(name: own, what: name == nil ? "the rig's name (give --name)" : "--name") { throw refuse(problem) }
         if case .leader(let followers) = role {
             for follower in followers {
@@ -95,7 +112,7 @@ struct GroupRequest {
             if followers.contains(own) { throw refuse("--followers names this rig (\(own)), the leader") }
         }
         var credentialsRead = BrokerCredentials()
-        if let credentials {
+        if let credentials = credentials ?? configured.credentials {
             do { credentialsRead = try BrokerCredentials.read(path: credentials) } catch let error as FileError {
                 throw refuse(error.description)
             } catch { throw refuse("\(error)") }
