@@ -95,6 +95,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var runner: ShotRunner?
     private let axisNames: [String]
     private let steps: [Step]
+    /// A keyframes program: one "step", its path's start, at one time on every rig.
+    private let keyframes: Bool
     private let clockReport: ClockReport
     private let inbox = Mutex<[Input]>([])
     private let arrived = DispatchSemaphore(value: 0)
@@ -103,7 +105,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     // Event thread (or the leader's `prepare` before the session).
     private var connected = false
-    private var stepCount: Int { steps.count }
+    private var stepCount: Int { keyframes ? 1 : steps.count }
     /// Where the rig is (0-based step; firstStep - 1 before its first move) and whether it
     /// is at rest there.
     private var at: Int
@@ -135,8 +137,15 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var lastPublishedState: LeaderState?
     private var pauseNotice: String?
 
-    public init(settings: GroupSettings, steps: [Step], axisNames: [String], runner: ShotRunner?, logger: Logger, clock: ClockReport) {
+    /// - Parameter keyframes: a keyframes program (no steps): every rig holds at its
+    ///   path's first pose after the lead-in, and the leader starts the path on every rig
+    ///   at one time; the path then runs on each rig's own loop (CLOCK_MONOTONIC, which
+    ///   chrony keeps at the true rate) to its end.
+    public init(
+        settings: GroupSettings, steps: [Step], axisNames: [String], runner: ShotRunner?, logger: Logger, clock: ClockReport, keyframes: Bool = false
+    ) {
         self.settings = settings
+        self.keyframes = keyframes
         self.topics = GroupTopics(group: settings.group)
         self.steps = steps
         self.axisNames = axisNames
@@ -243,19 +252,27 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             moveRequested = nil
             publishOwnState("moving")
         case .ready(let step):
-            at = step
-            atRest = true
-            armed = step
-            logger.info("group \(settings.group): armed at step \(step + 1)")
-            if !isLeader { client?.publish(topics.armed(settings.name), GroupJSON.encode(Armed(step: step))) }
-            publishOwnState("armed")
+            armedAt(step)
+        case .readyToStart:
+            // A keyframes program at its first pose: armed for the path's start.
+            armedAt(0)
         case .programEnded(let stopped):
+            if !stopped { endRequested = true }
             stopping = true
             timer?.cancel()
             publishOwnState(stopped ? "stopped" : "done")
         default:
             break
         }
+    }
+
+    private func armedAt(_ step: Int) {
+        at = step
+        atRest = true
+        armed = step
+        logger.info("group \(settings.group): armed at \(keyframes ? "the path's start" : "step \(step + 1)")")
+        if !isLeader { client?.publish(topics.armed(settings.name), GroupJSON.encode(Armed(step: step))) }
+        publishOwnState("armed")
     }
 
     public func poll() {
@@ -423,6 +440,15 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             self.inbox.withLock { $0.append(.fired(step: step, edgeNs: edge)) }
             self.arrived.signal()
         }
+        if keyframes {
+            // The path starts on the loop's first tick after the group's time.
+            let mailbox = door?.mailbox
+            timer = ShotTimer(atNs: atNs) { edge in
+                mailbox?.post(.advance)
+                report(edge)
+            }
+            return
+        }
         if runner?.fireInGroup(step: step, atNs: atNs, runSeconds: seconds(atNs), fired: report) == true { return }
         timer = ShotTimer(atNs: atNs, action: report)
     }
@@ -440,9 +466,12 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if steps.indices.contains(step) { for (i, name) in axisNames.enumerated() where i < steps[step].pose.count { pose[name] = steps[step].pose[i] } }
         let report = ShotReport(step: step, edgeNs: edgeNs, label: steps.indices.contains(step) ? steps[step].label : nil, pose: pose)
         lastShot = report
-        logger.info("group \(settings.group): step \(step + 1) shot at \(UTCTime.isoMicros(nanoseconds: edgeNs))")
+        logger.info(
+            "group \(settings.group): \(keyframes ? "the path started" : "step \(step + 1) shot") at \(UTCTime.isoMicros(nanoseconds: edgeNs))")
         // Every rig logs its own frames (a follower in its own log); the leader every rig's.
-        runner?.logFrame(step: step, rig: nil, label: nil, axisNames: axisNames, pose: [], seconds: seconds(edgeNs), edgeNs: edgeNs)
+        if !keyframes {
+            runner?.logFrame(step: step, rig: nil, label: nil, axisNames: axisNames, pose: [], seconds: seconds(edgeNs), edgeNs: edgeNs)
+        }
         if isLeader {
             pending?.reported.insert(settings.name)
             ownNext = max(ownNext, step + 1)
@@ -458,6 +487,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     /// Moves this rig to where its group wants it: only while connected, at rest and with
     /// no shot pending; once per move.
     private func moveIfNeeded() {
+        // A keyframes path moves by itself once started, and ends by itself.
+        guard !keyframes else { return }
         guard let door, connected, !stopping, atRest, pendingShot == nil else { return }
         guard let target = isLeader ? ownNext : myNext else { return }
         if target >= stepCount {
@@ -496,9 +527,13 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         peers[rig]?.next = shot.step + 1
         pending?.reported.insert(rig)
         let names = shot.pose.map { $0.keys.sorted() } ?? []
-        runner?.logFrame(
-            step: shot.step, rig: rig, label: shot.label, axisNames: names, pose: names.map { shot.pose?[$0] ?? 0 }, seconds: seconds(shot.edgeNs),
-            edgeNs: shot.edgeNs)
+        if !keyframes {
+            runner?.logFrame(
+                step: shot.step, rig: rig, label: shot.label, axisNames: names, pose: names.map { shot.pose?[$0] ?? 0 },
+                seconds: seconds(shot.edgeNs), edgeNs: shot.edgeNs)
+        } else {
+            logger.info("group \(settings.group): rig \(rig) started its path at \(UTCTime.isoMicros(nanoseconds: shot.edgeNs))")
+        }
         publishLeaderState()
     }
 

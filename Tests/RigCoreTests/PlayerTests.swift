@@ -48,6 +48,34 @@ import Testing
         for k in 1...arrival { #expect(run.frames[k][0] <= run.frames[k - 1][0]) }
     }
 
+    /// A group's keyframes path: after the lead-in the rig holds at the first key (one
+    /// `.readyToStart`) for as long as nobody says go, then plays the path from t = 0.
+    @Test func aPathThatHoldsBeforeItStartsWaitsForAdvanceAtTheFirstKey() throws {
+        var player = Player(rig: rig, motion: sweep, startPose: [30, 10], holdsBeforePath: true)
+        var pose = [30.0, 10.0]
+        var events: [(tick: Int, event: PlayerEvent)] = []
+        for tick in 0..<700 {
+            if let e = player.tick(into: &pose) { events.append((tick, e)) }
+        }
+        let ready = try #require(events.first { $0.event == .readyToStart })
+        #expect(events.count == 1, "nothing after the lead-in but the hold: \(events)")
+        #expect(pose == [-60, 0], "held at the first key")
+        #expect(player.phase == .waitingToStart && player.phase.isWaiting)
+        #expect(ready.tick < 200)
+        player.advance()
+        var frames: [[Double]] = []
+        var ended = false
+        for _ in 0..<1000 where !ended {
+            if player.tick(into: &pose) == .programEnded(stopped: false) { ended = true }
+            frames.append(pose)
+        }
+        #expect(ended)
+        // The path from its start: pan passes its midpoint 0 at t = 2 s, 200 ticks after go.
+        #expect(abs(frames[199][0]) < 1e-9, "\(frames[199])")
+        let excess = LimitExcess(frames: [[-60, 0]] + frames, rig: rig, startPose: [-60, 0])
+        #expect(excess.relative <= 1e-6, "\(excess)")
+    }
+
     @Test func endsWithProgramEndedThenParksAndFinishes() throws {
         let run = drive(rig: rig, motion: sweep, startPose: [-60, 0])
         let events = run.events.map(\.event)

@@ -94,6 +94,49 @@ import Testing
         for (a, b) in zip(ordered, ordered.dropFirst()) { #expect(b - a >= 1_500_000, "\(ordered)") }
     }
 
+    /// A keyframes program in a group: each rig leads in to its own first key (the
+    /// follower's is far away), holds there, and every rig's path starts at the one time
+    /// the leader chose once all were there — never before it.
+    @Test func aKeyframesPathStartsOnEveryRigAtTheGroupsTime() throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        func program(_ name: String, from: Int) throws -> String {
+            _ = try writeGroupProgram(in: dir, rigName: name, steps: 1)
+            let path = dir.appendingPathComponent("\(name)-path.json").path
+            try #"{"rig": "\#(name).json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": \#(from)}, {"t": 2, "value": \#(from + 20)}]}}"#
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let f1 = try GroupRig(
+            ["follow", try program("f1", from: -70), "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"],
+            state: dir.appendingPathComponent("state-f1"))
+        let lead = try GroupRig(
+            ["play", try program("lead", from: 0), "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5"],
+            state: dir.appendingPathComponent("state-lead"))
+        defer {
+            lead.kill9()
+            f1.kill9()
+        }
+        #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+        // The one order: the path's start for both rigs, after both were at their first keys.
+        let order = try #require(lead.transcript.split(separator: "\n").first { $0.contains("group g1: step 1 at") && $0.contains(" for f1, lead") })
+        let at = try #require(order.range(of: " at ").map { microseconds(String(order[$0.upperBound...].prefix(27))) } ?? nil)
+        #expect(f1.transcript.contains("at the first key"), "\(f1.transcript)")
+        func started(_ text: String, _ marker: String) -> Int64? {
+            text.split(separator: "\n").first { $0.contains(marker) }.flatMap { line in
+                line.range(of: "path at ").map { microseconds(String(line[$0.upperBound...].prefix(27))) }
+                    ?? line.range(of: "started at ").flatMap {
+                        microseconds(String(line[$0.upperBound...].prefix(27)))
+                    }
+            }
+        }
+        let leaderStart = try #require(started(lead.transcript, "the path started at"), "\(lead.transcript)")
+        let followerStart = try #require(started(lead.transcript, "rig f1 started its path at"), "\(lead.transcript)")
+        #expect(leaderStart >= at && followerStart >= at, "no path starts before the group's time: \(at) \(leaderStart) \(followerStart)")
+    }
+
     @Test func aBrokerRestartHoldsEveryRigAndTheShootGoesOn() throws {
         let broker = try TestBroker()
         defer { broker.stop() }

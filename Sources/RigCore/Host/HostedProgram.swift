@@ -14,6 +14,9 @@ public struct HostedProgram: Sendable, Equatable {
     public var firstStep: Int
     /// False: the rig is at the first step already (`rig play --start-here`).
     public var moveToFirstStep = true
+    /// A keyframes program holds at its first pose after the lead-in until the next
+    /// `advance` (a group starts the path at one time on every rig).
+    public var holdsBeforePath = false
     /// False: the program ends where its motion does, without parking (`rig jog`'s preview
     /// hands the rig back to the sticks there).
     public var parks = true
@@ -65,7 +68,7 @@ public struct HostedProgram: Sendable, Equatable {
         if !parks { for i in rig.axes.indices { rig.axes[i].park = nil } }
         return Player(
             rig: rig, motion: motion, startPose: pose, moveToFirstStep: moveToFirstStep, firstStep: firstStep, shooting: shooting,
-            trackSecondsAtStart: trackSecondsAtStart)
+            trackSecondsAtStart: trackSecondsAtStart, holdsBeforePath: holdsBeforePath)
     }
 
     /// Puts a stepped sky track on the clock: it starts at `nowUnix` (UTC), so each frame

@@ -226,6 +226,7 @@ public enum FeasibilityChecker {
         if case .stepped(let s) = motion { steps = s } else { steps = [] }
         switch phase {
         case .leadIn: return "lead-in to the first key"
+        case .waitingToStart: return "at the first key"
         case .path: return "keyframe path"
         case .moving(let step): return steps.indices.contains(step) ? "move to \(elided(steps[step].label))" : "move"
         case .settling(let step), .shooting(let step), .waiting(let step): return steps.indices.contains(step) ? "at \(elided(steps[step].label))" : "start"

@@ -140,6 +140,7 @@ extension Player: MotionSource {
         }
         switch phase {
         case .leadIn: p.phase = .leadIn
+        case .waitingToStart: p.phase = .waiting
         case .path: p.phase = .playing
         case .moving(let s):
             p.phase = .moving

@@ -13,6 +13,9 @@ public enum PlayerEvent: Sendable, Equatable {
     /// The rig is at its home pose and has settled (`goHome()`); the next `advance()` goes
     /// on with step `after + 1`.
     case readyAtHome(after: Int)
+    /// A keyframes program that holds before its path (`holdsBeforePath`: a group's)
+    /// is at the path's first pose after its lead-in; the next `advance()` starts the path.
+    case readyToStart
     /// The program's motion is over (normally or after a stop); parking may follow.
     case programEnded(stopped: Bool)
     /// Everything is done, park included: outputs may go to their safe state.
@@ -49,6 +52,8 @@ public enum ShotEvent: Sendable, Equatable {
 public struct Player: Sendable {
     public enum Phase: Sendable, Equatable {
         case leadIn
+        /// At the path's first pose after the lead-in, until `advance()` (`holdsBeforePath`).
+        case waitingToStart
         case path
         case moving(step: Int)
         case settling(step: Int)
@@ -68,7 +73,7 @@ public struct Player: Sendable {
         /// Waiting for `advance()`: at a step (or before the first), or at home.
         public var isWaiting: Bool {
             switch self {
-            case .waiting, .atHome: true
+            case .waiting, .atHome, .waitingToStart: true
             default: false
             }
         }
@@ -135,6 +140,7 @@ public struct Player: Sendable {
     var atStep: Int?
     /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
     var readyPending = false
+    let holdsBeforePath: Bool
     var pathShots = 0
     var plannedMoveStartTick: Int?
     // Backlash: the move to `waypoint` comes first, then the final approach to `target`.
@@ -168,11 +174,15 @@ public struct Player: Sendable {
     ///   - firstStep: the step to start at, 0-based (`--resume`, `--from-step`); clamped
     ///     to the program's steps.
     ///   - shooting: the camera's shot timing, the interval, and who ends a shot.
+    ///   - holdsBeforePath: a keyframes program holds at its first pose after the lead-in
+    ///     (`.readyToStart`) until `advance()` starts the path (a group starts it at one
+    ///     time on every rig).
     public init(
         rig: Rig, motion: Motion, startPose: [Double], moveToFirstStep: Bool = true,
-        firstStep: Int = 0, shooting: ShootingPlan = .none, trackSecondsAtStart: Double? = nil
+        firstStep: Int = 0, shooting: ShootingPlan = .none, trackSecondsAtStart: Double? = nil, holdsBeforePath: Bool = false
     ) {
         self.rig = rig
+        self.holdsBeforePath = holdsBeforePath
         self.trackSecondsAtStart = trackSecondsAtStart
         self.motion = motion
         self.dt = rig.tickSeconds
@@ -308,13 +318,27 @@ public struct Player: Sendable {
     @inline(__always)
     public mutating func tick(into out: inout [Double]) -> PlayerEvent? {
         for i in positions.indices { previous[i] = positions[i] }
-        let onPath = phase == .path
+        var onPath = phase == .path
         var event: PlayerEvent?
         switch phase {
         case .leadIn:
             if advanceMove() {
-                phase = .path
                 phaseTicks = 0
+                if holdsBeforePath {
+                    phase = .waitingToStart
+                    pendingAdvance = false
+                    event = .readyToStart
+                } else {
+                    phase = .path
+                }
+            }
+        case .waitingToStart:
+            // Go: this very tick is the path's first.
+            if pendingAdvance {
+                pendingAdvance = false
+                phase = .path
+                onPath = true
+                event = pathTick()
             }
         case .path: event = pathTick()
         case .moving(let step): event = moveTick(to: step)

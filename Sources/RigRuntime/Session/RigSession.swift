@@ -408,6 +408,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         case .ready(let step): line = "\(t) step \(step + 1)/\(stepCount) settled"
         case .homeMoveStarted: line = "\(t) move to the home pose"
         case .readyAtHome(let after): line = "\(t) settled at home (next: step \(after + 2)/\(stepCount))"
+        case .readyToStart: line = "\(t) at the first key: the path starts at the group's time"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
         case .settled(let step, let seconds, let measured):

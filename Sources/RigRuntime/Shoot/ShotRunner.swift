@@ -220,7 +220,7 @@ public final class ShotRunner: @unchecked Sendable {
                 logger.warning("\(message)")
                 display("⚠ \(message)")
             }
-        case .finished, .readyAtHome:
+        case .finished, .readyAtHome, .readyToStart:
             break
         }
     }

@@ -4,7 +4,8 @@ import RigGroup
 struct FollowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "follow",
-        abstract: "Follow a group's leader over MQTT: play this rig's stepped program step by step on the group's timeline.",
+        abstract:
+            "Follow a group's leader over MQTT: play this rig's program (step by step, or a keyframes path from the group's start) on the group's timeline.",
         discussion: """
             The rig moves only when the group's leader says where (its retained state), reports \
             "armed" once settled, and fires each step's shot at the leader's time from its own \
@@ -14,7 +15,7 @@ struct FollowCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "This rig's stepped program (.json), with as many steps as the leader's.")
+    @Argument(help: "This rig's program (.json): stepped, with as many steps as the leader's, or keyframes.")
     var program: String
 
     @Option(help: ArgumentHelp("The group's MQTT broker (mqtt://HOST:PORT or mqtts://…); default: the rig file's \"group\" broker.", valueName: "url"))

@@ -87,10 +87,6 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(2)
         }
         if group != nil {
-            guard prepared.program.isStepped else {
-                printError("\(file): error: a group plays stepped programs (steps, panorama, timelapse); this one is keyframes")
-                throw ExitCode(2)
-            }
             if trigger != nil || startHere || shootOptions.resume {
                 printError("error: in a group the leader moves the steps: --trigger, --start-here and --resume do not apply")
                 throw ExitCode(2)
@@ -141,7 +137,7 @@ struct PlayCommand: ParsableCommand {
         // In a group the steps wait for the group link's advance (a trigger the player does not pace).
         // In a group the player only moves and settles: the group link fires each step's frame at the group's time.
         var playerShots = shoot.plan
-        if link != nil {
+        if link != nil, program.isStepped {
             playerShots.timing = nil
             playerShots.intervalSeconds = nil
         }
@@ -149,6 +145,8 @@ struct PlayCommand: ParsableCommand {
             name: file, motion: program.motion, trigger: link != nil ? .keyboard : program.isStepped ? chosenTrigger : .auto, firstStep: shoot.firstStep,
             shots: playerShots, ramp: program.shoot.ramp, stepIntervals: shoot.plan.stepIntervals)
         hosted.moveToFirstStep = !startHere && link == nil
+        // A keyframes path in a group starts at the group's time, after every rig's lead-in.
+        hosted.holdsBeforePath = link != nil && !program.isStepped
         // A stepped track points where the sky is when each frame is shot, whenever that is.
         hosted.startTrackClock(nowUnix: Date().timeIntervalSince1970)
         if let link {
@@ -182,7 +180,9 @@ struct PlayCommand: ParsableCommand {
             settings.intervalSeconds = seconds
             settings.stepIntervals = program.stepIntervals
         }
-        let link = GroupLink(settings: settings, steps: program.steps, axisNames: program.rig.axes.map(\.name), runner: nil, logger: logger, clock: .measured())
+        let link = GroupLink(
+            settings: settings, steps: program.steps, axisNames: program.rig.axes.map(\.name), runner: nil, logger: logger, clock: .measured(),
+            keyframes: !program.isStepped)
         do {
             if case .leader = settings.role {
                 for note in try link.prepare(within: request.waitSeconds, say: { printError($0) }) { printError("warning: \(note)") }
