@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "RigServe",
             dependencies: [
-                "RigSky", "RigFormat", "RigCore", "RigRuntime", "RigGamepad", "CQREncode",
+                "RigSky", "RigFormat", "RigCore", "RigRuntime", "RigGamepad", "RigGroup", "CQREncode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -53,6 +53,26 @@ public struct GroupSettings: Sendable {
     }
 }
 
+/// The group as the leader sees it, for a status page: every rig's state and next step.
+public struct GroupSnapshot: Sendable, Equatable, Encodable {
+    public struct RigView: Sendable, Equatable, Encodable {
+        public var name: String
+        /// `armed`, `moving`, `shooting`, `shot`, `ready`, `lost`, `done`, `stopped`, or
+        /// `waiting` (not heard from since the link connected).
+        public var state: String
+        /// 1-based step it shoots next (past the last: done).
+        public var next: Int
+    }
+    public var group: String
+    public var leader: String
+    /// `running`, `paused` (a rig is missing), `done`, `stopped`, `connecting`.
+    public var state: String
+    public var rigs: [RigView]
+    public var missing: [String]
+    /// Why the group cannot go on (a clock off by more than the bound), if it cannot.
+    public var problem: String?
+}
+
 /// A rig's link to its group over MQTT, as a session part: it moves the rig from step to
 /// step through the session's door (`goTo`/`advance`, only while connected and at rest),
 /// reports `armed` when the rig settled at a step, fires the step's shot at the leader's
@@ -75,6 +95,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     struct Peer {
         var lost = true
+        var state = "waiting"
         /// A state heard since our last (re)connect.
         var fresh = false
         var armed: Int?
@@ -136,6 +157,14 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var lastOrder: (step: Int, atNs: Int64)?
     private var lastPublishedState: LeaderState?
     private var pauseNotice: String?
+    /// The peers' clocks were checked against the bound (`prepare`, or before the first
+    /// order when the leader did not wait in `prepare`: `rig serve`).
+    private var clocksChecked = false
+    private var problem: String?
+    private let shared = Mutex<GroupSnapshot?>(nil)
+
+    /// The group as this leader last saw it (nil on a follower, or before it connected).
+    public var snapshot: GroupSnapshot? { shared.withLock { $0 } }
 
     /// - Parameter keyframes: a keyframes program (no steps): every rig holds at its
     ///   path's first pose after the lead-in, and the leader starts the path on every rig
@@ -214,6 +243,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             }
             _ = arrived.wait(timeout: .now() + 0.2)
         }
+        clocksChecked = true
         var notes: [String] = []
         var clocks = peers.map { ($0.key, $0.value.clock ?? ClockReport(source: "unknown")) }
         clocks.append((settings.name, clockReport))
@@ -281,13 +311,19 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     }
 
     public func finish(_ outcome: SessionOutcome) {
-        timer?.cancel()
-        drain()
         let stoppedHere: Bool
         switch outcome {
         case .ran(let summary): stoppedHere = summary.end != .finished && !stopping || summary.stoppedBySignal
         case .refused: stoppedHere = true
         }
+        end(stoppedHere: stoppedHere)
+    }
+
+    /// The program ended (`rig serve`: one link per program, the session goes on):
+    /// `stoppedHere` — stopped on this rig, so the group stops too. Event thread.
+    public func end(stoppedHere: Bool) {
+        timer?.cancel()
+        drain()
         if stoppedHere {
             // STOP on any rig stops the group.
             client?.publish(topics.stop, GroupJSON.encode(StopOrder(from: settings.name)))
@@ -330,7 +366,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if isLeader { publishLeaderState(force: true) }
     }
 
+    private var ownState = "ready"
+
     private func publishOwnState(_ state: String) {
+        ownState = state
         client?.publish(topics.state(settings.name), GroupJSON.encode(RigState(state: state, armed: armed, lastShot: lastShot)), retain: true)
     }
 
@@ -508,6 +547,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     // MARK: - Leader
 
     private func peerState(_ rig: String, _ state: RigState) {
+        peers[rig]?.state = state.state
         if state.state == "lost" {
             if peers[rig]?.lost == false { logger.warning("group \(settings.group): rig \(rig) is lost (its will message)") }
             peers[rig]?.lost = true
@@ -546,6 +586,17 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         let current = state ?? (all >= stepCount ? "done" : missing.isEmpty ? "running" : "paused")
         var s = LeaderState(
             leader: settings.name, run: String(run), seq: seq, state: current, steps: stepCount, next: next, missing: missing, sha: settings.sha)
+        let views =
+            [GroupSnapshot.RigView(name: settings.name, state: ownState, next: ownNext + 1)]
+            + peers.keys.sorted().map {
+                GroupSnapshot.RigView(
+                    name: $0, state: peers[$0]?.fresh == true || peers[$0]?.lost == true ? peers[$0]?.state ?? "waiting" : "waiting",
+                    next: (peers[$0]?.next ?? 0) + 1)
+            }
+        shared.withLock {
+            $0 = GroupSnapshot(
+                group: settings.group, leader: settings.name, state: connected ? current : "connecting", rigs: views, missing: missing, problem: problem)
+        }
         if !force, let last = lastPublishedState, last.state == s.state, last.next == s.next, last.missing == s.missing { return }
         seq += 1
         s.seq = seq
@@ -580,6 +631,21 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if let notice = pauseNotice {
             pauseNotice = nil
             logger.notice("group \(settings.group): resumed (was \(notice))")
+        }
+        if !clocksChecked {
+            // The leader did not wait for its followers before the run (`rig serve`): their
+            // clocks are checked once all are there, before the first order.
+            clocksChecked = true
+            let clocks = peers.map { ($0.key, $0.value.clock ?? ClockReport(source: "unknown")) } + [(settings.name, clockReport)]
+            if let (name, clock) = clocks.sorted(by: { $0.0 < $1.0 }).first(where: { ($0.1.worstNs ?? 0) > settings.clockBoundNs }) {
+                problem =
+                    "the clock of rig \(name) may be off by \(ClockReport.ms(clock.worstNs ?? 0)) (\(clock)), above the bound of \(ClockReport.ms(settings.clockBoundNs)); nothing was shot"
+                logger.error("group \(settings.group): \(problem ?? "")")
+                publishLeaderState(force: true)
+                stopping = true
+                door?.stop()
+                return
+            }
         }
         let rigs = Set(next.filter { $0.value == m }.map(\.key))
         let ready = rigs.allSatisfy { rig in

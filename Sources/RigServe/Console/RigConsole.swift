@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import RigCore
 import RigGamepad
+import RigGroup
 import RigRuntime
 import RigSky
 import Synchronization
@@ -37,6 +38,11 @@ public final class RigConsole: @unchecked Sendable {
     /// The photographer's nudge on the playing program's exposure ramp (`POST /api/nudge`):
     /// back to 0 when a program starts.
     let rampNudge = RampNudge()
+    /// Leading a group (`rig serve --group`): each program's link while it plays, and the
+    /// last one's view for the status.
+    let groupLeading: GroupLeading?
+    let groupLink = Mutex<GroupLink?>(nil)
+    let lastGroup = Mutex<GroupSnapshot?>(nil)
     /// Told when the status may have changed (a loop event, a shot, the end): the event
     /// stream wakes on it instead of polling.
     private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)
@@ -80,9 +86,11 @@ public final class RigConsole: @unchecked Sendable {
     ///   - shotLogs: where each program's shot log goes (none: no log, the shots still fire).
     public init(
         rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
-        clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25, camera: Camera? = nil, shotLogs: RunLogDirectory? = nil
+        clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25, camera: Camera? = nil, shotLogs: RunLogDirectory? = nil,
+        group: GroupLeading? = nil
     ) {
         self.rig = rig
+        self.groupLeading = group
         self.camera = camera
         self.shotLogs = shotLogs
         self.logger = logger
@@ -138,6 +146,7 @@ public final class RigConsole: @unchecked Sendable {
         var partName: String { "console" }
         func start(_ door: SessionDoor) throws(PartStartFailure) { console?.started.signal() }
         func handle(_ event: LoopEvent) { console?.handle(event) }
+        func poll() { console?.groupPoll() }
         func finish(_ outcome: SessionOutcome) { console?.finish(outcome) }
     }
 
@@ -148,6 +157,7 @@ public final class RigConsole: @unchecked Sendable {
             shared.withLock { $0.lastError = "the limiter had to bend axis \"\(axis)\": the program was stopped" }
         }
         if case .host(let done, _) = event { follow(done) }
+        groupHandle(event)
         guard let shots = runner.withLock({ $0 }) else { return }
         shots.handle(event)
         if case .player(.programEnded, _) = event {
@@ -165,6 +175,7 @@ public final class RigConsole: @unchecked Sendable {
             started.signal()
         }
         runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
+        groupLink.withLock { $0 }?.finish(outcome)
     }
 
     /// The run's bookkeeping follows what the host did: a posted program started, was
@@ -231,6 +242,7 @@ public final class RigConsole: @unchecked Sendable {
             pose: pose, output: .init(type: outputType, state: line ?? (summary == nil ? "running" : "stopped")),
             error: lastError, controller: controller, lastStop: shared.withLock { $0.lastStop }, lastShot: shared.withLock { $0.lastShot },
             camera: cameraState)
+        status.group = groupStatus
         if let summary {
             status.state = summary.loop.fault == nil ? .idle : .fault
             status.error = summary.loop.fault.map { "\($0)" } ?? lastError
@@ -305,15 +317,28 @@ public final class RigConsole: @unchecked Sendable {
         if let exposure, program.shooting.timing != nil { (camera as? SettableCamera)?.prepare(exposure) }
         // Claimed: no other play gets here until this one ends. The shots' runner is in
         // place before the program can take its first step.
-        if program.shooting.timing != nil, let camera {
-            let shots = makeRunner(program, camera: camera, sha: programSha256)
+        let original = program
+        var program = program
+        if groupLeading != nil {
+            do throws(ServeError) { program = try groupProgram(program) } catch {
+                shared.withLock { $0.run = nil }
+                throw error
+            }
+        }
+        var shots: ShotRunner?
+        if original.shooting.timing != nil, let camera {
+            shots = makeRunner(original, camera: camera, sha: programSha256)
             runner.withLock { $0 = shots }
         }
-        var program = program
         program.startTrackClock(nowUnix: Date().timeIntervalSince1970)
         // The player is built here, from where the rig rests, not in the loop's tick.
         program.prepare(rig: rig, from: pose)
         mailbox.post(.play(program))
+        // After the program: the link's first move reaches the loop once the program has the rig.
+        if let groupLeading {
+            shots?.logsHolds = false
+            startGroupLink(groupLeading, program: program, original: original, sha: programSha256, shots: shots)
+        }
     }
 
     /// A step request for the program playing; 409 when none plays.

@@ -1,3 +1,4 @@
+import RigGroup
 /// What the rig is doing, as the API says it (`state`): the one place its words are
 /// decided on, so no decision compares a string.
 public enum ServeState: String, Sendable, Equatable, Encodable, CustomStringConvertible {
@@ -57,6 +58,10 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     /// The nudge on the playing program's exposure ramp (EV, positive brighter); nil
     /// unless a program with a ramp plays.
     public var nudgeEV: Double? = nil
+
+    /// The group this server leads (`rig serve --group`): every rig's state and next step,
+    /// during a program and after it; nil when it leads none (or before its first program).
+    public var group: GroupSnapshot? = nil
 
     public struct CameraState: Sendable, Equatable, Encodable {
         /// `connected`, or `not connected` (off or not found: the server looks for it
@@ -166,7 +171,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock, nudgeEV
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock, nudgeEV, group
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -186,6 +191,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(camera, forKey: .camera)
         try c.encode(clock, forKey: .clock)
         try c.encode(nudgeEV, forKey: .nudgeEV)
+        try c.encode(group, forKey: .group)
     }
 
     /// The same apart from elapsed time and ETA (the events stream sends those changes

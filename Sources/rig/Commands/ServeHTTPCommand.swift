@@ -5,6 +5,7 @@ import Logging
 import RigCore
 import RigDevices
 import RigFormat
+import RigGroup
 import RigRuntime
 import RigServe
 
@@ -62,6 +63,8 @@ struct ServeHTTPCommand: ParsableCommand {
 
     @Flag(help: "Do not fire the rig's camera (programs play without shots).")
     var noShoot = false
+
+    @OptionGroup(title: "Leading a group of rigs (see docs/multi-rig.md)") var groupOptions: GroupOptions
 
     @OptionGroup var runOptions: SessionRunOptions
 
@@ -148,8 +151,13 @@ struct ServeHTTPCommand: ParsableCommand {
             }
         }
         let shotLogs = StateDirectory.default().map { RunLogDirectory(stateDirectory: $0) }
+        // Leading a group: every program played here is played by the group.
+        let leading = try GroupRequest(groupOptions).map { request in
+            GroupLeading(settings: try request.settings(rig: model, sha: "", firstStep: 0), clock: { ClockReport.measured() })
+        }
         let console = RigConsole(
-            rig: model, output: device, startPose: start.pose, options: options, logger: logger, camera: camera, shotLogs: shotLogs)
+            rig: model, output: device, startPose: start.pose, options: options, logger: logger, camera: camera, shotLogs: shotLogs,
+            group: leading)
         do { try console.start() } catch {
             printError("error: \(error.message)")
             throw ExitCode(1)

@@ -1,0 +1,70 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `rig serve --group … --followers …`: the programs the phone plays are played by the
+/// group, and the status shows every rig. Real parts: mosquitto, a `rig follow` process and
+/// a `rig serve` process on the simulated rig, the API over loopback HTTP.
+@Suite(.serialized) struct ServeLeadsGroupTests {
+    /// One request to the server; the reply's status and JSON object.
+    func request(_ base: String, _ method: String, _ path: String, body: String? = nil) async throws -> (Int, [String: Any]) {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.setValue("group-test", forHTTPHeaderField: "X-Rig-Client")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    @Test func aProgramPlayedOnTheLeadersPageIsPlayedByTheGroup() async throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        let steps = 3
+        let followerProgram = try writeGroupProgram(in: dir, rigName: "f1", steps: steps)
+        let leaderProgram = try writeGroupProgram(in: dir, rigName: "lead", steps: steps)
+        let programs = dir.appendingPathComponent("programs")
+        try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
+        try String(contentsOfFile: leaderProgram, encoding: .utf8).replacingOccurrences(of: "\"lead.json\"", with: "\"../lead.json\"")
+            .write(to: programs.appendingPathComponent("row.json"), atomically: true, encoding: .utf8)
+        let f1 = try GroupRig(
+            ["follow", followerProgram, "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"],
+            state: dir.appendingPathComponent("state-f1"))
+        let serve = try GroupRig(
+            [
+                "serve", "--rig", dir.appendingPathComponent("lead.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
+                "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5",
+            ], state: dir.appendingPathComponent("state-lead"))
+        defer {
+            serve.kill9()
+            f1.kill9()
+        }
+        #expect(serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1), "\(serve.transcript)")
+        let text = serve.out.text + serve.err.text
+        let port = try #require(
+            text.range(of: "listening on http://").flatMap { r in
+                text[r.upperBound...].split(separator: "/").first?.split(separator: ":").last.flatMap { Int($0) }
+            })
+        let base = "http://127.0.0.1:\(port)"
+        let (status, reply) = try await request(base, "POST", "/api/play", body: #"{"program": "row.json"}"#)
+        #expect(status == 202, "\(reply) \(serve.transcript)")
+        // Every step shot by both rigs, and the follower done: the status's group says so.
+        let leader = try await poll(every: .milliseconds(100), for: .seconds(180)) { () async throws -> String? in
+            let (_, json) = try await request(base, "GET", "/api/status")
+            guard let group = json["group"] as? [String: Any], let rigs = group["rigs"] as? [[String: Any]],
+                rigs.count == 2, rigs.allSatisfy({ ($0["next"] as? Int) == steps + 1 })
+            else { return nil }
+            return group["leader"] as? String
+        }
+        #expect(leader == "lead")
+        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+        #expect(f1.transcript.contains("step \(steps) shot at"), "\(f1.transcript)")
+    }
+}
