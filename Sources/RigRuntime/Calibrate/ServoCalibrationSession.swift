@@ -16,6 +16,8 @@ public struct ServoCalibrationOptions: Sendable {
     /// for tests any descriptor read as it is.
     public var keysDescriptor: Int32 = STDIN_FILENO
     public var requireTerminal = true
+    /// Trap SIGINT and the other stop signals (the command line); false when the caller owns them.
+    public var trapSignals = true
     /// Where the screen goes: each status line and message, and whether to redraw the
     /// status line in place (a terminal) or print each as a line.
     public var show: @Sendable (String) -> Void = { StandardStreams.out($0) }
@@ -97,6 +99,7 @@ public func runServoCalibration(rig: Rig, output: Output, options: ServoCalibrat
         axisName: axis.name, show: options.show, redraw: options.redrawInPlace, logger: logger)
     var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
     sessionOptions.inputPaths = [options.rigPath]
+    sessionOptions.trapSignals = options.trapSignals
     let session = RigSession(
         rig: rawRig, source: CommandSource(rig: rawRig, startPose: startPose), output: output, startPose: startPose, parts: [keys],
         options: sessionOptions, logger: logger)
