@@ -1,6 +1,5 @@
 import Foundation
 import RigCore
-import RigFormat
 import RigRuntime
 import Testing
 
