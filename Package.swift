@@ -207,7 +207,7 @@ let package = Package(
             name: "RigPCA9685Tests",
             dependencies: [
                 "RigTestSupport",
-                "RigCore", "RigRuntime", "RigPCA9685",
+                "RigFormat", "RigCore", "RigRuntime", "RigPCA9685",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ], exclude: ["adafruit_reference.py"], swiftSettings: strict),

@@ -68,3 +68,18 @@ import Testing
         #expect(result.stderr.contains("--payloads"))
     }
 }
+
+/// `rig bench calibrate` runs and prints a row per step. The simulation is deterministic,
+/// so the goal is held here too: a point every 100 µs is within 0.5° everywhere.
+@Suite struct BenchCalibrateSmokeTests {
+    @Test func benchCalibratePrintsARowPerStep() throws {
+        let result = try RigProcess.run(["bench", "calibrate", "--steps", "100", "200", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0["stayed_in_range"] as? Bool == true })
+        let worst = try #require(rows.first?["worst_error_deg"] as? Double)
+        #expect(worst <= 0.5)
+    }
+}

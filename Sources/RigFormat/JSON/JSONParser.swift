@@ -441,3 +441,39 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
         return copy
     }
 }
+
+extension JSONParser {
+    /// The byte offset in `bytes` of a place the parser reported (a `JSONNode`'s or a key's
+    /// location), counting lines and columns as the parser does (LF, CR or CR LF end a line;
+    /// columns count characters; a leading BOM is not a column). Nil past the end.
+    public static func byteOffset(of location: SourceLocation, in bytes: [UInt8]) -> Int? {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        while line < location.line {
+            guard index < bytes.count else { return nil }
+            let byte = bytes[index]
+            index += 1
+            if byte == 0x0A || (byte == 0x0D && !(index < bytes.count && bytes[index] == 0x0A)) { line += 1 }
+        }
+        var column = 1
+        while column < location.column {
+            guard index < bytes.count else { return nil }
+            index += 1
+            // A character is its first byte and its continuation bytes.
+            while index < bytes.count, bytes[index] & 0xC0 == 0x80 { index += 1 }
+            column += 1
+        }
+        return index <= bytes.count ? index : nil
+    }
+
+    /// The bytes of the one value that starts at `offset` (an object or array with
+    /// everything in it, a string with its quotes): for an editor that replaces a value
+    /// and keeps every other byte of the file.
+    public static func valueExtent(at offset: Int, in bytes: [UInt8]) throws(JSONSyntaxError) -> Range<Int> {
+        var parser = JSONParser(bytes: bytes)
+        parser.index = offset
+        parser.markIndex = offset
+        _ = try parser.parseValue()
+        return offset..<parser.index
+    }
+}

@@ -3,12 +3,13 @@ import RigCore
 import RigDevices
 import RigFormat
 import RigPCA9685
+import RigRuntime
 
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Derive calibration values from measurements.",
-        subcommands: [CalibrateOscillator.self]
+        subcommands: [CalibrateServo.self, CalibrateOscillator.self]
     )
 }
 
@@ -52,5 +53,77 @@ struct CalibrateOscillator: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(2)
         }
+    }
+}
+
+/// `rig calibrate servo`: find a servo's pulse widths by moving it in raw µs and reading
+/// its angle off, and write them into the rig file as a multi-point `calibration`.
+struct CalibrateServo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "servo",
+        abstract: "Calibrate a servo axis interactively: raw pulse widths in, angles read off, a calibration table into the rig file.",
+        discussion: """
+            Drives the axis's channel in raw pulse widths, starting where it is (or at the \
+            file's pulse for home) within ±300 µs, a range shown on screen that only w widens. \
+            ←/→ step 5 µs, ↑/↓ 50 µs, ,/. 1 µs; [ and ] mark the ends of travel; d starts and \
+            ends a deadband search; a, then the angle the axis shows (a protractor, a printed \
+            dial, or two marks of the scene N° apart) and Enter records a point; x deletes \
+            the last; s writes the points into the rig file's axis as "calibration" (the rest \
+            of the file unchanged) and prints the resolution per output count; q quits \
+            without saving. Ctrl-C leaves the servo in the output's safe state. See \
+            docs/pca9685.md.
+            """)
+
+    @Option(help: "The rig file (its axis's calibration is rewritten on save).")
+    var rig: String
+
+    @Option(help: "The servo axis to calibrate.")
+    var axis: String
+
+    @OptionGroup var session: SessionRunOptions
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        let model = try FileLoading.loadRig(rig)
+        let logger = log.bootstrap(label: "rig.calibrate")
+        let output = try SessionSetup.makeOutput(model, logger: logger)
+        var options = ServoCalibrationOptions(rigPath: rig, axisName: axis)
+        options.tracePath = session.trace
+        options.realtime = !session.noRealtime
+        let summary: ServoCalibrationSummary
+        do throws(ServoCalibrationError) {
+            summary = try runServoCalibration(rig: model, output: output, options: options, logger: logger)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(error.exitCode)
+        }
+        if let deadband = summary.deadbandMicroseconds { say("deadband: \(format(deadband)) µs") }
+        if let table = summary.saved, let saved = summary.savedRig {
+            for line in Self.resolution(table, rig: saved, axis: axis) { say(line) }
+        }
+        try SessionSetup.end(summary.session)
+    }
+
+    /// What one output count is worth on the new calibration: on this rig's output, and
+    /// on a PCA9685 at 50 Hz when the output is continuous (the simulator).
+    static func resolution(_ table: Calibration, rig: Rig, axis: String) -> [String] {
+        var lines = ["calibration: " + zip(table.angles, table.pulses).map { "\(format($0))° at \(format($1)) µs" }.joined(separator: ", ")]
+        let slopes = zip(zip(table.angles, table.angles.dropFirst()), zip(table.pulses, table.pulses.dropFirst())).map { a, p in abs((a.1 - a.0) / (p.1 - p.0))
+        }
+        let quantum = (try? OutputDrivers.config(rig))?.quantum ?? .continuous
+        let count: Double
+        var what: String
+        if let step = quantum.pulseMicroseconds {
+            count = step
+            what = "one \(rig.output.type) count (\(fixed(step, 2)) µs)"
+        } else {
+            count = servoFramePeriodMicroseconds / 4096
+            what = "one PCA9685 count at 50 Hz (\(fixed(count, 2)) µs, 12 bits; the \(rig.output.type) output has no steps)"
+        }
+        if let low = slopes.min(), let high = slopes.max() {
+            let range = low == high ? "\(fixed(low * count, 3))°" : "\(fixed(low * count, 3))…\(fixed(high * count, 3))° (by segment)"
+            lines.append("resolution of \(axis): \(what) ≈ \(range); 1 µs ≈ \(fixed(low, 4))…\(fixed(high, 4))°")
+        }
+        return lines
     }
 }

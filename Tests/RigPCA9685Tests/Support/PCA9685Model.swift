@@ -30,6 +30,9 @@ final class PCA9685Model: I2CBus {
     private var restartPending = false
     /// Problems a real chip would punish: ON == OFF, reserved registers, oversized blocks.
     private(set) var violations: [String] = []
+    /// Every channel's high counts after each write that reached the chip, in order
+    /// (what the pins showed, for tests that bound every pulse ever sent).
+    private(set) var highCountsAfterWrites: [[Int]] = []
 
     private var failuresLeft = 0
     private var failureErrno: Int32 = 0
@@ -101,6 +104,7 @@ final class PCA9685Model: I2CBus {
     func writeByte(address: Int, register: UInt8, value: UInt8) throws(I2CError) {
         try begin(.writeByte, address: address, register: register, data: [value], busBytes: 3, operation: .write(register: register))
         write(from: register, [value])
+        highCountsAfterWrites.append((0..<16).map(highCounts))
     }
 
     func writeBlock(address: Int, register: UInt8, data: UnsafeRawBufferPointer) throws(I2CError) {
@@ -108,6 +112,7 @@ final class PCA9685Model: I2CBus {
         if bytes.count > 32 { violations.append("SMBus block of \(bytes.count) bytes (max 32)") }
         try begin(.writeBlock, address: address, register: register, data: bytes, busBytes: 2 + bytes.count, operation: .write(register: register))
         write(from: register, bytes)
+        highCountsAfterWrites.append((0..<16).map(highCounts))
     }
 
     func readByte(address: Int, register: UInt8) throws(I2CError) -> UInt8 {
