@@ -21,8 +21,9 @@ final class TestBroker: @unchecked Sendable {
             let passwords = directory.appendingPathComponent("passwd").path
             try "".write(toFile: passwords, atomically: true, encoding: .utf8)
             for (user, password) in users {
-                let made = try RigProcess.run(["-b", passwords, user, password], program: URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"))
-                guard made.status == 0 else { throw BrokerMissing(detail: "mosquitto_passwd: \(made.stderr)") }
+                // Under sh, as every process here (Foundation's wait starves on 2 cores).
+                let made = try GroupRig(["-b", passwords, user, password], state: directory, executable: "/usr/bin/mosquitto_passwd")
+                guard made.exitStatus(within: 120) == 0 else { throw BrokerMissing(detail: "mosquitto_passwd: \(made.transcript)") }
             }
             access = "allow_anonymous false\npassword_file \(passwords)"
         }
@@ -114,13 +115,19 @@ final class GroupRig: @unchecked Sendable {
     let err: PipeCollector
     let pid: pid_t?
 
-    init(_ arguments: [String], state: URL, environment extra: [String: String] = [:]) throws {
+    /// - Parameters:
+    ///   - executable: another program than `rig` (then run with `arguments` alone).
+    ///   - realtimeFlag: `--no-realtime` appended (a `rig` command that runs the loop).
+    init(
+        _ arguments: [String], state: URL, environment extra: [String: String] = [:], executable: String = RigProcess.executable.path,
+        realtimeFlag: Bool = true
+    ) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = state.path
         for (key, value) in extra { environment[key] = value }
         let (_, out, err) = try RigProcess.start(
-            ["-c", supervised, RigProcess.executable.path] + arguments + ["--no-realtime"], program: URL(fileURLWithPath: "/bin/sh"),
-            environment: environment)
+            ["-c", supervised, executable] + arguments + (realtimeFlag && executable == RigProcess.executable.path ? ["--no-realtime"] : []),
+            program: URL(fileURLWithPath: "/bin/sh"), environment: environment)
         self.out = PipeCollector(out)
         self.err = PipeCollector(err)
         pid = supervisedPID(self.err)
