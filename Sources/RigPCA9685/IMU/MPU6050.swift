@@ -141,7 +141,10 @@ public struct MPU6050Error: Error, Sendable, CustomStringConvertible {
 public struct MPU6050Config: Sendable, Equatable {
     /// The gyro's full scale (GYRO_CONFIG FS_SEL).
     public enum Range: Int, Sendable, CaseIterable {
-        case dps250 = 250, dps500 = 500, dps1000 = 1000, dps2000 = 2000
+        case dps250 = 250
+        case dps500 = 500
+        case dps1000 = 1000
+        case dps2000 = 2000
         var fsSel: UInt8 {
             switch self {
             case .dps250: 0
@@ -163,7 +166,13 @@ public struct MPU6050Config: Sendable, Equatable {
 
     /// The digital low-pass filter's gyro bandwidth (CONFIG DLPF_CFG), Hz.
     public enum Filter: Int, Sendable, CaseIterable {
-        case hz256 = 256, hz188 = 188, hz98 = 98, hz42 = 42, hz20 = 20, hz10 = 10, hz5 = 5
+        case hz256 = 256
+        case hz188 = 188
+        case hz98 = 98
+        case hz42 = 42
+        case hz20 = 20
+        case hz10 = 10
+        case hz5 = 5
         var dlpfConfig: UInt8 {
             switch self {
             case .hz256: 0
@@ -219,7 +228,8 @@ public struct MPU6050Config: Sendable, Equatable {
         if let filter = object.optional("filterHz") {
             let n = try filter.integer()
             guard let f = Filter(rawValue: n) else {
-                throw filter.error("\(n) Hz is not a low-pass filter of the MPU-6050; valid: \(Filter.allCases.map { "\($0.rawValue)" }.joined(separator: ", "))")
+                throw filter.error(
+                    "\(n) Hz is not a low-pass filter of the MPU-6050; valid: \(Filter.allCases.map { "\($0.rawValue)" }.joined(separator: ", "))")
             }
             config.filter = f
         }

@@ -108,7 +108,9 @@ public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor
     do throws(RigFileEditError) {
         result.savedRig = try RigFileEditor.setShaper(shaper, axis: options.axisName, in: options.rigPath)
         result.saved = shaper
-        options.show("saved \"shaper\": {\"type\": \"zv\", \"frequencyHz\": \(format(shaper.frequencyHz)), \"damping\": \(format(shaper.damping))} into axis \"\(axis.name)\" of \(options.rigPath)\n")
+        options.show(
+            "saved \"shaper\": {\"type\": \"zv\", \"frequencyHz\": \(format(shaper.frequencyHz)), \"damping\": \(format(shaper.damping))} into axis \"\(axis.name)\" of \(options.rigPath)\n"
+        )
     } catch {
         result.failure = "not saved: \(error)"
     }
@@ -185,7 +187,9 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
     func start(_ door: SessionDoor) throws(PartStartFailure) {
         try recorder.sensor.start()
         sensorStarted = true
-        show("measuring the resonance of axis \"\(axisName)\" with \(recorder.sensor.sensorName): \(targets.count) steps between \(format(home))° and \(format(targets.first ?? home))°\n")
+        show(
+            "measuring the resonance of axis \"\(axisName)\" with \(recorder.sensor.sensorName): \(targets.count) steps between \(format(home))° and \(format(targets.first ?? home))°\n"
+        )
         running = true
         SystemThread.start(name: "rig-resonance") { [self] in
             run(door)
@@ -224,7 +228,8 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
             }
             state.withLock { $0.trials.append(RingDownTrial(payload: payload, component: component)) }
             show(
-                "ring-down \(n + 1) of \(targets.count): \(fixed(payload.frequencyHz, 3)) Hz, damping \(fixed(payload.damping, 3)) (gyro \(["x", "y", "z"][component]))\n")
+                "ring-down \(n + 1) of \(targets.count): \(fixed(payload.frequencyHz, 3)) Hz, damping \(fixed(payload.damping, 3)) (gyro \(["x", "y", "z"][component]))\n"
+            )
         }
         if targets.last != home { _ = stepAndRecord(to: home, door, recording: false) }
         door.stop()
