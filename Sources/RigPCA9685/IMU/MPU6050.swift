@@ -145,14 +145,8 @@ public struct MPU6050Config: Sendable, Equatable {
         case dps500 = 500
         case dps1000 = 1000
         case dps2000 = 2000
-        var fsSel: UInt8 {
-            switch self {
-            case .dps250: 0
-            case .dps500: 1
-            case .dps1000: 2
-            case .dps2000: 3
-            }
-        }
+        /// FS_SEL: the ranges in the register map's order.
+        var fsSel: UInt8 { UInt8(Self.allCases.firstIndex(of: self) ?? 0) }
         /// LSB per °/s (register map 4.19).
         public var countsPerDegreePerSecond: Double {
             switch self {
@@ -173,17 +167,8 @@ public struct MPU6050Config: Sendable, Equatable {
         case hz20 = 20
         case hz10 = 10
         case hz5 = 5
-        var dlpfConfig: UInt8 {
-            switch self {
-            case .hz256: 0
-            case .hz188: 1
-            case .hz98: 2
-            case .hz42: 3
-            case .hz20: 4
-            case .hz10: 5
-            case .hz5: 6
-            }
-        }
+        /// DLPF_CFG: the bandwidths in the register map's order (0: 256 Hz … 6: 5 Hz).
+        var dlpfConfig: UInt8 { UInt8(Self.allCases.firstIndex(of: self) ?? 0) }
     }
 
     public var bus = "/dev/i2c-1"

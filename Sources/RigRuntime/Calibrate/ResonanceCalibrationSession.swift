@@ -82,6 +82,9 @@ public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor
     } else {
         throw ServoCalibrationError("axis \"\(axis.name)\" cannot step \(format(options.stepDegrees))° from \(format(from))° within its soft limits")
     }
+    // The sensor answers, or nothing starts (the output untouched).
+    do throws(PartStartFailure) { try sensor.start() } catch { throw ServoCalibrationError(error.description, exitCode: 1) }
+    defer { sensor.close() }
     let recorder = RateRecorder(sensor: sensor, axis: index)
     let part = ResonancePart(
         recorder: recorder, axisIndex: index, axisCount: runRig.axes.count, targets: (0..<options.trials).map { $0 % 2 == 0 ? to : from },
@@ -97,7 +100,10 @@ public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor
     do throws(SessionError) { summary = try session.run() } catch { throw ServoCalibrationError(error.description, exitCode: error.exitCode) }
     var result = ResonanceCalibrationSummary(session: summary, trials: part.trials, failure: part.failure)
     guard result.failure == nil, summary.exitCode == 0, part.trials.count == options.trials else {
-        if result.failure == nil, summary.exitCode == 0 { result.failure = "stopped before the last ring-down: nothing saved" }
+        if result.failure == nil, summary.exitCode == 0, !summary.stoppedBySignal {
+            result.failure = "stopped before the last ring-down: nothing saved"
+        }
+        if summary.stoppedBySignal { options.show("stopped: nothing saved\n") }
         return result
     }
     let median = ResonanceMedian(part.trials.map(\.payload))
@@ -163,7 +169,6 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let state = Mutex<(trials: [RingDownTrial], failure: String?)>(([], nil))
     private var running = false
-    private var sensorStarted = false
 
     init(
         recorder: RateRecorder, axisIndex: Int, axisCount: Int, targets: [Double], home: Double, recordSeconds: Double, tickSeconds: Double,
@@ -185,8 +190,6 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
     var failure: String? { state.withLock { $0.failure } }
 
     func start(_ door: SessionDoor) throws(PartStartFailure) {
-        try recorder.sensor.start()
-        sensorStarted = true
         show(
             "measuring the resonance of axis \"\(axisName)\" with \(recorder.sensor.sensorName): \(targets.count) steps between \(format(home))° and \(format(targets.first ?? home))°\n"
         )
@@ -203,7 +206,6 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
             finished.wait()
             running = false
         }
-        if sensorStarted { recorder.sensor.close() }
     }
 
     private func fail(_ message: String, _ door: SessionDoor) {
