@@ -40,8 +40,31 @@ final class MPU6050Model: I2CBus {
         log.append(.transaction(Transaction(kind: kind, address: address, register: register, data: data, busBytes: busBytes)))
     }
 
+    /// Instead of a replay: the camera on a servo horn whose angle this returns (read from
+    /// the PCA9685 model's channel), as the simulated payload's spring, stepped once per
+    /// gyro read; its rate about z, with noise.
+    var follow: (horn: () -> Double, response: PayloadResponse, noiseDps: Double)?
+    private var noiseState: UInt64 = 7
+
+    private func followed() -> SIMD3<Double>? {
+        guard var f = follow else { return nil }
+        f.response.step(horn: f.horn())
+        follow = f
+        var v = SIMD3<Double>(repeating: 0)
+        for c in 0..<3 {
+            var sum = 0.0
+            for _ in 0..<3 {
+                noiseState = noiseState &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                sum += Double(noiseState >> 11) / Double(1 << 53)
+            }
+            v[c] = (sum - 1.5) * 2 * f.noiseDps
+        }
+        v.z += f.response.rate
+        return v
+    }
+
     private func loadGyro() {
-        let rate = replay.isEmpty ? SIMD3(repeating: 0) : replay[min(samplesRead, replay.count - 1)]
+        let rate = followed() ?? (replay.isEmpty ? SIMD3(repeating: 0) : replay[min(samplesRead, replay.count - 1)])
         samplesRead += 1
         for axis in 0..<3 {
             let counts = isAsleep ? 0 : Int16(clamping: Int((rate[axis] * sensitivity).rounded()))
