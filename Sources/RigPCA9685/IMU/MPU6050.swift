@@ -51,6 +51,8 @@ public final class MPU6050: RateSensor {
         openBus = { () throws(I2CError) -> I2CBus in try LinuxI2CBus(path: config.bus) }
     }
 
+    public var componentNames: [String] { ["gyro x", "gyro y", "gyro z"] }
+
     public var sensorName: String { "the MPU-6050 at 0x\(String(config.address, radix: 16)) on \(config.bus)" }
 
     /// Opens the bus, checks it is an MPU-6050 and configures it.

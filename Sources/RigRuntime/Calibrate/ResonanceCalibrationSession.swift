@@ -225,12 +225,12 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
             let component = energy.indices.max { energy[$0] < energy[$1] } ?? 0
             guard let payload = RingDown.identify(samples: components[component], sampleSeconds: tickSeconds) else {
                 return fail(
-                    "ring-down \(n + 1) did not ring (fewer than three half-cycles above the noise on gyro \(["x", "y", "z"][component])): "
+                    "ring-down \(n + 1) did not ring (fewer than three half-cycles above the noise on \(recorder.sensor.componentNames[component])): "
                         + "is the sensor on the camera, and the axis free to swing? Nothing saved", door)
             }
             state.withLock { $0.trials.append(RingDownTrial(payload: payload, component: component)) }
             show(
-                "ring-down \(n + 1) of \(targets.count): \(fixed(payload.frequencyHz, 3)) Hz, damping \(fixed(payload.damping, 3)) (gyro \(["x", "y", "z"][component]))\n"
+                "ring-down \(n + 1) of \(targets.count): \(fixed(payload.frequencyHz, 3)) Hz, damping \(fixed(payload.damping, 3)) (\(recorder.sensor.componentNames[component]))\n"
             )
         }
         if targets.last != home { _ = stepAndRecord(to: home, door, recording: false) }

@@ -31,6 +31,8 @@ public protocol RateSensor: AnyObject {
     var sensorName: String { get }
     /// Opens and configures it, before the loop runs: a sensor that does not answer fails here.
     func start() throws(PartStartFailure)
+    /// What to call each component on the screen ("gyro x", …).
+    var componentNames: [String] { get }
     /// The rates now; nil when the reading failed.
     func rates() -> SIMD3<Double>?
     /// Closes it (after the loop ended).
@@ -47,6 +49,7 @@ public final class SimRateSensor: RateSensor {
         self.axis = axis
     }
     public var sensorName: String { "the simulated payload's own motion (no IMU)" }
+    public var componentNames: [String] { ["the simulated camera", "-", "-"] }
     public func start() throws(PartStartFailure) {}
     public func rates() -> SIMD3<Double>? { SIMD3(output.modelledCameraRate(axis: axis), 0, 0) }
     public func close() {}
