@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RigCore
 import RigTestSupport
 import Testing
@@ -60,5 +61,28 @@ import Testing
         #expect(result.stderr.contains("needs an MPU-6050-class IMU"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+
+    @Test func ctrlCMidRunSavesNothingAndEndsInTheSafeState() throws {
+        let path = try RigProcess.temporaryFile("head.json", contents: Self.rigText)
+        let trace = (path as NSString).deletingLastPathComponent + "/resonance.csv"
+        let (process, out, err) = try RigProcess.start(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--trace", trace, "--no-realtime"])
+        let stdout = PipeCollector(out)
+        let stderr = PipeCollector(err)
+        #expect(stdout.wait(for: "ring-down 1 of 3", within: 60), "\(stdout.text)\(stderr.text)")
+        kill(process.processIdentifier, SIGINT)
+        _ = stdout.waitForEnd()
+        _ = stderr.waitForEnd()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr.text)")
+        #expect(stdout.text.contains("stopped: nothing saved"))
+        #expect(!stdout.text.contains("saved \"shaper\""))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.rigText)
+        // The pan axis went out to the 5° step and no further (the sim quantizes to PCA9685
+        // counts: ±0.1°), and its velocity never passed its 180 °/s.
+        let pan = try Trace(path: trace).rows.filter { $0.axis == "pan" }
+        #expect(pan.contains { $0.position > 4.8 })
+        #expect(pan.allSatisfy { $0.position > -0.2 && $0.position < 5.2 })
+        #expect(zip(pan, pan.dropFirst()).allSatisfy { abs($1.position - $0.position) / 0.01 <= 180 + 0.2 / 0.01 })
     }
 }
