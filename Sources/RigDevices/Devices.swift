@@ -3,10 +3,11 @@ import RigDFMoco
 import RigFormat
 import RigGamepad
 import RigGroup
+import RigPCA9685
 import RigStepSync
 
 /// The composition root for a rig's devices: each driver reads its own section of the rig
-/// file (`OutputDrivers`, `StepSyncConfig`, `ButtonsConfig`, `DFMocoConfig`, `JogConfig`, `CameraBackends`, `GroupConfig`). Every command that loads a rig, and the
+/// file (`OutputDrivers`, `StepSyncConfig`, `ButtonsConfig`, `DFMocoConfig`, `JogConfig`, `CameraBackends`, `GroupConfig`, `MPU6050Config`). Every command that loads a rig, and the
 /// tests that pin what `rig check` prints, go through `check` before anything opens.
 public enum Devices {
     /// Reads every device section with the driver that owns it; the first problem is a
@@ -19,5 +20,6 @@ public enum Devices {
         _ = try JogConfig.parse(rig.jog, axes: rig.axes)
         try CameraBackends.validate(rig)
         _ = try GroupConfig.parse(rig.group)
+        if let imu = rig.imu { _ = try MPU6050Config.parse(imu) }
     }
 }

@@ -31,6 +31,7 @@ final class ProbeBus: I2CBus {
 
     func writeByte(address: Int, register: UInt8, value: UInt8) throws(I2CError) { try target(address) }
     func writeBlock(address: Int, register: UInt8, data: UnsafeRawBufferPointer) throws(I2CError) { try target(address) }
+    func readBlock(address: Int, register: UInt8, into: UnsafeMutableRawBufferPointer) throws(I2CError) { try target(address) }
     func readByte(address: Int, register: UInt8) throws(I2CError) -> UInt8 {
         try target(address)
         return 0

@@ -24,6 +24,24 @@ import Testing
                 == "{\"axes\": [{\"name\": \"pan\",\n  \"channel\": 2,\n  \"calibration\": [[-80, 620], [0, 1480], [85, 2400]],\n  \"home\": 0}]}\n")
     }
 
+    @Test func aShaperGoesAfterThePayloadOrReplacesTheOneThere() throws {
+        let text = "{\"axes\": [{\"name\": \"pan\", \"channel\": 0,\n  \"payload\": {\"frequencyHz\": 3},\n  \"home\": 0}]}\n"
+        let path = try file(text)
+        let shaper = ShaperConfig(kind: .zv, frequencyHz: 2.987, damping: 0.031)
+        let rig = try RigFileEditor.setShaper(shaper, axis: "pan", in: path)
+        #expect(rig.axes[0].shaper == shaper)
+        let once = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(
+            once
+                == "{\"axes\": [{\"name\": \"pan\", \"channel\": 0,\n  \"payload\": {\"frequencyHz\": 3},\n  \"shaper\": {\"type\": \"zv\", \"frequencyHz\": 2.987, \"damping\": 0.031},\n  \"home\": 0}]}\n"
+        )
+        let again = ShaperConfig(kind: .zv, frequencyHz: 3.01, damping: 0.02)
+        try RigFileEditor.setShaper(again, axis: "pan", in: path)
+        #expect(
+            try String(contentsOfFile: path, encoding: .utf8)
+                == once.replacingOccurrences(of: "\"frequencyHz\": 2.987, \"damping\": 0.031", with: "\"frequencyHz\": 3.01, \"damping\": 0.02"))
+    }
+
     @Test func anInvertedAxisGetsTheTableMirroredSoItReadsBackAsMeasured() throws {
         let path = try file("{\"axes\": [{\"name\": \"tilt\", \"channel\": 1, \"calibration\": [[-90, 1000], [90, 2000]], \"inverted\": true}]}")
         let rig = try RigFileEditor.setCalibration(table, axis: "tilt", in: path)

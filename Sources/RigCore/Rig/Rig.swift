@@ -28,6 +28,9 @@ public struct Rig: Sendable, Equatable {
     /// Shots wait until the head is measured still (`"settle"`); nil: each step's fixed
     /// `settleSeconds`.
     public var settle: MeasuredSettle?
+    /// An IMU on the camera (`"imu"`: an MPU-6050 on an I2C bus), read by RigPCA9685's
+    /// `MPU6050Config`; nil: none (`rig calibrate resonance` needs one on real hardware).
+    public var imu: ConfigSection?
 
     public static let loopRateRangeHz: ClosedRange<Double> = 20...500
     public static let defaultLoopRateHz = 100.0

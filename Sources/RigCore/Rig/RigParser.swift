@@ -39,6 +39,7 @@ public enum RigParser {
         let jog = object.optional("jog").map(ConfigSection.init)
         let dfmoco = object.optional("dfmoco").map(ConfigSection.init)
         let group = object.optional("group").map(ConfigSection.init)
+        let imu = object.optional("imu").map(ConfigSection.init)
         let camera = try object.optional("camera").map { v throws(FileError) in try CameraConfig.parse(v) }
         let site = try object.optional("site").map { v throws(FileError) in try ProgramParser.parseSite(v) }
         let settle = try object.optional("settle").map { v throws(FileError) in try MeasuredSettle.parse(v) }
@@ -55,6 +56,7 @@ public enum RigParser {
         rig.camera = camera
         rig.site = site
         rig.settle = settle
+        rig.imu = imu
         return rig
     }
 

@@ -33,6 +33,11 @@ public final class CountingI2CBus: I2CBus {
         return registers[Int(register)]
     }
 
+    public func readBlock(address: Int, register: UInt8, into: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        readTransactions += 1
+        for offset in 0..<into.count { into[offset] = registers[(Int(register) + offset) & 0xFF] }
+    }
+
     public func quickWrite(address: Int) throws(I2CError) {}
 
     public func receiveByte(address: Int) throws(I2CError) -> UInt8 {

@@ -18,6 +18,10 @@ public protocol I2CBus: AnyObject {
     /// SMBus "read byte data": `register`, repeated start, one byte back.
     func readByte(address: Int, register: UInt8) throws(I2CError) -> UInt8
 
+    /// SMBus "I2C block read": `register`, repeated start, then `into.count` (1…32) bytes
+    /// from consecutive registers (the chip's auto-increment), filling `into`.
+    func readBlock(address: Int, register: UInt8, into: UnsafeMutableRawBufferPointer) throws(I2CError)
+
     /// SMBus "quick write": the address alone, to see whether anything acknowledges it.
     func quickWrite(address: Int) throws(I2CError)
 

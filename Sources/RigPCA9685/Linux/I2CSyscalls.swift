@@ -27,6 +27,8 @@ struct I2CSyscalls: Sendable {
     var smbusWriteByteData: @Sendable (_ fd: CInt, _ command: UInt8, _ value: UInt8) -> CInt
     /// `i2c_smbus_write_i2c_block_data(fd, command, length, values)`.
     var smbusWriteI2CBlockData: @Sendable (_ fd: CInt, _ command: UInt8, _ data: UnsafeRawBufferPointer) -> CInt
+    /// `i2c_smbus_read_i2c_block_data(fd, command, length, values)`: the count read.
+    var smbusReadI2CBlockData: @Sendable (_ fd: CInt, _ command: UInt8, _ into: UnsafeMutableRawBufferPointer) -> CInt
 
     /// The `ioctl` request that binds the file descriptor to a 7-bit address. Never
     /// `I2C_SLAVE_FORCE`: an address a kernel driver owns must stay its own (EBUSY).
@@ -49,6 +51,10 @@ struct I2CSyscalls: Sendable {
         smbusWriteI2CBlockData: { fd, command, data in
             guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return -EINVAL }
             return i2c_smbus_write_i2c_block_data(fd, command, UInt8(truncatingIfNeeded: data.count), base)
+        },
+        smbusReadI2CBlockData: { fd, command, into in
+            guard let base = into.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return -EINVAL }
+            return i2c_smbus_read_i2c_block_data(fd, command, UInt8(truncatingIfNeeded: into.count), base)
         }
     )
 }

@@ -75,6 +75,18 @@ public final class LinuxI2CBus: I2CBus {
         return UInt8(truncatingIfNeeded: try check(syscalls.smbusReadByteData(fd, register), .read(register: register), address))
     }
 
+    public func readBlock(address: Int, register: UInt8, into: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        guard (1...i2cSMBusBlockMax).contains(into.count) else {
+            throw I2CError(errno: .invalidArgument, operation: .read(register: register), bus: path, address: address)
+        }
+        try select(address)
+        let count = try check(syscalls.smbusReadI2CBlockData(fd, register, into), .read(register: register), address)
+        // A short read is a failed transfer: the rest of `into` would be stale.
+        guard count == into.count else {
+            throw I2CError(errno: .ioError, operation: .read(register: register), bus: path, address: address)
+        }
+    }
+
     public func quickWrite(address: Int) throws(I2CError) {
         try select(address)
         _ = try check(syscalls.smbusWriteQuick(fd), .probe, address)

@@ -46,6 +46,19 @@ public enum RigFileEditor {
         }
     }
 
+    /// Writes `shaper` as axis `axis`'s `"shaper"`: in place of an existing one, else after
+    /// `"payload"`, `"maxAcceleration"` or the last member. Returns the rig as the new
+    /// file describes it.
+    @discardableResult
+    public static func setShaper(_ shaper: ShaperConfig, axis: String, in path: String) throws(RigFileEditError) -> Rig {
+        try edit(path, axis: axis) { object, members, edit throws(JSONSourceEdit.Problem) in
+            let text =
+                "{\"type\": \(JSONText.string(shaper.kind.rawValue)), \"frequencyHz\": \(JSONText.number(shaper.frequencyHz)), \"damping\": \(JSONText.number(shaper.damping))}"
+            let after = ["payload", "maxJerk", "maxAcceleration"].first { key in members.contains { $0.key == key } } ?? ""
+            try setMember("shaper", to: text, replacing: [], after: after, object: object, members: members, edit: &edit)
+        }
+    }
+
     /// Sets `key` of the axis object to `valueText`: its value replaced if it is there,
     /// else in place of the first of `replacing` that is (the others removed), else added
     /// after the member `after` (or the last one).

@@ -119,6 +119,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     /// write, its verdict handed to the source.
     private let stillnessProbe: StillnessProbe?
     private var stillness: StillnessDetector
+    /// `rig calibrate resonance`'s sensor, read after every write.
+    private let rateRecorder: RateRecorder?
     // Only the loop thread touches these while it runs.
     private var source: Source
     private var positions: [Double]
@@ -140,9 +142,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     public init(
         rig: Rig, source: Source, output: Output, clock: LoopClock = MonotonicClock(),
         options: LoopOptions = LoopOptions(), trace: TraceWriter? = nil, startPose: [Double], mailbox: SourceMailbox = SourceMailbox(),
-        stillness: (probe: StillnessProbe, settle: MeasuredSettle)? = nil
+        stillness: (probe: StillnessProbe, settle: MeasuredSettle)? = nil, rates: RateRecorder? = nil
     ) {
         self.rig = rig
+        rateRecorder = rates
         stillnessProbe = stillness?.probe
         self.stillness = StillnessDetector(stillness?.settle ?? MeasuredSettle(sensor: .sim))
         self.mailbox = mailbox
@@ -336,6 +339,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
                 source.measured(still: stillness.isStill)
             }
+            rateRecorder?.record(timeSeconds: time, positions: positions)
             if let trace {
                 for i in rig.axes.indices where !sent[i].isNaN {
                     trace.push(

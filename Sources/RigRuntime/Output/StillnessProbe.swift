@@ -21,3 +21,65 @@ extension SimOutput: StillnessProbe {
         return sum.squareRoot()
     }
 }
+
+/// The camera's angular rate by sensor axis, signed, degrees per second: an IMU's gyro
+/// (x, y, z), or the simulator's payload. `rig calibrate resonance` records it through a
+/// `RateRecorder`, read by the loop once per tick after the output's write, on the loop
+/// thread (no allocation, no long blocking).
+public protocol RateSensor: AnyObject {
+    /// What it is, for the screen ("MPU-6050 at 0x68 on /dev/i2c-1").
+    var sensorName: String { get }
+    /// Opens and configures it, before the loop runs: a sensor that does not answer fails here.
+    func start() throws(PartStartFailure)
+    /// What to call each component on the screen ("gyro x", …).
+    var componentNames: [String] { get }
+    /// The rates now; nil when the reading failed.
+    func rates() -> SIMD3<Double>?
+    /// Closes it (after the loop ended).
+    func close()
+}
+
+/// The simulated payload as a rate sensor: axis `axis`'s camera rate as its x (a
+/// demonstration without an IMU: the simulator's own motion, exact but for its model).
+public final class SimRateSensor: RateSensor {
+    private let output: SimOutput
+    private let axis: Int
+    public init(output: SimOutput, axis: Int) {
+        self.output = output
+        self.axis = axis
+    }
+    public var sensorName: String { "the simulated payload's own motion (no IMU)" }
+    public var componentNames: [String] { ["the simulated camera", "-", "-"] }
+    public func start() throws(PartStartFailure) {}
+    public func rates() -> SIMD3<Double>? { SIMD3(output.modelledCameraRate(axis: axis), 0, 0) }
+    public func close() {}
+}
+
+/// One tick's reading: the loop's time, where the loop sent the recorded axis, the rates
+/// (NaN when the reading failed).
+public struct RateSample: Sendable, Equatable {
+    public var timeSeconds: Double
+    public var position: Double
+    public var rates: SIMD3<Double>
+}
+
+/// Records a `RateSensor` once per loop tick, on the loop thread, into a ring another
+/// thread drains (`rig calibrate resonance`).
+public final class RateRecorder: @unchecked Sendable {
+    public let sensor: RateSensor
+    /// The axis whose commanded position each sample carries.
+    public let axis: Int
+    public let samples = SPSCRing<RateSample>(capacity: 8192)
+
+    public init(sensor: RateSensor, axis: Int) {
+        self.sensor = sensor
+        self.axis = axis
+    }
+
+    /// The loop thread, after the output's write.
+    @inline(__always)
+    func record(timeSeconds: Double, positions: [Double]) {
+        let rates = sensor.rates() ?? SIMD3(repeating: .nan)
+        _ = samples.push(RateSample(timeSeconds: timeSeconds, position: positions[axis], rates: rates))
+    }
+}

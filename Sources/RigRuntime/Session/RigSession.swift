@@ -24,6 +24,8 @@ public struct SessionOptions {
     /// How often the output's remembered pose is saved while the rig runs (it writes only
     /// when the pose changed): after a SIGKILL it is at most this much motion old.
     public var persistIntervalSeconds = 0.25
+    /// A sensor the loop reads every tick after the write (`rig calibrate resonance`).
+    public var rates: RateRecorder?
 
     public init(loop: LoopOptions = LoopOptions(), tracePath: String? = nil, liveView: LiveView? = nil) {
         self.loop = loop
@@ -267,7 +269,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
         let loop = ControlLoop(
             rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox,
-            stillness: stillnessProbe())
+            stillness: stillnessProbe(), rates: options.rates)
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
             mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,

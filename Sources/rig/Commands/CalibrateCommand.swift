@@ -9,7 +9,7 @@ struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Derive calibration values from measurements.",
-        subcommands: [CalibrateServo.self, CalibrateOscillator.self]
+        subcommands: [CalibrateServo.self, CalibrateResonance.self, CalibrateOscillator.self]
     )
 }
 
@@ -125,5 +125,92 @@ struct CalibrateServo: ParsableCommand {
             lines.append("resolution of \(axis): \(what) ≈ \(range); 1 µs ≈ \(fixed(low, 4))…\(fixed(high, 4))°")
         }
         return lines
+    }
+}
+
+/// `rig calibrate resonance`: step an axis, record the camera's ring-down with the IMU
+/// (the rig file's `"imu"`), identify frequency and damping, write a ZV shaper.
+struct CalibrateResonance: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resonance",
+        abstract: "Measure an axis's ringing with an IMU on the camera and write a ZV input shaper into the rig file.",
+        discussion: """
+            Steps the axis by --step degrees and back (within its soft and speed limits, \
+            through the same loop and limiter as every run), records the camera's angular rate \
+            with the MPU-6050 of the rig file's "imu" section for --seconds after each move, \
+            identifies the ringing's frequency and damping (the gyro component that rings \
+            most), three times, and writes the medians into the axis as "shaper": {"type": \
+            "zv", …} (the rest of the file unchanged). On the simulated rig without an "imu" \
+            it measures the simulated payload's own motion (a demonstration). Ctrl-C leaves \
+            the rig in its safe state. See docs/pca9685.md.
+            """)
+
+    @Option(help: "The rig file (its axis's shaper is rewritten).")
+    var rig: String
+
+    @Option(help: "The axis to measure.")
+    var axis: String
+
+    @Option(help: "The step, degrees.")
+    var step: Double = 5
+
+    @Option(help: "How long each ring-down is recorded, seconds.")
+    var seconds: Double = 4
+
+    @Flag(help: "Print the result without writing it into the rig file.")
+    var dryRun = false
+
+    @OptionGroup var session: SessionRunOptions
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        let model = try FileLoading.loadRig(rig)
+        guard (0.5...30).contains(step), (1...30).contains(seconds) else {
+            printError("error: --step must be within 0.5…30° and --seconds within 1…30 s")
+            throw ExitCode(2)
+        }
+        guard let index = model.axisIndex(named: axis) else {
+            printError("error: \(rig): no axis named \"\(elided(axis))\"; the axes: \(model.axes.map(\.name).joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        let logger = log.bootstrap(label: "rig.calibrate")
+        let output = try SessionSetup.makeOutput(model, logger: logger)
+        let sensor: RateSensor
+        if let section = model.imu {
+            do throws(FileError) { sensor = MPU6050(config: try MPU6050Config.parse(section)) } catch {
+                printError("\(error)")
+                throw ExitCode(2)
+            }
+        } else if let sim = output as? SimOutput {
+            guard model.axes[index].payload != nil else {
+                printError(
+                    "error: \(rig): axis \"\(axis)\" of the simulated rig has no \"payload\": nothing rings to measure (add \"payload\": {\"frequencyHz\": 3, \"damping\": 0.03} to try it)"
+                )
+                throw ExitCode(2)
+            }
+            sensor = SimRateSensor(output: sim, axis: index)
+            say("no \"imu\" in \(rig): measuring the simulated payload's own motion (a demonstration)")
+        } else {
+            printError(
+                "error: \(rig): rig calibrate resonance needs an MPU-6050-class IMU on the camera, on the I2C bus: add \"imu\": {\"bus\": 1, \"address\": \"0x68\"} (docs/pca9685.md)"
+            )
+            throw ExitCode(2)
+        }
+        var options = ResonanceCalibrationOptions(rigPath: rig, axisName: axis)
+        options.stepDegrees = step
+        options.recordSeconds = seconds
+        options.tracePath = session.trace
+        options.realtime = !session.noRealtime
+        options.save = !dryRun
+        let summary: ResonanceCalibrationSummary
+        do throws(ServoCalibrationError) {
+            summary = try runResonanceCalibration(rig: model, output: output, sensor: sensor, options: options, logger: logger)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(error.exitCode)
+        }
+        if let failure = summary.failure { printError("error: \(failure)") }
+        try SessionSetup.end(summary.session)
+        if summary.failure != nil { throw ExitCode(1) }
     }
 }

@@ -26,7 +26,7 @@ struct ChipChannel: Sendable, Equatable, CustomStringConvertible {
 
 /// One I2C transaction seen by the model.
 struct Transaction: Sendable, Equatable {
-    enum Kind: Sendable, Equatable { case writeByte, writeBlock, readByte, quickWrite, receiveByte }
+    enum Kind: Sendable, Equatable { case writeByte, writeBlock, readByte, readBlock, quickWrite, receiveByte }
     var kind: Kind
     var address: Int
     var register: UInt8?

@@ -88,6 +88,12 @@ final class FakeI2CDevice: Sendable {
                     for (offset, byte) in bytes.enumerated() { state.registers[(Int(command) + offset) & 0xFF] = byte }
                 }
                 return 0
+            },
+            smbusReadI2CBlockData: { fd, command, into in
+                if let result = self.record("readBlock", "readBlock 0x\(String(command, radix: 16)) \(into.count)") { return result }
+                let registers = self.state.withLock { $0.registers }
+                for offset in 0..<into.count { into[offset] = registers[(Int(command) + offset) & 0xFF] }
+                return CInt(into.count)
             }
         )
     }

@@ -12,6 +12,9 @@ import SystemPackage
 /// (set when SLEEP is entered while running, cleared by writing 1 after waking); the
 /// All Call address 0x70 while ALLCALL is set. Injectable: a power-on reset at any
 /// moment, and an errno for the next N transactions.
+///
+/// It is the fake bus too: other chip models hang on it (`attach`, an MPU-6050), and a
+/// transaction to one of their addresses is theirs.
 final class PCA9685Model: I2CBus {
     // Datasheet register numbers (table 4) and bits (tables 5, 6), restated on purpose.
     static let MODE1: UInt8 = 0x00, MODE2: UInt8 = 0x01
@@ -34,6 +37,8 @@ final class PCA9685Model: I2CBus {
     /// (what the pins showed, for tests that bound every pulse ever sent).
     private(set) var highCountsAfterWrites: [[Int]] = []
 
+    /// Other chips on this bus, by address.
+    private var attached: [Int: I2CBus] = [:]
     private var failuresLeft = 0
     private var failureErrno: Int32 = 0
     /// Run before the transaction with this index (0-based, counting every transaction).
@@ -45,6 +50,9 @@ final class PCA9685Model: I2CBus {
         self.log = log
         applyPowerOnValues()
     }
+
+    /// Puts another chip model on this bus at `address`.
+    func attach(_ chip: I2CBus, at address: Int) { attached[address] = chip }
 
     // MARK: - Injection
 
@@ -102,12 +110,14 @@ final class PCA9685Model: I2CBus {
     // MARK: - I2CBus
 
     func writeByte(address: Int, register: UInt8, value: UInt8) throws(I2CError) {
+        if let chip = attached[address] { return try chip.writeByte(address: address, register: register, value: value) }
         try begin(.writeByte, address: address, register: register, data: [value], busBytes: 3, operation: .write(register: register))
         write(from: register, [value])
         highCountsAfterWrites.append((0..<16).map(highCounts))
     }
 
     func writeBlock(address: Int, register: UInt8, data: UnsafeRawBufferPointer) throws(I2CError) {
+        if let chip = attached[address] { return try chip.writeBlock(address: address, register: register, data: data) }
         let bytes = Array(data)
         if bytes.count > 32 { violations.append("SMBus block of \(bytes.count) bytes (max 32)") }
         try begin(.writeBlock, address: address, register: register, data: bytes, busBytes: 2 + bytes.count, operation: .write(register: register))
@@ -116,15 +126,28 @@ final class PCA9685Model: I2CBus {
     }
 
     func readByte(address: Int, register: UInt8) throws(I2CError) -> UInt8 {
+        if let chip = attached[address] { return try chip.readByte(address: address, register: register) }
         try begin(.readByte, address: address, register: register, data: [], busBytes: 4, operation: .read(register: register))
         return read(register)
     }
 
+    func readBlock(address: Int, register: UInt8, into: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        if let chip = attached[address] { return try chip.readBlock(address: address, register: register, into: into) }
+        try begin(.readBlock, address: address, register: register, data: [], busBytes: 3 + into.count, operation: .read(register: register))
+        var pointer = register
+        for offset in 0..<into.count {
+            into[offset] = read(pointer)
+            if registers[Int(Self.MODE1)] & Self.AI != 0 { pointer = Self.next(after: pointer) }
+        }
+    }
+
     func quickWrite(address: Int) throws(I2CError) {
+        if let chip = attached[address] { return try chip.quickWrite(address: address) }
         try begin(.quickWrite, address: address, register: nil, data: [], busBytes: 1, operation: .probe)
     }
 
     func receiveByte(address: Int) throws(I2CError) -> UInt8 {
+        if let chip = attached[address] { return try chip.receiveByte(address: address) }
         try begin(.receiveByte, address: address, register: nil, data: [], busBytes: 2, operation: .probe)
         return read(0)
     }
