@@ -188,7 +188,7 @@ func errorLine(_ file: BadFile) -> String {
               "axes": [{"name": "pan", "channel": 0}]
             }
             """,
-            #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "group", "jog", "loopRateHz", "name", "output", "settle", "site", "stepSync""#
+            #"r.json:2:3: error: $.loopRate: unknown key "loopRate" (did you mean "loopRateHz"?); valid keys here: "$schema", "axes", "buttons", "camera", "description", "dfmoco", "group", "imu", "jog", "loopRateHz", "name", "output", "settle", "site", "stepSync""#
         ),
         .rig(
             "misspelt output key",
