@@ -61,8 +61,10 @@ extension ServeCameraTests {
     @Test func theNudgeReachesThePlayingRamp() async throws {
         let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
         let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
-        let program = Self.program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 30"#).replacingOccurrences(
-            of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 29, "value": 5}"#)
+        // Long enough (10 minutes) that it still plays however late a loaded machine lets
+        // this test go on after the first shot; the test stops it.
+        let program = Self.program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 600"#).replacingOccurrences(
+            of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 599, "value": 5}"#)
         let fixture = try ServeFixture(programs: ["dusk.json": program], rigText: Self.rig, camera: camera)
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
