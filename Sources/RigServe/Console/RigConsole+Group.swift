@@ -42,9 +42,11 @@ extension RigConsole {
         return grouped
     }
 
-    /// The group link for `program` (posted already), connected and started as a part of
-    /// the running session; `shots` fires the camera at the group's times.
-    func startGroupLink(_ leading: GroupLeading, program: HostedProgram, original: HostedProgram, sha: String, shots: ShotRunner?) {
+    /// The group link for `program`, in place before the program is posted (it hears every
+    /// event of the program) and started on the session's event thread once the host says
+    /// the program took the rig (its moves then follow the program in the mailbox);
+    /// `shots` fires the camera at the group's times.
+    func prepareGroupLink(_ leading: GroupLeading, program: HostedProgram, original: HostedProgram, sha: String, shots: ShotRunner?) {
         var settings = leading.settings
         settings.sha = sha
         settings.firstStep = program.firstStep
@@ -58,35 +60,64 @@ extension RigConsole {
         let mailbox = self.mailbox
         let door = SessionDoor(
             mailbox: mailbox, stop: { mailbox.post(.stop) }, stepCount: steps.count, pose: { [weak self] in self?.loopStatus?.positions })
-        do throws(PartStartFailure) {
-            try link.start(door)
-        } catch {
-            logger.error("group \(settings.group): \(error); the program waits until the broker answers")
-        }
-        groupLink.withLock { $0 = link }
+        groupLink.withLock { $0 = PendingLink(link: link, door: door) }
     }
 
-    /// Loop events for the program's group link (event thread); it ends with the program.
+    /// Loop events for the program's group link (event thread): started with the program,
+    /// dropped when the host refused it, ended with it.
     func groupHandle(_ event: LoopEvent) {
-        guard let link = groupLink.withLock({ $0 }) else { return }
+        guard let pending = groupLink.withLock({ $0 }) else { return }
+        let link = pending.link
+        if case .host(let done, _) = event {
+            switch done {
+            case .started where !pending.started:
+                pending.started = true
+                do throws(PartStartFailure) { try link.start(pending.door) } catch {
+                    logger.error("group \(link.settings.group): \(error); the program waits until the broker answers")
+                }
+            case .refused(.play, _) where !pending.started:
+                link.close()
+                groupLink.withLock { if $0 === pending { $0 = nil } }
+                return
+            default: break
+            }
+        }
+        guard pending.started else { return }
         link.handle(event)
         if case .player(.programEnded(let stopped), _) = event {
             link.end(stoppedHere: stopped)
-            groupLink.withLock { if $0 === link { $0 = nil } }
+            groupLink.withLock { if $0 === pending { $0 = nil } }
             lastGroup.withLock { $0 = link.snapshot }
         }
     }
 
     /// The link's turn on the session's event thread.
     func groupPoll() {
-        guard let link = groupLink.withLock({ $0 }) else { return }
-        link.poll()
+        guard let pending = groupLink.withLock({ $0 }), pending.started else { return }
+        pending.link.poll()
         changed()
     }
 
     /// The group as the status shows it: the playing program's link, else the last one.
     var groupStatus: GroupSnapshot? {
-        if let link = groupLink.withLock({ $0 }) { return link.snapshot }
+        if let pending = groupLink.withLock({ $0 }) { return pending.link.snapshot ?? lastGroup.withLock { $0 } }
         return lastGroup.withLock { $0 }
+    }
+
+    /// The session's end with a program's link still there.
+    func groupFinish(_ outcome: SessionOutcome) {
+        guard let pending = groupLink.withLock({ $0 }) else { return }
+        if pending.started { pending.link.finish(outcome) } else { pending.link.close() }
+    }
+}
+
+/// A program's group link and the door it starts with; `started` on the event thread only.
+final class PendingLink: @unchecked Sendable {
+    let link: GroupLink
+    let door: SessionDoor
+    var started = false
+    init(link: GroupLink, door: SessionDoor) {
+        self.link = link
+        self.door = door
     }
 }

@@ -41,7 +41,7 @@ public final class RigConsole: @unchecked Sendable {
     /// Leading a group (`rig serve --group`): each program's link while it plays, and the
     /// last one's view for the status.
     let groupLeading: GroupLeading?
-    let groupLink = Mutex<GroupLink?>(nil)
+    let groupLink = Mutex<PendingLink?>(nil)
     let lastGroup = Mutex<GroupSnapshot?>(nil)
     /// Told when the status may have changed (a loop event, a shot, the end): the event
     /// stream wakes on it instead of polling.
@@ -175,7 +175,7 @@ public final class RigConsole: @unchecked Sendable {
             started.signal()
         }
         runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
-        groupLink.withLock { $0 }?.finish(outcome)
+        groupFinish(outcome)
     }
 
     /// The run's bookkeeping follows what the host did: a posted program started, was
@@ -333,12 +333,12 @@ public final class RigConsole: @unchecked Sendable {
         program.startTrackClock(nowUnix: Date().timeIntervalSince1970)
         // The player is built here, from where the rig rests, not in the loop's tick.
         program.prepare(rig: rig, from: pose)
-        mailbox.post(.play(program))
-        // After the program: the link's first move reaches the loop once the program has the rig.
+        // The group link is there before the program (it starts once the program has the rig).
         if let groupLeading {
             shots?.logsHolds = false
-            startGroupLink(groupLeading, program: program, original: original, sha: programSha256, shots: shots)
+            prepareGroupLink(groupLeading, program: program, original: original, sha: programSha256, shots: shots)
         }
+        mailbox.post(.play(program))
     }
 
     /// A step request for the program playing; 409 when none plays.
