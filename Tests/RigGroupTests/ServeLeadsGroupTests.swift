@@ -46,7 +46,11 @@ import Testing
             serve.kill9()
             f1.kill9()
         }
-        #expect(serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1), "\(serve.transcript)")
+        // Blocking waits off the cooperative pool (2 threads on 2 cores).
+        let listening = try await onThread {
+            serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1)
+        }
+        #expect(listening, "\(serve.transcript)")
         let text = serve.out.text + serve.err.text
         let port = try #require(
             text.range(of: "listening on http://").flatMap { r in
@@ -64,7 +68,8 @@ import Testing
             return group["leader"] as? String
         }
         #expect(leader == "lead")
-        #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+        let followerExit = try await onThread { f1.exitStatus() }
+        #expect(followerExit == 0, "\(f1.transcript)")
         #expect(f1.transcript.contains("step \(steps) shot at"), "\(f1.transcript)")
     }
 }

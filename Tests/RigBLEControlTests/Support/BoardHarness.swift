@@ -102,18 +102,6 @@ final class BoardHarness: @unchecked Sendable {
 
 }
 
-/// Runs blocking work (an output's start, a loop) on its own thread, not the test's
-/// cooperative pool (the output's own tasks need that pool meanwhile).
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
-
 /// Progress on stderr (unbuffered), to see where a slow test is.
 func trace(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
