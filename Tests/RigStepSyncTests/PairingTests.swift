@@ -22,9 +22,9 @@ import Testing
     static func connect(_ control: DBusConnection) async throws -> BlueZCharacteristic {
         let adapter = try await BlueZAdapter.named("hci1", on: control)
         let found = try await BlueZCentral(bus: control).discover(
-            on: adapter, filter: BlueZDeviceFilter(serviceUUID: BUIService.service), timeout: .seconds(30))
+            on: adapter, filter: BlueZDeviceFilter(serviceUUID: BUIService.service), timeout: .seconds(90))
         let device = BlueZDevice(bus: control, path: found.path)
-        try await device.connect(timeout: .seconds(30))
+        try await device.connect(timeout: .seconds(90))
         let characteristic = try #require(try await device.characteristic(uuid: BUIService.continueAvailable))
         return characteristic
     }
