@@ -1,5 +1,7 @@
 import CMosquitto
+import Dispatch
 import FoundationEssentials
+import RigRuntime
 import Synchronization
 
 /// Where the group's broker is: `mqtt://host:port` (plain) or `mqtts://host:port` (TLS,
@@ -107,6 +109,12 @@ public final class MQTTClient: @unchecked Sendable {
     private let onEvent: @Sendable (Event) -> Void
     private let subscriptions = Mutex<[String]>([])
     private let state = Mutex<(started: Bool, closed: Bool)>((false, false))
+    /// QoS 1 messages queued and acknowledged by the broker (PUBACK), and whether it is
+    /// connected: `close` lets what was published go out first.
+    private let flow = Mutex<(published: Int, acknowledged: Int, connected: Bool)>((0, 0, false))
+    /// `close` asked for the DISCONNECT (from the network thread, on the broker's last
+    /// UNSUBACK: `unanswered` counts them down), and whether it was sent: once.
+    private let closing = Mutex<(asked: Bool, unanswered: Int, sent: Bool)>((false, 0, false))
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
@@ -149,7 +157,18 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_v5_callback_set(handle) { _, object, rc, _ in
             guard let object else { return }
             let reason = rc == 0 ? "disconnected" : String(cString: mosquitto_reason_string(rc))
-            Unmanaged<MQTTClient>.fromOpaque(object).takeUnretainedValue().onEvent(.disconnected(reason: reason))
+            let client = Unmanaged<MQTTClient>.fromOpaque(object).takeUnretainedValue()
+            client.flow.withLock { $0.connected = false }
+            client.onEvent(.disconnected(reason: reason))
+        }
+        mosquitto_publish_v5_callback_set(handle) { _, object, _, _, _ in
+            guard let object else { return }
+            Unmanaged<MQTTClient>.fromOpaque(object).takeUnretainedValue().flow.withLock { $0.acknowledged += 1 }
+        }
+        mosquitto_unsubscribe_v5_callback_set(handle) { mosq, object, _, _ in
+            guard let mosq, let object else { return }
+            // On the network thread itself: the DISCONNECT goes out after what it owes the broker.
+            if Unmanaged<MQTTClient>.fromOpaque(object).takeUnretainedValue().takeDisconnect(answer: true) { mosquitto_disconnect_v5(mosq, 0, nil) }
         }
         mosquitto_message_v5_callback_set(handle) { _, object, message, properties in
             guard let object, let message else { return }
@@ -199,19 +218,56 @@ public final class MQTTClient: @unchecked Sendable {
             _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds)
         }
         let rc = payload.withUnsafeBytes { mosquitto_publish_v5(handle, nil, topic, Int32($0.count), $0.baseAddress, 1, retain, properties) }
-        return rc == MOSQ_ERR_SUCCESS.rawValue
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return false }
+        flow.withLock { $0.published += 1 }
+        return true
     }
 
     /// Disconnects cleanly (no will) and stops the network thread; waits at most for the
     /// thread to see it. Idempotent.
-    public func close() {
+    ///
+    /// libmosquitto 2.0 loses a DISCONNECT asked for from another thread while its network
+    /// thread has packets to send (the broker logs "closed its connection" or "disconnected
+    /// due to out of memory" and publishes the will), and the messages with it. So, while
+    /// connected, what was published goes out first (acknowledged; at most `flushSeconds`),
+    /// then the DISCONNECT is asked for on the network thread itself, when the broker
+    /// answers an UNSUBSCRIBE (at most `flushSeconds` more; else from here).
+    public func close(flushSeconds: Double = 2) {
         let wasStarted: Bool = state.withLock { s in
             defer { s.closed = true }
             return s.started && !s.closed
         }
         guard wasStarted else { return }
-        mosquitto_disconnect_v5(handle, 0, nil)
+        func waitWhile(_ condition: () -> Bool) {
+            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, flushSeconds) * 1e9)
+            while condition(), DispatchTime.now().uptimeNanoseconds < deadline { SystemThread.sleep(seconds: 0.002) }
+        }
+        waitWhile { flow.withLock { $0.connected && $0.acknowledged < $0.published } }
+        if flow.withLock({ $0.connected }) {
+            // Every filter (nothing more arrives after the last answer), or one never
+            // subscribed to (answered too).
+            let filters = subscriptions.withLock { $0.isEmpty ? ["rig/-/close"] : $0 }
+            closing.withLock { $0 = (true, filters.count, false) }
+            for filter in filters { _ = mosquitto_unsubscribe_v5(handle, nil, filter, nil) }
+            waitWhile { flow.withLock { $0.connected } && !closing.withLock { $0.sent } }
+        }
+        if takeDisconnect(answer: false) { mosquitto_disconnect_v5(handle, 0, nil) }
         mosquitto_loop_stop(handle, false)
+    }
+
+    /// True once: for the network thread on the last answer `close` waits for (`answer`),
+    /// or for `close`.
+    private func takeDisconnect(answer: Bool) -> Bool {
+        closing.withLock { c in
+            if answer {
+                guard c.asked else { return false }
+                c.unanswered -= 1
+                guard c.unanswered <= 0 else { return false }
+            }
+            guard !c.sent else { return false }
+            c.sent = true
+            return true
+        }
     }
 
     private func connected(_ rc: Int32) {
@@ -220,6 +276,8 @@ public final class MQTTClient: @unchecked Sendable {
             return
         }
         for filter in subscriptions.withLock({ $0 }) { _ = mosquitto_subscribe_v5(handle, nil, filter, 1, 0, nil) }
+        // A new connection's account: what was queued before it is acknowledged or gone.
+        flow.withLock { $0 = (0, 0, true) }
         onEvent(.connected)
     }
 
