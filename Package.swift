@@ -238,7 +238,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "RigDFMocoTests", dependencies: ["RigFormat", "RigCore", "RigDFMoco"], swiftSettings: strict),
         .testTarget(name: "RigCLITests", dependencies: ["RigSky", "RigFormat", "RigCore", "RigTestSupport"], swiftSettings: strict),
-        .testTarget(name: "RigGroupTests", dependencies: ["RigGroup", "RigTestSupport"], swiftSettings: strict),
+        .testTarget(name: "RigGroupTests", dependencies: ["RigGroup", "RigRuntime", "RigTestSupport"], swiftSettings: strict),
     ]
 )
 

@@ -31,10 +31,18 @@ import Testing
     func follower(
         _ name: String, _ dir: URL, broker: TestBroker, environment: [String: String] = [:], camera: String? = nil, log: String? = nil
     ) throws -> GroupRig {
+        try follower(name, dir, url: broker.url, environment: environment, camera: camera, log: log)
+    }
+
+    /// `prefix`: runs it elsewhere (on a `TestHost`).
+    func follower(
+        _ name: String, _ dir: URL, url: String, environment: [String: String] = [:], camera: String? = nil, log: String? = nil,
+        prefix: [String] = []
+    ) throws -> GroupRig {
         let program = try writeGroupProgram(in: dir, rigName: name, steps: steps, camera: camera)
         return try GroupRig(
-            ["follow", program, "--broker", broker.url, "--group", "g1", "--name", name, "--leader", "lead"] + (log.map { ["--log", $0] } ?? []),
-            state: dir.appendingPathComponent("state-\(name)"), environment: environment)
+            ["follow", program, "--broker", url, "--group", "g1", "--name", name, "--leader", "lead"] + (log.map { ["--log", $0] } ?? []),
+            state: dir.appendingPathComponent("state-\(name)"), environment: environment, prefix: prefix)
     }
 
     @Test func aLeaderAndTwoFollowersShootEveryStepOnceThoughOneIsKilledAndComesBack() async throws {
@@ -166,6 +174,50 @@ import Testing
             #expect(lead.exitStatus() == 0, "\(lead.transcript)")
             #expect(f1.exitStatus() == 0, "\(f1.transcript)")
             try expectEveryStepOnce(log, rigs: [nil, "f1"])
+        }
+    }
+
+    /// f1 on a host of its own (a network namespace), through the lossy link (20 ± 5 ms, 1 %
+    /// held 200 ms), whose link is cut mid-run (a black hole: nothing either way, no close
+    /// seen) and comes back: no rig is ordered a step or shoots while f1 is gone, the
+    /// leader says it is waiting for f1, the shoot resumes once the link is back, and
+    /// every rig has every step once.
+    @Test(.enabled(if: TestHost.unavailable == nil, Comment(rawValue: TestHost.unavailable ?? "")))
+    func aFollowerBehindACutLinkHoldsTheGroupUntilTheLinkIsBack() async throws {
+        // Off the cooperative pool: the waits on processes block for seconds.
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let host = try TestHost()
+            defer { host.remove() }
+            let link = try TestLossyLink(listen: host.gateway, target: broker.port)
+            defer { link.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            let log = dir.appendingPathComponent("group.jsonl").path
+            let f1 = try follower("f1", dir, url: link.url, prefix: host.prefix)
+            let f2 = try follower("f2", dir, broker: broker)
+            let lead = try leader(dir, broker: broker, followers: ["f1", "f2"], log: log)
+            defer {
+                lead.kill9()
+                f1.kill9()
+                f2.kill9()
+            }
+            #expect(lead.err.wait(for: "step 2 at", within: 120), "\(lead.transcript)")
+            #expect(link.send("cut"), "\(link.out.text)")
+            // The broker gives f1 up (its keepalive): its will, and the leader says who is missing.
+            #expect(lead.err.wait(for: "waiting for f1 (lost)", within: 120), "\(lead.transcript)")
+            #expect(link.send("heal"), "\(link.out.text)")
+            #expect(lead.err.wait(for: "resumed", within: 120), "\(lead.transcript)")
+            // The leader ordered nothing (and shot nothing) from its pause to its resume: a rig
+            // fires only on an order, so none did.
+            let paused = lead.err.text.components(separatedBy: "waiting for f1 (lost)").dropFirst().joined()
+            let whilePaused = paused.components(separatedBy: "resumed").first ?? paused
+            #expect(!whilePaused.contains(" at 20"), "ordered or shot while paused: \(lead.transcript)")
+            #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+            #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+            #expect(f2.exitStatus() == 0, "\(f2.transcript)")
+            try expectEveryStepOnce(log, rigs: [nil, "f1", "f2"])
+
         }
     }
 

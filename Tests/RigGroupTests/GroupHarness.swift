@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import RigGroup
+import RigRuntime
 import RigTestSupport
+import Synchronization
 
 /// Debian's `mosquitto` on a free loopback port, with a config file in a temp dir: started
 /// and restarted by its PID, waited for on its own "running" line (never a fixed sleep).
@@ -15,8 +17,8 @@ final class TestBroker: @unchecked Sendable {
     /// into its password file by mosquitto_passwd); without, anyone.
     init(users: [String: String] = [:]) throws {
         directory = try TestTools.temporaryDirectory()
-        port = try Self.freePort()
-        var access = "allow_anonymous true"
+        port = try LoopbackTCP.freePort().get()
+        var passwordFile: String?
         if !users.isEmpty {
             let passwords = directory.appendingPathComponent("passwd").path
             try "".write(toFile: passwords, atomically: true, encoding: .utf8)
@@ -25,36 +27,26 @@ final class TestBroker: @unchecked Sendable {
                 let made = try GroupRig(["-b", passwords, user, password], state: directory, executable: "/usr/bin/mosquitto_passwd")
                 guard made.exitStatus(within: 120) == 0 else { throw BrokerMissing(detail: "mosquitto_passwd: \(made.transcript)") }
             }
-            access = "allow_anonymous false\npassword_file \(passwords)"
+            passwordFile = passwords
         }
-        let config = """
-            listener \(port) 127.0.0.1
-            \(access)
-            persistence false
-            log_dest stderr
-            log_type all
-            """
-        try config.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try LoopbackMosquitto.configuration(port: port, logEverything: true, passwordFile: passwordFile).write(
+            to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try start()
     }
 
     var url: String { "mqtt://127.0.0.1:\(port)" }
 
-    static var executable: String? {
-        ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// Runs mosquitto under `sh`, which says its PID and, once it is gone, its exit: the test
     /// waits on those lines, never on Foundation's process wait (which needs a GCD thread
     /// that a test blocking on two cores may not leave it).
     func start() throws {
-        guard let executable = Self.executable else { throw BrokerMissing() }
+        guard let executable = LoopbackMosquitto.executable else { throw BrokerMissing() }
         let (_, _, err) = try RigProcess.start(
             ["-c", supervised, executable, "-c", directory.appendingPathComponent("mosquitto.conf").path], program: URL(fileURLWithPath: "/bin/sh"))
         let log = PipeCollector(err)
         self.log = log
         // mosquitto says which port it listens on once the socket is bound.
-        guard log.wait(for: "Opening ipv4 listen socket on port \(port)", within: 60), log.wait(for: "running", within: 60),
+        guard log.wait(for: LoopbackMosquitto.readyLine(port: port), within: 60), log.wait(for: "running", within: 60),
             let pid = supervisedPID(log)
         else { throw BrokerMissing(detail: log.text) }
         self.pid = pid
@@ -87,23 +79,8 @@ final class TestBroker: @unchecked Sendable {
         client.close()
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw BrokerMissing(detail: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     struct BrokerMissing: Error, CustomStringConvertible {
-        var detail = "mosquitto is not installed: run `scripts/setup --test`"
+        var detail = LoopbackMosquitto.missing
         var description: String { detail }
     }
 }
@@ -118,15 +95,17 @@ final class GroupRig: @unchecked Sendable {
     /// - Parameters:
     ///   - executable: another program than `rig` (then run with `arguments` alone).
     ///   - realtimeFlag: `--no-realtime` appended (a `rig` command that runs the loop).
+    ///   - prefix: a command that runs it (`ip netns exec NAME` for a rig on a host of its own).
     init(
         _ arguments: [String], state: URL, environment extra: [String: String] = [:], executable: String = RigProcess.executable.path,
-        realtimeFlag: Bool = true
+        realtimeFlag: Bool = true, prefix: [String] = []
     ) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = state.path
         for (key, value) in extra { environment[key] = value }
         let (_, out, err) = try RigProcess.start(
-            ["-c", supervised, executable] + arguments + (realtimeFlag && executable == RigProcess.executable.path ? ["--no-realtime"] : []),
+            ["-c", supervised] + prefix + [executable] + arguments
+                + (realtimeFlag && executable == RigProcess.executable.path ? ["--no-realtime"] : []),
             program: URL(fileURLWithPath: "/bin/sh"), environment: environment)
         self.out = PipeCollector(out)
         self.err = PipeCollector(err)
@@ -152,6 +131,132 @@ final class GroupRig: @unchecked Sendable {
     }
 
     var transcript: String { "stdout:\n\(out.text)\nstderr:\n\(err.text)" }
+}
+
+/// A host of the test's own: a network namespace joined to this one by a veth pair, its
+/// own address on it (`address`) and ours (`gateway`). A rig runs there through `prefix`;
+/// it reaches this machine only at `gateway` (where the test puts the lossy link). Made and
+/// removed by name; needs root and `ip netns` (CI runs as root).
+final class TestHost: @unchecked Sendable {
+    let name: String
+    let gateway: String
+    let address: String
+    private static let counter = Mutex(0)
+
+    /// Why hosts cannot be made here (nil when they can): tried once, with a probe namespace.
+    static let unavailable: String? = {
+        guard getuid() == 0 else { return "SKIPPED: network namespaces need root (CI runs as root): the follower behind a cut link was NOT tested" }
+        let probe = "rig-probe-\(getpid())"
+        let made = shell("ip netns add \(probe) && ip netns exec \(probe) true; status=$?; ip netns del \(probe) 2>/dev/null; exit $status")
+        guard made.status == 0 else {
+            return
+                "SKIPPED: `ip netns` does not work here (\(made.output.trimmingCharacters(in: .whitespacesAndNewlines))): the follower behind a cut link was NOT tested"
+        }
+        return nil
+    }()
+
+    init() throws {
+        let k = Self.counter.withLock { n -> Int in
+            n += 1
+            return n
+        }
+        let pid = Int(getpid())
+        name = "rig-test-\(pid)-\(k)"
+        // A /30 of 10.77.0.0/16 from the PID and the count: tests of other processes at the same time take other ones.
+        let n = (pid * 8 + k) % 16384
+        let last = (n % 64) * 4
+        gateway = "10.77.\(n / 64).\(last + 1)"
+        address = "10.77.\(n / 64).\(last + 2)"
+        let outside = "rg\(pid % 1_000_000)o\(k)"
+        let inside = "rg\(pid % 1_000_000)i\(k)"
+        let made = Self.shell(
+            """
+            set -e
+            ip netns add \(name)
+            ip link add \(outside) type veth peer name \(inside)
+            ip link set \(inside) netns \(name)
+            ip addr add \(gateway)/30 dev \(outside)
+            ip link set \(outside) up
+            ip netns exec \(name) ip addr add \(address)/30 dev \(inside)
+            ip netns exec \(name) ip link set \(inside) up
+            ip netns exec \(name) ip link set lo up
+            """)
+        guard made.status == 0 else {
+            remove()
+            throw HostFailure(description: "could not make the test host \(name): \(made.output)")
+        }
+    }
+
+    /// Runs a command there.
+    var prefix: [String] { ["/usr/sbin/ip", "netns", "exec", name] }
+
+    /// Removes the namespace (and the veth pair with it).
+    func remove() { _ = Self.shell("ip netns del \(name) 2>/dev/null") }
+
+    struct HostFailure: Error, CustomStringConvertible { var description: String }
+
+    /// Runs `script` with `sh` to its end (waiting on its last line, not on Foundation's
+    /// process wait): its exit status and what it wrote.
+    static func shell(_ script: String) -> (status: Int32?, output: String) {
+        guard let (_, out, err) = try? RigProcess.start(["-c", "(\n\(script)\n) 2>&1; echo \"shell-exit=$?\" >&2"], program: URL(fileURLWithPath: "/bin/sh"))
+        else { return (nil, "sh did not start") }
+        let output = PipeCollector(out)
+        let status = PipeCollector(err)
+        guard status.wait(for: "shell-exit=", within: 60) else { return (nil, output.text) }
+        _ = output.waitForEnd(within: 10)
+        return (status.text.components(separatedBy: "shell-exit=").last.flatMap { Int32($0.prefix { $0.isNumber }) }, output.text)
+    }
+}
+
+/// `Benchmarks/python/lossy_link.py` (the link `rig bench group --link lossy` uses) in front
+/// of the broker: every chunk 20 ± 5 ms late, 1 % held back 200 ms, and a cut on request.
+/// Commands go to its stdin; the test waits for its answers.
+final class TestLossyLink: @unchecked Sendable {
+    let port: Int
+    let host: String
+    private let process: Process
+    private let input: Pipe
+    let out: PipeCollector
+
+    init(listen host: String, target port: Int) throws {
+        let (python, prefix) = TestTools.executable("python3")
+        let script = TestTools.packageRoot.appendingPathComponent("Benchmarks/python/lossy_link.py").path
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = prefix + [script, "--listen", "\(host):0", "--target", "127.0.0.1:\(port)", "--seed", "1"]
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        out = PipeCollector(output)
+        guard out.wait(for: "\n", within: 60), let line = out.text.split(separator: "\n").first, line.hasPrefix("listening "),
+            let listening = line.split(separator: ":").last.flatMap({ Int($0) })
+        else {
+            process.terminate()
+            throw LinkFailure(description: "lossy_link.py did not listen: \(out.text)")
+        }
+        self.host = host
+        self.port = listening
+    }
+
+    var url: String { "mqtt://\(host):\(self.port)" }
+
+    /// Sends `command` (cut, drop, heal) and waits until the link says it is done.
+    @discardableResult
+    func send(_ command: String) -> Bool {
+        input.fileHandleForWriting.write(Data("\(command)\n".utf8))
+        return out.wait(for: "ok \(command)", within: 60)
+    }
+
+    /// The end of its input: it closes every connection and exits.
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        _ = out.waitForEnd(within: 30)
+    }
+
+    struct LinkFailure: Error, CustomStringConvertible { var description: String }
 }
 
 /// `sh -c supervised PROGRAM ARGS…`: an inner shell says its PID (`supervised-pid=N`) and

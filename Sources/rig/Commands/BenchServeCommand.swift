@@ -4,7 +4,6 @@ import Glibc
 import RigCore
 import RigFormat
 import RigRuntime
-import RigSyscall
 import SystemPackage
 
 /// `rig bench serve`: what the phone page's event streams cost the server.
@@ -48,14 +47,15 @@ struct BenchServeCommand: ParsableCommand {
 
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = dir.appendingPathComponent("state").path
-        let server = try ServerChild(
+        // Stdout and stderr into one pipe, read while it runs; stopped with SIGINT (it parks).
+        let server = try BenchChild(
             self.server ?? runningExecutablePath(),
             [
                 "serve", "--rig", dir.appendingPathComponent("rig.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
                 "--no-realtime", "--max-connections", String((counts.max() ?? 1) + 16),
-            ], environment: environment)
-        defer { server.stop() }
-        guard let port = Self.port(from: server.output, within: 60) else {
+            ], environment: environment, output: .pipe)
+        defer { server.stop(SIGINT, within: 60) }
+        guard let output = server.pipe, let port = Self.port(from: output, within: 60) else {
             printError("error: rig serve did not say where it listens")
             throw ExitCode(1)
         }
@@ -73,10 +73,10 @@ struct BenchServeCommand: ParsableCommand {
             var received = 0
             Self.drain(streams, seconds: 1, received: &received)  // every stream has its first status
             received = 0
-            let before = Self.cpuSeconds(pid: server.pid)
+            let before = server.cpuSeconds
             let start = Date()
             Self.drain(streams, seconds: seconds, received: &received)
-            let cpu = (Self.cpuSeconds(pid: server.pid) - before) / Date().timeIntervalSince(start)
+            let cpu = (server.cpuSeconds - before) / Date().timeIntervalSince(start)
             for fd in streams { close(fd) }
             rows.append((n, cpu, Double(received) / Double(n)))
             if !json {
@@ -159,55 +159,5 @@ struct BenchServeCommand: ParsableCommand {
                 if n > 0 { received += n }
             }
         }
-    }
-
-    /// The process's user + system CPU seconds so far (/proc/PID/stat fields 14 and 15).
-    private static func cpuSeconds(pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-}
-
-/// The `rig serve` under test: spawned with stdout and stderr into one pipe, stopped with
-/// SIGINT and reaped. posix_spawn directly: the benchmark reads the pipe while the server
-/// runs and signals it by its pid.
-private struct ServerChild {
-    let pid: pid_t
-    /// The read end of the server's stdout and stderr.
-    let output: FileDescriptor
-
-    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws(BenchError) {
-        let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
-        do { pipe = try FileDescriptor.pipe() } catch { throw BenchError("cannot make a pipe for \(executable): \(error)") }
-        defer { try? pipe.writeEnd.close() }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 1)
-        posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 2)
-        posix_spawn_file_actions_addclose(&actions, pipe.readEnd.rawValue)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in argv + envp { free(p) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            try? pipe.readEnd.close()
-            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        self.pid = pid
-        output = pipe.readEnd
-    }
-
-    func stop() {
-        kill(pid, SIGINT)
-        var status: Int32 = 0
-        _ = Syscall.call { waitpid(pid, &status, 0) }
     }
 }

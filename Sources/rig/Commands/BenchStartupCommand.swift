@@ -5,7 +5,6 @@ import Glibc
 import RigCore
 import RigFormat
 import RigRuntime
-import RigSyscall
 
 #if canImport(Glibc)
     import Glibc
@@ -106,36 +105,18 @@ struct BenchStartupCommand: ParsableCommand {
     }
 
     /// Milliseconds from spawning `executable` to its exit; it must exit 0. Spawns with
-    /// posix_spawn and reaps with waitpid: Foundation's `Process.waitUntilExit` polls its
-    /// run loop and would round every run up by tens of milliseconds.
+    /// posix_spawn and reaps with wait4 (`BenchChild`): Foundation's `Process.waitUntilExit`
+    /// polls its run loop and would round every run up by tens of milliseconds.
     /// Also returns the child's peak resident set (`wait4`'s `ru_maxrss`).
     private func timeRun(_ executable: String, _ arguments: [String]) throws(BenchError) -> (milliseconds: Double, maxRSSMegabytes: Double) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in argv + envp { free(p) } }
-
-        var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        _ = Syscall.call { wait4(pid, &status, 0, &usage) }
+        let child = try BenchChild(executable, arguments, output: .null)
+        child.wait()
         let end = DispatchTime.now().uptimeNanoseconds
-        // WIFEXITED and WEXITSTATUS are macros Swift cannot import: exited normally when
-        // the low 7 bits are 0, with the exit status in the next 8.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw BenchError("`rig \(arguments.joined(separator: " "))` failed (wait status \(status)); run it by hand to see why")
+        guard child.exitedCleanly else {
+            throw BenchError("`rig \(arguments.joined(separator: " "))` failed (\(child.ending)); run it by hand to see why")
         }
-        return (Double(end - start) / 1e6, Double(usage.ru_maxrss) / 1024)  // ru_maxrss is in KiB on Linux
+        return (Double(end - start) / 1e6, Double(child.usage.ru_maxrss) / 1024)  // ru_maxrss is in KiB on Linux
     }
 }
 

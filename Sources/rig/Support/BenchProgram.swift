@@ -42,6 +42,16 @@ enum BenchProgram {
         "{\"rig\": \(rig(rateHz: rateHz)), \"kind\": \"keyframes\", \"keyframes\": {\"pan\": [{\"t\": 0, \"value\": 0}]}}"
     }
 
+    /// A stepped program of `steps` short steps for a rig of `rig bench group`: pan goes
+    /// between 1° and 2° (about 0.15 s a move), tilt stays home, each step settles 50 ms;
+    /// paced by `intervalSeconds` (a group's leader paces the group by it), or as fast as
+    /// the group goes.
+    static func groupSteps(_ steps: Int, rateHz: Double, intervalSeconds: Double? = nil) -> String {
+        let list = (0..<steps).map { "{\"pose\": {\"pan\": \($0 % 2 + 1), \"tilt\": 0}, \"settleSeconds\": 0.05}" }.joined(separator: ", ")
+        let trigger = intervalSeconds.map { ", \"trigger\": \"interval:\(number($0))\"" } ?? ""
+        return "{\"rig\": \(rig(rateHz: rateHz)), \"kind\": \"steps\"\(trigger), \"steps\": [\(list)]}"
+    }
+
     /// Parses a program written by this enum (its rig is embedded: nothing to load).
     static func parse(_ text: String, file: String) throws(FileError) -> Program {
         try ProgramParser.parse(text: text, file: file) { _, value throws(FileError) in
