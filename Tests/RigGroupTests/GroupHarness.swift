@@ -127,6 +127,10 @@ final class GroupRig: @unchecked Sendable {
             kill9()
             return nil
         }
+        // The marker comes on stderr from `sh` once the process ended; what it wrote to
+        // stdout may still be in the pipe: read both to their end before anyone looks.
+        _ = out.waitForEnd(within: 30)
+        _ = err.waitForEnd(within: 30)
         return err.text.components(separatedBy: "supervised-exit=").last.flatMap { Int32($0.prefix { $0.isNumber }) }
     }
 
