@@ -108,6 +108,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         var rigs: Set<String>
         var atNs: Int64
         var reported: Set<String> = []
+        /// Rigs whose will came while the order was out.
+        var lost: Set<String> = []
     }
 
     public let settings: GroupSettings
@@ -551,6 +553,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if state.state == "lost" {
             if peers[rig]?.lost == false { logger.warning("group \(settings.group): rig \(rig) is lost (its will message)") }
             peers[rig]?.lost = true
+            // The order in flight waits no longer for its report: if it shot, the report
+            // comes when it is back; if not, the step is ordered to it again then. (Marked
+            // now: it may be back before the next decision.)
+            pending?.lost.insert(rig)
             peers[rig]?.armed = nil
             peers[rig]?.fresh = false
             return
@@ -611,10 +617,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         guard isLeader, door != nil, connected, !stopping else { return }
         let now = WallClock.nanoseconds()
         if let p = pending {
-            // Every rig reported, or is lost (its will came: its report, if it shot, comes
-            // when it is back), or the grace for a late report is over.
+            // Every rig reported, or was lost while the order was out (its will came), or the
+            // grace for a late report is over.
             let graceNs = Int64(max(2, settings.leadSeconds * 2) * 1e9)
-            let accounted = p.rigs.allSatisfy { p.reported.contains($0) || peers[$0]?.lost == true }
+            let accounted = p.rigs.isSubset(of: p.reported.union(p.lost))
             guard accounted || now > p.atNs + graceNs else { return }
             pending = nil
         }
