@@ -54,6 +54,24 @@ import Testing
         }
     }
 
+    /// "Follow the sun until it sets, then hold": check and plan say when it changes over
+    /// (the ephemeris's sunset, as plan's sun line gives it) and plan marks the held frames.
+    @Test func aSunTrackUntilItSetsSaysWhenItChangesOver() throws {
+        let check = try RigProcess.run(["check", "rigs/sunset-track.json"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(
+            check.stdout.contains(
+                "rigs/sunset-track.json: track: follows the sun until it sets at 2026-07-15 20:11:29 UTC (frames 43–120 after it), then holds pan 25.12°, tilt -0.35°"
+            ), "\(check.stdout)")
+        let plan = try RigProcess.run(["plan", "rigs/sunset-track.json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("sunset 2026-07-15 20:11:29 UTC"), "\(plan.stdout)")
+        let rows = plan.stdout.split(separator: "\n")
+        #expect(rows.first { $0.hasPrefix("  42  20:11:00 UTC") }?.hasSuffix("(held)") == false)
+        #expect(rows.first { $0.hasPrefix("  43  20:12:00 UTC") }?.hasSuffix("pan 25.12°  tilt -0.35°  (held)") == true, "\(plan.stdout)")
+        #expect(rows.filter { $0.hasSuffix("(held)") }.count == 78)
+    }
+
     /// The most common timelapse there is, a still head shooting every 5 s, passes check
     /// and plays every frame 5 s apart; check and plan say how long it takes and when it
     /// ends, frames counted with their brackets.
