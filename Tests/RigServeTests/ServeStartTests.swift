@@ -21,8 +21,8 @@ import Testing
         let fixture = try ServeFixture()
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
-            // Written just before it is played: a start 10 s ahead, whatever else the machine does.
-            let start = (Date().timeIntervalSince1970 + 10).rounded(.up)
+            // Written just before it is played: a start 15 s ahead, whatever else the machine does.
+            let start = (Date().timeIntervalSince1970 + 15).rounded(.up)
             try Self.steps(start: "\"\(UTCTime.isoSeconds(start))\"").write(
                 to: fixture.directory.appendingPathComponent("programs/soon.json"), atomically: true, encoding: .utf8)
             let play = try await client.execute(
@@ -34,12 +34,9 @@ import Testing
             let said = try #require(body["start"] as? [String: Any])
             #expect(said["at"] as? String == UTCTime.isoSeconds(start))
             #expect(said["event"] is NSNull)
-            #expect((said["inSeconds"] as? Double).map { $0 > 0 && $0 <= 11 } == true, "\(said)")
+            #expect((said["inSeconds"] as? Double).map { $0 > 0 && $0 <= 16 } == true, "\(said)")
             #expect((said["text"] as? String)?.contains(UTCTime.text(start, dateToo: true)) == true, "\(said)")
-            // Waiting: the loop runs, nothing moves, and nothing else is taken.
-            try await fixture.waitTicks(50)
-            let waiting = fixture.console.status(controller: nil)
-            #expect(waiting.state == .scheduled && waiting.program == "soon.json" && waiting.pose == ["pan": 0, "tilt": 0])
+            // Waiting: nothing else is taken, the loop runs and nothing moves.
             #expect(
                 try await client.execute(uri: "/api/play", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"program": "soon.json"}"#))
                     .status == .conflict)
@@ -47,8 +44,14 @@ import Testing
             #expect(
                 try await client.execute(uri: "/api/jog", method: .post, headers: .client("a", key: key), body: jsonBody(#"{"velocity": {"pan": 1}}"#))
                     .status == .conflict)
+            try await fixture.waitTicks(50)
+            let waiting = fixture.console.status(controller: nil)
+            // (Unless a machine this busy took the 15 s to get here.)
+            if Date().timeIntervalSince1970 < start - 1 {
+                #expect(waiting.state == .scheduled && waiting.program == "soon.json" && waiting.pose == ["pan": 0, "tilt": 0])
+            }
             // At its start it plays: the first step, reached no sooner.
-            let first = try await fixture.waitStatus(for: .seconds(30)) { $0.state == .waiting && $0.step == 1 }
+            let first = try await fixture.waitStatus(for: .seconds(60)) { $0.state == .waiting && $0.step == 1 }
             #expect(Date().timeIntervalSince1970 >= start)
             #expect(first.pose["pan"] == 10 && first.start == nil)
             #expect(try await client.execute(uri: "/api/stop", method: .post, headers: .client("a")).status == .accepted)

@@ -133,8 +133,15 @@ public struct SkyTrack: Sendable, Equatable {
         case alreadyBelow(altitude: Double)
     }
 
-    /// Finds when the target first falls to `end`'s altitude, from the start until a day
-    /// after `lengthSeconds` (a track played late aims past its planned end), sampled every
+    /// How far `resolveChangeOver` looks from the start: a day past the track's end (a track
+    /// played late aims past its planned end), and no more than 8 days in all (anything that
+    /// sets has done so; a parse stays quick).
+    public static func changeOverSearchSeconds(lengthSeconds: Double) -> Double {
+        min(lengthSeconds, 7 * 86_400) + 86_400
+    }
+
+    /// Finds when the target first falls to `end`'s altitude, from the start until
+    /// `changeOverSearchSeconds` (a day after `lengthSeconds`), sampled every
     /// minute and refined by bisection to a hundredth of a second; the pose then (pan
     /// continuous with the track's own path from its start) and the pan's rate over its
     /// last 10 s; `panLimits` bound the pan that goes on. No crossing in that time: none.
@@ -149,7 +156,8 @@ public struct SkyTrack: Sendable, Equatable {
         var pan: Double?
         var t0 = 0.0
         var crossing: Double?
-        while t0 < lengthSeconds + 86_400 {
+        let searched = Self.changeOverSearchSeconds(lengthSeconds: lengthSeconds)
+        while t0 < searched {
             let t1 = t0 + 60
             // The pan along the track, so the change-over's is continuous with its frames.
             pan = mount.pose(for: Sky.position(of: target, at: startUnix + t0, site: site), previousPan: pan).pan

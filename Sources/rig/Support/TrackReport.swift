@@ -19,7 +19,8 @@ enum TrackReport {
             case .set: never = "it does not set"
             case .altitude(let a): never = "its altitude does not fall to \(format(a))°"
             }
-            return ["track: follows \(name) to its end: \(never) within a day of it"]
+            let searched = SkyTrack.changeOverSearchSeconds(lengthSeconds: last)
+            return ["track: follows \(name) to its end: \(never) within \(ShootTime.duration(searched)) of its start"]
         }
         let at = UTCTime.text(track.startUnix + change.seconds, dateToo: true)
         guard change.seconds <= last else {
