@@ -611,8 +611,11 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         guard isLeader, door != nil, connected, !stopping else { return }
         let now = WallClock.nanoseconds()
         if let p = pending {
+            // Every rig reported, or is lost (its will came: its report, if it shot, comes
+            // when it is back), or the grace for a late report is over.
             let graceNs = Int64(max(2, settings.leadSeconds * 2) * 1e9)
-            guard p.rigs.isSubset(of: p.reported) || now > p.atNs + graceNs else { return }
+            let accounted = p.rigs.allSatisfy { p.reported.contains($0) || peers[$0]?.lost == true }
+            guard accounted || now > p.atNs + graceNs else { return }
             pending = nil
         }
         publishLeaderState()

@@ -5,7 +5,7 @@ import Testing
 /// `rig bench loop` runs and reports in the documented shape. Counts only: how late the
 /// loop woke depends on the machine, so no figure is asserted here.
 @Suite struct BenchSmokeTests {
-    @Test func benchLoopPrintsTheDocumentedJSON() throws {
+    @Test(.blocking) func benchLoopPrintsTheDocumentedJSON() throws {
         let result = try RigProcess.run(["bench", "loop", "--rate", "100", "--seconds", "0.5", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
 
@@ -36,7 +36,7 @@ import Testing
 /// `rig bench settle` runs and prints its rows. No figure is asserted: they are the
 /// benchmark's to report.
 @Suite struct BenchSettleSmokeTests {
-    @Test func benchSettlePrintsARowPerPayload() throws {
+    @Test(.blocking) func benchSettlePrintsARowPerPayload() throws {
         let result = try RigProcess.run(["bench", "settle", "--payloads", "3", "5", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -55,14 +55,14 @@ import Testing
         }
     }
 
-    @Test func benchSettlePrintsItsTables() throws {
+    @Test(.blocking) func benchSettlePrintsItsTables() throws {
         let result = try RigProcess.run(["bench", "settle", "--payloads", "4"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 1 + 3 + 1, "\(result.stdout)")
     }
 
-    @Test func benchSettleRefusesABadPayload() throws {
+    @Test(.blocking) func benchSettleRefusesABadPayload() throws {
         let result = try RigProcess.run(["bench", "settle", "--payloads", "0"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("--payloads"))
@@ -72,7 +72,7 @@ import Testing
 /// `rig bench calibrate` runs and prints a row per step. The simulation is deterministic,
 /// so the goal is held here too: a point every 100 µs is within 0.5° everywhere.
 @Suite struct BenchCalibrateSmokeTests {
-    @Test func benchCalibratePrintsARowPerStep() throws {
+    @Test(.blocking) func benchCalibratePrintsARowPerStep() throws {
         let result = try RigProcess.run(["bench", "calibrate", "--steps", "100", "200", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

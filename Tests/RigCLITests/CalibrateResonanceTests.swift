@@ -23,7 +23,7 @@ import Testing
 
         """
 
-    @Test func writesAShaperTheRigLoadsAndLeavesEveryOtherByte() throws {
+    @Test(.blocking) func writesAShaperTheRigLoadsAndLeavesEveryOtherByte() throws {
         let path = try RigProcess.temporaryFile("head.json", contents: Self.rigText)
         let result = try RigProcess.run(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--seconds", "3", "--no-realtime"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -50,7 +50,7 @@ import Testing
         #expect(check.status == 0, "\(check.stderr)")
     }
 
-    @Test func realHardwareWithoutAnIMUIsOneLine() throws {
+    @Test(.blocking) func realHardwareWithoutAnIMUIsOneLine() throws {
         let text = """
             {"output": {"type": "pca9685", "bus": "/dev/i2c-nowhere"},
              "axes": [{"name": "pan", "channel": 0}]}
@@ -63,7 +63,7 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
 
-    @Test func ctrlCMidRunSavesNothingAndEndsInTheSafeState() throws {
+    @Test(.blocking) func ctrlCMidRunSavesNothingAndEndsInTheSafeState() throws {
         let path = try RigProcess.temporaryFile("head.json", contents: Self.rigText)
         let trace = (path as NSString).deletingLastPathComponent + "/resonance.csv"
         let (process, out, err) = try RigProcess.start(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--trace", trace, "--no-realtime"])

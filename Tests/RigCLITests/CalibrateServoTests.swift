@@ -102,7 +102,7 @@ import Testing
         #expect(second.allSatisfy { $0 >= start - 300 && $0 <= start + 300 })
     }
 
-    @Test func refusedWithoutATerminalOrForAnUnknownAxis() throws {
+    @Test(.blocking) func refusedWithoutATerminalOrForAnUnknownAxis() throws {
         let path = try RigProcess.temporaryFile("head.json", contents: Self.rigText)
         let piped = try RigProcess.run(["calibrate", "servo", "--rig", path, "--axis", "pan"])
         #expect(piped.status == 2)

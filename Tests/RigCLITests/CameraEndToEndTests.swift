@@ -43,7 +43,7 @@ struct CameraEndToEndTests {
         }
     }
 
-    @Test func findsTheCameraAndTakesOnlyItsOwnChoices() throws {
+    @Test(.blocking) func findsTheCameraAndTakesOnlyItsOwnChoices() throws {
         let list = try rig(["camera", "list"])
         #expect(list.status == 0)
         #expect(list.stdout.contains("Nikon DSC D750\tusb:001,001"))
@@ -95,7 +95,7 @@ struct CameraEndToEndTests {
         #expect(refused.stderr.contains("error: -o /dev/null: is a device (nothing written there is kept)"), "\(refused.stderr)")
     }
 
-    @Test func aBracketedPanoramaLogsEveryFileTheCameraWrote() throws {
+    @Test(.blocking) func aBracketedPanoramaLogsEveryFileTheCameraWrote() throws {
         let download = dir.appendingPathComponent("dl").path
         _ = try rigFile(camera: #", "download": "\#(download)""#)
         let program = try write(
@@ -166,7 +166,7 @@ struct CameraEndToEndTests {
         #expect(named.stdout.contains("DSC_0001.NEF"))
     }
 
-    @Test func theCameraBenchmarkRunsRigAndTheFloorOnTheCamera() throws {
+    @Test(.blocking) func theCameraBenchmarkRunsRigAndTheFloorOnTheCamera() throws {
         let bench = try rig(["bench", "camera", "--pairs", "1", "--shots", "2", "--json"])
         #expect(bench.status == 0, "\(bench.stderr)")
         let figures = try #require(try JSONSerialization.jsonObject(with: Data(bench.stdout.utf8)) as? [String: Any], "\(bench.stdout)")
@@ -177,7 +177,7 @@ struct CameraEndToEndTests {
         #expect((figures["panoramaShotsPerMinute"] as? Double ?? 0) > 0)
     }
 
-    @Test func aRampSetsTheNearestShutterSpeedTheCameraOffers() throws {
+    @Test(.blocking) func aRampSetsTheNearestShutterSpeedTheCameraOffers() throws {
         _ = try rigFile()
         let program = try write(
             "ramp.json",
@@ -191,7 +191,7 @@ struct CameraEndToEndTests {
         #expect(speeds == ["0.0100s", "0.0500s", "1.0000s"])
     }
 
-    @Test func aClippedFrameIsMeasuredAsClipped() throws {
+    @Test(.blocking) func aClippedFrameIsMeasuredAsClipped() throws {
         let clipped = try VirtualCamera.pictures("clipped.jpg")
         let download = dir.appendingPathComponent("clipped").path
         _ = try rigFile(camera: #", "download": "\#(download)""#)
@@ -205,7 +205,7 @@ struct CameraEndToEndTests {
         #expect(abs((image["clippedLow"] as? Double ?? 0) - 0.25) < 0.02)
     }
 
-    @Test func anExposureTheCameraCannotTakeIsRefusedBeforeAnythingMoves() throws {
+    @Test(.blocking) func anExposureTheCameraCannotTakeIsRefusedBeforeAnythingMoves() throws {
         _ = try rigFile()
         let program = try write(
             "steps.json",
@@ -245,7 +245,7 @@ struct CameraEndToEndTests {
 
     /// The virtual camera's longest speed is 1 s: five frames at 1 EV from 1 s would be
     /// four of 1 s. check and play refuse it before anything moves, with the span it has.
-    @Test func aBracketTheCameraCannotSpanIsRefusedWithTheSpanItHas() throws {
+    @Test(.blocking) func aBracketTheCameraCannotSpanIsRefusedWithTheSpanItHas() throws {
         _ = try rigFile()
         let program = try write(
             "long.json",
@@ -269,7 +269,7 @@ struct CameraEndToEndTests {
         #expect(try rig(["check", fits, "--camera"]).status == 0)
     }
 
-    @Test func aFullCardStopsTheRunCleanlyAndResumeFinishesIt() throws {
+    @Test(.blocking) func aFullCardStopsTheRunCleanlyAndResumeFinishesIt() throws {
         // The virtual camera's card is full after 26 frames: the 27th is never confirmed.
         _ = try rigFile(camera: #", "confirmSeconds": 2"#)
         let steps = (0..<30).map { #"{"pose": {"pan": \#($0 % 2 * 2)}}"# }.joined(separator: ",")
@@ -298,7 +298,7 @@ struct CameraEndToEndTests {
 
     /// A download folder that cannot keep a file: refused before anything moves (exit 2,
     /// naming the folder and what is wrong), no run begun; `rig doctor` says so too.
-    @Test func aDownloadFolderThatCannotKeepFilesIsRefusedBeforeAnythingMoves() throws {
+    @Test(.blocking) func aDownloadFolderThatCannotKeepFilesIsRefusedBeforeAnythingMoves() throws {
         let file = try write("a-file", "not a folder")
         let fifo = dir.appendingPathComponent("a-fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -333,7 +333,7 @@ struct CameraEndToEndTests {
     /// (a `missed` naming the frame), and `--resume` (a new card) shoots that whole step
     /// again. Every `shot` names a copy that exists, and the second camera session, which
     /// numbers its files from the start again, overwrites none and reuses no name.
-    @Test func aCardThatFillsMidBracketIsResumedWholeAndNoNameIsReused() throws {
+    @Test(.blocking) func aCardThatFillsMidBracketIsResumedWholeAndNoNameIsReused() throws {
         let download = dir.appendingPathComponent("dl").path
         _ = try rigFile(camera: #", "confirmSeconds": 2, "download": "\#(download)""#)
         // 9 steps of 3: the card's 26 frames end at step 9's second frame.
@@ -414,7 +414,7 @@ struct CameraEndToEndTests {
         return keys
     }
 
-    @Test(arguments: ["sim", "gpio", "gphoto2"])
+    @Test(.blocking, arguments: ["sim", "gpio", "gphoto2"])
     func eachBackendAllowsTheKeysTheSchemaLists(_ type: String) throws {
         let path = try RigProcess.temporaryFile("r.json", contents: #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "\#(type)", "zzzz": 0}}"#)
         let check = try RigProcess.run(["check", path])
@@ -425,7 +425,7 @@ struct CameraEndToEndTests {
         #expect(parser == (try Self.schemaKeys(type: type)))
     }
 
-    @Test func anUnknownCameraTypeNamesTheValidOnes() throws {
+    @Test(.blocking) func anUnknownCameraTypeNamesTheValidOnes() throws {
         let path = try RigProcess.temporaryFile("r.json", contents: #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "usb"}}"#)
         let check = try RigProcess.run(["check", path])
         #expect(check.status == 2)
@@ -439,7 +439,7 @@ struct CameraEndToEndTests {
             "\(noDownload.stderr)")
     }
 
-    @Test func aCameraThatCannotBeSetRefusesExposureBeforeOpeningAnything() throws {
+    @Test(.blocking) func aCameraThatCannotBeSetRefusesExposureBeforeOpeningAnything() throws {
         let path = try RigProcess.temporaryFile(
             "p.json",
             contents:

@@ -6,7 +6,7 @@ import Testing
 /// a gphoto2 camera's own; a camera without live view (libgphoto2's virtual camera) is
 /// exit 1 with the one line.
 @Suite struct CameraPreviewTests {
-    @Test func aSimCameraSavesOneStampedJPEG() throws {
+    @Test(.blocking) func aSimCameraSavesOneStampedJPEG() throws {
         let dir = try TestTools.temporaryDirectory()
         let rig = dir.appendingPathComponent("rig.json").path
         let axes = #"[{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]"#

@@ -15,7 +15,7 @@ import Testing
         return (server, client)
     }
 
-    @Test func handshakeMoveMpStreamAndMsUntilStopped() throws {
+    @Test(.blocking) func handshakeMoveMpStreamAndMsUntilStopped() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         #expect(try client.ask("hi", expecting: "hi ") == "hi 2 2 0.2.0")
@@ -38,7 +38,7 @@ import Testing
         #expect(abs((trace.frames.map { $0[0] }.max() ?? 0) - 20) < 1e-3)
     }
 
-    @Test func aTargetBeyondTheSoftLimitIsClampedAndMpTellsWhere() throws {
+    @Test(.blocking) func aTargetBeyondTheSoftLimitIsClampedAndMpTellsWhere() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         #expect(try client.ask("mm 2 -9000", expecting: "mm ") == "mm 2 -9000")
@@ -49,7 +49,7 @@ import Testing
         #expect((try server.trace().frames.map { $0[1] }.min() ?? 0) >= -40 - 1e-4)
     }
 
-    @Test func stopAllMidMoveBrakesWithinTheAccelerationLimit() throws {
+    @Test(.blocking) func stopAllMidMoveBrakesWithinTheAccelerationLimit() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         #expect(try client.ask("mm 1 8000", expecting: "mm ") == "mm 1 8000")
@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    @Test func zeroAndNewPositionOffsetTheStepsAndMoveNothing() throws {
+    @Test(.blocking) func zeroAndNewPositionOffsetTheStepsAndMoveNothing() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         _ = try client.ask("mm 2 1500", expecting: "mm ")
@@ -87,7 +87,7 @@ import Testing
         #expect(abs((tilt.max() ?? 0) - 25) < 1e-3)
     }
 
-    @Test func goMotionExposureWindowSitsWhereTheBlurSays() throws {
+    @Test(.blocking) func goMotionExposureWindowSitsWhereTheBlurSays() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         // Pan frames at 0°, 10°, 20°; 200 ms at blur 500: the shutter opens at 5° one second
@@ -126,7 +126,7 @@ import Testing
         #expect(abs(trace.times[rest + 120] - trace.times[rest + 100] - 0.2) < 1e-6)
     }
 
-    @Test func garbageIsIgnoredAndMovesNothing() throws {
+    @Test(.blocking) func garbageIsIgnoredAndMovesNothing() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         client.send("xx 1 2")
@@ -149,7 +149,7 @@ import Testing
 
     /// A client flooding bad lines cannot flood the log: at most a few lines a second are
     /// logged and the rest summarised; a `go` with no `bf` before it is refused.
-    @Test func aFloodOfBadLinesIsLoggedAtABoundedRate() throws {
+    @Test(.blocking) func aFloodOfBadLinesIsLoggedAtABoundedRate() throws {
         let (server, client) = try tcpServer()
         defer { client.close() }
         client.sendRaw(Array(String(repeating: "mm 1 99999999999\r\n", count: 300).utf8))
@@ -162,7 +162,7 @@ import Testing
         #expect(try server.trace().frames.allSatisfy { $0 == [0, 0] })
     }
 
-    @Test func aSecondClientIsRefusedAndADisconnectMidMoveBrakes() throws {
+    @Test(.blocking) func aSecondClientIsRefusedAndADisconnectMidMoveBrakes() throws {
         let (server, client) = try tcpServer()
         let second = try DFMocoClient.connect(port: try server.port())
         defer { second.close() }
@@ -181,7 +181,7 @@ import Testing
         #expect(try server.stop() == 0)
     }
 
-    @Test func servesOverASerialLine() throws {
+    @Test(.blocking) func servesOverASerialLine() throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0, let name = ttyname(slave) else {
@@ -202,7 +202,7 @@ import Testing
         #expect(try server.stop() == 0)
     }
 
-    @Test func badEndpointsAreRefusedBeforeAnythingMoves() throws {
+    @Test(.blocking) func badEndpointsAreRefusedBeforeAnythingMoves() throws {
         let rig = try RigProcess.temporaryFile("rig.json", contents: DFMocoProcess.rigText)
         let listen = try RigProcess.run(["serve", "dfmoco", "--rig", rig, "--listen", "localhost"])
         #expect(listen.status == 2)

@@ -20,7 +20,7 @@ import Testing
         return ["XDG_STATE_HOME": dir + "/state", "RIG_LOCK_DIR": dir + "/lock"]
     }
 
-    @Test func theSimulatedRigAndAFeasibleProgramAreReady() throws {
+    @Test(.blocking) func theSimulatedRigAndAFeasibleProgramAreReady() throws {
         let result = try doctor(["--rig", "rigs/pantilt.json", "--program", "rigs/pano.json"], environment: try writable())
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("ok       rig file: rigs/pantilt.json: 2 axes on sim"))
@@ -29,7 +29,7 @@ import Testing
         #expect(result.stdout.contains("doctor: ready"))
     }
 
-    @Test func anInfeasibleProgramIsAProblemWithItsFix() throws {
+    @Test(.blocking) func anInfeasibleProgramIsAProblemWithItsFix() throws {
         let program = try RigProcess.temporaryFile(
             "fast.json",
             contents:
@@ -41,7 +41,7 @@ import Testing
         #expect(result.stdout.contains("fix: rig check \(program) lists every frame"))
     }
 
-    @Test func aMissingI2CBusIsAProblemNamingTheFix() throws {
+    @Test(.blocking) func aMissingI2CBusIsAProblemNamingTheFix() throws {
         let rig = try RigProcess.temporaryFile(
             "rig.json",
             contents: #"{"output": {"type": "pca9685", "bus": "/dev/i2c-250"}, "axes": [{"name": "pan", "channel": 0}]}"#)
@@ -51,7 +51,7 @@ import Testing
         #expect(result.stdout.contains("fix: "))
     }
 
-    @Test func directoriesThatCannotBeWrittenAreProblems() throws {
+    @Test(.blocking) func directoriesThatCannotBeWrittenAreProblems() throws {
         let file = try RigProcess.temporaryFile("not-a-dir", contents: "x")
         let result = try doctor(["--rig", "rigs/pantilt.json"], environment: ["XDG_STATE_HOME": file, "RIG_LOCK_DIR": file + "/lock"])
         #expect(result.status == 1)
@@ -59,7 +59,7 @@ import Testing
         #expect(result.stdout.contains("problem  lock directory: \(file)/lock is not writable"), "\(result.stdout)")
     }
 
-    @Test func aMalformedRigIsExit2WithItsPlace() throws {
+    @Test(.blocking) func aMalformedRigIsExit2WithItsPlace() throws {
         let rig = try RigProcess.temporaryFile("bad.json", contents: #"{"axes": [{"name": "pan", "channel": 99}]}"#)
         let result = try doctor(["--rig", rig])
         #expect(result.status == 2)
@@ -67,7 +67,7 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func jsonListsEveryFinding() throws {
+    @Test(.blocking) func jsonListsEveryFinding() throws {
         let result = try doctor(["--rig", "rigs/pantilt.json", "--json"], environment: try writable())
         #expect(result.status == 0)
         let findings = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]])

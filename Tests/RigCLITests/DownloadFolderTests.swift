@@ -85,7 +85,7 @@ struct DownloadFolderTests {
     }
 
     /// Each file takes a 4 KiB page of a tmpfs: 16 KiB holds a frame or two and its preview.
-    @Test func aFolderThatFillsKeepsTheFramesOnTheCardAndTheLogSaysWhere() throws {
+    @Test(.blocking) func aFolderThatFillsKeepsTheFramesOnTheCardAndTheLogSaysWhere() throws {
         let folder = try Tmpfs("size=16k")
         defer { folder.unmount() }
         let program = try makeProgram(download: folder.path, target: "card", steps: 5)
@@ -114,7 +114,7 @@ struct DownloadFolderTests {
 
     /// With a RAM target a frame that cannot be copied is lost: the run stops (brake, park,
     /// `missed` with the frame and the reason) and `--resume`, with room again, shoots it.
-    @Test func aFolderThatFillsWithARamTargetStopsTheRunAndResumeShootsTheLostFrame() throws {
+    @Test(.blocking) func aFolderThatFillsWithARamTargetStopsTheRunAndResumeShootsTheLostFrame() throws {
         let folder = try Tmpfs("size=16k")
         defer { folder.unmount() }
         let program = try makeProgram(download: folder.path, target: "ram", steps: 5)
@@ -142,7 +142,7 @@ struct DownloadFolderTests {
         for copy in copies { #expect(FileManager.default.contents(atPath: copy) == VirtualCamera.bytes(), "\(copy)") }
     }
 
-    @Test func aReadOnlyFolderIsRefusedBeforeAnythingMoves() throws {
+    @Test(.blocking) func aReadOnlyFolderIsRefusedBeforeAnythingMoves() throws {
         let folder = try Tmpfs("size=16k,ro")
         defer { folder.unmount() }
         let program = try makeProgram(download: folder.path, target: "card", steps: 2)

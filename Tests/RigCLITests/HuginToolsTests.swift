@@ -102,7 +102,7 @@ struct HuginToolsTests {
         }
     }
 
-    @Test func aPlannedPanoramaLoadsAndGivesBackItsAngles() throws {
+    @Test(.blocking) func aPlannedPanoramaLoadsAndGivesBackItsAngles() throws {
         let program = try loadProgram("rigs/pano.json")
         let pto = try RigProcess.temporaryFile("pano.pto")
         let plan = try RigProcess.run(["plan", "rigs/pano.json", "--format", "pto", "-o", pto])
@@ -128,7 +128,7 @@ struct HuginToolsTests {
 
     /// pano_trafo maps each image's centre pixel into the equirectangular panorama: x grows
     /// with yaw (right), y shrinks with pitch (up), both at the panorama's pixels per degree.
-    @Test func imageCentresLandWhereYawRightAndPitchUpPutThem() throws {
+    @Test(.blocking) func imageCentresLandWhereYawRightAndPitchUpPutThem() throws {
         let program = try loadProgram("rigs/pano.json")
         let pto = try RigProcess.temporaryFile("signs.pto")
         #expect(try RigProcess.run(["plan", "rigs/pano.json", "-o", pto]).status == 0)
@@ -154,7 +154,7 @@ struct HuginToolsTests {
     /// A full sphere by area, with zenith and nadir shots (`rigs/pano-sphere.json`): Hugin
     /// loads every shot at its angles, the canvas is the whole sphere, and the zenith
     /// shot's centre lands on the canvas's top edge, the nadir's on its bottom edge.
-    @Test func aSphereWithZenithAndNadirLoadsAndItsPolesAreAtTheCanvasEdges() throws {
+    @Test(.blocking) func aSphereWithZenithAndNadirLoadsAndItsPolesAreAtTheCanvasEdges() throws {
         let program = try loadProgram("rigs/pano-sphere.json")
         let pto = try RigProcess.temporaryFile("sphere.pto")
         let plan = try RigProcess.run(["plan", "rigs/pano-sphere.json", "-o", pto])
@@ -184,7 +184,7 @@ struct HuginToolsTests {
 
     /// Every image's corners land on the panorama's canvas (pano_trafo maps them): the
     /// top row's outer corners, tilted up, reach further in yaw than its centres.
-    @Test func everyImagesCornersAreOnTheCanvas() throws {
+    @Test(.blocking) func everyImagesCornersAreOnTheCanvas() throws {
         let pto = try RigProcess.temporaryFile("corners.pto")
         #expect(try RigProcess.run(["plan", "rigs/pano.json", "-o", pto]).status == 0)
         let (images, panorama) = try Hugin.reloaded(pto)
@@ -208,7 +208,7 @@ struct HuginToolsTests {
     }
 
     /// A program shooting 3 brackets per position: Hugin counts one stack per position.
-    @Test func bracketsAreOneStackPerPositionForHugin() throws {
+    @Test(.blocking) func bracketsAreOneStackPerPositionForHugin() throws {
         let (dir, program) = try StitchCommandTests.copyProgram("pano.json")
         var text = try String(contentsOfFile: program, encoding: .utf8)
         text = text.replacingOccurrences(of: "\"settleSeconds\": 0.5,", with: "\"settleSeconds\": 0.5, \"shoot\": {\"shotsPerStep\": 3},")
@@ -220,7 +220,7 @@ struct HuginToolsTests {
         #expect(check.stdout.contains("Project contains\n69 images\n1 lenses\n23 stacks\n"), "\(check.stdout)")
     }
 
-    @Test func anExportedShotLogGivesBackThePosesSent() throws {
+    @Test(.blocking) func anExportedShotLogGivesBackThePosesSent() throws {
         let (dir, program) = try StitchCommandTests.copyProgram("pano.json")
         let log = try StitchCommandTests.writeLog(in: dir, program: program)
         let pto = dir + "/run.pto"

@@ -21,7 +21,7 @@ import Testing
 
     /// A stepped sky track played three hours after its planned start points at the star
     /// where it is when each frame is shot, and the shot log says that pose, not the plan's.
-    @Test func aLateTrackFollowsTheSkyAndLogsWhereItPointed() throws {
+    @Test(.blocking) func aLateTrackFollowsTheSkyAndLogsWhereItPointed() throws {
         let start = Date().timeIntervalSince1970 - 3 * 3600
         // A star circling the pole 15° from it, at 60° N: always up, never far from north.
         let text = #"""
@@ -75,7 +75,7 @@ import Testing
     /// The most common timelapse there is, a still head shooting every 5 s, passes check
     /// and plays every frame 5 s apart; check and plan say how long it takes and when it
     /// ends, frames counted with their brackets.
-    @Test func aStillTimelapseIsFeasibleAndSaysHowLongItTakes() throws {
+    @Test(.blocking) func aStillTimelapseIsFeasibleAndSaysHowLongItTakes() throws {
         let text = #"""
             {"rig": {"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}],
                      "camera": {"type": "sim", "focusMs": 0, "shutterMs": 100, "afterShotMs": 200}},
@@ -106,7 +106,7 @@ import Testing
         for (a, b) in zip(starts, starts.dropFirst()) { #expect(abs(b - a - 5) < 0.011, "\(starts)") }
     }
 
-    @Test func panoramaTraceFollowsThePlanAndStaysWithinLimits() throws {
+    @Test(.blocking) func panoramaTraceFollowsThePlanAndStaysWithinLimits() throws {
         let trace = try RigProcess.temporaryFile("pano.csv")
         let result = try RigProcess.run(["play", "rigs/pano.json", "--trigger", "auto", "--speed", "200", "--trace", trace, "--no-realtime"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -158,7 +158,7 @@ import Testing
         }
     }
 
-    @Test func continuousMoveEndsParkedAndStandsStillAtTheEnd() throws {
+    @Test(.blocking) func continuousMoveEndsParkedAndStandsStillAtTheEnd() throws {
         let trace = try RigProcess.temporaryFile("move.csv")
         let result = try RigProcess.run(["play", "rigs/move.json", "--speed", "200", "--trace", trace, "--no-realtime"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -171,7 +171,7 @@ import Testing
         }
     }
 
-    @Test func sigtermBrakesParksAndExitsZero() throws {
+    @Test(.blocking) func sigtermBrakesParksAndExitsZero() throws {
         let trace = try RigProcess.temporaryFile("stop.csv")
         let (process, out, err) = try RigProcess.start(["play", "rigs/move.json", "--trace", trace, "--no-realtime"])
         // Wait until the rig is moving: the trace file has frames.
@@ -193,7 +193,7 @@ import Testing
         #expect(abs(last[0] - 0) < 1e-3 && abs(last[1] - 0) < 1e-3)
     }
 
-    @Test func infeasibleProgramIsRefusedAndNothingMoves() throws {
+    @Test(.blocking) func infeasibleProgramIsRefusedAndNothingMoves() throws {
         let program = try RigProcess.temporaryFile(
             "fast.json",
             contents: """
@@ -214,7 +214,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: trace))
     }
 
-    @Test func malformedFileGivesTheCompilerStyleLineAndExit2() throws {
+    @Test(.blocking) func malformedFileGivesTheCompilerStyleLineAndExit2() throws {
         let program = try RigProcess.temporaryFile(
             "bad.json",
             contents: """
@@ -234,13 +234,13 @@ import Testing
         }
     }
 
-    @Test func missingFileIsExit2() throws {
+    @Test(.blocking) func missingFileIsExit2() throws {
         let result = try RigProcess.run(["check", "no/such/file.json"])
         #expect(result.status == 2)
         #expect(result.stderr == "no/such/file.json:1:1: error: $: no such file\n")
     }
 
-    @Test func planListsPanoramaShotsInSerpentineOrder() throws {
+    @Test(.blocking) func planListsPanoramaShotsInSerpentineOrder() throws {
         let result = try RigProcess.run(["plan", "rigs/pano.json", "--csv"])
         #expect(result.status == 0, "\(result.stderr)")
         let program = try loadProgram("rigs/pano.json")

@@ -26,7 +26,7 @@ import Testing
         return (result, events)
     }
 
-    @Test func theClosedLoopRampHoldsAFallingScene() throws {
+    @Test(.blocking) func theClosedLoopRampHoldsAFallingScene() throws {
         // 6 EV of dusk in 10 minutes: 120 frames 5 s apart.
         let (result, events) = try play(
             Self.program(frames: 120, ramp: #"{"mode": "auto", "startEV": 12, "maxShutterSeconds": 2}"#, scene: #"[{"t": 0, "ev": 12}, {"t": 600, "ev": 6}]"#))
@@ -45,7 +45,7 @@ import Testing
 
     /// `+` on the terminal during an interval-paced ramp (no keyboard trigger) nudges it: the
     /// frames after it come out about a stop brighter than the scene's target, by small steps.
-    @Test func plusOnTheTerminalNudgesTheRampBrighter() throws {
+    @Test(.blocking) func plusOnTheTerminalNudgesTheRampBrighter() throws {
         let path = try RigProcess.temporaryFile(
             "nudge.json", contents: Self.program(frames: 60, ramp: #"{"mode": "auto", "startEV": 10, "maxShutterSeconds": 2}"#, scene: #"[{"t": 0, "ev": 10}]"#)
         )
@@ -67,7 +67,7 @@ import Testing
         #expect(zip(images.dropFirst(), images).allSatisfy { abs($0 - $1) <= 0.35 }, "\(images)")
     }
 
-    @Test func withoutTheRampTheSameSceneDrifts() throws {
+    @Test(.blocking) func withoutTheRampTheSameSceneDrifts() throws {
         // The same scene at one fixed exposure (keys that never change): 6 EV under by the end.
         let (result, events) = try play(
             Self.program(frames: 120, ramp: #"{"mode": "keys", "keys": [{"frame": 0, "ev": 12}]}"#, scene: #"[{"t": 0, "ev": 12}, {"t": 600, "ev": 6}]"#))
@@ -77,7 +77,7 @@ import Testing
         #expect((images.last ?? 0) < -5.5)
     }
 
-    @Test func aGPIOCameraRampsOnlyInBulb() throws {
+    @Test(.blocking) func aGPIOCameraRampsOnlyInBulb() throws {
         let path = try RigProcess.temporaryFile(
             "gpio-ramp.json",
             contents:
@@ -95,12 +95,17 @@ import Testing
     /// A closed-loop ramp on a camera that never measures a frame would hold its first
     /// exposure all night: refused by check (and play) before anything moves, saying why;
     /// so is a gphoto2 ramp past the camera's 30 s.
-    @Test(arguments: [
-        (#"{"type": "sim"}"#, #""mode": "auto", "startEV": 12"#, "a \"sim\" camera measures frames only in a scene"),
-        (#"{"type": "gphoto2"}"#, #""mode": "auto", "startEV": 12"#, "this gphoto2 camera downloads no frames to measure"),
-        (#"{"type": "gpio"}"#, #""mode": "auto", "startEV": 12"#, "a \"gpio\" camera returns no pictures to measure"),
-        (#"{"type": "gphoto2", "download": "/tmp"}"#, #""mode": "auto", "startEV": 12, "maxShutterSeconds": 60"#, "a gphoto2 camera's longest speed is 30 s"),
-    ])
+    @Test(
+        .blocking,
+        arguments: [
+            (#"{"type": "sim"}"#, #""mode": "auto", "startEV": 12"#, "a \"sim\" camera measures frames only in a scene"),
+            (#"{"type": "gphoto2"}"#, #""mode": "auto", "startEV": 12"#, "this gphoto2 camera downloads no frames to measure"),
+            (#"{"type": "gpio"}"#, #""mode": "auto", "startEV": 12"#, "a \"gpio\" camera returns no pictures to measure"),
+            (
+                #"{"type": "gphoto2", "download": "/tmp"}"#, #""mode": "auto", "startEV": 12, "maxShutterSeconds": 60"#,
+                "a gphoto2 camera's longest speed is 30 s"
+            ),
+        ])
     func aRampTheCameraCannotFollowIsRefused(camera: String, ramp: String, message: String) throws {
         let bulb = camera.contains("gpio") ? #""bulb": true, "# : ""
         let path = try RigProcess.temporaryFile(
@@ -113,7 +118,7 @@ import Testing
         #expect(check.stderr.contains(message), "\(check.stderr)")
     }
 
-    @Test func aRampedIntervalSlowsTheShotsDown() throws {
+    @Test(.blocking) func aRampedIntervalSlowsTheShotsDown() throws {
         // A shot every 1 s slowing to every 3 s by frame 4, then held.
         let text = #"""
             {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 0, "shutterMs": 20, "afterShotMs": 0}},
@@ -143,7 +148,7 @@ import Testing
 extension RampEndToEndTests {
     /// A run cut off halfway (a power cut after frame 10: the log ends there) and resumed:
     /// the ramp goes on from the EV its last frame was shot at, not from `startEV` again.
-    @Test func aResumedRampGoesOnWhereItWas() throws {
+    @Test(.blocking) func aResumedRampGoesOnWhereItWas() throws {
         let ramp = #"{"mode": "auto", "startEV": 12, "maxShutterSeconds": 2, "maxEVPerHour": 600}"#
         let text = Self.program(frames: 20, ramp: ramp, scene: #"[{"t": 0, "ev": 7}, {"t": 600, "ev": 7}]"#)
         let path = try RigProcess.temporaryFile("resume-ramp.json", contents: text)

@@ -5,7 +5,7 @@ import Testing
 /// `rig check` reports what one output count is worth, and warns about timelapses that
 /// move an axis less than a count on some frames.
 @Suite struct ResolutionCheckTests {
-    @Test func aRigFileReportsItsCountSizes() throws {
+    @Test(.blocking) func aRigFileReportsItsCountSizes() throws {
         let pca = try RigProcess.run(["check", "rigs/pantilt-pca9685.json"])
         #expect(pca.status == 0, "\(pca.stderr)")
         // 50 Hz on 25 MHz: PRE_SCALE 121, a count is 122/25 µs; 180° over 1000 µs.
@@ -14,7 +14,7 @@ import Testing
         #expect(sim.stdout.contains("  resolution: continuous (the sim output has no steps)\n"), "\(sim.stdout)")
     }
 
-    @Test func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
+    @Test(.blocking) func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
         let program = try RigProcess.temporaryFile(
             "slow.json",
             contents: """
@@ -34,7 +34,7 @@ import Testing
 
     /// A stepped sky track stair-steps the same way: the Milky Way example (a frame every
     /// 30 s, the core moving about 0.1° between frames) on the PCA9685 head.
-    @Test func aMilkyWayTrackOnAPCA9685IsWarnedAbout() throws {
+    @Test(.blocking) func aMilkyWayTrackOnAPCA9685IsWarnedAbout() throws {
         let text = try String(contentsOf: RigProcess.packageRoot.appendingPathComponent("rigs/milkyway-track.json"), encoding: .utf8)
             .replacingOccurrences(of: #""rig": "pantilt.json""#, with: #""rig": "\#(RigProcess.packageRoot.path)/rigs/pantilt-pca9685.json""#)
         let program = try RigProcess.temporaryFile("milkyway.json", contents: text)

@@ -66,7 +66,7 @@ import Testing
     /// A power cut just before the line break of step 3's `shot` line: `export` and
     /// `--resume` both read that line as torn (the writer moves it to LOG.torn), so export
     /// names two images and the resumed run shoots step 3 again, not step 4 onwards.
-    @Test func aShotLineThatLostOnlyItsLineBreakIsShotAgainAndNotExported() throws {
+    @Test(.blocking) func aShotLineThatLostOnlyItsLineBreakIsShotAgainAndNotExported() throws {
         let programPath = try RigProcess.temporaryFile("pano.json", contents: Self.program)
         let logPath = (programPath as NSString).deletingLastPathComponent + "/run.jsonl"
         let full = try RigProcess.run(["play", programPath, "--log", logPath, "--no-realtime", "--speed", "5"])
@@ -90,7 +90,7 @@ import Testing
         #expect(log.shots.map(\.step) == Array(1...6))
     }
 
-    @Test func fromStepStartsThereAndTheIntervalCheckNamesTheStep() throws {
+    @Test(.blocking) func fromStepStartsThereAndTheIntervalCheckNamesTheStep() throws {
         let programPath = try RigProcess.temporaryFile("pano.json", contents: Self.program)
         let logPath = (programPath as NSString).deletingLastPathComponent + "/run.jsonl"
         let result = try RigProcess.run(["play", programPath, "--from-step", "5", "--log", logPath, "--no-realtime", "--speed", "5"])
@@ -180,7 +180,7 @@ import Testing
     /// A disk that fills up mid-run (the file size limit, `ulimit -f`, gives the same
     /// EFBIG a full disk gives ENOSPC): the live view and exit 1 say the log is
     /// incomplete, and the log ends on a whole line, readable and resumable.
-    @Test func aShotLogThatCannotBeWrittenEndsTheRunWithExit1AndStaysWhole() throws {
+    @Test(.blocking) func aShotLogThatCannotBeWrittenEndsTheRunWithExit1AndStaysWhole() throws {
         let steps = (0..<80).map { "{\"pose\": {\"pan\": \(Double($0) * 0.25)}}" }.joined(separator: ", ")
         let programPath = try RigProcess.temporaryFile(
             "many.json",

@@ -27,7 +27,7 @@ import Testing
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").filter { !$0.hasPrefix("time_s") }.count
     }
 
-    @Test(arguments: [SIGINT, SIGTERM])
+    @Test(.blocking, arguments: [SIGINT, SIGTERM])
     func aSignalDuringTheWaitEndsItWithNothingMoved(signo: Int32) throws {
         let file = try Self.program(secondsAhead: 120)
         let trace = try RigProcess.temporaryFile("wait.csv")
@@ -49,7 +49,7 @@ import Testing
         #expect(Self.traceRows(trace) == 0, "the rig moved")
     }
 
-    @Test func aNearStartIsWaitedForThenPlayed() throws {
+    @Test(.blocking) func aNearStartIsWaitedForThenPlayed() throws {
         let file = try Self.program(secondsAhead: 3)
         let trace = try RigProcess.temporaryFile("start.csv")
         let (process, out, err) = try RigProcess.start(["play", file, "--trace", trace, "--no-realtime"])
@@ -69,7 +69,7 @@ import Testing
         #expect(Self.traceRows(trace) > 0)
     }
 
-    @Test func aPastStartIsRefusedUnlessStartNow() throws {
+    @Test(.blocking) func aPastStartIsRefusedUnlessStartNow() throws {
         let file = try Self.program(secondsAhead: -600)
         let refused = try RigProcess.run(["play", file, "--no-realtime"])
         #expect(refused.status == 2)
@@ -84,7 +84,7 @@ import Testing
 /// `rig plan` on the clock: the total, the start and end (local and UTC), and every Nth
 /// frame's time, interval, sun altitude and exposure.
 @Suite struct PlanClockTests {
-    @Test func planPrintsTheShootOnTheClock() throws {
+    @Test(.blocking) func planPrintsTheShootOnTheClock() throws {
         let file = "Tests/Fixtures/clock-grail.json"
         let result = try RigProcess.run(["plan", file, "--all"], environment: ["TZ": "UTC"])
         #expect(result.status == 0, "\(result.stderr)")

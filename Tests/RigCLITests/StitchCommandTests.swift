@@ -33,7 +33,7 @@ import Testing
         return path
     }
 
-    @Test(arguments: [("pto", "pano.pto"), ("papywizard", "pano.xml"), ("csv", "pano.csv"), ("json", "pano.json.out")])
+    @Test(.blocking, arguments: [("pto", "pano.pto"), ("papywizard", "pano.xml"), ("csv", "pano.csv"), ("json", "pano.json.out")])
     func planWritesTheSameTextToStdoutAndToTheFile(format: String, file: String) throws {
         let toStdout = try RigProcess.run(["plan", "rigs/pano.json", "--format", format])
         #expect(toStdout.status == 0, "\(toStdout.stderr)")
@@ -44,7 +44,7 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8) == toStdout.stdout)
     }
 
-    @Test func theFormatFollowsTheFileExtensionAndCsvIsAnAlias() throws {
+    @Test(.blocking) func theFormatFollowsTheFileExtensionAndCsvIsAnAlias() throws {
         let out = try RigProcess.temporaryFile("pano.pto")
         #expect(try RigProcess.run(["plan", "rigs/pano.json", "-o", out]).status == 0)
         let text = try String(contentsOfFile: out, encoding: .utf8)
@@ -60,7 +60,7 @@ import Testing
 
     /// Cameras store images landscape; a portrait size would give Hugin a wrong field of
     /// view and roll, so it is refused with the landscape size to give instead.
-    @Test func aPortraitImageSizeIsRefused() throws {
+    @Test(.blocking) func aPortraitImageSizeIsRefused() throws {
         let result = try RigProcess.run(["plan", "rigs/pano.json", "--format", "pto", "--image-size", "600x900"])
         #expect(result.status == 2)
         #expect(
@@ -68,7 +68,7 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func outputPathsAreCheckedBeforeAnythingIsWritten() throws {
+    @Test(.blocking) func outputPathsAreCheckedBeforeAnythingIsWritten() throws {
         let (dir, program) = try Self.copyProgram("pano.json")
         let rigBefore = try String(contentsOfFile: dir + "/pantilt.json", encoding: .utf8)
         for target in [program, dir + "/pantilt.json"] {
@@ -95,7 +95,7 @@ import Testing
         }
     }
 
-    @Test func aProgramWithoutALensNeedsHfovForStitcherFormats() throws {
+    @Test(.blocking) func aProgramWithoutALensNeedsHfovForStitcherFormats() throws {
         let refused = try RigProcess.run(["plan", "rigs/timelapse.json", "--format", "pto"])
         #expect(refused.status == 2)
         #expect(
@@ -110,7 +110,7 @@ import Testing
         #expect(images.last == "i w4000 h3000 f0 v=0 r0 p10 y60 n\"F120.jpg\"")
     }
 
-    @Test func exportWritesTheLastTakesWithTheProgramsLens() throws {
+    @Test(.blocking) func exportWritesTheLastTakesWithTheProgramsLens() throws {
         let (dir, program) = try Self.copyProgram("pano.json")
         let log = try Self.writeLog(in: dir, program: program)
         let out = dir + "/run.pto"
@@ -134,7 +134,7 @@ import Testing
         #expect(onto.stderr.contains("error: -o \(log): is one of this run's input files"))
     }
 
-    @Test func exportSaysWhenTheLensIsMissing() throws {
+    @Test(.blocking) func exportSaysWhenTheLensIsMissing() throws {
         let (dir, program) = try Self.copyProgram("pano.json")
         let log = try Self.writeLog(in: dir, program: nil)
         let refused = try RigProcess.run(["export", log, "--format", "papywizard"])
@@ -171,7 +171,7 @@ import Testing
          "panorama": {"lens": {"horizontalFovDeg": 60, "verticalFovDeg": 40}, "overlapPercent": 30, "pan": [-20, 20], "tilt": [0, 20]}}
         """#
 
-    @Test func theExportedProjectHasThePosesOfTheLog() throws {
+    @Test(.blocking) func theExportedProjectHasThePosesOfTheLog() throws {
         let programPath = try RigProcess.temporaryFile("small.json", contents: Self.program)
         let dir = (programPath as NSString).deletingLastPathComponent
         let logPath = dir + "/run.jsonl"

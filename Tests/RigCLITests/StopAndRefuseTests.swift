@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [SIGHUP, SIGQUIT, SIGINT])
+    @Test(.blocking, arguments: [SIGHUP, SIGQUIT, SIGINT])
     func aSignalMidMoveBrakesParksAndExitsZero(signo: Int32) throws {
         let trace = try RigProcess.temporaryFile("signal.csv")
         let (process, out, err) = try RigProcess.start(["play", Self.program, "--trace", trace, "--no-realtime"])
@@ -81,7 +81,7 @@ import Testing
     /// A signal in the first instant (as soon as rig's handlers are in place, while it is
     /// still reading its files) ends the run the documented way, exit 0, instead of being
     /// dropped while the program plays to its end.
-    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT])
+    @Test(.blocking, arguments: [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT])
     func aSignalWhileStartingEndsTheRun(signo: Int32) throws {
         let (process, out, err) = try RigProcess.start(["play", "rigs/pano.json", "--trigger", "auto", "--no-realtime"])
         let stderr = PipeCollector(err)
@@ -163,7 +163,7 @@ import Testing
         return (result.status, result.stdout, result.stderr)
     }
 
-    @Test func aReaderThatGoesAwayEndsTheRunLikeSIGPIPE() throws {
+    @Test(.blocking) func aReaderThatGoesAwayEndsTheRunLikeSIGPIPE() throws {
         let trace = try RigProcess.temporaryFile("head.csv")
         // head exits after two lines; rig's next write to the pipe fails.
         let result = try shell(#""$0" "$@" | head -2"#, trace: trace)
@@ -174,7 +174,7 @@ import Testing
         try expectBrakedAndParked(trace)
     }
 
-    @Test func stdoutAndStderrBothGoingAwayStillBrakeAndPark() throws {
+    @Test(.blocking) func stdoutAndStderrBothGoingAwayStillBrakeAndPark() throws {
         // Both streams fail, write after write: that is one stop, never an abort without braking.
         let trace = try RigProcess.temporaryFile("both.csv")
         let result = try shell(#""$0" "$@" 2>&1 | head -2"#, trace: trace)
@@ -182,7 +182,7 @@ import Testing
         try expectBrakedAndParked(trace)
     }
 
-    @Test(arguments: [(#""$0" "$@" > /dev/full"#, "No space left on device"), (#""$0" "$@" >&-"#, "Bad file descriptor")])
+    @Test(.blocking, arguments: [(#""$0" "$@" > /dev/full"#, "No space left on device"), (#""$0" "$@" >&-"#, "Bad file descriptor")])
     func aFailedWriteToStdoutStopsSafelyWithExit1(script: String, message: String) throws {
         let trace = try RigProcess.temporaryFile("full.csv")
         let result = try shell(script, trace: trace)
@@ -195,7 +195,7 @@ import Testing
         for (i, axis) in rig.axes.enumerated() { #expect(abs(last[i] - (axis.park ?? last[i])) < 1e-3) }
     }
 
-    @Test func aTraceOnAFIFOIsRefusedBeforeAnythingMoves() throws {
+    @Test(.blocking) func aTraceOnAFIFOIsRefusedBeforeAnythingMoves() throws {
         let fifo = try RigProcess.temporaryFile("trace.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let result = try RigProcess.run(["play", Self.program, "--trace", fifo, "--no-realtime"])
@@ -206,7 +206,7 @@ import Testing
 
     /// The shot log goes through the one output-path check: not the program or its rig (the
     /// events would be appended to an input), not the trace, not a FIFO (it would hang).
-    @Test func aShotLogThatIsAnInputTheTraceOrAFIFOIsRefused() throws {
+    @Test(.blocking) func aShotLogThatIsAnInputTheTraceOrAFIFOIsRefused() throws {
         let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
         for name in ["pano.json", "pantilt.json"] {
             try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/" + name).path, toPath: dir + "/" + name)
@@ -233,7 +233,7 @@ import Testing
 
     /// `rig plot -o` goes through the same output-path check: never the program or its
     /// rig (which it once replaced with SVG), a FIFO or a directory.
-    @Test func plotsOutputIsNeverAnInputAFIFOOrADirectory() throws {
+    @Test(.blocking) func plotsOutputIsNeverAnInputAFIFOOrADirectory() throws {
         let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
         for name in ["move.json", "pantilt.json"] {
             try FileManager.default.copyItem(atPath: RigProcess.packageRoot.appendingPathComponent("rigs/" + name).path, toPath: dir + "/" + name)
@@ -258,7 +258,7 @@ import Testing
                 || (try String(contentsOfFile: dir + "/move.svg", encoding: .utf8)).contains("<svg"))
     }
 
-    @Test func aTraceInAMissingDirectoryIsRefusedNamingTheOptionAndPath() throws {
+    @Test(.blocking) func aTraceInAMissingDirectoryIsRefusedNamingTheOptionAndPath() throws {
         let path = try RigProcess.temporaryFile("x") + "/no/such/trace.csv"
         let result = try RigProcess.run(["play", Self.program, "--trace", path, "--no-realtime"])
         #expect(result.status == 2)
@@ -266,7 +266,7 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    @Test(arguments: ["move.json", "pantilt.json"])
+    @Test(.blocking, arguments: ["move.json", "pantilt.json"])
     func aTraceNamingAnInputFileIsRefusedAndTheFileSurvives(input: String) throws {
         let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
         for name in ["move.json", "pantilt.json"] {
@@ -281,7 +281,7 @@ import Testing
 
     /// A hard link names the same file under another path: the check compares the file's
     /// identity (device and inode), not its path, for the trace and the shot log alike.
-    @Test(arguments: ["--trace", "--log"])
+    @Test(.blocking, arguments: ["--trace", "--log"])
     func anOutputThatIsAHardLinkToAnInputIsRefused(option: String) throws {
         let dir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
         for name in ["move.json", "pantilt.json"] {
@@ -296,14 +296,14 @@ import Testing
         #expect(try String(contentsOfFile: dir + "/move.json", encoding: .utf8) == before)
     }
 
-    @Test func theKeyboardTriggerRefusesAStdinThatIsNotATerminal() throws {
+    @Test(.blocking) func theKeyboardTriggerRefusesAStdinThatIsNotATerminal() throws {
         let result = try RigProcess.run(["play", "rigs/pano.json", "--trigger", "keyboard", "--no-realtime"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--trigger keyboard"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func jogWithNoGamepadAndNoTerminalSaysWhatToDo() throws {
+    @Test(.blocking) func jogWithNoGamepadAndNoTerminalSaysWhatToDo() throws {
         let result = try RigProcess.run(["jog", "--rig", "rigs/pantilt.json", "--device", "/nonexistent/event99"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("no gamepad found"), "\(result.stderr)")
@@ -340,7 +340,7 @@ import Testing
         return (process.terminationStatus, stderr)
     }
 
-    @Test func aSecondProcessOnTheSamePCA9685IsRefusedNamingTheHolder() throws {
+    @Test(.blocking) func aSecondProcessOnTheSamePCA9685IsRefusedNamingTheHolder() throws {
         let lockDir = (try RigProcess.temporaryFile("x") as NSString).deletingLastPathComponent
         // The first process's trace, which the second must not clobber.
         let trace = lockDir + "/first.csv"
@@ -353,7 +353,7 @@ import Testing
         #expect(try String(contentsOfFile: trace, encoding: .utf8) == "the first run's trace\n")
     }
 
-    @Test func aSecondProcessOnTheSameCameraLinesIsRefusedNamingTheHolder() throws {
+    @Test(.blocking) func aSecondProcessOnTheSameCameraLinesIsRefusedNamingTheHolder() throws {
         // The camera's focus line is held; the refusal comes before libgpiod opens any line
         // (without the lock, this machine's missing gpiochip9 would be the error).
         let program = try RigProcess.temporaryFile(

@@ -79,7 +79,7 @@ enum ExifTool {
     /// The frames the export keeps: step 2's redo replaces its first takes.
     static let kept = [0, 1, 4, 5, 6, 7]
 
-    @Test func sidecarsGoBesideTheFramesAndAreNeverReplacedWithoutForce() throws {
+    @Test(.blocking) func sidecarsGoBesideTheFramesAndAreNeverReplacedWithoutForce() throws {
         let dir = try Self.newDir()
         let log = try Self.writeLog(in: dir)
         let first = try RigProcess.run(["export", log, "--format", "xmp"])
@@ -102,7 +102,7 @@ enum ExifTool {
         #expect(try String(contentsOfFile: edited, encoding: .utf8).contains("exif:ExposureTime=\"1/250\""))
     }
 
-    @Test func minusOWritesIntoAFolderAndFramesThatAreGoneAreRefused() throws {
+    @Test(.blocking) func minusOWritesIntoAFolderAndFramesThatAreGoneAreRefused() throws {
         let dir = try Self.newDir()
         let log = try Self.writeLog(in: dir)
         let out = dir + "/sidecars"
@@ -118,7 +118,7 @@ enum ExifTool {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/frames").allSatisfy { !$0.hasSuffix(".xmp") })
     }
 
-    @Test func theCsvHasEveryFramesTrueTime() throws {
+    @Test(.blocking) func theCsvHasEveryFramesTrueTime() throws {
         let dir = try Self.newDir()
         let log = try Self.writeLog(in: dir)
         let csv = try RigProcess.run(["export", log, "--format", "csv"])
@@ -185,7 +185,7 @@ enum ExifTool {
     }
 
     /// A real run: `rig play` records each frame's time, and the sidecars carry it.
-    @Test func aPlayedRunsSidecarsCarryTheTimesItRecorded() throws {
+    @Test(.blocking) func aPlayedRunsSidecarsCarryTheTimesItRecorded() throws {
         let programPath = try RigProcess.temporaryFile("small.json", contents: PlayThenExportTests.program)
         let dir = (programPath as NSString).deletingLastPathComponent
         let logPath = dir + "/run.jsonl"

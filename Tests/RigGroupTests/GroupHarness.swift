@@ -10,7 +10,7 @@ import Synchronization
 final class TestBroker: @unchecked Sendable {
     let port: Int
     let directory: URL
-    private var pid: pid_t?
+    private var child: ChildProcess?
     private(set) var log: PipeCollector?
 
     /// - Parameter users: with users, the broker takes only them (their passwords hashed
@@ -36,20 +36,23 @@ final class TestBroker: @unchecked Sendable {
 
     var url: String { "mqtt://127.0.0.1:\(port)" }
 
-    /// Runs mosquitto under `sh`, which says its PID and, once it is gone, its exit: the test
-    /// waits on those lines, never on Foundation's process wait (which needs a GCD thread
-    /// that a test blocking on two cores may not leave it).
+    /// Runs mosquitto as a `ChildProcess` (reaped by a thread of its own, never by
+    /// Foundation's process monitor); waits on its own log lines, never a fixed sleep.
     func start() throws {
         guard let executable = LoopbackMosquitto.executable else { throw BrokerMissing() }
-        let (_, _, err) = try RigProcess.start(
-            ["-c", supervised, executable, "-c", directory.appendingPathComponent("mosquitto.conf").path], program: URL(fileURLWithPath: "/bin/sh"))
+        let err = Pipe()
+        let child = try ChildProcess(
+            URL(fileURLWithPath: executable), ["-c", directory.appendingPathComponent("mosquitto.conf").path],
+            environment: ProcessInfo.processInfo.environment, stderr: err.fileHandleForWriting.fileDescriptor)
+        err.fileHandleForWriting.closeFile()
         let log = PipeCollector(err)
         self.log = log
+        self.child = child
         // mosquitto says which port it listens on once the socket is bound.
-        guard log.wait(for: LoopbackMosquitto.readyLine(port: port), within: 60), log.wait(for: "running", within: 60),
-            let pid = supervisedPID(log)
-        else { throw BrokerMissing(detail: log.text) }
-        self.pid = pid
+        guard log.wait(for: LoopbackMosquitto.readyLine(port: port), within: 60), log.wait(for: "running", within: 60) else {
+            child.killAndWait()
+            throw BrokerMissing(detail: log.text)
+        }
     }
 
     /// SIGKILL: the broker vanishes without a word (its retained messages with it).
@@ -58,9 +61,9 @@ final class TestBroker: @unchecked Sendable {
     func stop() { end(SIGTERM) }
 
     private func end(_ signal: Int32) {
-        guard let log, let pid, !log.text.contains("supervised-exit=") else { return }
-        Glibc.kill(pid, signal)
-        _ = log.wait(for: "supervised-exit=", within: 60)
+        guard let child, child.isRunning else { return }
+        Glibc.kill(child.processIdentifier, signal)
+        if !child.wait(within: 60) { child.killAndWait() }
     }
 
     /// Publishes as any other MQTT 5 client would (libmosquitto, QoS 1), waiting until the

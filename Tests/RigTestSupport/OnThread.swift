@@ -13,20 +13,23 @@ public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) as
     return try await withTaskExecutorPreference(executor) { try body() }
 }
 
-/// A task executor with one thread of its own, for `onThread`: it runs the jobs given to
-/// it in order until it is finished.
-final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+/// A task executor with threads of its own (one for `onThread`; a few shared ones for the
+/// suites that block: `BlockingTests.executor`): they run the jobs given to it in order
+/// until it is finished.
+public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var finished = false
 
-    init() {
-        let thread = Thread { [self] in run() }
-        thread.stackSize = 1 << 20
-        thread.start()
+    public init(threads: Int = 1) {
+        for _ in 0..<max(1, threads) {
+            let thread = Thread { [self] in run() }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.withLock {
             jobs.append(job)
@@ -34,11 +37,11 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Lets the thread end once the jobs given so far have run.
-    func finish() {
+    /// Lets the threads end once the jobs given so far have run.
+    public func finish() {
         condition.withLock {
             finished = true
-            condition.signal()
+            condition.broadcast()
         }
     }
 
@@ -55,4 +58,13 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
+}
+
+/// Where tests that block a thread for seconds at a time (a `rig` process run to its end,
+/// synchronously) run: 3 threads of their own, so that the cooperative pool's 2 threads on
+/// a 2-core machine stay free for the async tests' waits and deadlines. Without it, a full
+/// run queued hundreds of such tests on those 2 threads, and async tests missed their
+/// deadlines or their time limits by minutes (their next step waited for a thread).
+public enum BlockingTests {
+    public static let executor = ThreadExecutor(threads: 3)
 }

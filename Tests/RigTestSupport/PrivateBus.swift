@@ -9,22 +9,21 @@ import Foundation
 public final class PrivateBus: @unchecked Sendable {
     /// The bus address printed by the daemon, such as `unix:path=/tmp/dbus-XXXX,guid=…`.
     public let address: String
-    private let process: Process
+    private let process: ChildProcess
     private let lock = NSLock()
-    private var children: [Process] = []
+    private var children: [ChildProcess] = []
 
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
     }
 
     public init() throws {
-        let process = Process()
-        process.executableURL = try Self.executable(named: "dbus-daemon")
-        process.arguments = ["--session", "--print-address", "--nofork"]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // Not a Foundation `Process`: see `ChildProcess`.
+        let process = try ChildProcess(
+            try Self.executable(named: "dbus-daemon"), ["--session", "--print-address", "--nofork"],
+            environment: ProcessInfo.processInfo.environment, stdout: output.fileHandleForWriting.fileDescriptor)
+        output.fileHandleForWriting.closeFile()
         // The daemon prints its address as one line once it listens.
         var data = Data()
         while !data.contains(UInt8(ascii: "\n")) {
@@ -34,7 +33,7 @@ public final class PrivateBus: @unchecked Sendable {
         }
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         guard !line.isEmpty else {
-            kill(process.processIdentifier, SIGKILL)
+            process.killAndWait()
             throw StartError(description: "dbus-daemon printed no address")
         }
         self.process = process
@@ -53,16 +52,11 @@ public final class PrivateBus: @unchecked Sendable {
         return env
     }
 
-    /// Starts `command` (looked up in `PATH`) with ``environment``; it is killed by ``stop()``.
+    /// Starts `command` (looked up in `PATH`) with ``environment``, its output dropped; it
+    /// is killed by ``stop()``. A `ChildProcess`, not a Foundation `Process` (see there).
     @discardableResult
-    public func launch(_ command: String, _ arguments: [String]) throws -> Process {
-        let child = Process()
-        child.executableURL = try Self.executable(named: command)
-        child.arguments = arguments
-        child.environment = environment
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+    public func launch(_ command: String, _ arguments: [String]) throws -> ChildProcess {
+        let child = try ChildProcess(try Self.executable(named: command), arguments, environment: environment)
         lock.withLock { children.append(child) }
         return child
     }
@@ -70,29 +64,19 @@ public final class PrivateBus: @unchecked Sendable {
     /// Kills every launched child (not the daemon) and reaps them: a test can restart a
     /// service on the same bus.
     public func stopChildren() {
-        let all = lock.withLock { () -> [Process] in
+        let all = lock.withLock { () -> [ChildProcess] in
             let all = children
             children = []
             return all
         }
-        for child in all where child.isRunning {
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-        }
+        for child in all { child.killAndWait() }
     }
 
-    /// Kills every launched child, then the daemon, and reaps them.
+    /// Kills every launched child, then the daemon, and reaps them (dbus-daemon ignores
+    /// SIGTERM; nothing here needs a graceful exit).
     public func stop() {
-        let all = lock.withLock { () -> [Process] in
-            let all = children
-            children = []
-            return all
-        }
-        for child in all + [process] where child.isRunning {
-            // dbus-daemon ignores SIGTERM; nothing here needs a graceful exit.
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-        }
+        stopChildren()
+        process.killAndWait()
     }
 
     /// `name` from the test virtualenv (`scripts/setup --test`), else from `PATH`.

@@ -232,9 +232,10 @@ public struct ServoCalibrator: Sendable {
 }
 
 extension ServoCalibrator.Key {
-    /// Decodes a raw terminal's bytes into keys; keeps a half-read escape sequence.
+    /// Decodes a raw terminal's bytes into keys (`TerminalKeys`); keeps a half-read escape
+    /// sequence.
     public struct Decoder: Sendable {
-        private var escape = 0
+        private var keys = TerminalKeys()
         public init() {}
 
         /// Feeds one byte; returns the key it completes, if any. `typing`: digits, `-` and
@@ -242,33 +243,25 @@ extension ServoCalibrator.Key {
         public mutating func feed(_ byte: UInt8, typing: Bool) -> ServoCalibrator.Key? {
             // Typing an angle, Esc cancels at once (arrows are not read then).
             if typing {
-                escape = 0
+                keys.reset()
                 if byte == 0x1B { return .cancel }
             }
-            switch (escape, byte) {
-            case (0, 0x1B):
-                escape = 1
-                return nil
-            case (1, UInt8(ascii: "[")), (1, UInt8(ascii: "O")):
-                escape = 2
-                return nil
-            case (2, _):
-                escape = 0
-                switch byte {
-                case UInt8(ascii: "D"): return .step(-ServoCalibrator.fineStepMicroseconds)
-                case UInt8(ascii: "C"): return .step(ServoCalibrator.fineStepMicroseconds)
-                case UInt8(ascii: "A"): return .step(ServoCalibrator.coarseStepMicroseconds)
-                case UInt8(ascii: "B"): return .step(-ServoCalibrator.coarseStepMicroseconds)
-                default: return nil
-                }
-            default:
-                // A lone Esc: it cancels a deadband search; the key after it is read as itself.
-                if escape == 1 {
-                    escape = 0
-                    if let key = feed(byte, typing: typing) { return key }
-                    return .cancel
+            var result: ServoCalibrator.Key?
+            for key in keys.feed(byte) {
+                switch key {
+                case .arrow(0): result = .step(-ServoCalibrator.fineStepMicroseconds)
+                case .arrow(1): result = .step(ServoCalibrator.fineStepMicroseconds)
+                case .arrow(2): result = .step(ServoCalibrator.coarseStepMicroseconds)
+                case .arrow(_): result = .step(-ServoCalibrator.coarseStepMicroseconds)
+                // A lone Esc cancels a deadband search; the key after it is read as itself.
+                case .escape: result = .cancel
+                case .byte(let byte): result = Self.key(byte, typing: typing) ?? result
                 }
             }
+            return result
+        }
+
+        private static func key(_ byte: UInt8, typing: Bool) -> ServoCalibrator.Key? {
             if typing {
                 switch byte {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "+"):

@@ -1,7 +1,7 @@
 import RigCore
 
-/// Turns terminal bytes into jog input: arrow keys (`ESC [ A…D`, also `ESC O A…D`),
-/// `+`/`-`, space, and letters. Pure; keeps the state of a half-read escape sequence.
+/// Turns terminal bytes into jog input: arrow keys (read by `TerminalKeys`), `+`/`-`,
+/// space, and letters. Pure; keeps the state of a half-read escape sequence.
 public struct KeyDecoder: Sendable {
     /// What a key means.
     public enum Key: Sendable, Equatable {
@@ -10,40 +10,32 @@ public struct KeyDecoder: Sendable {
         case action(JogConfig.Action)
     }
 
-    private var escape = 0
+    private var keys = TerminalKeys()
 
     public init() {}
 
-    /// Feeds one byte; returns the key it completes, if any.
+    /// Feeds one byte; returns the key it completes, if any (a lone Esc means nothing here).
     public mutating func feed(_ byte: UInt8) -> Key? {
-        switch (escape, byte) {
-        case (0, 0x1B):
-            escape = 1
-            return nil
-        case (1, UInt8(ascii: "[")), (1, UInt8(ascii: "O")):
-            escape = 2
-            return nil
-        case (2, _):
-            escape = 0
-            switch byte {
-            case UInt8(ascii: "D"): return .arrow(0)
-            case UInt8(ascii: "C"): return .arrow(1)
-            case UInt8(ascii: "A"): return .arrow(2)
-            case UInt8(ascii: "B"): return .arrow(3)
-            default: return nil
+        for key in keys.feed(byte) {
+            switch key {
+            case .arrow(let direction): return .arrow(direction)
+            case .escape: continue
+            case .byte(let byte): return Self.action(byte).map(Key.action)
             }
-        default:
-            escape = 0
         }
+        return nil
+    }
+
+    private static func action(_ byte: UInt8) -> JogConfig.Action? {
         switch byte {
-        case UInt8(ascii: "+"), UInt8(ascii: "="): return .action(.faster)
-        case UInt8(ascii: "-"), UInt8(ascii: "_"): return .action(.slower)
-        case UInt8(ascii: " "): return .action(.record)
-        case UInt8(ascii: "x"), 0x7F, 0x08: return .action(.delete)
-        case UInt8(ascii: "h"): return .action(.home)
-        case UInt8(ascii: "p"): return .action(.preview)
-        case UInt8(ascii: "s"): return .action(.save)
-        case UInt8(ascii: "q"): return .action(.quit)
+        case UInt8(ascii: "+"), UInt8(ascii: "="): return .faster
+        case UInt8(ascii: "-"), UInt8(ascii: "_"): return .slower
+        case UInt8(ascii: " "): return .record
+        case UInt8(ascii: "x"), 0x7F, 0x08: return .delete
+        case UInt8(ascii: "h"): return .home
+        case UInt8(ascii: "p"): return .preview
+        case UInt8(ascii: "s"): return .save
+        case UInt8(ascii: "q"): return .quit
         default: return nil
         }
     }

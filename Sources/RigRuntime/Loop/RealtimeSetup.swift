@@ -1,4 +1,5 @@
 import CLinux
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -43,6 +44,7 @@ public enum RealtimeSetup {
         var param = sched_param()
         param.sched_priority = fifoPriority
         grant.fifo = sched_setscheduler(0, SCHED_FIFO, &param) == 0
+        if grant.fifo { loopIsRealtime.store(true, ordering: .relaxed) }
         if lockMemory {
             if mlockall(Int32(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) == 0 {
                 grant.memoryLocked = true
@@ -53,6 +55,24 @@ public enum RealtimeSetup {
             if grant.memoryLocked { rig_prefault_stack(prefaultedStackBytes) }
         }
         return grant
+    }
+}
+
+extension RealtimeSetup {
+    /// Whether a control loop of this process got SCHED_FIFO: the threads that time a
+    /// group's shot then ask for it too.
+    private static let loopIsRealtime = Atomic<Bool>(false)
+
+    /// Called on a thread that times a shot to an instant (a group's shot timer, a GPIO
+    /// camera's shutter edge): minimal timer slack, and SCHED_FIFO just below the loop's
+    /// when the loop got it. At normal priority its wake-up was 146–547 ms late at p99
+    /// beside `stress-ng --cpu 2`; at FIFO about 0.1 ms (docs/performance.md, round 6).
+    public static func applyToShotThread() {
+        _ = rig_set_timer_slack(1)
+        guard loopIsRealtime.load(ordering: .relaxed) else { return }
+        var param = sched_param()
+        param.sched_priority = fifoPriority - 1
+        _ = sched_setscheduler(0, SCHED_FIFO, &param)
     }
 }
 

@@ -28,6 +28,7 @@ public final class ShotTimer: Sendable {
 
     public init(atNs: Int64, action: @escaping @Sendable (Int64) -> Void) {
         SystemThread.start(name: "rig-shot-timer") { [self] in
+            RealtimeSetup.applyToShotThread()
             WallClock.sleep(untilNanoseconds: atNs)
             let edge = WallClock.nanoseconds()
             guard !cancelled.withLock({ $0 }) else { return }

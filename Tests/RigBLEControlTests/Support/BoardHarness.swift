@@ -12,8 +12,8 @@ final class BoardHarness: @unchecked Sendable {
     let connection: DBusConnection
     let logPath: String
     let stateDirectory: String
-    private var board: Process?
-    private var emulator: Process?
+    private var board: ChildProcess?
+    private var emulator: ChildProcess?
     private let boardArguments: [String]
 
     struct Entry: Decodable {
@@ -54,22 +54,15 @@ final class BoardHarness: @unchecked Sendable {
             return (powered?.count ?? 0) >= 2 ? true : nil
         }
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigBLEControlTests/fake_blecontrol_board.py").path
-        let board = TestTools.process("python3", [script, "--adapter", "hci1", "--log", logPath] + boardArguments)
-        board.environment = bus.environment
-        board.standardOutput = FileHandle.nullDevice
         let readyBefore = entries().filter { $0.event == "ready" }.count
-        try board.run()
-        self.board = board
+        board = try bus.launch("python3", [script, "--adapter", "hci1", "--log", logPath] + boardArguments)
         _ = try await poll { [self] in entries().filter { $0.event == "ready" }.count > readyBefore ? true : nil }
     }
 
     /// The board and the radio go away and come back (power-cycled board, a fresh emulator:
     /// bluezoo cannot reconnect a device pair it once disconnected).
     func restartEmulatorAndBoard() async throws {
-        for process in [board, emulator].compactMap({ $0 }) where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        for process in [board, emulator].compactMap({ $0 }) { process.killAndWait() }
         let connection = self.connection
         _ = try await poll { try await connection.nameHasOwner("org.bluez") ? nil : true }
         try await startEmulatorAndBoard()
@@ -81,11 +74,8 @@ final class BoardHarness: @unchecked Sendable {
 
     func stop() {
         trace("harness: stopping")
-        if let board, board.isRunning {
-            // SIGKILL: a child spawned from the test process may inherit a blocked SIGTERM.
-            kill(board.processIdentifier, SIGKILL)
-            board.waitUntilExit()
-        }
+        // SIGKILL: a child spawned from the test process may inherit a blocked SIGTERM.
+        board?.killAndWait()
         connection.close()
         bus.stop()
     }
