@@ -56,7 +56,7 @@ import Testing
 
     /// "Follow the sun until it sets, then hold": check and plan say when it changes over
     /// (the ephemeris's sunset, as plan's sun line gives it) and plan marks the held frames.
-    @Test func aSunTrackUntilItSetsSaysWhenItChangesOver() throws {
+    @Test(.blocking) func aSunTrackUntilItSetsSaysWhenItChangesOver() throws {
         let check = try RigProcess.run(["check", "rigs/sunset-track.json"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(

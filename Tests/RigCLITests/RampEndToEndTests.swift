@@ -179,7 +179,7 @@ extension RampEndToEndTests {
     /// A camera whose speeds are coarser than the ramp asks for (whole stops for a ramp in
     /// thirds) makes the nearest: the closed loop reads the scene from what it made, not
     /// from what the ramp asked (`ExposureValue.made`), and the log says what it read.
-    @Test func theClosedLoopMeasuresAgainstTheExposureTheCameraMade() throws {
+    @Test(.blocking) func theClosedLoopMeasuresAgainstTheExposureTheCameraMade() throws {
         let text = #"""
             {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "maxVelocity": 30}],
                      "camera": {"type": "sim", "scene": [{"t": 0, "ev": 12}, {"t": 600, "ev": 6}], "shutterStepEV": 1, "focusMs": 0, "afterShotMs": 50}},

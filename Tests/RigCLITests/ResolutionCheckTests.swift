@@ -50,7 +50,7 @@ import Testing
 
     /// A continuous sky track (keyframes played, for video) stair-steps too: judged a
     /// second at a time by the same check; on the simulated rig, nothing to warn of.
-    @Test func aContinuousTrackOnAPCA9685IsWarnedAbout() throws {
+    @Test(.blocking) func aContinuousTrackOnAPCA9685IsWarnedAbout() throws {
         func track(_ rig: String) -> String {
             """
             {"rig": "\(RigProcess.packageRoot.path)/rigs/\(rig)", "kind": "track",
