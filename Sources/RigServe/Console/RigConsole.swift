@@ -51,6 +51,8 @@ public final class RigConsole: @unchecked Sendable {
     /// cancelling a wait and stopping a program: a STOP is never posted ahead of the
     /// program it stops.
     private let launchGate = Mutex<Int>(0)
+    /// UTC now, Unix seconds: what a program's `"start"` is waited for on (a test's own).
+    public let wallClock: @Sendable () -> Double
 
     /// A program started from the server: what the status shows about it.
     struct Run: Sendable {
@@ -98,9 +100,10 @@ public final class RigConsole: @unchecked Sendable {
     public init(
         rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
         clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25, camera: Camera? = nil, shotLogs: RunLogDirectory? = nil,
-        group: GroupLeading? = nil
+        group: GroupLeading? = nil, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.rig = rig
+        self.wallClock = wallClock
         self.groupLeading = group
         self.camera = camera
         self.shotLogs = shotLogs
@@ -268,7 +271,7 @@ public final class RigConsole: @unchecked Sendable {
             status.state = .scheduled
             status.program = run.name
             status.steps = run.stepCount > 0 ? run.stepCount : nil
-            let now = Date().timeIntervalSince1970
+            let now = wallClock()
             status.start = ServeStatus.StartStatus(
                 at: UTCTime.isoSeconds(start.unix), event: start.event, inSeconds: max(0, (start.unix - now).rounded(.up)),
                 text: StartClock.describe(start, now: now))
@@ -331,7 +334,7 @@ public final class RigConsole: @unchecked Sendable {
         }
         // What a group cannot play is refused before anything is claimed (or waited for).
         let played = groupLeading == nil ? program : try groupProgram(program)
-        let waits = start.map { $0.unix > Date().timeIntervalSince1970 } ?? false
+        let waits = start.map { $0.unix > wallClock() } ?? false
         // Claimed under the lock: of two plays at once, one is refused here (the source
         // would refuse it too, but the status must name the one that plays).
         let claimed = shared.withLock { s -> Int? in
@@ -353,7 +356,7 @@ public final class RigConsole: @unchecked Sendable {
         changed()
         SystemThread.start(name: "rig-start-wait") { [self] in
             let due = StartClock.wait(
-                until: start.unix, cancelled: { [self] in shared.withLock { $0.run?.id != id || $0.summary != nil } },
+                until: start.unix, now: wallClock, cancelled: { [self] in shared.withLock { $0.run?.id != id || $0.summary != nil } },
                 tick: { [self] _ in changed() })
             guard due else { return }
             launchGate.withLock { _ in

@@ -301,7 +301,7 @@ struct ServeRoutes: Sendable {
         // A program with a start waits for it (`StartClock`, as `rig play` waits); one more
         // than a second past is refused unless started now.
         let startNow = body.startNow ?? false
-        if let start = checked.program.start, !startNow, let past = StartClock.pastProblem(start) {
+        if let start = checked.program.start, !startNow, let past = StartClock.pastProblem(start, now: console.wallClock()) {
             throw ServeError(
                 .unprocessableContent,
                 "\(body.program): \(past): refusing to play (nothing moved); give a later \"start\", or play it with \"startNow\": true")
