@@ -103,7 +103,9 @@ public enum CameraBackends {
         case GPhoto2CameraConfig.type: return try GPhoto2Camera.open(GPhoto2CameraConfig.parse(camera), within: searchSeconds, logger: logger)
         default:
             let config = try SimCamera.parseConfig(camera)
-            return SimCamera(scene: config.scene, preview: config.preview, axisNames: rig.axes.map(\.name), restPose: rig.homePose)
+            return SimCamera(
+                scene: config.scene, preview: config.preview, axisNames: rig.axes.map(\.name), restPose: rig.homePose,
+                shutterStepEV: config.shutterStepEV)
         }
     }
 }

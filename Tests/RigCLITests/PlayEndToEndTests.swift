@@ -54,6 +54,63 @@ import Testing
         }
     }
 
+    /// A sun track played on the simulated rig after its sun has set holds the pose it set
+    /// at: planned from 16:00 local solar time on the equator, played at 19:00 (the sun set
+    /// about 18:00), every frame is shot at the change-over's pose, not where the sun is.
+    @Test(.blocking) func aSunTrackPlayedAfterItsSunsetHoldsWhereItSet() throws {
+        let now = Date().timeIntervalSince1970
+        // The longitude where it is 19:00 local mean solar time now.
+        let utcHours = now.truncatingRemainder(dividingBy: 86_400) / 3600
+        var longitude = (19 - utcHours) * 15
+        longitude -= 360 * (longitude / 360).rounded()
+        let start = now - 3 * 3600
+        let text = #"""
+            {"rig": {"axes": [{"name": "pan", "channel": 0, "softLimits": [-90, 90]}, {"name": "tilt", "channel": 1, "softLimits": [-30, 90]}],
+                     "camera": {"type": "sim", "focusMs": 0, "afterShotMs": 0}},
+             "kind": "track", "trigger": "interval:2", "settleSeconds": 0.2, "site": {"latitude": 0, "longitude": \#(longitude)},
+             "shoot": {"exposureSeconds": 0.1},
+             "track": {"target": "sun", "start": "\#(UTCTime.iso(start))", "frames": 3, "until": "set", "mount": {"northDeg": 270}}}
+            """#
+        let path = try RigProcess.temporaryFile("held-track.json", contents: text)
+        let program = try ProgramParser.parse(text: text, file: path) { _, at throws(FileError) in throw at.error("no rig file") }
+        let track = try #require(program.track)
+        let change = try #require(track.changeOver)
+        // It set between 1 and 3 hours ago (the equation of time moves it by minutes).
+        #expect(change.seconds > 3600 && change.seconds < 3 * 3600 - 600, "\(change)")
+        let log = path + ".jsonl"
+        let result = try RigProcess.run(["play", path, "--log", log, "--no-realtime"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let shots = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "shot" }
+        #expect(shots.count == 3)
+        for shot in shots {
+            let pose = try #require(shot["pose"] as? [String: Double])
+            #expect(abs((pose["pan"] ?? .nan) - change.pan) < 0.01 && abs((pose["tilt"] ?? .nan) - change.tilt) < 0.01, "\(shot) vs \(change)")
+            // The sun is well under the horizon by now.
+            let at = try #require((shot["at"] as? String).flatMap(UTCTime.parse))
+            #expect(Sky.position(of: .sun, at: at, site: track.site).altitude < change.tilt - 5)
+        }
+    }
+
+    /// "Follow the sun until it sets, then hold": check and plan say when it changes over
+    /// (the ephemeris's sunset, as plan's sun line gives it) and plan marks the held frames.
+    @Test(.blocking) func aSunTrackUntilItSetsSaysWhenItChangesOver() throws {
+        let check = try RigProcess.run(["check", "rigs/sunset-track.json"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(
+            check.stdout.contains(
+                "rigs/sunset-track.json: track: follows the sun until it sets at 2026-07-15 20:11:29 UTC (frames 43–120 after it), then holds pan 25.12°, tilt -0.35°"
+            ), "\(check.stdout)")
+        let plan = try RigProcess.run(["plan", "rigs/sunset-track.json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("sunset 2026-07-15 20:11:29 UTC"), "\(plan.stdout)")
+        let rows = plan.stdout.split(separator: "\n")
+        #expect(rows.first { $0.hasPrefix("  42  20:11:00 UTC") }?.hasSuffix("(held)") == false)
+        #expect(rows.first { $0.hasPrefix("  43  20:12:00 UTC") }?.hasSuffix("pan 25.12°  tilt -0.35°  (held)") == true, "\(plan.stdout)")
+        #expect(rows.filter { $0.hasSuffix("(held)") }.count == 78)
+    }
+
     /// The most common timelapse there is, a still head shooting every 5 s, passes check
     /// and plays every frame 5 s apart; check and plan say how long it takes and when it
     /// ends, frames counted with their brackets.

@@ -175,4 +175,57 @@ extension RampEndToEndTests {
         #expect(abs(firstResumed - lastEV) <= 1.0 / 3 + 1e-6, "resumed at \(firstResumed), the run was at \(lastEV)")
         #expect(next.count == 10)
     }
+
+    /// A camera whose speeds are coarser than the ramp asks for (whole stops for a ramp in
+    /// thirds) makes the nearest: the closed loop reads the scene from what it made, not
+    /// from what the ramp asked (`ExposureValue.made`), and the log says what it read.
+    @Test(.blocking) func theClosedLoopMeasuresAgainstTheExposureTheCameraMade() throws {
+        let text = #"""
+            {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "maxVelocity": 30}],
+                     "camera": {"type": "sim", "scene": [{"t": 0, "ev": 12}, {"t": 600, "ev": 6}], "shutterStepEV": 1, "focusMs": 0, "afterShotMs": 50}},
+             "kind": "timelapse", "trigger": "interval:5", "settleSeconds": 0.1,
+             "shoot": {"ramp": {"mode": "auto", "startEV": 12, "maxShutterSeconds": 2, "aperture": 2.8}},
+             "timelapse": {"frames": 120, "keyframes": {"pan": [{"frame": 0, "value": -5}, {"frame": 119, "value": 5}]}}}
+            """#
+        let (result, events) = try play(text)
+        #expect(result.status == 0, "\(result.stderr)")
+        let shots = events.filter { $0["event"] as? String == "shot" }
+        var images: [Int: [String: Any]] = [:]
+        for image in events where image["event"] as? String == "image" { images[image["step"] as? Int ?? 0] = image }
+        #expect(shots.count == 120 && images.count == 120)
+        var differ = 0
+        var read: [Double] = []
+        for shot in shots {
+            let settings = try #require(shot["settings"] as? [String: String])
+            let seconds = try #require(settings["exposureSeconds"].flatMap(Double.init))
+            let iso = try #require(settings["iso"].flatMap(Double.init))
+            let aperture = try #require(settings["aperture"].flatMap { Double($0.dropFirst(2)) })
+            // The camera made whole stops only.
+            #expect(abs(log2(seconds) - log2(seconds).rounded()) < 0.01, "\(settings)")
+            let made = log2(aperture * aperture / seconds) - log2(iso / 100)
+            let asked = try #require(shot["rampEV"] as? Double)
+            let image = try #require(images[shot["step"] as? Int ?? 0])
+            let brightness = try #require(image["brightnessEV"] as? Double)
+            let scene = try #require(image["sceneEV"] as? Double)
+            // What the loop read: the exposure made plus what was measured.
+            #expect(abs(scene - (made + brightness)) < 0.001, "\(shot) \(image)")
+            if abs(asked - made) > 0.2 {
+                differ += 1
+                // Read from the exposure asked for, it would have been that far off.
+                #expect(abs(scene - (asked + brightness)) > 0.2)
+            }
+            read.append(scene)
+        }
+        // Two thirds of a ramp in thirds falls between a camera's whole stops.
+        #expect(differ >= 30, "\(differ) frames made other than asked")
+        // The scene it read falls smoothly as the scene does (its keys' smooth curve, at
+        // most 0.08 EV a frame): no ±1/3 EV wobble of the difference between asked and made.
+        let steps = zip(read.dropFirst(), read).map { $0 - $1 }
+        #expect(steps.allSatisfy { $0 <= 0.001 && $0 > -0.1 }, "\(steps)")
+        let bends = zip(steps.dropFirst(), steps).map { abs($0 - $1) }
+        #expect(bends.allSatisfy { $0 < 0.02 }, "\(bends)")
+        // And it holds the scene within the camera's half stop (and the loop's lag).
+        let brightness = shots.compactMap { images[$0["step"] as? Int ?? 0]?["brightnessEV"] as? Double }
+        #expect(brightness.dropFirst(10).allSatisfy { abs($0) <= 0.9 }, "\(brightness)")
+    }
 }

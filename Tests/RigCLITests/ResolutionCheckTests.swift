@@ -47,4 +47,29 @@ import Testing
         let sim = try RigProcess.run(["check", "rigs/milkyway-track.json"])
         #expect(sim.status == 0 && !sim.stdout.contains("less than one output count"), "\(sim.stdout)\(sim.stderr)")
     }
+
+    /// A continuous sky track (keyframes played, for video) stair-steps too: judged a
+    /// second at a time by the same check; on the simulated rig, nothing to warn of.
+    @Test(.blocking) func aContinuousTrackOnAPCA9685IsWarnedAbout() throws {
+        func track(_ rig: String) -> String {
+            """
+            {"rig": "\(RigProcess.packageRoot.path)/rigs/\(rig)", "kind": "track",
+             "site": {"latitude": 28.7606, "longitude": -17.8814, "elevationM": 2396},
+             "track": {"target": "galacticCentre", "start": "2026-07-15T22:00:00Z", "durationSeconds": 3600,
+                       "mount": {"azimuthAxis": "pan", "altitudeAxis": "tilt", "northDeg": 180}}}
+            """
+        }
+        let program = try RigProcess.temporaryFile("milkyway-video.json", contents: track("pantilt-pca9685.json"))
+        let result = try RigProcess.run(["check", program])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let warning = try #require(
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("\(program): warning: axis pan moves less than one output count (0.88°) in ") },
+            "\(result.stdout)")
+        #expect(warning.contains("moving seconds") && warning.contains("per second; at 0–"), "\(warning)")
+        #expect(warning.contains("so the video stutters"), "\(warning)")
+        #expect(warning.contains("a stepped track"), "\(warning)")
+        let onSim = try RigProcess.temporaryFile("milkyway-video-sim.json", contents: track("pantilt.json"))
+        let sim = try RigProcess.run(["check", onSim])
+        #expect(sim.status == 0 && !sim.stdout.contains("less than one output count"), "\(sim.stdout)\(sim.stderr)")
+    }
 }

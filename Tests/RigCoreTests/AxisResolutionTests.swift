@@ -72,6 +72,30 @@ import Testing
         #expect(TimelapseResolutionWarning.check(slow, quantum: .continuous).isEmpty)
     }
 
+    /// A continuous path (a sky track for video) is judged a second at a time: 0.1° a second
+    /// against 0.88° counts holds each count for about 9 s, then jumps.
+    @Test func aSlowContinuousPathIsWarnedAboutASecondAtATime() throws {
+        let output = #"{"type": "pca9685", "frequencyHz": 50}"#
+        let program = try parseProgram(
+            """
+            {"rig": \(panTiltRig(output: output)), "kind": "keyframes",
+             "keyframes": {"pan": [{"t": 0, "value": 0, "interp": "linear"}, {"t": 60, "value": 6}]}}
+            """)
+        let warning = try #require(TimelapseResolutionWarning.check(program, quantum: pca9685).first)
+        #expect(warning.per == .second && warning.movingFrames == 60)
+        let counts = (0...60).map { k in ((1500 + Double(k) * 0.1 / 0.18) / 4.88).rounded() }
+        #expect(warning.stalledFrames == 60 - zip(counts, counts.dropFirst()).filter { $0 != $1 }.count)
+        #expect(warning.description.contains("in \(warning.stalledFrames) of its 60 moving seconds (smallest move 0.1° per second; at 0–"), "\(warning)")
+        #expect(warning.description.contains("so the video stutters") && warning.advice.contains("a stepped track"))
+        // 10° a second moves a count every tick of a second.
+        let fast = try parseProgram(
+            """
+            {"rig": \(panTiltRig(output: output)), "kind": "keyframes",
+             "keyframes": {"pan": [{"t": 0, "value": 0, "interp": "linear"}, {"t": 6, "value": 60}]}}
+            """)
+        #expect(TimelapseResolutionWarning.check(fast, quantum: pca9685).isEmpty)
+    }
+
     @Test func blecontrolAdviceHasNoFrequency() throws {
         let output = #"{"type": "blecontrol", "address": "AA:BB:CC:DD:EE:FF"}"#
         // 1 µs counts are 0.18° on pan: 0.05° a frame stalls most frames.

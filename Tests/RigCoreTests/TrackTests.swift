@@ -99,4 +99,174 @@ import Testing
             #expect(error.description.contains(#"a track needs the site: give "site": {"latitude", "longitude"} in the program or its rig"#))
         }
     }
+
+    // MARK: - Until it sets, then hold or pan (issue 32)
+
+    static let laPalma = Site(latitude: 28.76, longitude: -17.88, elevationM: 2396)
+
+    /// The sunset on 2026-07-15 at La Palma by the ephemeris (`SunTimes`, as `rig plan` prints it).
+    static var sunset: Double {
+        let day = UTCTime.parse("2026-07-15T12:00:00Z")!
+        return SunTimes.events(site: laPalma, from: day, to: day + 43_200).first { $0.name == "sunset" }!.unix
+    }
+
+    /// The sun's pose at `unix` through a mount with north at pan 0, continuous with `previous`.
+    static func sunPose(_ unix: Double, previous: Double?) -> (pan: Double, tilt: Double) {
+        SkyMount(azimuthAxis: 0, altitudeAxis: 1, northDeg: 0, tiltOffsetDeg: 0).pose(
+            for: Sky.position(of: .sun, at: unix, site: laPalma), previousPan: previous)
+    }
+
+    /// `"until": "set"`: the frames follow the sun until the ephemeris's sunset (−0.833°,
+    /// geometric), then hold the pose it set at; the frames after it say so.
+    @Test func aSunTrackFollowsTheSunUntilItSetsThenHolds() throws {
+        let p = try program(
+            #""trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "frames": 120, "until": "set"}"#)
+        let track = try #require(p.track)
+        let change = try #require(track.changeOver)
+        // The ephemeris's sunset, to the second (SunTimes bisects to a second).
+        #expect(abs(track.startUnix + change.seconds - Self.sunset) < 1, "\(track.startUnix + change.seconds - Self.sunset) s")
+        let geometric = Sky.position(of: .sun, at: track.startUnix + change.seconds, site: Self.laPalma, refraction: false).altitude
+        #expect(abs(geometric - -0.833) < 1e-3)
+        // The held pose is the sun's at the change-over (refracted, as the track points).
+        let atSet = Self.sunPose(track.startUnix + change.seconds, previous: p.steps[0].pose[0])
+        #expect(abs(change.pan - atSet.pan) < 1e-9 && abs(change.tilt - atSet.tilt) < 1e-9)
+        var held = 0
+        for (i, step) in p.steps.enumerated() {
+            let t = Double(i) * 60
+            if t < change.seconds {
+                let sun = Self.sunPose(track.startUnix + t, previous: step.pose[0])
+                #expect(abs(step.pose[0] - sun.pan) < 1e-9 && abs(step.pose[1] - sun.tilt) < 1e-9, "frame \(i + 1)")
+                #expect(!step.label.contains("held"))
+            } else {
+                held += 1
+                #expect(step.pose[0] == change.pan && step.pose[1] == change.tilt, "frame \(i + 1)")
+                #expect(step.label.hasSuffix("(held)"), "\(step.label)")
+            }
+        }
+        // 19:30 to sunset (about 20:09) followed, the rest of the two hours held.
+        #expect(held > 70 && held < 90, "\(held)")
+    }
+
+    /// `"then": "pan"`: after the change-over pan goes on at the rate it had (tilt held),
+    /// and stops at its soft limit.
+    @Test func thenPanGoesOnAtTheLastRateUntilTheSoftLimit() throws {
+        let rig =
+            #"{"axes": [{"name": "pan", "channel": 0, "angleDeg": [-180, 180], "softLimits": [-170, -55]}, {"name": "tilt", "channel": 1, "softLimits": [-10, 90]}]}"#
+        let p = try ProgramParser.parse(
+            text: #"""
+                {"rig": \#(rig), "kind": "track", "site": {"latitude": 28.76, "longitude": -17.88, "elevationM": 2396},
+                 "trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "frames": 180, "until": {"altitude": 2}, "then": "pan"}}
+                """#, file: "t.json"
+        ) { _, at throws(FileError) in throw at.error("no rig files here") }
+        let track = try #require(p.track)
+        let change = try #require(track.changeOver)
+        // Its refracted altitude (as the track points at it) is 2° then.
+        #expect(abs(Sky.position(of: .sun, at: track.startUnix + change.seconds, site: Self.laPalma).altitude - 2) < 1e-4)
+        // The rate is the sun's pan rate then.
+        let before = Self.sunPose(track.startUnix + change.seconds - 30, previous: change.pan)
+        let after = Self.sunPose(track.startUnix + change.seconds + 30, previous: change.pan)
+        #expect(abs(change.panRate - (after.pan - before.pan) / 60) < 1e-5, "\(change.panRate)")
+        // About 15°/h × sin(latitude) near the horizon: 0.002°/s.
+        #expect(change.panRate > 0.0015 && change.panRate < 0.003, "\(change)")
+        let limit = try #require(change.limitSeconds)
+        var atLimit = 0
+        for (i, step) in p.steps.enumerated() {
+            let t = Double(i) * 60
+            guard t >= change.seconds else { continue }
+            #expect(step.pose[1] == change.tilt)
+            let expected = min(change.pan + change.panRate * (t - change.seconds), -55)
+            #expect(abs(step.pose[0] - expected) < 1e-9, "frame \(i + 1)")
+            #expect(step.label.hasSuffix("(panning)"))
+            if t >= limit {
+                atLimit += 1
+                #expect(step.pose[0] == -55)
+            }
+        }
+        #expect(atLimit > 10, "\(atLimit)")
+    }
+
+    /// A continuous track has a key at the change-over, and holds after it.
+    @Test func aContinuousTrackHasAKeyAtTheChangeOver() throws {
+        let p = try program(#""track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "durationSeconds": 7200, "keySeconds": 300, "until": "set"}"#)
+        let change = try #require(p.track?.changeOver)
+        guard case .continuous(let tracks, _) = p.motion, let pan = tracks[0] else { throw Failure("not continuous") }
+        #expect(pan.keys.contains { abs($0.time - change.seconds) < 1e-9 && $0.value == change.pan })
+        #expect(pan.keys.filter { $0.time >= change.seconds }.allSatisfy { $0.value == change.pan })
+    }
+
+    /// The pose on the clock (as `rig play` aims a frame): the sun's until the change-over,
+    /// then the hold or the pan, frame by frame through the player on the simulated rig.
+    @Test(arguments: ["hold", "pan"])
+    func playedOnTheClockTheFramesChangeOverWhenTheSunSets(_ then: String) throws {
+        // Four frames a minute apart around the sunset: two before it, two after.
+        let start = (Self.sunset - 90).rounded()
+        let text = """
+            {"rig": {"loopRateHz": 50, "axes": [{"name": "pan", "channel": 0, "angleDeg": [-180, 180], "softLimits": [-170, 170]}, {"name": "tilt", "channel": 1, "softLimits": [-10, 89]}]},
+             "kind": "track", "trigger": "interval:60", "settleSeconds": 0.5, "start": "\(UTCTime.isoSeconds(start))",
+             "site": {"latitude": 28.76, "longitude": -17.88, "elevationM": 2396},
+             "track": {"target": "sun", "frames": 4, "until": "set", "then": "\(then)"}}
+            """
+        let p = try ProgramParser.parse(text: text, file: "t.json", loadRig: { _, at throws(FileError) in throw at.error("no rig") }, now: start - 60)
+        let track = try #require(p.track)
+        let change = try #require(track.changeOver)
+        var hosted = HostedProgram(name: "t", motion: p.motion, trigger: p.trigger)
+        hosted.startTrackClock(nowUnix: track.startUnix)
+        var player = hosted.player(rig: p.rig, from: [0, 0])
+        var frame = [0.0, 0.0]
+        var ticks = 0
+        var readies: [(step: Int, seconds: Double, pose: [Double])] = []
+        while !player.isFinished, ticks < 50 * 600 {
+            let event = player.tick(into: &frame)
+            ticks += 1
+            guard case .ready(let step)? = event else { continue }
+            readies.append((step, Double(ticks) * p.rig.tickSeconds, frame))
+            player.advance()
+        }
+        #expect(readies.map(\.step) == [0, 1, 2, 3])
+        #expect(readies.filter { $0.seconds < change.seconds }.count == 2)
+        for ready in readies {
+            if ready.seconds < change.seconds {
+                // Within a hundredth of a degree of the sun when it was shot.
+                let sun = Self.sunPose(track.startUnix + ready.seconds, previous: ready.pose[0])
+                #expect(abs(ready.pose[0] - sun.pan) < 0.01 && abs(ready.pose[1] - sun.tilt) < 0.01, "\(ready) vs \(sun)")
+            } else {
+                let pan = then == "hold" ? change.pan : change.pan + change.panRate * (ready.seconds - change.seconds)
+                #expect(abs(ready.pose[0] - pan) < 0.01 && abs(ready.pose[1] - change.tilt) < 0.01, "\(ready) vs \(change)")
+                // Not where the sun is then: it goes on down under the horizon.
+                let sun = Self.sunPose(track.startUnix + ready.seconds, previous: ready.pose[0])
+                #expect(ready.pose[1] - sun.tilt > 0.02, "\(ready) vs \(sun)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (
+            #""trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T21:00:00Z", "frames": 10, "until": "set"}"#,
+            "$.track.until: the sun has already set at the start (21:00:00 UTC: altitude "
+        ),
+        (
+            #""trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "frames": 10, "until": {"altitude": 60}}"#,
+            "$.track.until: the sun is at "
+        ),
+        (
+            #""trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "frames": 10, "then": "pan"}"#,
+            #"$.track.then: "then" says what follows the track's "until""#
+        ),
+        (
+            #""trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "frames": 10, "until": "dusk"}"#,
+            #"$.track.until: "dusk" is not valid"#
+        ),
+        (
+            #""trigger": "interval:60", "track": {"target": "sun", "start": "2026-07-15T19:30:00Z", "frames": 10, "until": "set", "then": "spin"}"#,
+            #"$.track.then: "spin" is not valid"#
+        ),
+    ])
+    func badUntilsSayWhy(_ body: String, _ expected: String) {
+        do {
+            _ = try program(body)
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.contains(expected), "\(error.description)")
+        }
+    }
 }

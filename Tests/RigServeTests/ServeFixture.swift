@@ -34,7 +34,7 @@ final class ServeFixture: Sendable {
     ///   - camera: the rig's camera, as `rig serve` opens it; its shot logs go in `directory/runs`.
     init(
         listen: String = "127.0.0.1:8080", token: AccessToken? = nil, programs: [String: String] = [:], rigText: String = ServeFixture.rigText,
-        camera: Camera? = nil, pairing: Bool = false
+        camera: Camera? = nil, pairing: Bool = false, wallClock: (@Sendable () -> Double)? = nil
     ) throws {
         directory = try TestTools.temporaryDirectory()
         let programDirectory = directory.appendingPathComponent("programs")
@@ -46,7 +46,7 @@ final class ServeFixture: Sendable {
         console = RigConsole(
             rig: rig, output: SimOutput(config: SimOutputConfig(), rig: rig), startPose: rig.homePose,
             options: SessionOptions(loop: LoopOptions(realtime: false)), logger: Logger(label: "test"), camera: camera,
-            shotLogs: RunLogDirectory(stateDirectory: directory.path))
+            shotLogs: RunLogDirectory(stateDirectory: directory.path), wallClock: wallClock ?? { Date().timeIntervalSince1970 })
         try console.start()
         let now = leaseNow
         parts = ServeApp.Parts(

@@ -272,7 +272,8 @@ extension Player {
     }
 
     /// For a sky track's step on the clock: `target`'s two track axes (holding the step's
-    /// planned pose) to where the target will be at the middle of the step's first frame —
+    /// planned pose) to where the target will be (or, past the track's change-over, its
+    /// hold or pan) at the middle of the step's first frame —
     /// after the move (planned once to time it), the settle, and the interval's slot when it
     /// is later — within the soft limits. Allocates nothing (the loop thread calls it).
     mutating func aimAtSky(_ step: Int, steps: [Step]) {
@@ -286,8 +287,8 @@ extension Player {
         for _ in 0..<2 {
             let shotTick = max(tickIndex + moveTicks + settle, slotTick ?? 0)
             let seconds = clock + Double(shotTick) * dt + halfFrame
-            let position = Sky.position(of: track.target, at: track.startUnix + seconds, site: track.site)
-            let pose = track.mount.pose(for: position, previousPan: steps[step].pose[az])
+            // The target's pose, or after the track's change-over its hold or pan.
+            let pose = track.aim(atSeconds: seconds, previousPan: steps[step].pose[az])
             target[az] = min(max(pose.pan, rig.axes[az].softMin), rig.axes[az].softMax)
             target[alt] = min(max(pose.tilt, rig.axes[alt].softMin), rig.axes[alt].softMax)
             scratchMove.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)

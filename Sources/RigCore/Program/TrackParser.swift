@@ -82,7 +82,7 @@ extension ProgramParser {
         if mount.azimuthAxis == mount.altitudeAxis { throw section.error("azimuthAxis and altitudeAxis must be different axes") }
 
         var track = SkyTrack(target: target, site: site, startUnix: start, mount: mount, keySeconds: 60)
-        let times: [Double]
+        var times: [Double]
         let framesValue = object.optional("frames")
         let durationValue = object.optional("durationSeconds")
         if let framesValue {
@@ -103,20 +103,38 @@ extension ProgramParser {
         } else {
             throw section.error("give \"frames\" (a stepped track, with \"trigger\": \"interval:SECONDS\") or \"durationSeconds\" (a continuous one)")
         }
+        // "until": where it stops following the target; "then": hold or go on panning.
+        let untilValue = object.optional("until")
+        let thenValue = object.optional("then")
+        if let untilValue {
+            try parseTrackEnd(untilValue, then: thenValue, into: &track, length: times.last ?? 0, panAxis: rig.axes[mount.azimuthAxis])
+        } else if let thenValue {
+            throw thenValue.error("\"then\" says what follows the track's \"until\"; give \"until\": \"set\" or {\"altitude\": DEGREES}")
+        }
         try object.finish()
 
+        // A continuous track's keys with one at the change-over.
+        times = track.times
         let samples = track.samples(at: times)
         var poses: [[Double]] = []
         for (i, sample) in samples.enumerated() {
             let when = "\(track.clock(sample.seconds))" + (track.frames != nil ? " (frame \(i + 1))" : " (t=\(format(sample.seconds)) s)")
-            guard sample.position.altitude >= 0 else {
+            // With an "until" the target is followed only while above it (which may be under
+            // the horizon: the sun's set, or an altitude below 0°).
+            guard sample.position.altitude >= 0 || track.end != nil else {
                 throw section.error(
-                    "\(target.name) is below the horizon at \(when), altitude \(fixed(sample.position.altitude, 1))°; start later, or end the track sooner")
+                    "\(target.name) is below the horizon at \(when), altitude \(fixed(sample.position.altitude, 1))°; start later, end the track sooner, or give \"until\": \"set\" to hold once it sets"
+                )
             }
             var pose = rig.homePose
             for (axisIndex, value) in [(mount.azimuthAxis, sample.pan), (mount.altitudeAxis, sample.tilt)] {
                 let a = rig.axes[axisIndex]
                 guard value >= a.softMin, value <= a.softMax else {
+                    if !sample.following {
+                        throw section.error(
+                            "at \(when) the pose held from the change-over puts \(a.name) at \(fixed(value, 1))°, outside its soft limits \(format(a.softMin))…\(format(a.softMax))°; set \"northDeg\" so the path fits"
+                        )
+                    }
                     throw section.error(
                         "at \(when) \(target.name) is at azimuth \(fixed(sample.position.azimuth, 1))°, altitude \(fixed(sample.position.altitude, 1))°: \(a.name) would be \(fixed(value, 1))°, outside its soft limits \(format(a.softMin))…\(format(a.softMax))°; set \"northDeg\" so the path fits, or shorten the track"
                     )
@@ -126,10 +144,12 @@ extension ProgramParser {
             poses.append(pose)
         }
         if track.frames != nil {
+            let then = track.end?.then == .pan ? "panning" : "held"
             let steps = zip(samples, poses).enumerated().map { i, pair in
                 Step(
                     pose: pair.1, settleSeconds: settle,
-                    label: "\(track.clock(pair.0.seconds)), alt \(fixed(pair.0.position.altitude, 2))°", aim: track)
+                    label: "\(track.clock(pair.0.seconds)), alt \(fixed(pair.0.position.altitude, 2))°" + (pair.0.following ? "" : " (\(then))"),
+                    aim: track)
             }
             return (track, .stepped(steps))
         }
@@ -138,5 +158,44 @@ extension ProgramParser {
             tracks[axisIndex] = AxisTrack(keys: zip(times, poses).map { Keyframe(time: $0, value: $1[axisIndex], interpolation: .smooth) })
         }
         return (track, .continuous(tracks: tracks, durationSeconds: times.last ?? 0))
+    }
+
+    /// `"until": "set"` or `{"altitude": DEGREES}` and `"then": "hold"` (default) or
+    /// `"pan"`: the change-over found on the sky, within a day of the track's end.
+    static func parseTrackEnd(
+        _ untilValue: ValueReader, then thenValue: ValueReader?, into track: inout SkyTrack, length: Double, panAxis: Axis
+    ) throws(FileError) {
+        let until: TrackEnd.Until
+        if case .string = untilValue.node.value {
+            _ = try untilValue.oneOf(["set"])
+            until = .set
+        } else {
+            let object = try untilValue.object()
+            let altitude = try object.required("altitude", "the target's altitude in degrees (refracted, as the track points at it)").number(
+                in: -10...89, unit: "°")
+            try object.finish()
+            until = .altitude(altitude)
+        }
+        let then: TrackEnd.Then
+        switch try thenValue?.oneOf(TrackEnd.Then.allCases.map(\.rawValue)) {
+        case "pan"?: then = .pan
+        default: then = .hold
+        }
+        let end = TrackEnd(until: until, then: then)
+        switch track.resolveChangeOver(end, lengthSeconds: length, panLimits: panAxis.softMin...panAxis.softMax) {
+        case .failure(.alreadyBelow(let altitude)):
+            let name = track.target.name
+            switch until {
+            case .set:
+                throw untilValue.error(
+                    "\(name) has already set at the start (\(track.clock(0)): altitude \(fixed(altitude, 2))°); start earlier, or give no \"until\"")
+            case .altitude(let limit):
+                throw untilValue.error(
+                    "\(name) is at \(fixed(altitude, 2))° at the start (\(track.clock(0))), already at or below \(format(limit))°; start earlier, or give a lower altitude"
+                )
+            }
+        case .success:
+            break
+        }
     }
 }

@@ -64,7 +64,8 @@ public struct AxisResolution: Sendable, Equatable {
 }
 
 /// A timelapse axis that moves less than one output count on some frames: the output
-/// holds the same count for a few frames and then steps, so the picture stutters.
+/// holds the same count for a few frames and then steps, so the picture stutters. A
+/// continuous path (a sky track for video) is judged the same way a second at a time.
 public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConvertible {
     public var axis: String
     public var unit: String
@@ -78,23 +79,53 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
     public var stalledRanges: [ClosedRange<Int>]
     /// What would help, for this rig's output.
     public var advice: String
+    /// What a sample is: a frame (a stepped program), or a second of a continuous path
+    /// (the samples at 0, 1, 2… s numbered as frames: the second from 0 to 1 s is 2).
+    public var per: Sample = .frame
+
+    public enum Sample: String, Sendable, Equatable {
+        case frame, second
+    }
 
     public var description: String {
-        let ranges = stalledRanges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+        let seconds = per == .second
+        let ranges = stalledRanges.map { r in
+            seconds
+                ? "\(r.lowerBound - 2)–\(r.upperBound - 1) s" : r.count == 1 ? "\(r.lowerBound)" : "\(r.lowerBound)–\(r.upperBound)"
+        }.joined(separator: ", ")
         // Moving frames per count change: how often the picture jumps while the axis moves.
         let every =
             stalledFrames >= movingFrames
-            ? "" : "; while it moves, the output steps once every \(fixedText(Double(movingFrames) / Double(movingFrames - stalledFrames))) frames on average"
+            ? ""
+            : "; while it moves, the output steps once every \(fixedText(Double(movingFrames) / Double(movingFrames - stalledFrames))) \(per.rawValue)s on average"
+        let what = seconds ? "seconds" : "frames"
         return
-            "axis \(axis) moves less than one output count (\(fixedText(unitsPerCount))\(unit)) on \(stalledFrames) of its \(movingFrames) moving frames (smallest move \(fixedText(smallestMove, places: 3))\(unit) per frame; frames \(ranges)): the output holds still and then jumps a count, so the picture stutters\(every). What helps: \(advice)"
+            "axis \(axis) moves less than one output count (\(fixedText(unitsPerCount))\(unit)) in \(stalledFrames) of its \(movingFrames) moving \(what) (smallest move \(fixedText(smallestMove, places: 3))\(unit) per \(per.rawValue); \(seconds ? "at " : "frames ")\(ranges)): the output holds still and then jumps a count, so the \(seconds ? "video" : "picture") stutters\(every). What helps: \(advice)"
     }
 
     /// Checks a stepped program frame by frame (each step is a frame) against `quantum`:
     /// the count each frame's pose sends, and whether it changes when the pose does.
     public static func check(_ program: Program, quantum: OutputQuantum) -> [TimelapseResolutionWarning] {
-        let steps = program.steps
-        guard steps.count > 1 else { return [] }
-        let rig = program.rig
+        switch program.motion {
+        case .stepped(let steps):
+            return check(poses: steps.map(\.pose), rig: program.rig, quantum: quantum, per: .frame)
+        case .continuous(let tracks, let duration):
+            // A second at a time: an output that holds a count for seconds while the path
+            // moves is seen in a video as a hold and a jump.
+            let rig = program.rig
+            let seconds = Int(duration.rounded(.down))
+            guard seconds >= 1 else { return [] }
+            var cursors = Array(repeating: 0, count: rig.axes.count)
+            let poses = (0...seconds).map { t in
+                rig.axes.indices.map { i in tracks[i]?.value(at: Double(t), cursor: &cursors[i]) ?? rig.homePose[i] }
+            }
+            return check(poses: poses, rig: rig, quantum: quantum, per: .second)
+        }
+    }
+
+    /// The check on poses a frame (or a second) apart.
+    static func check(poses: [[Double]], rig: Rig, quantum: OutputQuantum, per: Sample) -> [TimelapseResolutionWarning] {
+        guard poses.count > 1 else { return [] }
         let resolutions = AxisResolution.of(rig, quantum: quantum)
         var warnings: [TimelapseResolutionWarning] = []
         for (index, axis) in rig.axes.enumerated() {
@@ -109,9 +140,9 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
             var stalled = 0
             var smallest = Double.infinity
             var ranges: [ClosedRange<Int>] = []
-            for frame in 1..<steps.count {
-                let before = steps[frame - 1].pose[index]
-                let after = steps[frame].pose[index]
+            for frame in 1..<poses.count {
+                let before = poses[frame - 1][index]
+                let after = poses[frame][index]
                 let move = abs(after - before)
                 guard move > 1e-9 else { continue }
                 moving += 1
@@ -130,18 +161,23 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
                 TimelapseResolutionWarning(
                     axis: axis.name, unit: axis.unit, unitsPerCount: perCount, movingFrames: moving,
                     stalledFrames: stalled, smallestMove: smallest, stalledRanges: Array(ranges.prefix(4)),
-                    advice: advice(axis: axis, quantum: quantum)))
+                    advice: advice(axis: axis, quantum: quantum, per: per), per: per))
         }
         return warnings
     }
 
-    static func advice(axis: Axis, quantum: OutputQuantum) -> String {
+    static func advice(axis: Axis, quantum: OutputQuantum, per: Sample = .frame) -> String {
         var options: [String] = []
         if axis.kind == .servo, let own = quantum.servoAdvice { options.append(own) }
         if axis.kind == .servo {
             options.append("a wider calibration (more µs per degree: use the servo's whole pulse range if its travel allows, or gear the axis down)")
         }
-        options.append("a longer move or fewer frames, so each frame moves at least one count")
+        switch per {
+        case .frame: options.append("a longer move or fewer frames, so each frame moves at least one count")
+        case .second:
+            options.append(
+                "for a timelapse, a stepped track (\"frames\" with \"trigger\": \"interval:SECONDS\") whose interval moves the axis at least one count a frame")
+        }
         return options.joined(separator: "; ")
     }
 }

@@ -27,6 +27,9 @@ public struct ShotLogImage: Sendable, Equatable {
     /// raw file's preview): the size a stitcher file declares for it.
     public var width: Int?
     public var height: Int?
+    /// The scene's EV100 an exposure ramp read from this frame: the settings the camera
+    /// really made plus the brightness measured; nil without a ramp.
+    public var sceneEV: Double?
 
     public init(
         step: Int, bracket: Int? = nil, file: String, meanLevel: Double, brightnessEV: Double, clippedHigh: Double, clippedLow: Double,
@@ -51,6 +54,7 @@ public struct ShotLogImage: Sendable, Equatable {
         if let bracket { out += ",\"bracket\":\(bracket)" }
         out += ",\"file\":\(JSONText.string(file)),\"meanLevel\":\(JSONText.number(rounded4(meanLevel)))"
         out += ",\"brightnessEV\":\(JSONText.number(rounded4(brightnessEV)))"
+        if let sceneEV { out += ",\"sceneEV\":\(JSONText.number(rounded4(sceneEV)))" }
         out += ",\"clippedHigh\":\(JSONText.number(rounded4(clippedHigh))),\"clippedLow\":\(JSONText.number(rounded4(clippedLow)))"
         if let preview { out += ",\"preview\":\(JSONText.string(preview))" }
         if let histogram { out += ",\"histogram\":[" + histogram.map(String.init).joined(separator: ",") + "]" }
@@ -66,6 +70,7 @@ public struct ShotLogImage: Sendable, Equatable {
         file = try object.required("file").string()
         meanLevel = try object.required("meanLevel").number(in: 0...1)
         brightnessEV = try object.required("brightnessEV").number(in: -40...40, unit: "EV")
+        sceneEV = try object.optional("sceneEV")?.number(in: -80...80, unit: "EV")
         clippedHigh = try object.required("clippedHigh").number(in: 0...1)
         clippedLow = try object.required("clippedLow").number(in: 0...1)
         preview = try object.optional("preview")?.string()

@@ -118,7 +118,9 @@ public final class ShotRunner: @unchecked Sendable {
         for event in log.events { if case .image(let image) = event, (image.bracket ?? 1) == 1 { images[image.step] = image } }
         let measures = shots.compactMap { shot -> (seconds: Double, sceneEV: Double, clippedHigh: Double)? in
             guard let ev = shot.rampEV, let image = images[shot.step], let at = shot.at.flatMap(UTCTime.parse) else { return nil }
-            return (at - now, ev + image.brightnessEV, image.clippedHigh)
+            // What the loop read then (the exposure the camera made), else what it made.
+            let made = ExposureValue.made(shot.settings)?.ev100 ?? ev
+            return (at - now, image.sceneEV ?? made + image.brightnessEV, image.clippedHigh)
         }
         ramp?.resume(lastEV: lastEV, measures: measures)
         logger.info("the ramp goes on from EV \(fixed(lastEV, 2)) (step \(last.step)), with \(measures.count) measured frames")
@@ -156,11 +158,14 @@ public final class ShotRunner: @unchecked Sendable {
             defer { pending.removeAll(where: isReady) }
             return pending.filter(isReady)
         }
-        for image in ready {
-            write(.image(image))
+        for var image in ready {
+            // The ramp reads the scene from the settings the camera made (`record`), and the
+            // log says what it read.
             if let shot = rampSettings.removeValue(forKey: image.step - 1) {
                 ramp?.measured(image.brightnessEV, settingsEV: shot.settings.ev100, clippedHigh: image.clippedHigh, seconds: shot.seconds)
+                if ramp != nil { image.sceneEV = shot.settings.ev100 + image.brightnessEV }
             }
+            write(.image(image))
         }
     }
 

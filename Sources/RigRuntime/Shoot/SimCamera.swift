@@ -14,6 +14,10 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
     private let closed = Atomic<Bool>(false)
     /// The light it "sees": each shot with an exposure is measured against it.
     public let scene: SimScene?
+    /// Its shutter speeds, in stops (`"shutterStepEV"`): whole multiples of this from 1 s
+    /// (1: 1, 1/2, 1/4 s…), the nearest taken, as a real camera takes the nearest of its
+    /// own choices; nil: any time asked for (the rig timing it).
+    public let shutterStepEV: Double?
     private let imageHandler = Mutex<(@Sendable (ShotLogImage) -> Void)?>(nil)
 
     private let preview: SimLiveView?
@@ -26,8 +30,12 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
     ///   - preview: its live view, if it has one.
     ///   - axisNames: the rig's axes (the live view looks along "pan" and "tilt", else
     ///     the first two), and `restPose` where they are before the loop runs.
-    public init(scene: SimScene? = nil, preview: SimPreviewConfig? = nil, axisNames: [String] = [], restPose: [Double] = []) {
+    public init(
+        scene: SimScene? = nil, preview: SimPreviewConfig? = nil, axisNames: [String] = [], restPose: [Double] = [],
+        shutterStepEV: Double? = nil
+    ) {
         self.scene = scene
+        self.shutterStepEV = shutterStepEV
         self.preview = preview.map { SimLiveView(config: $0, axisNames: axisNames, restPose: restPose) }
         previewConfig = preview
     }
@@ -58,7 +66,9 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
             return count
         }
         var report = ShotReport.none
-        if let exposure = request.exposure {
+        if let asked = request.exposure {
+            // What it makes: its nearest speed, measured and reported as made.
+            let exposure = made(asked)
             report.settings = Self.settings(exposure)
             if let scene, let handler = imageHandler.withLock({ $0 }) {
                 let brightness = scene.brightness(frame: frame, at: request.runSeconds, settings: exposure)
@@ -71,6 +81,14 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
             }
         }
         done(.success(report))
+    }
+
+    /// The exposure it makes of one asked for: the nearest of its shutter speeds.
+    public func made(_ asked: ExposureSettings) -> ExposureSettings {
+        guard let step = shutterStepEV, asked.shutterSeconds > 0 else { return asked }
+        var made = asked
+        made.shutterSeconds = pow(2, (log2(asked.shutterSeconds) / step).rounded() * step)
+        return made
     }
 
     /// A ramp's settings as the shot log records them.
@@ -94,16 +112,19 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
 extension SimCamera {
     public static let type = "sim"
 
-    /// A `"type": "sim"` camera's section: the shared keys and `"scene"` — `"sunset"`,
+    /// A `"type": "sim"` camera's section: the shared keys, `"scene"` — `"sunset"`,
     /// `"sunrise"` (EV 14 ↔ −4 over 90 minutes) or `[{"t": SECONDS, "ev": EV100}, …]` — the
-    /// light its shots are measured against.
+    /// light its shots are measured against, and `"shutterStepEV"` (its speeds' step in
+    /// stops, 1/3 or coarser: it makes the nearest, as a camera does).
     @discardableResult
     public static func checkConfig(_ camera: CameraConfig) throws(FileError) -> SimScene? {
         try parseConfig(camera).scene
     }
 
     /// The section's scene and `"preview"` (`SimPreviewConfig`: its live view).
-    public static func parseConfig(_ camera: CameraConfig) throws(FileError) -> (scene: SimScene?, preview: SimPreviewConfig?) {
+    public static func parseConfig(_ camera: CameraConfig) throws(FileError) -> (
+        scene: SimScene?, preview: SimPreviewConfig?, shutterStepEV: Double?
+    ) {
         let object = try camera.section.object(sharedKeys: CameraConfig.sharedKeys)
         if let key = ["chip", "shutterLine", "focusLine", "activeLow"].first(where: object.has), let value = object.optional(key) {
             throw value.error("\"\(key)\" is for a \"gpio\" camera; a \"sim\" camera has no lines")
@@ -128,7 +149,8 @@ extension SimCamera {
         }
         var preview: SimPreviewConfig?
         if let value = object.optional("preview") { preview = try SimPreviewConfig.parse(value) }
+        let step = try object.optional("shutterStepEV")?.number(in: 0.3...3, unit: "EV")
         try object.finish()
-        return (scene, preview)
+        return (scene, preview, step)
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import RigCore
+import RigFormat
 import RigGamepad
 import RigGroup
 import RigRuntime
@@ -46,9 +47,17 @@ public final class RigConsole: @unchecked Sendable {
     /// Told when the status may have changed (a loop event, a shot, the end): the event
     /// stream wakes on it instead of polling.
     private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Held while a scheduled program is launched, and by STOP while it decides between
+    /// cancelling a wait and stopping a program: a STOP is never posted ahead of the
+    /// program it stops.
+    private let launchGate = Mutex<Int>(0)
+    /// UTC now, Unix seconds: what a program's `"start"` is waited for on (a test's own).
+    public let wallClock: @Sendable () -> Double
 
     /// A program started from the server: what the status shows about it.
     struct Run: Sendable {
+        /// Which play this is (a scheduled start launches only the run it waited for).
+        var id: Int = 0
         var name: String
         var stepCount: Int
         /// From the feasibility check (auto-advanced), plus interval waits; nil when a
@@ -56,10 +65,14 @@ public final class RigConsole: @unchecked Sendable {
         var estimatedSeconds: Double?
         /// The host said it took the program (`HostEvent.started`); until then it is posted.
         var started = false
+        /// Waiting for the program's `"start"` (nothing posted to the loop yet); nil once
+        /// it was launched, or for a program that starts at once.
+        var startsAt: ProgramStart?
     }
 
     struct Shared: Sendable {
         var run: Run?
+        var lastRunID = 0
         var lastStop: ServeStatus.LastStop?
         var startError: String?
         var summary: SessionSummary?
@@ -87,9 +100,10 @@ public final class RigConsole: @unchecked Sendable {
     public init(
         rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
         clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25, camera: Camera? = nil, shotLogs: RunLogDirectory? = nil,
-        group: GroupLeading? = nil
+        group: GroupLeading? = nil, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.rig = rig
+        self.wallClock = wallClock
         self.groupLeading = group
         self.camera = camera
         self.shotLogs = shotLogs
@@ -252,6 +266,17 @@ public final class RigConsole: @unchecked Sendable {
         let progress = loopStatus.progress
         // The API's states are an encoding of the host's typed phase.
         status.state = Self.apiState(progress, programPending: run.map { !$0.started } ?? false)
+        if let run, let start = run.startsAt {
+            // Waiting for its start: nothing posted, nothing moves.
+            status.state = .scheduled
+            status.program = run.name
+            status.steps = run.stepCount > 0 ? run.stepCount : nil
+            let now = wallClock()
+            status.start = ServeStatus.StartStatus(
+                at: UTCTime.isoSeconds(start.unix), event: start.event, inSeconds: max(0, (start.unix - now).rounded(.up)),
+                text: StartClock.describe(start, now: now))
+            return status
+        }
         if let run {
             status.program = run.name
             status.steps = run.stepCount > 0 ? run.stepCount : nil
@@ -296,35 +321,67 @@ public final class RigConsole: @unchecked Sendable {
     ///   - programSha256: the file's hash, for its shot log.
     ///   - exposure: the program's frames for a camera the rig sets (`exposurePlan(for:)`),
     ///     given to the camera once the program has the rig.
+    ///   - start: the program's `"start"`: a start still to come is waited for (`StartClock`,
+    ///     as `rig play` waits) with nothing posted to the loop, the status `scheduled`;
+    ///     STOP cancels it. Past or nil: it starts at once (the caller refuses a past one).
     public func play(
-        _ program: HostedProgram, estimatedSeconds: Double?, programSha256: String = "", exposure: ExposurePlan? = nil
+        _ program: HostedProgram, estimatedSeconds: Double?, programSha256: String = "", exposure: ExposurePlan? = nil,
+        start: ProgramStart? = nil
     ) throws(ServeError) {
         let current = status(controller: nil)
         guard current.state == .idle else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
         }
+        // What a group cannot play is refused before anything is claimed (or waited for).
+        let played = groupLeading == nil ? program : try groupProgram(program)
+        let waits = start.map { $0.unix > wallClock() } ?? false
         // Claimed under the lock: of two plays at once, one is refused here (the source
         // would refuse it too, but the status must name the one that plays).
-        let claimed = shared.withLock { s in
-            guard s.run == nil else { return false }
+        let claimed = shared.withLock { s -> Int? in
+            guard s.run == nil else { return nil }
             s.lastStop = nil
-            s.run = Run(name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds)
+            s.lastRunID += 1
+            s.run = Run(
+                id: s.lastRunID, name: program.name, stepCount: program.stepCount, estimatedSeconds: estimatedSeconds,
+                startsAt: waits ? start : nil)
             s.lastError = nil
-            return true
+            return s.lastRunID
         }
-        guard claimed else { throw ServeError(.conflict, "another program was just started") }
+        guard let id = claimed else { throw ServeError(.conflict, "another program was just started") }
+        guard waits, let start else {
+            launch(played, original: program, sha: programSha256, exposure: exposure)
+            return
+        }
+        logger.info("\(program.name) waits for its start at \(StartClock.describe(start)); the rig holds still until then")
+        changed()
+        SystemThread.start(name: "rig-start-wait") { [self] in
+            let due = StartClock.wait(
+                until: start.unix, now: wallClock, cancelled: { [self] in shared.withLock { $0.run?.id != id || $0.summary != nil } },
+                tick: { [self] _ in changed() })
+            guard due else { return }
+            launchGate.withLock { _ in
+                let still = shared.withLock { s -> Bool in
+                    guard s.run?.id == id, s.run?.startsAt != nil, s.summary == nil else { return false }
+                    s.run?.startsAt = nil
+                    return true
+                }
+                if still {
+                    logger.info("\(program.name): its start has come (\(StartClock.describe(start)))")
+                    launch(played, original: program, sha: programSha256, exposure: exposure)
+                }
+            }
+            changed()
+        }
+    }
+
+    /// Posts a claimed program to the loop: its camera frames, its shots' runner, the
+    /// track's clock, its player from where the rig rests, and a group's link.
+    private func launch(_ played: HostedProgram, original: HostedProgram, sha programSha256: String, exposure: ExposurePlan?) {
         // Claimed: the camera's frames are this program's (no other run is using them).
-        if let exposure, program.shooting.timing != nil { (camera as? SettableCamera)?.prepare(exposure) }
+        if let exposure, original.shooting.timing != nil { (camera as? SettableCamera)?.prepare(exposure) }
         // Claimed: no other play gets here until this one ends. The shots' runner is in
         // place before the program can take its first step.
-        let original = program
-        var program = program
-        if groupLeading != nil {
-            do throws(ServeError) { program = try groupProgram(program) } catch {
-                shared.withLock { $0.run = nil }
-                throw error
-            }
-        }
+        var program = played
         var shots: ShotRunner?
         if original.shooting.timing != nil, let camera {
             shots = makeRunner(original, camera: camera, sha: programSha256)
@@ -347,6 +404,10 @@ public final class RigConsole: @unchecked Sendable {
     public func programRequest(_ request: ProgramRequest, atStep: Int? = nil) throws(ServeError) {
         let current = status(controller: nil)
         guard current.program != nil else { throw ServeError(.conflict, "no program is playing") }
+        if current.state == .scheduled {
+            throw ServeError(
+                .conflict, "the program waits for its start (\(current.start?.text ?? "")); nothing done: STOP cancels it")
+        }
         if let atStep, current.step != atStep {
             throw ServeError(.conflict, "the program is at step \(current.step.map(String.init) ?? "none"), not \(atStep); nothing done")
         }
@@ -380,6 +441,20 @@ public final class RigConsole: @unchecked Sendable {
     /// Stops whatever moves: a program brakes and parks; a jog or a move brakes.
     /// Stops whatever moves; `by` (a display name) is remembered when it stops a program.
     public func stopMotion(by name: String? = nil) {
+        // A program waiting for its start: cancelled, nothing was posted or moved.
+        let cancelled = launchGate.withLock { _ in
+            shared.withLock { s -> String? in
+                guard let run = s.run, run.startsAt != nil else { return nil }
+                if let name { s.lastStop = ServeStatus.LastStop(by: name, program: run.name, step: nil) }
+                s.run = nil
+                return run.name
+            }
+        }
+        if let cancelled {
+            logger.info("\(cancelled): cancelled before its start\(name.map { " by \($0)" } ?? ""); nothing moved")
+            changed()
+            return
+        }
         if isPlaying {
             let now = status(controller: nil)
             if let name, let program = now.program {

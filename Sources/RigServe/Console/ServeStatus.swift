@@ -1,14 +1,18 @@
 import RigGroup
+
 /// What the rig is doing, as the API says it (`state`): the one place its words are
 /// decided on, so no decision compares a string.
 public enum ServeState: String, Sendable, Equatable, Encodable, CustomStringConvertible {
     case idle, moving, playing, paused, waiting, jogging, fault
+    /// A program waits for its `"start"` (a clock time or a sun event): nothing moves
+    /// until then; STOP cancels it. `start` says when.
+    case scheduled
 
     /// At rest: nothing moves and nothing will until asked (a program waiting at a step,
     /// or held, counts: it moves only on Next or resume).
     public var isResting: Bool {
         switch self {
-        case .idle, .waiting, .paused, .fault: true
+        case .idle, .waiting, .paused, .fault, .scheduled: true
         case .moving, .playing, .jogging: false
         }
     }
@@ -62,6 +66,30 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     /// The group this server leads (`rig serve --group`): every rig's state and next step,
     /// during a program and after it; nil when it leads none (or before its first program).
     public var group: GroupSnapshot? = nil
+
+    /// The start a `scheduled` program waits for; nil otherwise.
+    public var start: StartStatus? = nil
+
+    public struct StartStatus: Sendable, Equatable, Encodable {
+        /// UTC, ISO 8601 to the second.
+        public var at: String
+        /// The sun event it was given by ("sunset − 30 min"), or null for a time.
+        public var event: String?
+        /// Seconds left, rounded up.
+        public var inSeconds: Double
+        /// "16:02 local (sunset − 30 min; 2026-11-26 15:02:00 UTC)", as `rig play` says it.
+        public var text: String
+
+        private enum Keys: String, CodingKey { case at, event, inSeconds, text }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(at, forKey: .at)
+            try c.encode(event, forKey: .event)
+            try c.encode(inSeconds, forKey: .inSeconds)
+            try c.encode(text, forKey: .text)
+        }
+    }
 
     public struct CameraState: Sendable, Equatable, Encodable {
         /// `connected`, or `not connected` (off or not found: the server looks for it
@@ -171,7 +199,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
     }
 
     private enum Keys: String, CodingKey {
-        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock, nudgeEV, group
+        case state, program, step, steps, elapsedSeconds, etaSeconds, pose, output, error, controller, lastStop, lastShot, camera, clock, nudgeEV, group, start
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -192,6 +220,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         try c.encode(clock, forKey: .clock)
         try c.encode(nudgeEV, forKey: .nudgeEV)
         try c.encode(group, forKey: .group)
+        try c.encode(start, forKey: .start)
     }
 
     /// The same apart from elapsed time and ETA (the events stream sends those changes
@@ -202,9 +231,11 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         a.elapsedSeconds = nil
         a.etaSeconds = nil
         a.clock = nil
+        a.start?.inSeconds = 0
         b.elapsedSeconds = nil
         b.etaSeconds = nil
         b.clock = nil
+        b.start?.inSeconds = 0
         return a == b
     }
 

@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import RigCore
 import RigFormat
+import RigRuntime
 import RigSky
 
 /// The handlers behind `ServeApp`'s routes.
@@ -266,6 +267,8 @@ struct ServeRoutes: Sendable {
     private struct PlayBody: Decodable {
         var program: String
         var fromStep: Int?
+        /// Start at once, not at the program's `"start"` (`rig play --start-now`).
+        var startNow: Bool?
     }
 
     /// The last frame's small preview (JPEG); 404 when there is none.
@@ -295,6 +298,14 @@ struct ServeRoutes: Sendable {
         if let unchecked = checked.report.unchecked {
             throw ServeError(.unprocessableContent, "\(body.program): refusing to play (nothing moved): \(unchecked.description)")
         }
+        // A program with a start waits for it (`StartClock`, as `rig play` waits); one more
+        // than a second past is refused unless started now.
+        let startNow = body.startNow ?? false
+        if let start = checked.program.start, !startNow, let past = StartClock.pastProblem(start, now: console.wallClock()) {
+            throw ServeError(
+                .unprocessableContent,
+                "\(body.program): \(past): refusing to play (nothing moved); give a later \"start\", or play it with \"startNow\": true")
+        }
         let current = console.status(controller: nil)
         guard current.state == .idle else {
             throw ServeError(.conflict, "the rig is \(current.state)\(current.program.map { " (\($0))" } ?? ""); stop it first")
@@ -305,7 +316,7 @@ struct ServeRoutes: Sendable {
         let key = try control(request, context)
         try console.play(
             checked.consoleProgram, estimatedSeconds: ProgramLibrary.estimatedSeconds(checked), programSha256: checked.sha256,
-            exposure: exposure)
+            exposure: exposure, start: startNow ? nil : checked.program.start)
         return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
     }
 

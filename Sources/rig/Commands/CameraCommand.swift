@@ -212,7 +212,7 @@ struct CameraCommand: ParsableCommand {
             }
             let frame: LiveViewFrame
             if let rigPath = which.rig, let rig = try? FileLoading.loadRig(rigPath), let section = rig.camera, section.type == SimCamera.type {
-                let config: (scene: SimScene?, preview: SimPreviewConfig?)
+                let config: (scene: SimScene?, preview: SimPreviewConfig?, shutterStepEV: Double?)
                 do { config = try SimCamera.parseConfig(section) } catch {
                     printError(error.description)
                     throw ExitCode(2)

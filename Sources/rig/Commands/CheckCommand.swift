@@ -41,6 +41,7 @@ struct CheckCommand: ParsableCommand {
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
         for line in ShootTime.lines(program, report: report) { print(line) }
+        for line in TrackReport.lines(program) { print("\(file): \(line)") }
         for line in ResolutionReport.describe(program: program) { print(line) }
         for line in settleLines(program, startPose: prepared.startPose) { print(line) }
         if let misses = IntervalMiss.summary(report.intervalMisses) { print("\(file): error: \(misses)") }

@@ -134,12 +134,14 @@ struct PlanCommand: ParsableCommand {
                 + (events.isEmpty
                     ? "no rise, set or twilight within 12 h of the track (polar day or night)"
                     : events.map { "\($0.name) \(UTCTime.text($0.unix, dateToo: true))" }.joined(separator: ", ")))
+        lines += TrackReport.lines(program)
+        let then = track.end?.then == .pan ? "  (panning)" : "  (held)"
         for (i, sample) in track.samples(at: track.times).enumerated() {
             let pose = [(track.mount.azimuthAxis, sample.pan), (track.mount.altitudeAxis, sample.tilt)]
                 .map { "\(rig.axes[$0.0].name) \(fixed($0.1, 2))\(rig.axes[$0.0].unit)" }.joined(separator: "  ")
             lines.append(
                 String(i + 1).leftPadded(to: 4) + "  " + track.clock(sample.seconds) + "  az " + fixed(sample.position.azimuth, 2).leftPadded(to: 7)
-                    + "°  alt " + fixed(sample.position.altitude, 2).leftPadded(to: 6) + "°  " + pose)
+                    + "°  alt " + fixed(sample.position.altitude, 2).leftPadded(to: 6) + "°  " + pose + (sample.following ? "" : then))
         }
         return lines.joined(separator: "\n") + "\n"
     }

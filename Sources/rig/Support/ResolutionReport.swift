@@ -5,7 +5,8 @@ import RigDevices
 import RigFormat
 
 /// `rig check`'s lines on output resolution: what one output count is worth on each axis,
-/// and, for a timelapse or a stepped track, the axes that move less than a count on some frames.
+/// and, for a timelapse or a track, the axes that move less than a count on some frames
+/// (or, on a continuous track, in some seconds).
 enum ResolutionReport {
     static func describe(rig: Rig) -> [String] {
         // It was read on load: this cannot fail now.
@@ -34,9 +35,10 @@ enum ResolutionReport {
         // Read once for both (it was read on load: this cannot fail now).
         let output = try? OutputDrivers.config(program.rig)
         var lines = describe(rig: program.rig, output: output)
-        // A timelapse's frames, and a stepped track's (the sky moves 0.004° a second: a
-        // Milky Way track on a PCA9685 holds a count for many frames, then jumps).
-        if program.kind == .timelapse || (program.kind == .track && program.isStepped) {
+        // A timelapse's frames, and a track's (the sky moves 0.004° a second: a Milky Way
+        // track on a PCA9685 holds a count for many frames, then jumps), a continuous one's
+        // a second at a time.
+        if program.kind == .timelapse || program.kind == .track {
             for warning in TimelapseResolutionWarning.check(program, quantum: output?.quantum ?? .continuous) {
                 lines.append("\(program.file): warning: \(warning)")
             }

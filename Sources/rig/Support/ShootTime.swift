@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import RigCore
 import RigFormat
+import RigRuntime
 
 /// How long a stepped shoot takes and when it ends, for `rig check` and `rig plan`: the
 /// frames (brackets and `shotsPerStep` included) and the time the check played it in,
@@ -38,10 +39,5 @@ enum ShootTime {
     }
 
     /// "1 h 05 min", "12 min 30 s", "45 s".
-    static func duration(_ seconds: Double) -> String {
-        let s = Int(max(seconds, 0).rounded())
-        if s >= 3600 { return "\(s / 3600) h \(zeroPadded(s / 60 % 60, 2)) min" }
-        if s >= 60 { return "\(s / 60) min \(zeroPadded(s % 60, 2)) s" }
-        return "\(s) s"
-    }
+    static func duration(_ seconds: Double) -> String { StartClock.duration(seconds) }
 }

@@ -4,20 +4,20 @@ import RigFormat
 /// The machine's local time (`TZ`, else /etc/localtime) through the C library's
 /// `localtime_r`: FoundationEssentials' `TimeZone.current` is always GMT (its zone data
 /// comes with ICU, which rig does without).
-struct LocalTime {
+public struct LocalTime: Sendable, Equatable {
     /// `2026-11-26`.
-    var date: String
-    var hour: Int
-    var minute: Int
-    var second: Int
+    public var date: String
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
     /// The zone's abbreviation (`CET`, `UTC`) as the zone database gives it.
-    var zone: String
+    public var zone: String
     /// Seconds east of UTC.
-    var offset: Int
+    public var offset: Int
 
     /// The local time of `unix`, to the whole second (truncated); nil only for a time the
     /// C library cannot represent.
-    init?(_ unix: Double) {
+    public init?(_ unix: Double) {
         guard unix.isFinite, abs(unix) < 3.2e12 else { return nil }
         var seconds = time_t(unix.rounded(.down))
         var fields = tm()
@@ -32,12 +32,12 @@ struct LocalTime {
     }
 
     /// `16:02`, or `16:02:05` with `seconds`.
-    func clock(seconds: Bool = false) -> String {
+    public func clock(seconds: Bool = false) -> String {
         "\(zeroPadded(hour, 2)):\(zeroPadded(minute, 2))" + (seconds ? ":\(zeroPadded(second, 2))" : "")
     }
 
     /// ISO 8601 with the zone's offset, `2026-11-26T16:02:05+01:00` (`Z` in UTC).
-    var iso: String {
+    public var iso: String {
         let sign = offset < 0 ? "-" : "+"
         let zoneText = offset == 0 ? "Z" : "\(sign)\(zeroPadded(abs(offset) / 3600, 2)):\(zeroPadded(abs(offset) / 60 % 60, 2))"
         return "\(date)T\(clock(seconds: true))\(zoneText)"
