@@ -11,7 +11,7 @@ import Testing
 
 /// Tier 2: the output against the Python test board through bluezoo on a private bus.
 /// Each has a time limit, so a hung emulator fails the test instead of the run.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(4)))
 struct BoardTests {
     /// Pan (released at the end) and tilt (held), pulses mapped into 1000–2000 µs.
     /// The board's output config: the harness's central adapter.

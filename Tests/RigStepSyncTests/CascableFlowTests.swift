@@ -67,8 +67,9 @@ import Testing
     static func startBluezoo(_ bus: PrivateBus) async throws -> DBusConnection {
         let connection = try DBusConnection(bus: .address(bus.address))
         try bus.launch("bluezoo", ["--auto-enable", "-a", "00:00:00:11:11:11", "-a", "00:00:00:22:22:22"])
-        _ = try await poll { try await connection.nameHasOwner("org.bluez") ? true : nil }
-        _ = try await poll { () -> Bool? in
+        // Deadlines, not waits: a Python emulator starting beside a loaded full run took over 30 s.
+        _ = try await poll(for: .seconds(120)) { try await connection.nameHasOwner("org.bluez") ? true : nil }
+        _ = try await poll(for: .seconds(120)) { () -> Bool? in
             let managed = try? await connection.managedObjects(destination: "org.bluez", path: "/")
             let ready = ["/org/bluez/hci0", "/org/bluez/hci1"].allSatisfy { managed?.objects[$0]?["org.bluez.GattManager1"] != nil }
             return ready ? true : nil

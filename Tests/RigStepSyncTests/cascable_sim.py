@@ -48,7 +48,7 @@ async def main():
 
     scanner = BleakScanner(seen, adapter=args.adapter)
     await scanner.start()
-    device = await asyncio.wait_for(found, 60)
+    device = await asyncio.wait_for(found, 120)  # a deadline: discovery beside a loaded full run
     await scanner.stop()
     rec(event="found", name=device.name, address=device.address)
 

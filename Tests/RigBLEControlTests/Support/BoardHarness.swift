@@ -47,8 +47,8 @@ final class BoardHarness: @unchecked Sendable {
     private func startEmulatorAndBoard() async throws {
         emulator = try bus.launch("bluezoo", ["--auto-enable", "--scan-interval", "1", "-a", "00:00:00:11:11:11", "-a", Self.boardAddress])
         let connection = self.connection
-        _ = try await poll { try await connection.nameHasOwner("org.bluez") ? true : nil }
-        _ = try await poll { () -> Bool? in
+        _ = try await poll(for: .seconds(120)) { try await connection.nameHasOwner("org.bluez") ? true : nil }
+        _ = try await poll(for: .seconds(120)) { () -> Bool? in
             let managed = try? await connection.managedObjects(destination: "org.bluez", path: "/")
             let powered = managed?.objects.values.filter { $0["org.bluez.Adapter1"]?["Powered"] == .boolean(true) }
             return (powered?.count ?? 0) >= 2 ? true : nil
@@ -56,7 +56,7 @@ final class BoardHarness: @unchecked Sendable {
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigBLEControlTests/fake_blecontrol_board.py").path
         let readyBefore = entries().filter { $0.event == "ready" }.count
         board = try bus.launch("python3", [script, "--adapter", "hci1", "--log", logPath] + boardArguments)
-        _ = try await poll { [self] in entries().filter { $0.event == "ready" }.count > readyBefore ? true : nil }
+        _ = try await poll(for: .seconds(120)) { [self] in entries().filter { $0.event == "ready" }.count > readyBefore ? true : nil }
     }
 
     /// The board and the radio go away and come back (power-cycled board, a fresh emulator:
@@ -64,7 +64,7 @@ final class BoardHarness: @unchecked Sendable {
     func restartEmulatorAndBoard() async throws {
         for process in [board, emulator].compactMap({ $0 }) { process.killAndWait() }
         let connection = self.connection
-        _ = try await poll { try await connection.nameHasOwner("org.bluez") ? nil : true }
+        _ = try await poll(for: .seconds(120)) { try await connection.nameHasOwner("org.bluez") ? nil : true }
         try await startEmulatorAndBoard()
     }
 
