@@ -186,6 +186,21 @@ import Testing
         #expect(try Self.sharpness(again.jpeg, rows: 0...0.2) > far.1)
     }
 
+    @Test func theAFGridIsReadFromThePreview() throws {
+        func preview(_ grid: String) throws -> SimPreviewConfig? {
+            let rig = try RigParser.parse(
+                text:
+                    #"{"name": "r", "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "preview": {"afGrid": \#(grid)}}}"#,
+                file: "rig.json")
+            return try SimCamera.parseConfig(try #require(rig.camera)).preview
+        }
+        #expect(try preview("[3000, 2000]")?.focusGrid == FocusGrid(width: 3000, height: 2000))
+        #expect(SimPreviewConfig().focusGrid == FocusGrid(width: 6000, height: 4000))
+        for wrong in ["[1.5, 2000]", "[3000]", "[3000, 2]"] {
+            #expect(throws: (any Error).self, "\(wrong)") { try preview(wrong) }
+        }
+    }
+
     @Test func withoutAPreviewThereIsNothingToTap() {
         let camera = SimCamera()
         #expect(camera.focusPointProblem?.contains("no live view") == true)
