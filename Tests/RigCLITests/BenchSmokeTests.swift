@@ -124,11 +124,16 @@ import Testing
         let shots = try #require(object["shots"] as? [String: Any])
         #expect(
             Set(shots.keys) == [
-                "count", "settled_to_confirmed_ms_off", "settled_to_confirmed_ms_on", "ratio_p50", "ratio_p95", "live_view_back_ms", "never_back",
+                "count", "settled_to_confirmed_ms_off", "settled_to_confirmed_ms_on", "ratio_p50", "ratio_p95", "shot_to_shot_ms_off", "shot_to_shot_ms_on",
+                "loop_stalls_off", "loop_stalls_on",
+                "live_view_back_ms", "never_back",
             ])
         #expect(shots["count"] as? Int == 2)
         for key in ["settled_to_confirmed_ms_off", "settled_to_confirmed_ms_on"] {
             #expect((shots[key] as? [String: Any])?["count"] as? Int == 2, "\(key)")
+        }
+        for key in ["shot_to_shot_ms_off", "shot_to_shot_ms_on"] {
+            #expect((shots[key] as? [String: Any])?["count"] as? Int == 1, "\(key)")
         }
     }
 }

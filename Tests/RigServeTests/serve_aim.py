@@ -159,6 +159,21 @@ def at_rest(driver):
     return status if status and status["state"] == "idle" else None
 
 
+def steady(driver, read, unlike=None, seconds=30):
+    """`read(driver)` once the painted frame has settled: the same twice, 0.5 s apart (at rest
+    the camera sends the same picture; a busy machine may paint a frame late), and not
+    `unlike` (what was painted before a move)."""
+    deadline = time.monotonic() + seconds
+    last = None
+    while time.monotonic() < deadline:
+        value = read(driver)
+        if value is not None and value == last and value != unlike:
+            return value
+        last = value
+        time.sleep(0.5)
+    raise TimeoutError(f"the painted frame did not settle in {seconds} s (last: {last})")
+
+
 def markers(driver):
     found = driver.execute_script(MARKERS)
     return found if found and found["discs"] else None
@@ -226,12 +241,12 @@ def main():
             return no_af(driver, wait)
         driver.get(base + "/")
         wait.until(lambda d: "live" in d.find_element(By.ID, "pad").get_attribute("class").split())
+        level = steady(driver, markers)
         if driver.execute_async_script(GOTO, {"pan": 0, "tilt": 15}) != 202:
             return fail("the move to pan 0, tilt 15 was refused")
         wait.until(lambda d: (lambda s: s and abs(s["pose"]["tilt"] - 15) < 0.01)(at_rest(d)))
         # A frame drawn at rest (one painted during the move may still be on the page).
-        time.sleep(0.5)
-        frame = wait.until(markers)
+        frame = steady(driver, markers, unlike=level)
         cx, cy = frame["w"] / 2, frame["h"] / 2
         upper_right = [d for d in frame["discs"] if d["x"] - cx > 0.1 * frame["w"] and cy - d["y"] > 0.1 * frame["h"]]
         if not upper_right:
@@ -263,13 +278,10 @@ def main():
             time.sleep(0.1)
         if not rest:
             return fail(f"the rig did not come to rest after the tap ({said}); track {track}")
-        time.sleep(0.5)  # frames drawn at rest
         offsets = []
         for _ in range(3):
-            found = wait.until(markers)
-            _, dx, dy = central(found)
+            _, dx, dy = central(steady(driver, markers))
             offsets.append((dx, dy))
-            time.sleep(0.15)
         worst = max((dx * dx + dy * dy) ** 0.5 for dx, dy in offsets)
         pose = rest["pose"]
         print(f"     ({said}; {len(track)} frames read while it turned, the marker nearest the centre "
@@ -283,7 +295,7 @@ def main():
               f"tilt {pose['tilt']:.2f} (the marker's pan 30, tilt 30)")
 
         # A long aim, stopped on the way.
-        frame = wait.until(markers)
+        frame = steady(driver, markers)
         cx, cy = frame["w"] / 2, frame["h"] / 2
         left = [d for d in frame["discs"] if cx - d["x"] > 0.1 * frame["w"]]
         if not left:
@@ -313,11 +325,11 @@ def main():
               f"the live view still plays")
 
         # Tap to focus: looking down, the near ground is soft while the lens is focused far.
+        up = steady(driver, lambda d: d.execute_script(SHARPNESS, 0.75, 1.0))
         if driver.execute_async_script(GOTO, {"pan": 0, "tilt": -35}) != 202:
             return fail("the move to pan 0, tilt -35 was refused")
         wait.until(lambda d: (lambda s: s and abs(s["pose"]["tilt"] + 35) < 0.01)(at_rest(d)))
-        time.sleep(0.5)
-        soft = wait.until(lambda d: d.execute_script(SHARPNESS, 0.75, 1.0))
+        soft = steady(driver, lambda d: d.execute_script(SHARPNESS, 0.75, 1.0), unlike=up)
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", driver.find_element(By.ID, "pad"))
         focus = driver.find_element(By.ID, "focus")
         if focus.get_attribute("hidden") is not None:

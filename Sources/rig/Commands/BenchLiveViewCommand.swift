@@ -142,7 +142,9 @@ struct BenchLiveViewCommand: ParsableCommand {
                 let off = try shotsRun(server, viewers: 0)
                 let on = try shotsRun(server, viewers: 4)
                 report.shots = LiveViewBenchReport.Shots(
-                    count: shots, off: off.settledToConfirmed, on: on.settledToConfirmed, back: on.back, neverBack: on.neverBack)
+                    count: shots, off: off.settledToConfirmed, on: on.settledToConfirmed, intervalOff: off.interval, intervalOn: on.interval,
+                    stallsOff: off.stalls, stallsOn: on.stalls, back: on.back,
+                    neverBack: on.neverBack)
             }
         }
         report.loadAfter = BenchStartupCommand.loadAverage()
@@ -235,6 +237,11 @@ struct BenchLiveViewCommand: ParsableCommand {
 
     private struct ShotsFigures {
         var settledToConfirmed: BenchSpread
+        /// From one shot's firing to the next's, on the wall clock (the log's `at`): a loop
+        /// the live view held up would stretch it.
+        var interval: BenchSpread
+        /// The loop's "stalled" warnings in rig serve's log during the run.
+        var stalls: Int
         var back: BenchSpread
         var neverBack: Int
     }
@@ -254,6 +261,7 @@ struct BenchLiveViewCommand: ParsableCommand {
         let before = Set(logs.logs(of: "shots.json"))
         // The wall clock and CLOCK_MONOTONIC read together: the log's times are UTC.
         let wallMinusMono = Double(WallClock.nanoseconds()) - Double(MonotonicClock().now())
+        let logBefore = server.log.count
         let reply = server.request("POST /api/play", body: #"{"program": "shots.json"}"#)
         guard reply.hasPrefix("HTTP/1.1 202") else { throw BenchError("rig serve did not play the shots program: \(reply.prefix(300))") }
         let deadline = MonotonicClock().now() + UInt64((60 + Double(shots) * 5) * 1e9)
@@ -271,7 +279,9 @@ struct BenchLiveViewCommand: ParsableCommand {
         guard let log else { throw BenchError("the shots program did not end in time (its log is in \(logs.path))") }
         let taken = log.events.compactMap { event -> ShotLogShot? in if case .shot(let s) = event, !s.interrupted { s } else { nil } }
         guard taken.count == shots else { throw BenchError("the shots program took \(taken.count) shots of \(shots)") }
+        let stalls = server.log.dropFirst(logBefore).components(separatedBy: "the loop stalled").count - 1
         let frames = watching.first?.frames ?? []
+        let fired = taken.compactMap { $0.at.flatMap(UTCTime.parse) }
         var back: [Double] = []
         var neverBack = 0
         for shot in taken where count > 0 {
@@ -284,7 +294,8 @@ struct BenchLiveViewCommand: ParsableCommand {
             }
         }
         return ShotsFigures(
-            settledToConfirmed: BenchSpread(values: taken.map { ($0.endSeconds - $0.startSeconds) * 1000 }), back: BenchSpread(values: back),
+            settledToConfirmed: BenchSpread(values: taken.map { ($0.endSeconds - $0.startSeconds) * 1000 }),
+            interval: BenchSpread(values: zip(fired, fired.dropFirst()).map { ($1 - $0) * 1000 }), stalls: stalls, back: BenchSpread(values: back),
             neverBack: neverBack)
     }
 }
@@ -306,6 +317,10 @@ struct LiveViewBenchReport {
         var count: Int
         var off: BenchSpread
         var on: BenchSpread
+        var intervalOff: BenchSpread
+        var intervalOn: BenchSpread
+        var stallsOff: Int
+        var stallsOn: Int
         var back: BenchSpread
         var neverBack: Int
     }
@@ -360,9 +375,11 @@ struct LiveViewBenchReport {
         }
         if let s = shots {
             out.append("")
-            out.append("shots: \(s.count) steps, 0.3 s shots; settled → confirmed (the shot log's end − start):")
-            out.append("  live view off: \(s.off.text())")
-            out.append("  live view on (4 viewers): \(s.on.text()); p50 on/off \(fixed(s.on.p50 / s.off.p50, 3)), p95 on/off \(fixed(s.on.p95 / s.off.p95, 3))")
+            out.append("shots: \(s.count) steps, 0.3 s shots; settled → confirmed (the shot log's end − start), and shot to shot (its wall-clock `at`):")
+            out.append("  live view off: \(s.off.text()); shot to shot \(s.intervalOff.text()); the loop stalled \(s.stallsOff) times")
+            out.append(
+                "  live view on (4 viewers): \(s.on.text()); shot to shot \(s.intervalOn.text()); the loop stalled \(s.stallsOn) times; on/off p50 \(fixed(s.on.p50 / s.off.p50, 3)) and \(fixed(s.intervalOn.p50 / s.intervalOff.p50, 3)), p95 \(fixed(s.on.p95 / s.off.p95, 3)) and \(fixed(s.intervalOn.p95 / s.intervalOff.p95, 3))"
+            )
             out.append(
                 "  live view back after each confirmed shot (the first frame captured after it, received): \(s.back.text())\(s.neverBack > 0 ? "; \(s.neverBack) never" : "")"
             )
@@ -398,6 +415,8 @@ struct LiveViewBenchReport {
             fields.append(
                 "\"shots\": {\"count\": \(s.count), \"settled_to_confirmed_ms_off\": \(s.off.json), \"settled_to_confirmed_ms_on\": \(s.on.json), "
                     + "\"ratio_p50\": \(benchNumber(s.on.p50 / s.off.p50)), \"ratio_p95\": \(benchNumber(s.on.p95 / s.off.p95)), "
+                    + "\"shot_to_shot_ms_off\": \(s.intervalOff.json), \"shot_to_shot_ms_on\": \(s.intervalOn.json), "
+                    + "\"loop_stalls_off\": \(s.stallsOff), \"loop_stalls_on\": \(s.stallsOn), "
                     + "\"live_view_back_ms\": \(s.back.json), \"never_back\": \(s.neverBack)}")
         }
         return "{" + fields.joined(separator: ", ") + "}"

@@ -1,13 +1,12 @@
 import FoundationEssentials
 import Glibc
 import RigRuntime
-import SystemPackage
 
 /// `rig serve` on the simulated rig for a benchmark (`rig bench serve`, `rig bench
 /// liveview`): its rig file and programs written to `directory`, its state under it, a
 /// loopback listener on a port it picks (read from its first lines), no real-time
-/// scheduling; its output read in the background so the pipe never fills. Stopped with
-/// SIGINT (it parks).
+/// scheduling; its output (stdout and stderr) in `directory/serve.log`. Stopped with SIGINT
+/// (it parks).
 final class BenchServe {
     let child: BenchChild
     let port: Int
@@ -26,11 +25,12 @@ final class BenchServe {
         } catch { throw BenchError("cannot write the benchmark's files in \(directory): \(error)") }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = "\(directory)/state"
+        let log = "\(directory)/serve.log"
         let child = try BenchChild(
             executable,
             ["serve", "--rig", "\(directory)/rig.json", "--programs", programDirectory, "--listen", "127.0.0.1:0", "--no-realtime"] + arguments,
-            environment: environment, output: .pipe)
-        guard let output = child.pipe, let port = Self.port(from: output, within: 60) else {
+            environment: environment, output: .file(log))
+        guard let port = Self.port(in: log, of: child, within: 60) else {
             child.stop(SIGKILL)
             throw BenchError("rig serve did not say where it listens (\(child.ending))")
         }
@@ -43,25 +43,19 @@ final class BenchServe {
 
     func stop() { child.stop(SIGINT, within: 60) }
 
-    /// The port from "listening on http://127.0.0.1:PORT/".
-    private static func port(from output: FileDescriptor, within seconds: Double) -> Int? {
-        var text = ""
+    /// Its output so far.
+    var log: String { (try? String(contentsOfFile: "\(directory)/serve.log", encoding: .utf8)) ?? "" }
+
+    /// The port from "listening on http://127.0.0.1:PORT/" in its log.
+    private static func port(in log: String, of child: BenchChild, within seconds: Double) -> Int? {
         let deadline = Date().addingTimeInterval(seconds)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while Date() < deadline {
-            guard let n = try? buffer.withUnsafeMutableBytes({ try output.read(into: $0, retryOnInterrupt: true) }), n > 0 else { return nil }
-            text += String(decoding: buffer.prefix(n), as: UTF8.self)
+        while Date() < deadline, !child.poll() {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let range = text.firstRange(of: "listening on http://127.0.0.1:") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first == "/" {
-                    // Keep reading its log in the background so the pipe never fills.
-                    SystemThread.start(name: "rig-bench-drain") {
-                        var sink = [UInt8](repeating: 0, count: 4096)
-                        while let n = try? sink.withUnsafeMutableBytes({ try output.read(into: $0, retryOnInterrupt: true) }), n > 0 {}
-                    }
-                    return port
-                }
+                if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first == "/" { return port }
             }
+            SystemThread.sleep(seconds: 0.02)
         }
         return nil
     }

@@ -210,7 +210,7 @@ struct BenchViewerFigures {
     }
 
     var line: String {
-        "\(String(viewers).leftPadded(to: 3)) viewers: source \(fixed(sourceFPS, 2)) frames/s, each viewer ≥ \(fixed(minDelivered, 2)) (\(fixed(ratio, 3))×), "
+        "\(String(viewers).leftPadded(to: 3)) viewers: source \(fixed(sourceFPS, 2)) frames/s of \(frameBytes / 1024) KiB, each viewer ≥ \(fixed(minDelivered, 2)) (\(fixed(ratio, 3))×), "
             + "\(skipped) skipped; captured → received \(latencyMs.text()); rig serve \(percent(serveCPU, digits: 1)) of a core "
             + "(drawing \(percent(drawingCPU, digits: 1)), the rest \(percent(serveCPU - drawingCPU, digits: 1)))"
     }
