@@ -14,7 +14,7 @@ import SystemPackage
 /// the camera reports the new file. A shot not confirmed in time is tried once more, then
 /// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
 /// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
-public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, LiveViewSource, Sendable {
+public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, LiveViewSource, FocusPointSource, Sendable {
     public let config: GPhoto2CameraConfig
     public let model: String
     public let port: String
@@ -69,6 +69,7 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
             }
             try camera.set("capturetarget", choice)
         }
+        camera.findFocusPoint()
         return camera
     }
 
@@ -428,6 +429,81 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     /// The bytes of a file on the camera.
     public func download(_ file: GPhoto2FilePath) throws(CameraError) -> Data {
         try worker.run(within: 120, "downloading \(file)") { device throws(GPhoto2Error) in try device.download(file) }.get()
+    }
+
+    // MARK: Tap to focus
+
+    /// The settings that place the AF point, as libgphoto2 names them, and how the two
+    /// coordinates are joined in their text.
+    static let focusPointSettings: [(name: String, separator: String)] = [("changeafarea", "x"), ("eoszoomposition", ","), ("spotfocusarea", ",")]
+
+    /// What the camera offers for tap to focus: found once, when it is opened.
+    private struct FocusPointControl: Sendable {
+        var setting: String
+        var separator: String
+        /// "autofocusdrive" (focuses once set), if the camera has it.
+        var autofocus: String?
+        /// Its "imagesize" ("6000x4000"), the AF point's coordinates where it says it.
+        var imageSize: FocusGrid?
+    }
+    private let focusPoint = Mutex<Result<FocusPointControl, CameraError>?>(nil)
+
+    /// Looks for a writable AF point setting among `focusPointSettings` (none on libgphoto2's
+    /// virtual camera).
+    private func findFocusPoint() {
+        let found = worker.run(within: 15, "looking for the AF point setting") { device -> FocusPointControl? in
+            guard let (name, separator) = Self.focusPointSettings.first(where: { (try? device.widget($0.name)).map { !$0.readOnly } ?? false }) else {
+                return nil
+            }
+            let autofocus = (try? device.widget("autofocusdrive")).map { _ in "autofocusdrive" }
+            let size = (try? device.widget("imagesize"))?.value.flatMap(Self.pixelSize)
+            return FocusPointControl(setting: name, separator: separator, autofocus: autofocus, imageSize: size)
+        }
+        let names = Self.focusPointSettings.map(\.name)
+        let line =
+            "this camera offers no AF point through libgphoto2 (no \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "") setting): tap to focus is not available"
+        let result: Result<FocusPointControl, CameraError> =
+            switch found {
+            case .success(let control?): .success(control)
+            case .success(nil): .failure(CameraError(line, refused: true))
+            case .failure(let error): .failure(error)
+            }
+        if case .success(let control) = result { logger.info("camera: tap to focus through \"\(control.setting)\"") }
+        focusPoint.withLock { $0 = result }
+    }
+
+    /// "6000x4000" as a grid.
+    static func pixelSize(_ text: String) -> FocusGrid? {
+        let parts = text.lowercased().split(separator: "x").map { Int($0.trimmed()) }
+        guard parts.count == 2, let w = parts[0], let h = parts[1], w > 0, h > 0 else { return nil }
+        return FocusGrid(width: w, height: h)
+    }
+
+    public var focusPointProblem: String? {
+        switch focusPoint.withLock({ $0 }) {
+        case .success: nil
+        case .failure(let error): error.description
+        case nil: "the camera was not asked for its AF point"
+        }
+    }
+
+    /// Sets the AF point (in the camera's image size's pixels, else the live view's own) and,
+    /// where the camera has "autofocusdrive", focuses there. Not tried on a real camera here:
+    /// the coordinates each brand expects are libgphoto2's documented ones.
+    public func focus(viewX x: Double, viewY y: Double, viewAspect: Double) throws(CameraError) -> FocusReport {
+        guard let found = focusPoint.withLock({ $0 }) else { throw CameraError("the camera was not asked for its AF point") }
+        let control = try found.get()
+        let frameSize = live.feed.newestFrame.flatMap { JPEG.decode($0.jpeg) }.map { FocusGrid(width: $0.width, height: $0.height) }
+        guard let grid = control.imageSize ?? frameSize else {
+            throw CameraError("the camera says no image size and has sent no live-view frame: the AF point's coordinates are unknown", refused: true)
+        }
+        let point = grid.point(viewX: x, viewY: y, viewAspect: viewAspect)
+        let value = "\(point.x)\(control.separator)\(point.y)"
+        try worker.run(within: 15, "setting \"\(control.setting)\"") { device throws(GPhoto2Error) in try device.set(control.setting, value) }.get()
+        if let autofocus = control.autofocus {
+            try worker.run(within: 15, "focusing") { device throws(GPhoto2Error) in try device.set(autofocus, "1") }.get()
+        }
+        return FocusReport(grid: grid, cameraX: point.x, cameraY: point.y, setting: "\(control.setting)=\(value)")
     }
 
     public func close() {

@@ -83,3 +83,57 @@ import Testing
         #expect(worst <= 0.5)
     }
 }
+
+/// `rig bench liveview` runs every part once, briefly, and reports in the documented shape.
+/// Counts only: no rate, latency or CPU figure is asserted (they are the benchmark's).
+@Suite struct BenchLiveViewSmokeTests {
+    @Test func benchLiveViewPrintsTheDocumentedJSON() async throws {
+        let result = try await onThread {
+            try RigProcess.run([
+                "bench", "liveview", "--fps", "10", "--width", "160", "--height", "120", "--viewers", "1,2", "--seconds", "1", "--shots", "2",
+                "--slow-pause", "0.2", "--json",
+            ])
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(Set(object.keys) == ["source", "machine", "floor", "idle_serve_core_percent", "viewers", "slow", "lossy", "shots"])
+        let source = try #require(object["source"] as? [String: Any])
+        #expect(source["fps"] as? Double == 10 && source["width"] as? Int == 160 && source["height"] as? Int == 120)
+        let floor = try #require(object["floor"] as? [String: Any])
+        #expect(Set(floor.keys) == ["fps", "latency_ms", "drawing_core_percent"])
+        let spreadKeys: Set<String> = ["p50", "p95", "max", "count"]
+        #expect(Set((floor["latency_ms"] as? [String: Any] ?? [:]).keys) == spreadKeys)
+        let rowKeys: Set<String> = [
+            "viewers", "seconds", "source_fps", "delivered_fps", "delivered_ratio_min", "skipped", "latency_ms", "frame_bytes", "serve_core_percent",
+            "drawing_core_percent", "serving_core_percent",
+        ]
+        let rows = try #require(object["viewers"] as? [[String: Any]])
+        #expect(rows.map { $0["viewers"] as? Int } == [1, 2])
+        for row in rows {
+            #expect(Set(row.keys) == rowKeys)
+            #expect(Set((row["delivered_fps"] as? [String: Any] ?? [:]).keys) == ["min", "mean"])
+            #expect(((row["latency_ms"] as? [String: Any])?["count"] as? Int ?? 0) > 0, "\(row)")
+        }
+        let slow = try #require(object["slow"] as? [String: Any])
+        #expect(
+            Set(slow.keys) == ["pause_s", "frames", "fps", "skipped", "age_ms", "age_ms_first_half", "age_ms_second_half", "frames_behind_newest"])
+        #expect((slow["frames"] as? Int ?? 0) >= 1)
+        let lossy = try #require(object["lossy"] as? [String: Any])
+        #expect(Set(lossy.keys) == rowKeys.union(["link"]))
+        #expect(lossy["viewers"] as? Int == 4)
+        let shots = try #require(object["shots"] as? [String: Any])
+        #expect(
+            Set(shots.keys) == [
+                "count", "settled_to_confirmed_ms_off", "settled_to_confirmed_ms_on", "ratio_p50", "ratio_p95", "shot_to_shot_ms_off", "shot_to_shot_ms_on",
+                "loop_stalls_off", "loop_stalls_on",
+                "live_view_back_ms", "never_back",
+            ])
+        #expect(shots["count"] as? Int == 2)
+        for key in ["settled_to_confirmed_ms_off", "settled_to_confirmed_ms_on"] {
+            #expect((shots[key] as? [String: Any])?["count"] as? Int == 2, "\(key)")
+        }
+        for key in ["shot_to_shot_ms_off", "shot_to_shot_ms_on"] {
+            #expect((shots[key] as? [String: Any])?["count"] as? Int == 1, "\(key)")
+        }
+    }
+}

@@ -136,3 +136,74 @@ import Testing
         #expect(LiveViewFrame.stamped([0x00, 0x01, 0x02, 0x03], number: 1, capturedNanoseconds: 0) == nil)
     }
 }
+
+/// Tap to focus on the simulated camera: its AF point in its sensor's pixels (3:2, of which
+/// the 4:3 view shows the middle), and its frames sharp where it focused.
+@Suite struct SimFocusTests {
+    /// Mean squared step between neighbouring pixels' luma across rows `rows` (fractions
+    /// of the height): how sharp that band of the frame is.
+    static func sharpness(_ jpeg: [UInt8], rows: ClosedRange<Double>) throws -> Double {
+        let image = try #require(JPEG.decode(jpeg))
+        var sum = 0.0
+        var count = 0
+        for row in Int(rows.lowerBound * Double(image.height))..<min(image.height, Int(rows.upperBound * Double(image.height))) {
+            for column in 1..<image.width {
+                func luma(_ c: Int) -> Double {
+                    let p = (row * image.width + c) * 3
+                    return 0.299 * Double(image.rgb[p]) + 0.587 * Double(image.rgb[p + 1]) + 0.114 * Double(image.rgb[p + 2])
+                }
+                let step = luma(column) - luma(column - 1)
+                sum += step * step
+                count += 1
+            }
+        }
+        return sum / Double(max(1, count))
+    }
+
+    @Test func aTapFocusesOnWhatLiesThereAndTheFrameShowsIt() throws {
+        var preview = SimPreviewConfig()
+        preview.width = 320
+        preview.height = 240
+        preview.fieldOfViewDegrees = 90
+        // Looking 40° down: the ground fills the bottom of the view, the horizon is near the top.
+        let camera = SimCamera(preview: preview, axisNames: ["pan", "tilt"], restPose: [0, -40])
+        defer { camera.close() }
+        #expect(camera.focusPointProblem == nil)
+        let before = try #require(camera.previewFrame())
+        // Focused at infinity (where it starts): the near ground is soft, the horizon sharp.
+        let report = try camera.focus(viewX: 0.5, viewY: 0.9, viewAspect: 4.0 / 3)
+        #expect(report.grid == FocusGrid(width: 6000, height: 4000))
+        #expect(report.cameraX == 3000 && report.cameraY == 3600, "\(report)")
+        #expect(report.setting.hasPrefix("afpoint=3000,3600") && report.setting.contains(" m)"), "\(report.setting)")
+        let after = try #require(camera.previewFrame())
+        let near = (try Self.sharpness(before.jpeg, rows: 0.8...1), try Self.sharpness(after.jpeg, rows: 0.8...1))
+        let far = (try Self.sharpness(before.jpeg, rows: 0...0.2), try Self.sharpness(after.jpeg, rows: 0...0.2))
+        #expect(near.1 > 2 * near.0, "the tapped ground: \(near)")
+        #expect(far.1 < far.0, "the horizon: \(far)")
+        // Back to the horizon: sharp there again.
+        _ = try camera.focus(viewX: 0.5, viewY: 0.02, viewAspect: 4.0 / 3)
+        let again = try #require(camera.previewFrame())
+        #expect(try Self.sharpness(again.jpeg, rows: 0...0.2) > far.1)
+    }
+
+    @Test func theAFGridIsReadFromThePreview() throws {
+        func preview(_ grid: String) throws -> SimPreviewConfig? {
+            let rig = try RigParser.parse(
+                text:
+                    #"{"name": "r", "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "preview": {"afGrid": \#(grid)}}}"#,
+                file: "rig.json")
+            return try SimCamera.parseConfig(try #require(rig.camera)).preview
+        }
+        #expect(try preview("[3000, 2000]")?.focusGrid == FocusGrid(width: 3000, height: 2000))
+        #expect(SimPreviewConfig().focusGrid == FocusGrid(width: 6000, height: 4000))
+        for wrong in ["[1.5, 2000]", "[3000]", "[3000, 2]"] {
+            #expect(throws: (any Error).self, "\(wrong)") { try preview(wrong) }
+        }
+    }
+
+    @Test func withoutAPreviewThereIsNothingToTap() {
+        let camera = SimCamera()
+        #expect(camera.focusPointProblem?.contains("no live view") == true)
+        #expect(throws: CameraError.self) { try camera.focus(viewX: 0.5, viewY: 0.5, viewAspect: 1.5) }
+    }
+}

@@ -198,10 +198,88 @@ struct ServeGPhoto2LiveViewTests {
         #expect((live["problem"] as? String)?.hasPrefix(LiveViewFeed.noLiveView) == true)
         let again = try await server.fetch("/api/liveview")
         #expect(again.status == 409)
+        // No AF point setting either: tap to focus is refused with its one line, said in the status.
+        let focus = try #require(live["focus"] as? [String: Any])
+        #expect(focus["available"] as? Bool == false)
+        let focusLine = try #require(focus["problem"] as? String)
+        #expect(focusLine.contains("offers no AF point through libgphoto2") && !focusLine.contains("\n"), "\(focusLine)")
+        let (tapped, refusal) = try await server.request("POST", "/api/focus", body: #"{"x": 0.5, "y": 0.5}"#)
+        #expect(tapped == 409 && refusal["error"] as? String == focusLine, "\(refusal)")
         // Said once in the log, not an error loop.
         #expect(server.log.components(separatedBy: LiveViewFeed.noLiveView).count - 1 == 1, "\(server.log)")
         // The camera still shoots: the status says connected.
         #expect((status["camera"] as? [String: Any])?["state"] as? String == "connected")
+    }
+
+    /// The page in Debian's chromium says it in the same one line under the pad, with no
+    /// Focus button (`serve_aim.py --no-af`).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func thePageSaysTheVirtualCameraHasNoAFPoint() async throws {
+        let pictures = try VirtualCamera.pictures()
+        let rig = """
+            {"name": "gp", "loopRateHz": 50, "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}],
+             "camera": {"type": "gphoto2", "afterShotMs": 0}}
+            """
+        let server = try await ServeProcess(rig: rig, environment: VirtualCamera.environment(pictures: pictures))
+        defer { server.stop() }
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_aim.py").path
+        let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL, "--no-af"], in: server.directory, limit: .seconds(90))
+        #expect(result.status == 0 && result.output.contains("PASS no-af:"), "\(result.output.suffix(3000))\n--- server:\n\(server.log.suffix(2000))")
+    }
+}
+
+/// Tap to focus through the API on the simulated camera: the view's point in the camera's
+/// AF coordinates (its 3:2 sensor, of which the 4:3 view shows the middle), the status's
+/// AF point, control taken as any camera change; refused in one line where it cannot.
+@Suite struct TapToFocusTests {
+    @Test func aTapPutsTheAFPointThereInTheCamerasCoordinates() async throws {
+        let rigText = ServeLiveViewTests.rig.replacingOccurrences(of: #""width": 96, "height": 64}"#, with: #""width": 96, "height": 72}"#)
+        let rig = try RigParser.parse(text: rigText, file: "rig.json")
+        let config = try SimCamera.parseConfig(try #require(rig.camera))
+        let camera = SimCamera(preview: config.preview, axisNames: rig.axes.map(\.name), restPose: rig.homePose)
+        let fixture = try ServeFixture(rigText: rigText, camera: camera)
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let before = try await client.execute(uri: "/api/status", method: .get, headers: .client("a"))
+            let available = try #require(ServeLiveViewTests.liveView(before.json)?["focus"] as? [String: Any])
+            #expect(available["available"] as? Bool == true && available["problem"] is NSNull && available["point"] is NSNull, "\(available)")
+            let tap = try await client.execute(
+                uri: "/api/focus", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.25, "y": 0.9, "aspect": 1.3333333333}"#))
+            #expect(tap.status == .ok, "\(tap.text)")
+            // 4000 × 4/3 = 5333.3 wide from x = 333.3: 333.3 + 0.25 × 5333.3 = 1666.7; 0.9 × 4000.
+            #expect(tap.json["cameraX"] as? Int == 1667 && tap.json["cameraY"] as? Int == 3600, "\(tap.text)")
+            #expect(tap.json["grid"] as? [Int] == [6000, 4000])
+            #expect((tap.json["setting"] as? String)?.hasPrefix("afpoint=1667,3600") == true, "\(tap.text)")
+            #expect(tap.controlKey != nil)
+            let after = try await client.execute(uri: "/api/status", method: .get, headers: .client("a"))
+            let point = try #require((ServeLiveViewTests.liveView(after.json)?["focus"] as? [String: Any])?["point"] as? [String: Any])
+            #expect(point["x"] as? Double == 0.25 && point["y"] as? Double == 0.9)
+            // Another client only watches; nonsense is refused before anything.
+            let other = try await client.execute(uri: "/api/focus", method: .post, headers: .client("b"), body: jsonBody(#"{"x": 0.5, "y": 0.5}"#))
+            #expect(other.status == .conflict)
+            let wild = try await client.execute(uri: "/api/focus", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.5, "y": -1}"#))
+            #expect(wild.status == .badRequest)
+        }
+    }
+
+    @Test func aCameraWithoutAnAFPointToTapSaysSoInOneLine() async throws {
+        let plain = try ServeFixture(camera: SimCamera())
+        defer { plain.finish() }
+        try await plain.application.test(.router) { client in
+            let refused = try await client.execute(uri: "/api/focus", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.5, "y": 0.5}"#))
+            #expect(refused.status == .conflict && refused.text.contains("no live view to tap"), "\(refused.text)")
+            let status = try await client.execute(uri: "/api/status", method: .get, headers: .client("a"))
+            let focus = try #require(ServeLiveViewTests.liveView(status.json)?["focus"] as? [String: Any])
+            #expect(focus["available"] as? Bool == false && (focus["problem"] as? String)?.contains("no live view to tap") == true)
+            // Refused before control was taken.
+            #expect(status.json["controller"] is NSNull)
+        }
+        let bare = try ServeFixture()
+        defer { bare.finish() }
+        try await bare.application.test(.router) { client in
+            let none = try await client.execute(uri: "/api/focus", method: .post, headers: .client("a"), body: jsonBody(#"{"x": 0.5, "y": 0.5}"#))
+            #expect(none.status == .conflict && none.text.contains("no camera"), "\(none.text)")
+        }
     }
 }
 
@@ -218,6 +296,31 @@ extension ServeLiveViewTests {
         let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(120))
         #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
         for check in ["painted", "follows", "stop", "after-stop"] {
+            #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
+        }
+    }
+}
+
+extension ServeLiveViewTests {
+    /// Tap to aim in Debian's chromium (`serve_aim.py`): a marker of the simulated camera's
+    /// test scene found in the painted frame, tapped with a finger after Aim, comes to the
+    /// centre of the next frames (within 1 % of the width) with the rig at the marker's own
+    /// pan and tilt; STOP on top stops an aim on its way, the live view still on. Then tap
+    /// to focus: the tapped ground comes sharp in the next frames, the AF point drawn there.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
+    func aTapOnTheLiveViewBringsThatPointToTheCentre() async throws {
+        let rig = """
+            {"name": "head with a live view", "loopRateHz": 100, "output": {"type": "sim"},
+             "axes": [{"name": "pan", "channel": 0, "softLimits": [-85, 85], "maxVelocity": 20, "maxAcceleration": 40},
+                      {"name": "tilt", "channel": 1, "softLimits": [-40, 40], "maxVelocity": 20, "maxAcceleration": 40}],
+             "camera": {"type": "sim", "preview": {"fps": 10, "width": 480, "height": 360, "fovDeg": 90, "quality": 85}}}
+            """
+        let server = try await ServeProcess(rig: rig)
+        defer { server.stop() }
+        let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_aim.py").path
+        let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(150))
+        #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
+        for check in ["found", "centred", "stop", "focus"] {
             #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
         }
     }

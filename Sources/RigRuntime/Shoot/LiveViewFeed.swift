@@ -86,6 +86,8 @@ public final class LiveViewFeed: Sendable {
 
     public var state: State { shared.withLock { $0.state } }
     public var viewerCount: Int { shared.withLock { $0.slots.count } }
+    /// The newest frame while the live view is on (nil when off).
+    public var newestFrame: LiveViewFrame? { shared.withLock { $0.newest } }
     /// Frames published so far.
     public var publishedCount: Int { shared.withLock { $0.published } }
 

@@ -1,3 +1,5 @@
+import RigCore
+
 /// A camera that shows what it sees: the gphoto2 camera (libgphoto2's `capture_preview`)
 /// and the simulated one (its test scene drawn at the rig's pose). Its `liveView` runs
 /// while someone watches: it starts when the first viewer joins and stops (the camera's
@@ -58,4 +60,38 @@ public struct LiveViewFrame: Sendable {
 
     /// CLOCK_MONOTONIC now, in ns (the stamp's clock).
     public static func now() -> UInt64 { MonotonicClock().now() }
+}
+
+/// A camera whose AF point a tap on its live view moves (tap to focus): the gphoto2 camera
+/// where libgphoto2 offers an AF point setting (Nikon's `changeafarea`, Canon's
+/// `eoszoomposition`, Sony's `spotfocusarea`), and the simulated camera.
+public protocol FocusPointSource: AnyObject, Sendable {
+    /// Why a tap cannot move this camera's AF point, the one line the page and the API
+    /// show; nil when it can. Never asks the camera (found when it was opened).
+    var focusPointProblem: String? { get }
+    /// Moves the AF point to the live view's point (`x` across from the left edge, `y` down
+    /// from the top, 0…1; `viewAspect` the view's width / height) and focuses there, in
+    /// the camera's own coordinates (`FocusGrid`: the view may be a crop of another
+    /// aspect). Blocking, bounded.
+    func focus(viewX x: Double, viewY y: Double, viewAspect: Double) throws(CameraError) -> FocusReport
+}
+
+/// Where a tap put the camera's AF point.
+public struct FocusReport: Sendable, Equatable {
+    /// The camera's coordinates, and the point in them.
+    public var grid: FocusGrid
+    public var cameraX: Int
+    public var cameraY: Int
+    /// What was set, as the camera names it (`changeafarea=3000x2000`).
+    public var setting: String
+    /// The camera says the point is in focus (nil: it does not say).
+    public var focused: Bool?
+
+    public init(grid: FocusGrid, cameraX: Int, cameraY: Int, setting: String, focused: Bool? = nil) {
+        self.grid = grid
+        self.cameraX = cameraX
+        self.cameraY = cameraY
+        self.setting = setting
+        self.focused = focused
+    }
 }

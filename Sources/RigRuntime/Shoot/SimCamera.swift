@@ -8,8 +8,9 @@ import Synchronization
 /// The simulated camera (`"camera": {"type": "sim"}`): takes no picture, records how
 /// many shots it was asked for. The player times its shots (`reportsShotDone` false),
 /// so a simulated run is deterministic and follows `--speed`. With `"preview"` it has a
-/// live view: its test scene (`SimScenePainter`) at the rig's pose.
-public final class SimCamera: Camera, ImageReporting, LiveViewSource {
+/// live view: its test scene (`SimScenePainter`) at the rig's pose, and an AF point a tap
+/// moves (its frames show the focus by their sharpness).
+public final class SimCamera: Camera, ImageReporting, LiveViewSource, FocusPointSource {
     private let shots = Mutex(0)
     private let closed = Atomic<Bool>(false)
     /// The light it "sees": each shot with an exposure is measured against it.
@@ -45,6 +46,20 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
     public func follow(pose: @escaping @Sendable () -> [Double]?) { preview?.follow(pose: pose) }
     public var liveViewFieldOfViewDegrees: Double? { previewConfig?.fieldOfViewDegrees }
 
+    public var focusPointProblem: String? {
+        preview == nil ? "this camera has no live view to tap (a \"sim\" camera focuses with \"preview\")" : nil
+    }
+
+    /// Moves its AF point to the view's point, in its sensor's pixels (`"afGrid"`), and
+    /// focuses on what lies there.
+    public func focus(viewX x: Double, viewY y: Double, viewAspect: Double) throws(CameraError) -> FocusReport {
+        guard let preview, let grid = previewConfig?.focusGrid else { throw CameraError(focusPointProblem ?? "no live view", refused: true) }
+        let point = grid.point(viewX: x, viewY: y, viewAspect: viewAspect)
+        let diopters = preview.focus(cameraX: point.x, cameraY: point.y)
+        let metres = diopters > 0 ? fixed(1 / diopters, 2) + " m" : "infinity"
+        return FocusReport(grid: grid, cameraX: point.x, cameraY: point.y, setting: "afpoint=\(point.x),\(point.y) (focused at \(metres))", focused: true)
+    }
+
     /// One live-view frame drawn now (`rig camera preview`), whether or not anyone watches.
     public func previewFrame() -> LiveViewFrame? { preview?.frame() }
 
@@ -65,6 +80,8 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource {
             count += 1
             return count
         }
+        // Its live view is busy while the shot is: until the player's time for it is up.
+        preview?.pauseForShot(seconds: request.exposure.map { request.timing.shotSeconds(exposure: $0.shutterSeconds) } ?? request.timing.shotSeconds)
         var report = ShotReport.none
         if let asked = request.exposure {
             // What it makes: its nearest speed, measured and reported as made.

@@ -16,10 +16,14 @@ public struct SimPreviewConfig: Sendable, Equatable {
     public var fieldOfViewDegrees: Double = 60
     /// libjpeg-turbo's quality, 1…100.
     public var quality = 75
+    /// Where its AF point goes (tap to focus): the pixels of its "sensor", of which the view
+    /// shows the middle in its own aspect (`FocusGrid`); 3:2, as most cameras' are.
+    public var focusGrid = FocusGrid(width: 6000, height: 4000)
 
     public init() {}
 
-    /// `{"fps": 10, "width": 640, "height": 480, "fovDeg": 60, "quality": 75}`, every key optional.
+    /// `{"fps": 10, "width": 640, "height": 480, "fovDeg": 60, "quality": 75, "afGrid": [6000, 4000]}`,
+    /// every key optional.
     public static func parse(_ value: ValueReader) throws(FileError) -> SimPreviewConfig {
         let object = try value.object()
         var config = SimPreviewConfig()
@@ -28,6 +32,11 @@ public struct SimPreviewConfig: Sendable, Equatable {
         if let v = object.optional("height") { config.height = try v.integer(in: 16...1080) }
         if let v = object.optional("fovDeg") { config.fieldOfViewDegrees = try v.number(in: 5...150, unit: "°") }
         if let v = object.optional("quality") { config.quality = try v.integer(in: 10...100) }
+        if let v = object.optional("afGrid") {
+            let size = try v.numbers(count: 2, in: 16...100_000, unit: "px")
+            guard size.allSatisfy({ $0 == $0.rounded() }) else { throw v.error("\"afGrid\" is [width, height] in whole pixels") }
+            config.focusGrid = FocusGrid(width: Int(size[0]), height: Int(size[1]))
+        }
         try object.finish()
         return config
     }
@@ -39,16 +48,52 @@ public struct SimPreviewConfig: Sendable, Equatable {
 /// 30° of pan and every 30° of tilt from −60° to 60° (1 at pan −180°, tilt 60°, counting
 /// along each row). Seen through a pinhole lens at the rig's pan and tilt, so a frame
 /// shows where the rig points: pan 0, tilt 0 has marker 31 in its centre.
+///
+/// The scene has depth, so a frame shows where the lens is focused: the ground is a plane
+/// `eyeHeightMeters` below the lens (near at the bottom of a view that looks down, far at
+/// the horizon), the sky and everything on or above the horizon at infinity. Each pixel is
+/// blurred in proportion to how far (in dioptres) its depth is from the focus.
 public struct SimScenePainter: Sendable {
     public let width: Int
     public let height: Int
     /// Focal length in pixels.
     private let focal: Double
+    /// Blur radius, in pixels, per dioptre the depth is off the focus.
+    private let blurPerDiopter: Double
+
+    /// How high the lens is above the ground, in metres.
+    public static let eyeHeightMeters = 1.5
 
     public init(width: Int, height: Int, fieldOfViewDegrees: Double) {
         self.width = width
         self.height = height
         focal = Double(width) / 2 / tan(fieldOfViewDegrees * .pi / 360)
+        blurPerDiopter = 8 * Double(width) / 640
+    }
+
+    /// The depth in dioptres (1 / metres) of what lies at `latitude` (degrees, negative
+    /// below the horizon): the ground below, infinity (0) on and above the horizon.
+    public static func diopters(latitude: Double) -> Double {
+        latitude < 0 ? sin(-latitude * .pi / 180) / eyeHeightMeters : 0
+    }
+
+    /// The longitude and latitude (degrees) the view's point (`x` across, `y` down, 0…1)
+    /// looks at from `pan`, `tilt`.
+    public func direction(panDegrees: Double, tiltDegrees: Double, x: Double, y: Double) -> (longitude: Double, latitude: Double) {
+        let (sp, cp) = (sin(panDegrees * .pi / 180), cos(panDegrees * .pi / 180))
+        let (st, ct) = (sin(tiltDegrees * .pi / 180), cos(tiltDegrees * .pi / 180))
+        return Self.direction(x: (x - 0.5) * Double(width) / focal, y: (0.5 - y) * Double(height) / focal, sp: sp, cp: cp, st: st, ct: ct)
+    }
+
+    /// The direction of the ray through the focal-plane point (`x` right, `y` up, at focal
+    /// distance 1): tilt about x, then pan about the vertical.
+    @inline(__always)
+    private static func direction(x: Double, y: Double, sp: Double, cp: Double, st: Double, ct: Double) -> (longitude: Double, latitude: Double) {
+        let y1 = y * ct + st
+        let z1 = -y * st + ct
+        let x2 = x * cp + z1 * sp
+        let z2 = -x * sp + z1 * cp
+        return (atan2(x2, z2) * 180 / .pi, atan2(y1, (x2 * x2 + z2 * z2).squareRoot()) * 180 / .pi)
     }
 
     /// The marker number at (pan, tilt) in whole multiples of 30° (tilt −60…60), the
@@ -60,9 +105,12 @@ public struct SimScenePainter: Sendable {
     }
 
     /// RGB pixels of the view at `pan`, `tilt` (degrees; pan positive to the right, tilt
-    /// positive up).
-    public func render(panDegrees: Double, tiltDegrees: Double) -> [UInt8] {
+    /// positive up), focused at `focusDiopters` (0: infinity; nil: everything sharp).
+    public func render(panDegrees: Double, tiltDegrees: Double, focusDiopters: Double? = nil) -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        // Each pixel's blur radius (pixels), with a focus.
+        var blur = [UInt8](repeating: 0, count: focusDiopters == nil ? 0 : width * height)
+        var blurred = false
         let (sp, cp) = (sin(panDegrees * .pi / 180), cos(panDegrees * .pi / 180))
         let (st, ct) = (sin(tiltDegrees * .pi / 180), cos(tiltDegrees * .pi / 180))
         // About one pixel's angle: lines stay a pixel or two wide at any field of view.
@@ -73,22 +121,60 @@ public struct SimScenePainter: Sendable {
                 let y = -(Double(row) - Double(height) / 2 + 0.5) / focal
                 for column in 0..<width {
                     let x = (Double(column) - Double(width) / 2 + 0.5) / focal
-                    // Tilt about x, then pan about the vertical.
-                    let y1 = y * ct + st
-                    let z1 = -y * st + ct
-                    let x2 = x * cp + z1 * sp
-                    let z2 = -x * sp + z1 * cp
-                    let longitude = atan2(x2, z2) * 180 / .pi
-                    let latitude = atan2(y1, (x2 * x2 + z2 * z2).squareRoot()) * 180 / .pi
+                    let (longitude, latitude) = Self.direction(x: x, y: y, sp: sp, cp: cp, st: st, ct: ct)
                     let (r, g, b) = Self.colour(longitude: longitude, latitude: latitude, line: line)
                     out[i] = r
                     out[i + 1] = g
                     out[i + 2] = b
+                    if let focusDiopters {
+                        let radius = min(30, (abs(Self.diopters(latitude: latitude) - focusDiopters) * blurPerDiopter).rounded())
+                        blur[i / 3] = UInt8(radius)
+                        blurred = blurred || radius > 0
+                    }
                     i += 3
                 }
             }
         }
-        return pixels
+        return blurred ? defocus(pixels, radii: blur) : pixels
+    }
+
+    /// Each pixel the mean of the square of its radius around it (a summed-area table: the
+    /// same cost for any radius).
+    private func defocus(_ pixels: [UInt8], radii: [UInt8]) -> [UInt8] {
+        let stride = width + 1
+        var sums = [UInt32](repeating: 0, count: stride * (height + 1) * 3)
+        for row in 0..<height {
+            var run: (UInt32, UInt32, UInt32) = (0, 0, 0)
+            for column in 0..<width {
+                let p = (row * width + column) * 3
+                run.0 += UInt32(pixels[p])
+                run.1 += UInt32(pixels[p + 1])
+                run.2 += UInt32(pixels[p + 2])
+                let above = (row * stride + column + 1) * 3
+                let here = ((row + 1) * stride + column + 1) * 3
+                sums[here] = sums[above] + run.0
+                sums[here + 1] = sums[above + 1] + run.1
+                sums[here + 2] = sums[above + 2] + run.2
+            }
+        }
+        var out = pixels
+        for row in 0..<height {
+            for column in 0..<width {
+                let radius = Int(radii[row * width + column])
+                guard radius > 0 else { continue }
+                let (x0, x1) = (max(0, column - radius), min(width, column + radius + 1))
+                let (y0, y1) = (max(0, row - radius), min(height, row + radius + 1))
+                let count = UInt32((x1 - x0) * (y1 - y0))
+                let p = (row * width + column) * 3
+                for c in 0..<3 {
+                    let total =
+                        sums[(y1 * stride + x1) * 3 + c] + sums[(y0 * stride + x0) * 3 + c] - sums[(y0 * stride + x1) * 3 + c]
+                        - sums[(y1 * stride + x0) * 3 + c]
+                    out[p + c] = UInt8(total / count)
+                }
+            }
+        }
+        return out
     }
 
     /// 3×5 digits, rows top to bottom, 3 bits a row (left bit first).
@@ -143,7 +229,9 @@ public struct SimScenePainter: Sendable {
 
 /// The simulated camera's live view: a thread of its own that draws the scene at the
 /// rig's pose, encodes it with libjpeg-turbo, stamps it and publishes it, `fps` times a
-/// second while someone watches, and sleeps while nobody does.
+/// second while someone watches, and sleeps while nobody does. A pose it drew last is not
+/// drawn again (the same JPEG, stamped anew): a rig at rest costs a stamp a frame. Like a
+/// real camera's, its live view pauses for each shot and comes back once the shot is over.
 final class SimLiveView: Sendable {
     let feed = LiveViewFeed()
     private let config: SimPreviewConfig
@@ -156,6 +244,12 @@ final class SimLiveView: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     private let frames = Atomic<Int>(0)
+    /// Shots under way: the live view waits for them.
+    private let shots = Atomic<Int>(0)
+    /// The last pose and focus drawn and its JPEG (unstamped).
+    private let drawn = Mutex<(pan: Double, tilt: Double, focus: Double, jpeg: [UInt8])?>(nil)
+    /// Where the lens is focused, in dioptres (0: infinity, where it starts).
+    private let focusDiopters = Mutex<Double>(0)
 
     init(config: SimPreviewConfig, axisNames: [String], restPose: [Double]) {
         self.config = config
@@ -180,26 +274,67 @@ final class SimLiveView: Sendable {
 
     /// One frame now, at the rig's pose.
     func frame() -> LiveViewFrame? {
+        let (pan, tilt) = currentPanTilt()
+        let focus = focusDiopters.withLock { $0 }
+        let captured = LiveViewFrame.now()
+        let jpeg: [UInt8]
+        if let last = drawn.withLock({ $0 }), last.pan == pan, last.tilt == tilt, last.focus == focus {
+            jpeg = last.jpeg
+        } else {
+            let pixels = painter.render(panDegrees: pan, tiltDegrees: tilt, focusDiopters: focus)
+            guard let encoded = JPEG.encode(rgb: pixels, width: painter.width, height: painter.height, quality: config.quality) else { return nil }
+            drawn.withLock { $0 = (pan, tilt, focus, encoded) }
+            jpeg = encoded
+        }
+        let number = frames.add(1, ordering: .relaxed).newValue
+        return LiveViewFrame.stamped(jpeg, number: number, capturedNanoseconds: captured)
+    }
+
+    /// Tap to focus: the AF point at `cameraX`, `cameraY` of its sensor (`focusGrid`), which
+    /// its view shows the middle of: the lens focuses on what lies there from where the rig
+    /// points now. The focus, in dioptres.
+    func focus(cameraX: Int, cameraY: Int) -> Double {
+        let point = config.focusGrid.viewPoint(x: cameraX, y: cameraY, viewAspect: Double(config.width) / Double(config.height))
+        let (pan, tilt) = currentPanTilt()
+        let diopters = SimScenePainter.diopters(latitude: painter.direction(panDegrees: pan, tiltDegrees: tilt, x: point.x, y: point.y).latitude)
+        focusDiopters.withLock { $0 = diopters }
+        return diopters
+    }
+
+    private func currentPanTilt() -> (pan: Double, tilt: Double) {
         let current = pose.withLock { $0 }?() ?? restPose
         let pan = panIndex.flatMap { $0 < current.count ? current[$0] : nil } ?? 0
         let tilt = tiltIndex.flatMap { $0 < current.count ? current[$0] : nil } ?? 0
-        let captured = LiveViewFrame.now()
-        let pixels = painter.render(panDegrees: pan, tiltDegrees: tilt)
-        guard let jpeg = JPEG.encode(rgb: pixels, width: painter.width, height: painter.height, quality: config.quality) else { return nil }
-        let number = frames.add(1, ordering: .relaxed).newValue
-        return LiveViewFrame.stamped(jpeg, number: number, capturedNanoseconds: captured)
+        return (pan, tilt)
+    }
+
+    /// A shot begins: no frame until it is over, `seconds` from now (the simulated camera
+    /// confirms its shot when the player's time for it is up).
+    func pauseForShot(seconds: Double) {
+        shots.add(1, ordering: .acquiringAndReleasing)
+        if feed.state == .on { feed.set(.paused) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { [self] in
+            shots.subtract(1, ordering: .acquiringAndReleasing)
+            wake.signal()
+        }
     }
 
     private func run() {
         let period = 1 / config.fps
         while feed.state != .closed {
-            guard feed.isWanted else {
-                feed.set(.off)
+            guard feed.isWanted, shots.load(ordering: .acquiring) == 0 else {
+                if !feed.isWanted { feed.set(.off) }
                 wake.wait()
                 continue
             }
             let began = DispatchTime.now()
-            if let frame = frame() { feed.publish(frame) } else { feed.set(.failed("libjpeg-turbo could not encode the frame")) }
+            if let frame = frame() {
+                feed.publish(frame)
+                // A shot began meanwhile: this frame is from before it, still true.
+                if shots.load(ordering: .acquiring) > 0 { feed.set(.paused) }
+            } else {
+                feed.set(.failed("libjpeg-turbo could not encode the frame"))
+            }
             // Until the next frame is due; a wake (a viewer left) only ends the wait early.
             let due = began + period
             while DispatchTime.now() < due, feed.isWanted {

@@ -44,12 +44,49 @@ extension RigConsole {
         return (goal, target.pan, target.tilt)
     }
 
+    /// The connected camera's AF point, if a tap can move it.
+    private var focusPointSource: FocusPointSource? {
+        let connected = (camera as? LateCamera).map { $0.found } ?? camera
+        return connected as? FocusPointSource
+    }
+
+    /// The one line why a tap cannot focus this camera, nil when it can.
+    var focusPointProblem: String? {
+        guard camera != nil else { return "the rig has no camera" }
+        if let late = camera as? LateCamera, late.found == nil { return "the camera is not connected (\(late.problem ?? "not found"))" }
+        guard let source = focusPointSource else { return "this camera has no AF point a tap can move (only a gphoto2 camera, or the simulated one, has)" }
+        return source.focusPointProblem
+    }
+
+    /// Tap to focus: moves the camera's AF point to the view's point (`x`, `y` 0…1, `aspect`
+    /// the view's width / height) and focuses there (the camera's worker, bounded). Refused
+    /// with the one line when the camera cannot.
+    func focus(x: Double, y: Double, aspect: Double) throws(ServeError) -> FocusReport {
+        if let problem = focusPointProblem { throw ServeError(.conflict, problem) }
+        guard let source = focusPointSource else { throw ServeError(.conflict, "this camera has no AF point a tap can move") }
+        let report: FocusReport
+        do { report = try source.focus(viewX: x, viewY: y, viewAspect: aspect) } catch {
+            throw ServeError(error.refused ? .conflict : .serviceUnavailable, "the camera did not focus: \(error.description)")
+        }
+        shared.withLock { $0.focusPoint = ServeStatus.ViewPoint(x: x, y: y) }
+        changed()
+        return report
+    }
+
+    /// The live view's width / height, from its newest frame (nil while none has come).
+    var liveViewAspect: Double? {
+        guard let frame = liveViewFeed?.newestFrame, let decoded = JPEG.decode(frame.jpeg) else { return nil }
+        return Double(decoded.width) / Double(decoded.height)
+    }
+
     /// The status's `camera.liveView` for a connected camera.
     var liveViewStatus: ServeStatus.LiveViewStatus {
+        let problem = focusPointProblem
+        let focus = ServeStatus.FocusStatus(available: problem == nil, problem: problem, point: problem == nil ? shared.withLock { $0.focusPoint } : nil)
         guard let feed = liveViewFeed else {
-            return ServeStatus.LiveViewStatus(state: "unsupported", problem: LiveViewFeed.noLiveView, viewers: 0)
+            return ServeStatus.LiveViewStatus(state: "unsupported", problem: LiveViewFeed.noLiveView, viewers: 0, focus: focus)
         }
         let state = feed.state
-        return ServeStatus.LiveViewStatus(state: state.word, problem: state.problem, viewers: feed.viewerCount)
+        return ServeStatus.LiveViewStatus(state: state.word, problem: state.problem, viewers: feed.viewerCount, focus: focus)
     }
 }

@@ -82,6 +82,8 @@ public final class RigConsole: @unchecked Sendable {
         var lastShot: ServeStatus.LastShot?
         /// The last frame's preview image, for `/api/last-shot/preview`.
         var lastPreview: String?
+        /// Where the last tap to focus put the AF point, in the live view (0…1 each way).
+        var focusPoint: ServeStatus.ViewPoint?
     }
 
     /// `Output` is not `Sendable`; the server only reads `statusLine`, which outputs

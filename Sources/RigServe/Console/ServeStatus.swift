@@ -121,15 +121,41 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var problem: String?
         /// Viewers watching now.
         public var viewers: Int
+        /// Tap to focus.
+        public var focus: FocusStatus
 
-        private enum Keys: String, CodingKey { case state, problem, viewers }
+        private enum Keys: String, CodingKey { case state, problem, viewers, focus }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(state, forKey: .state)
             try c.encode(problem, forKey: .problem)
             try c.encode(viewers, forKey: .viewers)
+            try c.encode(focus, forKey: .focus)
         }
+    }
+
+    /// Tap to focus: whether a tap can move the camera's AF point (`problem`: the one line
+    /// why not), and where the last tap put it in the view.
+    public struct FocusStatus: Sendable, Equatable, Encodable {
+        public var available: Bool
+        public var problem: String?
+        public var point: ViewPoint?
+
+        private enum Keys: String, CodingKey { case available, problem, point }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(available, forKey: .available)
+            try c.encode(problem, forKey: .problem)
+            try c.encode(point, forKey: .point)
+        }
+    }
+
+    /// A point of the live view: `x` across from its left edge, `y` down from its top, 0…1.
+    public struct ViewPoint: Sendable, Equatable, Encodable {
+        public var x: Double
+        public var y: Double
     }
 
     /// The server's monotonic clock when this status was made, in ms: what a jog's `began`

@@ -4,8 +4,9 @@ import RigRuntime
 
 /// `GET /api/liveview`: the camera's live view as `multipart/x-mixed-replace` (MJPEG, what
 /// an `<img>` plays), each part the camera's own JPEG bytes (stamped, never re-encoded).
-/// Each viewer writes the newest frame once its last write finished (`LiveViewSlot`): a
-/// slow phone sees fewer frames, never older ones, and never holds up another. Its first
+/// Each viewer writes the newest frame once its last one has left for the socket
+/// (`LiveViewSlot`, `LiveViewPacer`): a slow phone sees fewer frames, never older ones,
+/// and never holds up another. Its first
 /// viewer turns the camera's live view on, its last turns it off. The token, `Host` and
 /// connection rules are every route's (`AccessMiddleware`, `ConnectionGuard`: a stream
 /// holds one of the connection slots, as an event stream does); watching takes no control.
@@ -34,6 +35,7 @@ extension ServeRoutes {
             throw ServeError(
                 .conflict, feed.state.problem ?? "the camera sent no live-view frame in \(Int(Self.firstFrameSeconds)) s")
         }
+        let pacer = await LiveViewPacer.install(on: context.channel)
         return Response(
             status: .ok,
             headers: [.contentType: "multipart/x-mixed-replace; boundary=\(Self.liveViewBoundary)", .cacheControl: "no-store"],
@@ -42,6 +44,8 @@ extension ServeRoutes {
                 var frame: LiveViewFrame? = first
                 while let current = frame, !Task.isCancelled {
                     try await writer.write(Self.part(current))
+                    // The frame has left for the socket before the next is taken (the newest then).
+                    try await pacer?.writable()
                     frame = await slot.next()
                 }
                 try await writer.finish(nil)

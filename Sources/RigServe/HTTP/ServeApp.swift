@@ -89,6 +89,7 @@ public enum ServeApp {
         router.post("/api/goto") { request, context in try await routes.goTo(request, context) }
         router.post("/api/nudge") { request, context in try await routes.nudge(request, context) }
         router.post("/api/aim") { request, context in try await routes.aim(request, context) }
+        router.post("/api/focus") { request, context in try await routes.focus(request, context) }
         router.get("/api/poses") { _, _ in try routes.poseList() }
         router.put("/api/poses/:name") { request, context in try await routes.savePose(request, context) }
         router.delete("/api/poses/:name") { request, context in try await routes.deletePose(request, context) }
@@ -103,7 +104,7 @@ public enum ServeApp {
             return "GET"
         case "/api/programs": return "GET, POST"
         case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/shutdown", "/api/jog",
-            "/api/goto", "/api/nudge", "/api/aim", "/api/programs/check":
+            "/api/goto", "/api/nudge", "/api/aim", "/api/focus", "/api/programs/check":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

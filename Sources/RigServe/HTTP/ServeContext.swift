@@ -6,10 +6,13 @@ import NIOCore
 public struct ServeContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The connection (the live view bounds what its socket holds unsent).
+    public let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// Bodies over 64 KB are refused (413).

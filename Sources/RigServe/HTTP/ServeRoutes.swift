@@ -449,6 +449,49 @@ struct ServeRoutes: Sendable {
             try Self.json(AimReply(pan: rounded(target.pan), tilt: rounded(target.tilt), status: reply), status: .accepted), key: key)
     }
 
+    private struct FocusBody: Decodable {
+        var x: Double
+        var y: Double
+        var aspect: Double?
+    }
+    private struct FocusReply: Encodable {
+        var cameraX: Int
+        var cameraY: Int
+        /// The camera's coordinates: [width, height].
+        var grid: [Int]
+        var setting: String
+        var focused: Bool?
+    }
+
+    /// `POST /api/focus`: tap to focus (`RigConsole.focus`): the camera's AF point to the
+    /// view's point, and focus. Takes control; a camera that cannot is refused with its one
+    /// line before control is taken.
+    func focus(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let body = try await body(FocusBody.self, request)
+        for (name, v) in [("x", body.x), ("y", body.y)] where !(v.isFinite && (0...1).contains(v)) {
+            throw ServeError(.badRequest, "$.\(name): a fraction of the view, 0…1 (from its left or top edge)")
+        }
+        if let a = body.aspect, !(a.isFinite && (0.2...5).contains(a)) { throw ServeError(.badRequest, "$.aspect: the view's width / height, 0.2…5") }
+        if let problem = console.focusPointProblem { throw ServeError(.conflict, problem) }
+        let key = try control(request, context)
+        let aspect = body.aspect ?? console.liveViewAspect ?? 1.5
+        // The camera's call blocks (bounded): on a thread of its own, not the server's.
+        let console = console
+        let report = try await Self.onThread { () throws(ServeError) in try console.focus(x: body.x, y: body.y, aspect: aspect) }
+        let reply = FocusReply(
+            cameraX: report.cameraX, cameraY: report.cameraY, grid: [report.grid.width, report.grid.height], setting: report.setting, focused: report.focused)
+        return Self.withControl(try Self.json(reply), key: key)
+    }
+
+    /// Runs blocking work on a thread of its own and waits for it.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws(ServeError) -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            SystemThread.start(name: "rig-serve-call") {
+                do throws(ServeError) { continuation.resume(returning: try work()) } catch { continuation.resume(throwing: error) }
+            }
+        }
+    }
+
     // MARK: Exposure
 
     private struct NudgeBody: Decodable {

@@ -16,7 +16,7 @@ struct BenchCommand: ParsableCommand {
         subcommands: [
             BenchLoopCommand.self, BenchStartupCommand.self, BenchBLEControlCommand.self, BenchPCA9685Command.self, BenchMovesCommand.self,
             BenchCameraCommand.self, BenchRampCommand.self, BenchServeCommand.self, BenchSettleCommand.self, BenchCalibrateCommand.self,
-            BenchGroupCommand.self,
+            BenchGroupCommand.self, BenchLiveViewCommand.self,
         ]
     )
 }

@@ -102,7 +102,7 @@ struct BenchGroupCommand: ParsableCommand {
         let script = link == "lossy" ? try locateBenchmarkFile("python/\(BenchLossyLink.scriptName)", explicit: linkScript, option: "--link-script") : nil
         let broker = try BenchBroker(directory: directory)
         defer { broker.stop() }
-        let lossy = try script.map { s throws(BenchError) in try BenchLossyLink(script: s, brokerPort: broker.port, seed: 1) }
+        let lossy = try script.map { s throws(BenchError) in try BenchLossyLink(script: s, targetPort: broker.port, seed: 1) }
         defer { _ = lossy?.finish() }
         var report = GroupBenchReport(
             rigs: rigs, link: link, leadSeconds: leadTime, realtime: !noRealtime, cpus: ProcessInfo.processInfo.activeProcessorCount,

@@ -33,33 +33,25 @@ struct BenchServeCommand: ParsableCommand {
     private var counts: [Int] { clients.split(separator: ",").compactMap { Int($0.trimmed()) } }
 
     func run() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-bench-serve-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let programs = dir.appendingPathComponent("programs")
-        try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-bench-serve-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let rig =
             #"{"name": "bench head", "loopRateHz": 100, "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}]}"#
-        try rig.write(to: dir.appendingPathComponent("rig.json"), atomically: true, encoding: .utf8)
         // Ten minutes of slow sweeps: the status changes every tick the whole time.
         let keys = (0...60).map { #"{"t": \#($0 * 10), "value": \#($0 % 2 == 0 ? -60 : 60)}"# }.joined(separator: ",")
-        try #"{"rig": "rig.json", "kind": "keyframes", "keyframes": {"pan": [\#(keys)]}}"#.write(
-            to: programs.appendingPathComponent("sweep.json"), atomically: true, encoding: .utf8)
-
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = dir.appendingPathComponent("state").path
-        // Stdout and stderr into one pipe, read while it runs; stopped with SIGINT (it parks).
-        let server = try BenchChild(
-            self.server ?? runningExecutablePath(),
-            [
-                "serve", "--rig", dir.appendingPathComponent("rig.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
-                "--no-realtime", "--max-connections", String((counts.max() ?? 1) + 16),
-            ], environment: environment, output: .pipe)
-        defer { server.stop(SIGINT, within: 60) }
-        guard let output = server.pipe, let port = Self.port(from: output, within: 60) else {
-            printError("error: rig serve did not say where it listens")
+        let server: BenchServe
+        do {
+            server = try BenchServe(
+                executable: self.server ?? runningExecutablePath(), directory: dir, rig: rig,
+                programs: ["sweep.json": #"{"rig": "rig.json", "kind": "keyframes", "keyframes": {"pan": [\#(keys)]}}"#],
+                arguments: ["--max-connections", String((counts.max() ?? 1) + 16)])
+        } catch {
+            printError("error: \(error)")
             throw ExitCode(1)
         }
-        guard Self.request(port: port, "POST /api/play", body: #"{"program": "sweep.json"}"#).hasPrefix("HTTP/1.1 202") else {
+        defer { server.stop() }
+        let port = server.port
+        guard server.request("POST /api/play", body: #"{"program": "sweep.json"}"#).hasPrefix("HTTP/1.1 202") else {
             printError("error: rig serve did not start the benchmark program")
             throw ExitCode(1)
         }
@@ -73,10 +65,10 @@ struct BenchServeCommand: ParsableCommand {
             var received = 0
             Self.drain(streams, seconds: 1, received: &received)  // every stream has its first status
             received = 0
-            let before = server.cpuSeconds
+            let before = server.child.cpuSeconds
             let start = Date()
             Self.drain(streams, seconds: seconds, received: &received)
-            let cpu = (server.cpuSeconds - before) / Date().timeIntervalSince(start)
+            let cpu = (server.child.cpuSeconds - before) / Date().timeIntervalSince(start)
             for fd in streams { close(fd) }
             rows.append((n, cpu, Double(received) / Double(n)))
             if !json {
@@ -94,53 +86,9 @@ struct BenchServeCommand: ParsableCommand {
         }
     }
 
-    /// The port from "listening on http://127.0.0.1:PORT/".
-    private static func port(from output: FileDescriptor, within seconds: Double) -> Int? {
-        var text = ""
-        let deadline = Date().addingTimeInterval(seconds)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while Date() < deadline {
-            guard let n = try? buffer.withUnsafeMutableBytes({ try output.read(into: $0, retryOnInterrupt: true) }), n > 0 else { return nil }
-            text += String(decoding: buffer.prefix(n), as: UTF8.self)
-            if let range = text.firstRange(of: "listening on http://127.0.0.1:") {
-                let digits = text[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first == "/" {
-                    // Keep reading its log in the background so the pipe never fills.
-                    SystemThread.start(name: "rig-bench-drain") {
-                        var sink = [UInt8](repeating: 0, count: 4096)
-                        while let n = try? sink.withUnsafeMutableBytes({ try output.read(into: $0, retryOnInterrupt: true) }), n > 0 {}
-                    }
-                    return port
-                }
-            }
-        }
-        return nil
-    }
-
-    private static func connect(port: Int) -> Int32? {
-        try? LoopbackTCP.connect(port: port).get()
-    }
-
-    private static func send(_ fd: Int32, _ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
-    }
-
-    /// One request and the start of its reply.
-    private static func request(port: Int, _ line: String, body: String) -> String {
-        guard let fd = connect(port: port) else { return "" }
-        defer { close(fd) }
-        let request =
-            "\(line) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Rig-Client: bench\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        guard send(fd, request) else { return "" }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = read(fd, &buffer, buffer.count)
-        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
-    }
-
     private static func openStream(port: Int, id: Int) -> Int32? {
-        guard let fd = connect(port: port) else { return nil }
-        guard send(fd, "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Rig-Client: bench \(id)\r\n\r\n") else {
+        guard let fd = try? LoopbackTCP.connect(port: port).get() else { return nil }
+        guard BenchServe.send(fd, "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Rig-Client: bench \(id)\r\n\r\n") else {
             close(fd)
             return nil
         }

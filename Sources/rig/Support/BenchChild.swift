@@ -139,8 +139,22 @@ final class BenchChild {
     var cpuSeconds: Double { Self.cpuSeconds(pid: pid) }
 
     /// A process's user + system CPU seconds so far (/proc/PID/stat fields 14 and 15).
-    static func cpuSeconds(pid: pid_t) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    static func cpuSeconds(pid: pid_t) -> Double { cpuSeconds(stat: "/proc/\(pid)/stat") }
+
+    /// The user + system CPU seconds so far of a process's threads whose name (as
+    /// `/proc/PID/task/TID/comm` gives it, at most 15 bytes) begins with `prefix`. A thread
+    /// that ended is not counted.
+    static func threadCPUSeconds(pid: pid_t, named prefix: String) -> Double {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { sum, tid in
+            let comm = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8))?.trimmed() ?? ""
+            guard !comm.isEmpty, comm.hasPrefix(String(prefix.prefix(15))) else { return sum }
+            return sum + cpuSeconds(stat: "/proc/\(pid)/task/\(tid)/stat")
+        }
+    }
+
+    private static func cpuSeconds(stat path: String) -> Double {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return 0 }
         let fields = text[text.index(after: close)...].split(separator: " ")

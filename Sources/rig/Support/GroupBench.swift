@@ -60,7 +60,8 @@ final class BenchBroker {
     var cpuSeconds: Double { child?.cpuSeconds ?? 0 }
 }
 
-/// `Benchmarks/python/lossy_link.py` in front of the broker: the followers connect to it.
+/// `Benchmarks/python/lossy_link.py` in front of a local server (`rig bench group`'s broker,
+/// `rig bench liveview`'s `rig serve`): the far side connects to it.
 final class BenchLossyLink {
     static let scriptName = "lossy_link.py"
     let port: Int
@@ -79,11 +80,11 @@ final class BenchLossyLink {
         var delayMsMax = 0.0
     }
 
-    init(script: String, brokerPort: Int, seed: Int) throws(BenchError) {
+    init(script: String, targetPort: Int, seed: Int) throws(BenchError) {
         child = try BenchChild(
             "/usr/bin/env",
             [
-                "python3", script, "--target", "127.0.0.1:\(brokerPort)", "--delay-ms", number(delayMs), "--jitter-ms", number(jitterMs), "--loss",
+                "python3", script, "--target", "127.0.0.1:\(targetPort)", "--delay-ms", number(delayMs), "--jitter-ms", number(jitterMs), "--loss",
                 number(loss), "--rto-ms", number(rtoMs), "--seed", String(seed),
             ], output: .pipe, input: true)
         let first = Self.readLine(child.pipe)
