@@ -33,8 +33,8 @@ final class LiveViewPacer: ChannelInboundHandler, RemovableChannelHandler, @unch
     /// in-memory one), which then goes unpaced.
     static func install(on channel: any Channel) async -> LiveViewPacer? {
         do {
-            try await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 1, high: 1))
-            try await channel.setOption(ChannelOptions.tcpOption(.init(rawValue: CInt(TCP_NOTSENT_LOWAT))), value: unsentBytes)
+            try await channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 1, high: 1)).get()
+            try await channel.setOption(ChannelOptions.tcpOption(.init(rawValue: CInt(TCP_NOTSENT_LOWAT))), value: unsentBytes).get()
             let pacer = LiveViewPacer(channel: channel)
             try await channel.pipeline.addHandler(pacer, position: .first).get()
             return pacer
