@@ -20,21 +20,31 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var finished = false
+    private var alive = 0
 
     public init(threads: Int = 1) {
-        for _ in 0..<max(1, threads) {
-            let thread = Thread { [self] in run() }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
+        condition.withLock { alive = max(1, threads) }
+        for _ in 0..<max(1, threads) { startThread() }
+    }
+
+    private func startThread() {
+        let thread = Thread { [self] in run() }
+        thread.stackSize = 1 << 20
+        thread.start()
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        condition.withLock {
+        let revive = condition.withLock { () -> Bool in
             jobs.append(job)
             condition.signal()
+            // A job after the threads ended (a Task the work started, which inherits the
+            // preference): a thread again, so it still runs.
+            guard alive == 0 else { return false }
+            alive = 1
+            return true
         }
+        if revive { startThread() }
     }
 
     /// Lets the threads end once the jobs given so far have run.
@@ -50,6 +60,7 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             condition.lock()
             while jobs.isEmpty && !finished { condition.wait() }
             if jobs.isEmpty {
+                alive -= 1
                 condition.unlock()
                 return
             }
