@@ -17,15 +17,28 @@ public final class PipeCollector: @unchecked Sendable {
         // A thread of its own, not a GCD worker: a blocking read holds its thread until the
         // writer closes, and GCD's pool is as small as the machine (2 threads here), so a
         // test with a broker and a few processes would starve every later collector.
+        let fd = handle.fileDescriptor
         let thread = Thread { [self] in
+            // read(2), not FileHandle.availableData, which traps on an error: a descriptor
+            // closed under it (seen twice in loaded full runs, "Bad file descriptor", cause
+            // not found) then ends this collector with a note instead of the whole run.
+            var buffer = [UInt8](repeating: 0, count: 8192)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    if count < 0 {
+                        let note = "\n[pipe-collector: read failed: \(String(cString: strerror(errno)))]\n"
+                        lock.withLock { bytes.append(contentsOf: Array(note.utf8)) }
+                    }
+                    break
+                }
                 lock.withLock {
-                    bytes.append(chunk)
+                    bytes.append(contentsOf: buffer[0..<count])
                     lock.broadcast()
                 }
             }
+            withExtendedLifetime(handle) {}
             lock.withLock {
                 finished = true
                 lock.broadcast()
