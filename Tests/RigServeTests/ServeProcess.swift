@@ -8,7 +8,7 @@ import Synchronization
 
 /// The real `rig serve` binary on a free loopback port, with its state in a fresh folder.
 final class ServeProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let baseURL: String
     let directory: URL
     private let output: PipeCollector
@@ -25,23 +25,22 @@ final class ServeProcess: Sendable {
         }
         let rigPath = directory.appendingPathComponent("rig.json").path
         try rig.write(toFile: rigPath, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = TestTools.rigExecutable
-        process.arguments =
-            [
-                "serve", "--rig", rigPath, "--programs", programDirectory.path, "--listen", "127.0.0.1:0",
-                "--no-realtime",
-            ] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        process.currentDirectoryURL = directory
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        // A ChildProcess, not a Foundation Process: Foundation's reaper thread was found
+        // blocked in waitpid on a `rig serve` that still ran, which stalled every other
+        // process of the run (see ChildProcess).
+        let process = try ChildProcess(
+            TestTools.rigExecutable,
+            [
+                "serve", "--rig", rigPath, "--programs", programDirectory.path, "--listen", "127.0.0.1:0",
+                "--no-realtime",
+            ] + arguments,
+            environment: environment, stdout: pipe.fileHandleForWriting.fileDescriptor, stderr: pipe.fileHandleForWriting.fileDescriptor,
+            directory: directory)
+        pipe.fileHandleForWriting.closeFile()
         let output = PipeCollector(pipe)
         self.process = process
         self.output = output

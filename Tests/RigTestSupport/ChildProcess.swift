@@ -22,7 +22,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments` and `environment`; stdin is /dev/null, stdout
     /// and stderr go to `stdout` and `stderr` (file descriptors of ours, such as a pipe's
     /// writing end) or /dev/null. No other descriptor of ours is inherited.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String], stdout: Int32? = nil, stderr: Int32? = nil) throws {
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String], stdout: Int32? = nil, stderr: Int32? = nil,
+        directory: URL? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,6 +41,7 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
         Self.addCloseFrom(&actions, 3)
+        if let directory { Self.addChdir(&actions, directory.path) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -74,6 +78,16 @@ public final class ChildProcess: @unchecked Sendable {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
         _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
     }
+
+    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29+), as `addCloseFrom`.
+    private static func addChdir(_ actions: inout posix_spawn_file_actions_t, _ path: String) {
+        typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return }
+        _ = path.withCString { unsafeBitCast(symbol, to: AddChdir.self)(&actions, $0) }
+    }
+
+    /// SIGINT, as Ctrl-C (and `Process.interrupt`).
+    public func interrupt() { if isRunning { kill(processIdentifier, SIGINT) } }
 
     private func reap() {
         var raw: Int32 = 0
