@@ -301,10 +301,12 @@ def main():
         if not left:
             return fail(f"no marker left of the centre: {frame}")
         far = min(left, key=lambda d: d["x"])
+        start_pan = driver.execute_async_script(STATUS)["pose"]["pan"]
         driver.find_element(By.ID, "aim").click()
         tap_marker(driver, far, frame)
-        wait.until(lambda d: (lambda s: s and s["state"] == "moving")(d.execute_async_script(STATUS)))
-        time.sleep(0.4)
+        # Partway: moving, and 2° on from where it started (progress, not a fixed time).
+        wait.until(lambda d: (lambda s: s and s["state"] == "moving" and abs(s["pose"]["pan"] - start_pan) > 2)(
+            d.execute_async_script(STATUS)))
         stop = driver.find_element(By.ID, "stop")
         on_top = driver.execute_script("""
             const r = arguments[0].getBoundingClientRect();
