@@ -10,7 +10,7 @@ import Testing
         let directory = try TestTools.temporaryDirectory().path
         let path = directory + "/rig.json"
         try rig.write(toFile: path, atomically: true, encoding: .utf8)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = TestTools.rigExecutable
         process.arguments = ["doctor", "--rig", path, "--scan-seconds", "4"]
         var environment = bus

@@ -87,8 +87,8 @@ import Testing
 
         // Again, now from the new table's home pulse; Ctrl-C in the middle of a coarse move.
         let again = try TerminalProcess(["calibrate", "servo", "--rig", path, "--axis", "pan", "--trace", trace, "--no-realtime"])
-        _ = try await poll { again.stdout.text.contains("range ") ? true : nil }
-        let start = try #require(Self.shownPulse(again.stdout.text))
+        // The first "pulse …" line (the header above it also says "range").
+        let start = try await poll { Self.shownPulse(again.stdout.text) }
         again.type("\u{1B}[A\u{1B}[A\u{1B}[A\u{1B}[A")
         _ = try await poll(every: .milliseconds(5)) { again.stdout.count("\npulse ") >= 5 ? true : nil }
         kill(again.process.processIdentifier, SIGINT)

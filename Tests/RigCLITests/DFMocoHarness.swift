@@ -103,11 +103,9 @@ struct HarnessError: Error, CustomStringConvertible {
 
 /// `rig serve dfmoco` running as a process, its stderr collected as it comes.
 final class DFMocoProcess: @unchecked Sendable {
-    let process: Process
+    let process: TestProcess
     let tracePath: String
-    private let log = NSCondition()
-    private var stderrText = ""
-    private let exited = DispatchSemaphore(value: 0)
+    private let log: PipeCollector
 
     /// The pan/tilt rig: motor 1 pan (softLimits −85…85°, 90°/s, 180°/s²), motor 2 tilt
     /// (−40…45°, 60°/s, 120°/s²), 100 steps per degree.
@@ -128,42 +126,16 @@ final class DFMocoProcess: @unchecked Sendable {
         tracePath = (rig as NSString).deletingLastPathComponent + "/trace.csv"
         let (process, _, err) = try RigProcess.start(["serve", "dfmoco", "--rig", rig, "--trace", tracePath, "--no-realtime"] + endpoint)
         self.process = process
-        process.terminationHandler = { [exited] _ in exited.signal() }
-        let handle = err.fileHandleForReading
-        let thread = Thread { [self] in
-            while true {
-                let data = handle.availableData
-                log.lock()
-                if data.isEmpty {
-                    stderrText += "\n<eof>"
-                    log.broadcast()
-                    log.unlock()
-                    return
-                }
-                stderrText += String(decoding: data, as: UTF8.self)
-                log.broadcast()
-                log.unlock()
-            }
-        }
-        thread.start()
+        log = PipeCollector(err)
     }
 
-    var stderr: String {
-        log.lock()
-        defer { log.unlock() }
-        return stderrText
-    }
+    var stderr: String { log.text }
 
     /// Waits for a stderr line containing `text` and returns that line.
     @discardableResult
     func logLine(containing text: String, within seconds: Double = 15) throws -> String {
-        let deadline = Date().addingTimeInterval(seconds)
-        log.lock()
-        defer { log.unlock() }
-        while true {
-            if let line = stderrText.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-            guard log.wait(until: deadline) else { throw HarnessError("no log line with \"\(text)\" within \(seconds) s; stderr:\n\(stderrText)") }
-        }
+        if let line = log.line(containing: text, within: seconds) { return line }
+        throw HarnessError("no log line with \"\(text)\" within \(seconds) s; stderr:\n\(log.text)")
     }
 
     /// The TCP port from the "serving … on tcp HOST:PORT" line.
@@ -178,11 +150,10 @@ final class DFMocoProcess: @unchecked Sendable {
     /// SIGTERM (brake, park, safe state) and the exit status.
     func stop(within seconds: Double = 20) throws -> Int32 {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        guard exited.wait(timeout: .now() + seconds) == .success else {
-            kill(process.processIdentifier, SIGKILL)
+        guard process.wait(within: seconds) else {
+            process.killAndWait()
             throw HarnessError("rig did not stop within \(seconds) s")
         }
-        exited.signal()
         return process.terminationStatus
     }
 

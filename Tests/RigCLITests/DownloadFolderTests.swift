@@ -38,7 +38,7 @@ final class Tmpfs {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         try process.run()

@@ -8,7 +8,7 @@ import Testing
 @Suite struct HostileInputTests {
     /// A started `rig` and its output, read to the end on threads of their own.
     final class Watched: @unchecked Sendable {
-        let process: Process
+        let process: TestProcess
         let out: PipeCollector, err: PipeCollector
 
         init(_ arguments: [String]) throws {

@@ -22,7 +22,7 @@ enum Hugin {
     }
 
     static func run(_ tool: String, _ arguments: [String], input: String = "") throws -> Output {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path(tool) ?? tool)
         process.arguments = arguments
         let stdin = Pipe()

@@ -322,7 +322,7 @@ import Testing
         let me = "\(getpid())\nrig play holder.json\n"
         _ = me.withCString { write(fd, $0, strlen($0)) }
 
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = RigProcess.executable
         process.arguments = arguments
         process.currentDirectoryURL = RigProcess.packageRoot

@@ -5,7 +5,7 @@ import RigTestSupport
 /// `rig` with a pseudo-terminal on stdin (the keyboard trigger needs one) and its
 /// stdout and stderr collected as they come, for tests that answer its prompts.
 final class TerminalProcess: @unchecked Sendable {
-    let process = Process()
+    let process = TestProcess()
     let terminal: FileHandle
     let stdout: PipeCollector
     let stderr: PipeCollector

@@ -13,7 +13,7 @@ enum ExifTool {
 
     /// Every tag exiftool reads in `files`, as numbers where it can (`-n`), by file.
     static func read(_ files: [String]) throws -> [String: [String: Any]] {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path ?? "exiftool")
         process.arguments = ["-json", "-n", "-G1", "-struct"] + files
         let out = Pipe()

@@ -221,14 +221,14 @@ final class TestHost: @unchecked Sendable {
 final class TestLossyLink: @unchecked Sendable {
     let port: Int
     let host: String
-    private let process: Process
+    private let process: TestProcess
     private let input: Pipe
     let out: PipeCollector
 
     init(listen host: String, target port: Int) throws {
         let (python, prefix) = TestTools.executable("python3")
         let script = TestTools.packageRoot.appendingPathComponent("Benchmarks/python/lossy_link.py").path
-        process = Process()
+        process = TestProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = prefix + [script, "--listen", "\(host):0", "--target", "127.0.0.1:\(port)", "--seed", "1"]
         input = Pipe()

@@ -98,7 +98,7 @@ private func temporaryDirectory() throws -> String {
         // Another user (nobody): refused while root holds it, free once root let go, and
         // able to make a lock file of its own there.
         func asNobody(_ script: String) throws -> Int32 {
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", script]
             try process.run()

@@ -151,7 +151,7 @@ import Testing
         let directory = try TestTools.temporaryDirectory()
         let file = directory.appendingPathComponent("code.pgm")
         try Data(image).write(to: file)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
         process.arguments = ["--raw", "-q", "-Sdisable", "-Sqrcode.enable", file.path]
         let output = Pipe()

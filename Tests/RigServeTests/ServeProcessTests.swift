@@ -143,7 +143,7 @@ import Testing
         let programPath = dir.appendingPathComponent("steps.json").path
         try program.write(toFile: programPath, atomically: true, encoding: .utf8)
         let playTrace = dir.appendingPathComponent("play.csv").path
-        let play = Process()
+        let play = TestProcess()
         play.executableURL = TestTools.rigExecutable
         play.arguments = ["play", programPath, "--trace", playTrace, "--no-realtime"]
         play.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": dir.appendingPathComponent("state").path]) { $1 }

@@ -179,7 +179,7 @@ import Testing
         defer { server.stop() }
         let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_flood.py").path
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, String(server.port), token, "8"]
         let pipe = Pipe()

@@ -88,7 +88,7 @@ import Testing
         let tracePath = dir.appendingPathComponent("trace.csv").path
         let logPath = dir.appendingPathComponent("cascable.jsonl").path
 
-        let rig = Process()
+        let rig = TestProcess()
         rig.executableURL = TestTools.rigExecutable
         rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
         rig.environment = try Self.paired(in: dir, bus: bus)
@@ -164,7 +164,7 @@ import Testing
         let tracePath = dir.appendingPathComponent("trace.csv").path
         let logPath = dir.appendingPathComponent("cascable.jsonl").path
 
-        let rig = Process()
+        let rig = TestProcess()
         rig.executableURL = TestTools.rigExecutable
         rig.arguments = ["play", programPath, "--adapter", "hci0", "--trace", tracePath, "--no-realtime"]
         rig.environment = try Self.paired(in: dir, bus: bus)

@@ -23,13 +23,17 @@ public final class ChildProcess: @unchecked Sendable {
     /// and stderr go to `stdout` and `stderr` (file descriptors of ours, such as a pipe's
     /// writing end) or /dev/null. No other descriptor of ours is inherited.
     public init(
-        _ executable: URL, _ arguments: [String], environment: [String: String], stdout: Int32? = nil, stderr: Int32? = nil,
-        directory: URL? = nil
+        _ executable: URL, _ arguments: [String], environment: [String: String], stdin: Int32? = nil, stdout: Int32? = nil,
+        stderr: Int32? = nil, directory: URL? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         if let stdout {
             posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         } else {
@@ -89,6 +93,9 @@ public final class ChildProcess: @unchecked Sendable {
     /// SIGINT, as Ctrl-C (and `Process.interrupt`).
     public func interrupt() { if isRunning { kill(processIdentifier, SIGINT) } }
 
+    /// SIGTERM (as `Process.terminate`).
+    public func terminate() { if isRunning { kill(processIdentifier, SIGTERM) } }
+
     private func reap() {
         var raw: Int32 = 0
         while waitpid(processIdentifier, &raw, 0) == -1 && errno == EINTR {}
@@ -104,6 +111,12 @@ public final class ChildProcess: @unchecked Sendable {
     public var terminationStatus: Int32 {
         let raw = condition.withLock { status } ?? 0
         return raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
+    }
+
+    /// Whether it exited or a signal ended it (as `Process`).
+    public var terminationReason: Process.TerminationReason {
+        let raw = condition.withLock { status } ?? 0
+        return raw & 0x7f == 0 ? .exit : .uncaughtSignal
     }
 
     public func waitUntilExit() {
@@ -128,4 +141,64 @@ public final class ChildProcess: @unchecked Sendable {
         if isRunning { kill(processIdentifier, SIGKILL) }
         waitUntilExit()
     }
+}
+
+/// Foundation `Process`'s shape over `ChildProcess`, for the tests' short-lived commands (a
+/// `rig` run, a Python checker, exiftool): set the same properties, `run()`, then wait and
+/// read the status as with `Process`.
+///
+/// No test runs a Foundation `Process`. Its reaper watches each child through a socket
+/// pair and calls a blocking `waitpid` on the one thread that reaps every child; in loaded
+/// full runs that thread was found blocked on a child that still ran, after which no
+/// process of the run was seen to exit. A `ChildProcess` is reaped by a thread of its own.
+public final class TestProcess: @unchecked Sendable {
+    public var executableURL: URL?
+    public var arguments: [String] = []
+    /// nil: this process's environment.
+    public var environment: [String: String]?
+    public var currentDirectoryURL: URL?
+    /// A `Pipe`, a `FileHandle`, or nil for /dev/null (as `Process`'s, except that nil is
+    /// /dev/null for stdout and stderr too: a test's output never mixes with the runner's).
+    public var standardInput: Any?
+    public var standardOutput: Any?
+    public var standardError: Any?
+    private var child: ChildProcess?
+
+    public init() {}
+
+    public func run() throws {
+        guard let executableURL else { throw ChildProcess.SpawnError(description: "no executable") }
+        func descriptor(_ stream: Any?, reading: Bool) -> Int32? {
+            switch stream {
+            case let pipe as Pipe: reading ? pipe.fileHandleForReading.fileDescriptor : pipe.fileHandleForWriting.fileDescriptor
+            case let handle as FileHandle where handle !== FileHandle.nullDevice: handle.fileDescriptor
+            default: nil
+            }
+        }
+        child = try ChildProcess(
+            executableURL, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+            stdin: descriptor(standardInput, reading: true), stdout: descriptor(standardOutput, reading: false),
+            stderr: descriptor(standardError, reading: false), directory: currentDirectoryURL)
+        // The child's ends of the pipes are the child's alone now: their end of file comes
+        // when it (and whatever it started) closes them. closeFile is idempotent, so a pipe
+        // given as both stdout and stderr is closed once.
+        (standardInput as? Pipe)?.fileHandleForReading.closeFile()
+        (standardOutput as? Pipe)?.fileHandleForWriting.closeFile()
+        (standardError as? Pipe)?.fileHandleForWriting.closeFile()
+    }
+
+    private var started: ChildProcess {
+        guard let child else { preconditionFailure("TestProcess: run() first") }
+        return child
+    }
+
+    public var processIdentifier: pid_t { started.processIdentifier }
+    public var isRunning: Bool { child?.isRunning ?? false }
+    public var terminationStatus: Int32 { started.terminationStatus }
+    public var terminationReason: Process.TerminationReason { started.terminationReason }
+    public func waitUntilExit() { started.waitUntilExit() }
+    public func wait(within seconds: Double) -> Bool { started.wait(within: seconds) }
+    public func interrupt() { started.interrupt() }
+    public func terminate() { started.terminate() }
+    public func killAndWait() { started.killAndWait() }
 }

@@ -59,13 +59,33 @@ public final class PipeCollector: @unchecked Sendable {
     /// Waits until what arrived contains `needle` (woken by each chunk, not polled), the
     /// writer closed its end, or `seconds` passed; true when it is there.
     public func wait(for needle: String, within seconds: Double = 30) -> Bool {
+        wait(within: seconds) { $0.contains(needle) }
+    }
+
+    /// Waits until `holds` is true of what arrived (checked on each chunk), the writer
+    /// closed its end, or `seconds` passed; whether it held.
+    public func wait(within seconds: Double = 30, until holds: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         return lock.withLock {
             while true {
-                if String(decoding: bytes, as: UTF8.self).contains(needle) { return true }
-                if finished || !lock.wait(until: deadline) { return String(decoding: bytes, as: UTF8.self).contains(needle) }
+                if holds(String(decoding: bytes, as: UTF8.self)) { return true }
+                if finished || !lock.wait(until: deadline) { return holds(String(decoding: bytes, as: UTF8.self)) }
             }
         }
+    }
+
+    /// The first whole line (ended by a newline) containing `needle`, waiting for it as
+    /// `wait(for:within:)` does; nil when none came.
+    public func line(containing needle: String, within seconds: Double = 30) -> String? {
+        func find(_ text: String) -> String? {
+            text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first { $0.contains(needle) }.map(String.init)
+        }
+        var found: String?
+        _ = wait(within: seconds) {
+            found = find($0)
+            return found != nil
+        }
+        return found
     }
 
     /// The writer closed its end and everything it wrote was read.

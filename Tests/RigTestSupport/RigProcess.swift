@@ -23,8 +23,8 @@ public struct RigProcess {
 
     /// Starts `rig` (or `program`, such as a shell that runs rig) with `arguments` in the
     /// package root.
-    public static func start(_ arguments: [String], program: URL = executable, environment: [String: String]? = nil) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
+    public static func start(_ arguments: [String], program: URL = executable, environment: [String: String]? = nil) throws -> (TestProcess, Pipe, Pipe) {
+        let process = TestProcess()
         process.executableURL = program
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -33,7 +33,6 @@ public struct RigProcess {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         try process.run()
         return (process, out, err)
     }

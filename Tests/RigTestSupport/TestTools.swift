@@ -23,10 +23,10 @@ public enum TestTools {
         return ("/usr/bin/env", [name])
     }
 
-    /// A Process for `name args…`, found as `executable(_:)` says.
-    public static func process(_ name: String, _ arguments: [String]) -> Process {
+    /// A process for `name args…`, found as `executable(_:)` says.
+    public static func process(_ name: String, _ arguments: [String]) -> TestProcess {
         let (path, prefix) = executable(name)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = prefix + arguments
         return process
