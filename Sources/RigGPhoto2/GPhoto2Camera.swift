@@ -14,7 +14,7 @@ import SystemPackage
 /// the camera reports the new file. A shot not confirmed in time is tried once more, then
 /// fails (the run stops: brake, park, `missed` in the log). Every call runs on the
 /// camera's own thread (`GPhoto2Worker`), never on the loop's, and is bounded in time.
-public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, LiveViewSource, FocusPointSource, Sendable {
+public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporting, StorageReporting, LiveViewSource, FocusPointSource, Sendable {
     public let config: GPhoto2CameraConfig
     public let model: String
     public let port: String
@@ -193,6 +193,14 @@ public final class GPhoto2Camera: SettableCamera, ImageReporting, BatteryReporti
     }
 
     public var lastBattery: String? { batteryReading.withLock { $0.level } }
+
+    public var downloadFolder: String? { config.download }
+    public var keepsFramesOnCard: Bool { config.captureTarget != .ram }
+
+    /// The camera's cards, as it reports them (bounded, on the camera's thread).
+    public func storage() throws(CameraError) -> [CameraStorage] {
+        try worker.run(within: 15, "reading the camera's storage") { device throws(GPhoto2Error) in try device.storage() }.get()
+    }
 
     /// On the camera's thread, after a shot: the battery again if the last reading is a
     /// minute old.

@@ -1,6 +1,7 @@
 import CGPhoto2
 import FoundationEssentials
 import Glibc
+import struct RigRuntime.CameraStorage
 
 /// A libgphoto2 result that is an error: the call, the library's words, and what to do.
 public struct GPhoto2Error: Error, Sendable, CustomStringConvertible {
@@ -334,6 +335,30 @@ public final class GPhoto2Device: @unchecked Sendable {
         try Self.check(gp_file_get_data_and_size(cameraFile, &bytes, &size), "downloading \(file)")
         guard let bytes else { return Data() }
         return Data(bytes: bytes, count: Int(size))
+    }
+
+    // MARK: Storage
+
+    /// The camera's storages (its cards) with their free space and the frames the camera
+    /// says still fit, as far as it reports them.
+    public func storage() throws(GPhoto2Error) -> [CameraStorage] {
+        var list: UnsafeMutablePointer<CameraStorageInformation>?
+        var count: Int32 = 0
+        try Self.check(gp_camera_get_storageinfo(openCamera(), &list, &count, context), "reading the camera's storage")
+        guard let list else { return [] }
+        defer { free(list) }
+        return (0..<max(0, Int(count))).map { index in
+            var info = list[index]
+            let fields = Int(info.fields.rawValue)
+            func has(_ field: CameraStorageInfoFields) -> Bool { fields & Int(field.rawValue) != 0 }
+            let label = withUnsafeBytes(of: &info.label) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let description = withUnsafeBytes(of: &info.description) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return CameraStorage(
+                label: has(GP_STORAGEINFO_DESCRIPTION) && !description.isEmpty ? description : label,
+                capacityKiB: has(GP_STORAGEINFO_MAXCAPACITY) ? Int(clamping: info.capacitykbytes) : nil,
+                freeKiB: has(GP_STORAGEINFO_FREESPACEKBYTES) ? Int(clamping: info.freekbytes) : nil,
+                freeImages: has(GP_STORAGEINFO_FREESPACEIMAGES) ? Int(clamping: info.freeimages) : nil)
+        }
     }
 
     // MARK: Live view

@@ -56,6 +56,43 @@ import Testing
 }
 
 extension ServeCameraTests {
+    /// `POST /api/testshot`: the program's first frame (the ramp's first exposure) taken at
+    /// rest and shown as the last shot, in no log; refused while a program plays.
+    @Test func aTestShotIsTheProgramsFirstFrameAtRest() async throws {
+        let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
+        let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
+        let fixture = try ServeFixture(programs: ["dusk.json": Self.program], rigText: Self.rig, camera: camera)
+        defer { fixture.finish() }
+        try await fixture.application.test(.router) { client in
+            let test = try await client.execute(uri: "/api/testshot", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "dusk.json"}"#))
+            #expect(test.status == .ok, "\(String(buffer: test.body))")
+            #expect(test.json["test"] as? Bool == true)
+            #expect(test.json["program"] as? String == "test shot (dusk.json)")
+            // The ramp's first frame is its startEV, the scene's EV: measured near mid-grey.
+            #expect(abs(test.json["brightnessEV"] as? Double ?? 99) < 0.5, "\(test.json)")
+            #expect(camera.shotCount == 1)
+            let status = try await fixture.waitStatus { $0.lastShot?.test == true }
+            #expect(status.state == .idle)
+            let play = try await client.execute(
+                uri: "/api/play", method: .post, headers: .client("a", key: test.controlKey), body: jsonBody(#"{"program": "dusk.json"}"#))
+            #expect(play.status == .accepted)
+            let during = try await client.execute(
+                uri: "/api/testshot", method: .post, headers: .client("a", key: test.controlKey), body: jsonBody(#"{"program": "dusk.json"}"#))
+            #expect(during.status == .conflict)
+            let preflight = try await client.execute(uri: "/api/preflight?program=dusk.json", method: .get, headers: .client("a"))
+            #expect(preflight.status == .conflict)
+            _ = try await client.execute(uri: "/api/stop", method: .post, headers: .client("a"))
+        }
+        let runs = fixture.directory.appendingPathComponent("runs")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: runs.path).filter { $0.hasSuffix(".jsonl") }
+        // Only the run's own log: the test shot is in none.
+        #expect(logs.count == 1)
+        let text = try String(contentsOf: runs.appendingPathComponent(logs.first ?? ""), encoding: .utf8)
+        #expect(!text.contains("test shot"))
+    }
+}
+
+extension ServeCameraTests {
     /// `POST /api/nudge` sets or moves the playing ramp's nudge (held to ±3 EV), takes
     /// control, and is refused with no ramp playing or a body that is not one number.
     @Test func theNudgeReachesThePlayingRamp() async throws {
@@ -108,9 +145,50 @@ struct ServeGPhoto2Tests {
              "camera": {"type": "gphoto2", "afterShotMs": 0, "download": "\(download)"}}
             """
         let program = #"{"rig": "rig.json", "kind": "steps", "trigger": "auto", "settleSeconds": 0.05, "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 10}}]}"#
+        // 200 frames: more than the virtual camera's card says it holds (150).
+        let long = #"""
+            {"rig": "rig.json", "kind": "timelapse", "trigger": "interval:2", "settleSeconds": 0.05,
+             "timelapse": {"frames": 200, "keyframes": {"pan": [{"frame": 0, "value": 0}, {"frame": 199, "value": 5}]}}}
+            """#
         let server = try await ServeProcess(
-            rig: rig, programs: ["two.json": program], environment: VirtualCamera.environment(pictures: pictures))
+            rig: rig, programs: ["two.json": program, "long.json": long], environment: VirtualCamera.environment(pictures: pictures))
         defer { server.stop() }
+
+        // Before the run: the card (libgphoto2's storage information), the battery and the
+        // download folder's disk, against the frames.
+        let (checked, preflight) = try await server.request("GET", "/api/preflight?program=two.json")
+        #expect(checked == 200, "\(preflight)")
+        #expect(preflight["frames"] as? Int == 2)
+        #expect(preflight["battery"] as? String == "50%")
+        let cards = try #require(preflight["storage"] as? [[String: Any]], "\(preflight)")
+        #expect(cards.first?["freeImages"] as? Int == 150, "\(cards)")
+        let findings = (preflight["findings"] as? [[String: Any]]) ?? []
+        func finding(_ topic: String, in list: [[String: Any]]) -> (level: String, text: String)? {
+            list.first { $0["topic"] as? String == topic }.map { ($0["level"] as? String ?? "", $0["text"] as? String ?? "") }
+        }
+        #expect(finding("card", in: findings)?.level == "ok", "\(findings)")
+        #expect(finding("card", in: findings)?.text.contains("about 150 more frames; this shoot takes 2") == true, "\(findings)")
+        #expect(finding("disk", in: findings)?.text.hasPrefix(download + " has ") == true, "\(findings)")
+        #expect(finding("battery", in: findings)?.level == "ok", "\(findings)")
+        let (_, short) = try await server.request("GET", "/api/preflight?program=long.json")
+        let shortFindings = (short["findings"] as? [[String: Any]]) ?? []
+        #expect(finding("card", in: shortFindings)?.level == "warning", "\(short)")
+        #expect(finding("card", in: shortFindings)?.text.contains("holds about 150 more frames; this shoot takes 200") == true, "\(short)")
+        #expect((short["seconds"] as? Double ?? 0) >= 398, "\(short)")
+        #expect(finding("time", in: shortFindings)?.text.hasPrefix("takes about 6 min") == true, "\(short)")
+        #expect(try await server.request("GET", "/api/preflight?program=none.json").status == 404)
+
+        // A test shot: one frame, shown as the last shot, in no log.
+        let (shot, test) = try await server.request("POST", "/api/testshot", body: #"{"program": "two.json"}"#)
+        #expect(shot == 200, "\(test)")
+        #expect(test["test"] as? Bool == true)
+        #expect(test["program"] as? String == "test shot (two.json)")
+        #expect((test["file"] as? String)?.hasPrefix("/store_00010001/DCIM/") == true, "\(test)")
+        #expect(test["preview"] as? Bool == true, "the test shot's measure came with it: \(test)")
+        #expect(abs(test["brightnessEV"] as? Double ?? 99) < 0.05, "\(test)")
+        let runs = server.directory.appendingPathComponent("state/rig/runs")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: runs.path)) ?? []).filter { $0.hasSuffix(".jsonl") }.isEmpty)
+
         let (status, _) = try await server.request("POST", "/api/play", body: #"{"program": "two.json"}"#)
         #expect(status == 202)
         try await server.waitStatus(for: .seconds(60)) { json in

@@ -109,8 +109,18 @@ public enum OutputPath {
         close(fd)
         unlink(probe)
         guard wrote == 1 else { throw fail("cannot be written (\(String(cString: strerror(writeError))))") }
+        return freeBytes(near: path) ?? 0
+    }
+
+    /// The bytes free to an unprivileged writer on the filesystem `path` is on (or would
+    /// be made on: its nearest folder that exists); nil when that cannot be read. Makes
+    /// nothing.
+    public static func freeBytes(near path: String) -> UInt64? {
+        var st = stat()
+        var existing = path.isEmpty ? "." : path
+        while stat(existing, &st) != 0, existing != "/", existing != "." { existing = parentDirectory(existing) }
         var space = statvfs()
-        guard statvfs(path, &space) == 0 else { return 0 }
+        guard statvfs(existing, &space) == 0 else { return nil }
         return UInt64(space.f_bavail) * UInt64(space.f_frsize)
     }
 

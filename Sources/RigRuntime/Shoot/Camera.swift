@@ -150,6 +150,57 @@ public protocol BatteryReporting: AnyObject {
     func battery() -> String?
 }
 
+/// What a camera's battery text says: its percentage where it gives one ("50%"; "Full"
+/// gives none), and whether that is low, one rule for `doctor`, `play` and the page.
+public enum BatteryLevel {
+    /// Below this a shoot is warned about.
+    public static let lowPercent = 20
+
+    public static func percent(_ level: String) -> Int? {
+        let digits = level.filter(\.isNumber)
+        return digits.isEmpty || digits.count > 3 ? nil : Int(digits)
+    }
+
+    public static func isLow(_ level: String) -> Bool { percent(level).map { $0 < lowPercent } ?? false }
+}
+
+/// One of a camera's storages (a card): its size, what is free, and how many more frames
+/// the camera says fit (its own guess at its current quality), each when it reports it.
+public struct CameraStorage: Sendable, Equatable, Encodable {
+    public var label: String
+    public var capacityKiB: Int?
+    public var freeKiB: Int?
+    public var freeImages: Int?
+
+    public init(label: String, capacityKiB: Int?, freeKiB: Int?, freeImages: Int?) {
+        self.label = label
+        self.capacityKiB = capacityKiB
+        self.freeKiB = freeKiB
+        self.freeImages = freeImages
+    }
+
+    private enum Keys: String, CodingKey { case label, capacityKiB, freeKiB, freeImages }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(label, forKey: .label)
+        try c.encode(capacityKiB, forKey: .capacityKiB)
+        try c.encode(freeKiB, forKey: .freeKiB)
+        try c.encode(freeImages, forKey: .freeImages)
+    }
+}
+
+/// A camera that reports its storage (a round trip: never on a shot's path), and where
+/// its frames go.
+public protocol StorageReporting: AnyObject {
+    func storage() throws(CameraError) -> [CameraStorage]
+    /// The folder each frame is copied to on this machine, if they are copied.
+    var downloadFolder: String? { get }
+    /// Whether each frame stays on the camera's card (false: it lives in the camera's
+    /// memory only until it is copied).
+    var keepsFramesOnCard: Bool { get }
+}
+
 /// A camera that measures its frames (the gphoto2 camera's downloads, the simulated
 /// camera's scene): the shot runner logs each measure and a ramp follows it.
 public protocol ImageReporting: AnyObject {

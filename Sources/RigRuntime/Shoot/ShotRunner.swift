@@ -354,22 +354,27 @@ public final class ShotRunner: @unchecked Sendable {
     /// A frame's request: the ramp's exposure on a step's first frame (the rig then holds
     /// the shutter for the ramp's time), and what to call it in messages. Event thread.
     private func request(step: Int, bracket: Int, at time: Double, timing base: ShotTiming) -> (request: ShotRequest, what: String) {
-        var timing = base
         var exposure: ExposureSettings?
         if ramp != nil, bracket == 1 {
-            let settings = ramp?.settings(frame: step, seconds: time)
-            exposure = settings
-            if let settings { rampSettings[step] = (settings, time) }
-            if let settings {
-                // The rig times the exposure: the shutter is held for the ramp's time.
-                timing.shutterHoldSeconds = settings.shutterSeconds
-                timing.exposureWindowSeconds = settings.shutterSeconds
-            }
+            exposure = ramp?.settings(frame: step, seconds: time)
+            if let exposure { rampSettings[step] = (exposure, time) }
         }
         let what =
             (steps.isEmpty ? "shot \(step + 1)" : "step \(step + 1)/\(steps.count)")
-            + (timing.shotsPerStep > 1 ? " bracket \(bracket)/\(timing.shotsPerStep)" : "")
-        return (ShotRequest(timing: timing, step: step, bracket: bracket, exposure: exposure, runSeconds: time), what)
+            + (base.shotsPerStep > 1 ? " bracket \(bracket)/\(base.shotsPerStep)" : "")
+        return (Self.frameRequest(step: step, bracket: bracket, at: time, timing: base, exposure: exposure), what)
+    }
+
+    /// A frame's request with a ramp's exposure, if it has one: the rig then times the
+    /// exposure, holding the shutter for the ramp's time. (The runner's frames and
+    /// `rig serve`'s test shot.)
+    public static func frameRequest(step: Int, bracket: Int, at time: Double, timing base: ShotTiming, exposure: ExposureSettings?) -> ShotRequest {
+        var timing = base
+        if let exposure {
+            timing.shutterHoldSeconds = exposure.shutterSeconds
+            timing.exposureWindowSeconds = exposure.shutterSeconds
+        }
+        return ShotRequest(timing: timing, step: step, bracket: bracket, exposure: exposure, runSeconds: time)
     }
 
     /// A camera's failure at a frame: logged, the run's fault, and the run stopped (not

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: everything that changes is behind `state`; `connect` is only
 /// called from the finder thread.
-public final class LateCamera: SettableCamera, ImageReporting, BatteryReporting, @unchecked Sendable {
+public final class LateCamera: SettableCamera, ImageReporting, BatteryReporting, StorageReporting, @unchecked Sendable {
     /// What the status says about the camera.
     public enum Presence: String, Sendable {
         case connected
@@ -165,4 +165,13 @@ public final class LateCamera: SettableCamera, ImageReporting, BatteryReporting,
     public var lastBattery: String? { (inner as? BatteryReporting)?.lastBattery }
 
     public func battery() -> String? { (inner as? BatteryReporting)?.battery() }
+
+    public var downloadFolder: String? { (inner as? StorageReporting)?.downloadFolder }
+    public var keepsFramesOnCard: Bool { (inner as? StorageReporting)?.keepsFramesOnCard ?? true }
+
+    /// The found camera's cards; none while it is not found or does not report them.
+    public func storage() throws(CameraError) -> [CameraStorage] {
+        guard let reporting = inner as? StorageReporting else { return [] }
+        return try reporting.storage()
+    }
 }

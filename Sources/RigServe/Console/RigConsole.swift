@@ -84,6 +84,8 @@ public final class RigConsole: @unchecked Sendable {
         var lastPreview: String?
         /// Where the last tap to focus put the AF point, in the live view (0…1 each way).
         var focusPoint: ServeStatus.ViewPoint?
+        /// A test shot is being taken (`testShot`): no program starts meanwhile.
+        var testShotUnderWay = false
     }
 
     /// `Output` is not `Sendable`; the server only reads `statusLine`, which outputs
@@ -340,7 +342,7 @@ public final class RigConsole: @unchecked Sendable {
         // Claimed under the lock: of two plays at once, one is refused here (the source
         // would refuse it too, but the status must name the one that plays).
         let claimed = shared.withLock { s -> Int? in
-            guard s.run == nil else { return nil }
+            guard s.run == nil, !s.testShotUnderWay else { return nil }
             s.lastStop = nil
             s.lastRunID += 1
             s.run = Run(
@@ -349,7 +351,7 @@ public final class RigConsole: @unchecked Sendable {
             s.lastError = nil
             return s.lastRunID
         }
-        guard let id = claimed else { throw ServeError(.conflict, "another program was just started") }
+        guard let id = claimed else { throw ServeError(.conflict, "another program was just started, or a test shot is under way") }
         guard waits, let start else {
             launch(played, original: program, sha: programSha256, exposure: exposure)
             return

@@ -185,9 +185,11 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var missed: String?
         /// The camera's battery as last read ("50%"), if it reports one.
         public var battery: String?
+        /// A test shot (`POST /api/testshot`), not a frame of a run.
+        public var test = false
 
         private enum Keys: String, CodingKey {
-            case program, step, bracket, file, settings, brightnessEV, clippedHigh, clippedLow, preview, histogram, missed, battery
+            case program, step, bracket, file, settings, brightnessEV, clippedHigh, clippedLow, preview, histogram, missed, battery, test
         }
 
         /// Every field, null when unknown (a gphoto2 camera without `download` never measures).
@@ -205,6 +207,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
             try c.encode(histogram, forKey: .histogram)
             try c.encode(missed, forKey: .missed)
             try c.encode(battery, forKey: .battery)
+            try c.encode(test, forKey: .test)
         }
     }
 

@@ -80,6 +80,8 @@ public enum ServeApp {
         router.get("/api/last-shot/preview") { _, _ in try routes.lastShotPreview() }
         router.get("/api/liveview") { request, context in try await routes.liveView(request, context) }
         router.post("/api/play") { request, context in try await routes.play(request, context) }
+        router.get("/api/preflight") { request, _ in try await routes.preflight(request) }
+        router.post("/api/testshot") { request, context in try await routes.testShot(request, context) }
         for (name, action) in [("next", ProgramRequest.next), ("back", .back), ("redo", .redo), ("pause", .pause), ("resume", .resume)] {
             router.post("/api/\(name)") { request, context in try await routes.step(action, request, context) }
         }
@@ -100,11 +102,12 @@ public enum ServeApp {
     /// The methods a path answers, for 405 (nil: no such path, 404).
     static func allowedMethods(for path: String) -> String? {
         switch path {
-        case "/", "/pair", "/api/status", "/api/events", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview":
+        case "/", "/pair", "/api/status", "/api/events", "/api/openapi.json", "/api/poses", "/api/last-shot/preview", "/api/liveview",
+            "/api/preflight":
             return "GET"
         case "/api/programs": return "GET, POST"
         case "/api/pair", "/api/play", "/api/next", "/api/back", "/api/redo", "/api/pause", "/api/resume", "/api/stop", "/api/shutdown", "/api/jog",
-            "/api/goto", "/api/nudge", "/api/aim", "/api/focus", "/api/programs/check":
+            "/api/goto", "/api/nudge", "/api/aim", "/api/focus", "/api/programs/check", "/api/testshot":
             return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)

@@ -320,6 +320,37 @@ struct ServeRoutes: Sendable {
         return Self.withControl(try Self.json(currentStatus(request), status: .accepted), key: key)
     }
 
+    /// `GET /api/preflight?program=FILE`: what the program needs against what the camera
+    /// and this machine have (`RigConsole.preflight`). Reads the camera: 409 while a
+    /// program plays.
+    func preflight(_ request: Request) async throws -> Response {
+        guard let file = request.uri.queryParameters.get("program") else {
+            throw ServeError(.badRequest, "program: the program file to check, as ?program=pano.json")
+        }
+        let checked = try parts.library.load(file, fromStep: 1, startPose: console.pose)
+        let console = console
+        // The camera's calls block (bounded): on a thread of its own, not the server's.
+        return try Self.json(try await Self.onThread { () throws(ServeError) in try console.preflight(checked, file: file) })
+    }
+
+    private struct TestShotBody: Decodable {
+        var program: String
+    }
+
+    /// `POST /api/testshot`: one frame at the program's first settings, shown as the last
+    /// shot (`RigConsole.testShot`). Takes control; refused (409) while a program plays.
+    func testShot(_ request: Request, _ context: ServeContext) async throws -> Response {
+        let body = try await body(TestShotBody.self, request)
+        let checked = try parts.library.load(body.program, fromStep: 1, startPose: console.pose)
+        guard !console.isPlaying else { throw ServeError(.conflict, "a program is playing; a test shot is taken at rest") }
+        // Matched to the camera's choices first: a refused exposure takes no control.
+        let exposure = checked.consoleProgram.shooting.timing == nil ? nil : try console.exposurePlan(for: checked.program)
+        let key = try control(request, context)
+        let console = console
+        let shot = try await Self.onThread { () throws(ServeError) in try console.testShot(checked, file: body.program, exposure: exposure) }
+        return Self.withControl(try Self.json(shot), key: key)
+    }
+
     private struct StepBody: Decodable {
         /// The 1-based step the client saw when it asked (Next): refused if the program
         /// is no longer waiting there, so a double tap is one step.

@@ -232,7 +232,7 @@ enum Doctor {
         var findings: [DoctorFinding] = [.ok("camera", "\(camera.model) on \(camera.port) answers")]
         findings += usbAccess(port: camera.port)
         if let battery = camera.battery() {
-            if let percent = Int(battery.filter(\.isNumber)), percent < 20 {
+            if BatteryLevel.isLow(battery) {
                 findings.append(.warning("camera", "battery at \(battery)", fix: "charge it, or power the camera from a dummy battery for long shoots"))
             } else {
                 findings.append(.ok("camera", "battery \(battery)"))

@@ -220,7 +220,7 @@ struct ShootSetup {
             printError("error: \(problem)")
             throw ExitCode(2)
         }
-        if let battery = (camera as? BatteryReporting)?.battery(), let percent = Int(battery.filter(\.isNumber)), percent < 20 {
+        if let battery = (camera as? BatteryReporting)?.battery(), BatteryLevel.isLow(battery) {
             printError("warning: the camera's battery is at \(battery)")
         }
     }
