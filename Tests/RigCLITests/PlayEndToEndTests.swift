@@ -111,6 +111,72 @@ import Testing
         #expect(rows.filter { $0.hasSuffix("(held)") }.count == 78)
     }
 
+    /// `rig check` and `rig plan` time a shoot with its last run's frames when they held the
+    /// rig longer than the rig file says (a camera's card write until it confirmed the file):
+    /// a program that moves on as each frame ends takes that much longer; one paced by an
+    /// interval its frames outlast is warned about.
+    @Test(.blocking) func theLastRunsMeasuredFramesTimeTheShoot() throws {
+        let state = try TestTools.temporaryDirectory()
+        let runs = state.appendingPathComponent("rig/runs")
+        try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        let rig = #"{"axes": [{"name": "pan", "channel": 0}], "camera": {"type": "sim", "focusMs": 0, "shutterMs": 100, "afterShotMs": 0}}"#
+        let auto = try RigProcess.temporaryFile(
+            "slow.json",
+            contents:
+                #"{"rig": \#(rig), "kind": "steps", "trigger": "auto", "settleSeconds": 0.2, "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 10}}, {"pose": {"pan": 15}}]}"#
+        )
+        let paced = (auto as NSString).deletingLastPathComponent + "/paced.json"
+        try #"{"rig": \#(rig), "kind": "steps", "trigger": "interval:1.5", "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 10}}, {"pose": {"pan": 15}}]}"#
+            .write(toFile: paced, atomically: true, encoding: .utf8)
+        // The last runs: four frames each held 2 s (0.1 s planned), one cut short (not counted).
+        for name in ["slow", "paced"] {
+            var lines = [ShotLogEvent.start(ShotLogStart(program: "\(name).json", programSha256: String(repeating: "0", count: 64), steps: 3)).jsonLine()]
+            for (i, held) in [2.0, 1.9, 2.1, 2.0].enumerated() {
+                let shot = ShotLogShot(
+                    step: i % 3 + 1, label: "step", axisNames: ["pan"], pose: [5], startSeconds: Double(i) * 5, endSeconds: Double(i) * 5 + held,
+                    file: "/store_00010001/DCIM/100D750/DSC_000\(i).JPG")
+                lines.append(ShotLogEvent.shot(shot).jsonLine())
+            }
+            let cut = ShotLogShot(step: 1, label: "step", axisNames: ["pan"], pose: [5], startSeconds: 30, endSeconds: 60, interrupted: true, file: "x")
+            lines.append(ShotLogEvent.shot(cut).jsonLine())
+            try (lines.joined(separator: "\n") + "\n").write(
+                to: runs.appendingPathComponent("\(name)-20261127T010000Z.jsonl"), atomically: true, encoding: .utf8)
+        }
+        let empty = try TestTools.temporaryDirectory()
+        func takes(_ stdout: String) -> Double? {
+            guard let line = stdout.split(separator: "\n").first(where: { $0.contains(": shoot: 3 frames") }),
+                let range = line.range(of: "takes about ")
+            else { return nil }
+            let words = line[range.upperBound...].prefix { $0 != ";" }.split(separator: " ")
+            var seconds = 0.0
+            for (value, unit) in zip(words, words.dropFirst()) {
+                guard let v = Double(value) else { continue }
+                seconds += unit == "h" ? v * 3600 : unit == "min" ? v * 60 : unit == "s" ? v : 0
+            }
+            return seconds
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = empty.path
+        let before = try RigProcess.run(["check", auto], environment: environment)
+        environment["XDG_STATE_HOME"] = state.path
+        let after = try RigProcess.run(["check", auto], environment: environment)
+        #expect(before.status == 0 && after.status == 0, "\(before.stderr)\(after.stderr)")
+        #expect(!before.stdout.contains("last run"), "\(before.stdout)")
+        #expect(
+            after.stdout.contains(
+                "its last run's frames held the rig 2.00 s each (median of 4, slow-20261127T010000Z.jsonl), not the 0.10 s the rig file gives: timed with it"),
+            "\(after.stdout)")
+        // Three frames, each 1.9 s longer than planned.
+        let plain = try #require(takes(before.stdout), "\(before.stdout)")
+        let measured = try #require(takes(after.stdout), "\(after.stdout)")
+        #expect(abs(measured - plain - 5.7) <= 1, "\(plain) s, then \(measured) s")
+        let plan = try RigProcess.run(["plan", auto], environment: environment)
+        #expect(plan.stdout.contains("timed with it"), "\(plan.stdout)")
+        // An interval its frames outlast: said, and the time stays the interval's.
+        let warned = try RigProcess.run(["check", paced], environment: environment)
+        #expect(warned.stdout.contains("longer than the 1.5 s interval, so frames would be missed"), "\(warned.stdout)")
+    }
+
     /// The most common timelapse there is, a still head shooting every 5 s, passes check
     /// and plays every frame 5 s apart; check and plan say how long it takes and when it
     /// ends, frames counted with their brackets.

@@ -186,3 +186,37 @@ public enum ResumeLookup {
         return changes
     }
 }
+
+/// How long a program's frames really held the rig in its last run: each frame from its
+/// shot's start (the focus) to its end (a camera that reports files: until it confirmed the
+/// file, its card write included), the median over the run's finished frames. What `rig
+/// check` and `rig plan` time a shoot with when it is longer than the rig file's timing.
+public struct MeasuredFramePace: Sendable, Equatable {
+    /// The median frame, in seconds.
+    public var medianSeconds: Double
+    /// The finished frames it is the median of.
+    public var frames: Int
+    /// The log it was measured in.
+    public var log: String
+
+    /// At least this many finished frames make a pace.
+    public static let minimumFrames = 3
+
+    /// From the newest log of `program` in `directory` that has enough finished frames of a
+    /// camera that reports them (a frame with a `file`); nil when none has.
+    public static func last(of program: String, in directory: RunLogDirectory, newestLogs: Int = 5) -> MeasuredFramePace? {
+        for path in directory.logs(of: program).prefix(newestLogs) {
+            guard let text = try? RigFileReader.readText(path), let log = try? ShotLog(text: text, file: path) else { continue }
+            if let pace = measured(log, path: path) { return pace }
+        }
+        return nil
+    }
+
+    static func measured(_ log: ShotLog, path: String) -> MeasuredFramePace? {
+        let held = log.completeShots.filter { $0.file != nil }.map { $0.endSeconds - $0.startSeconds }.filter(\.isFinite).sorted()
+        guard held.count >= minimumFrames else { return nil }
+        let middle = held.count / 2
+        let median = held.count % 2 == 1 ? held[middle] : (held[middle - 1] + held[middle]) / 2
+        return MeasuredFramePace(medianSeconds: median, frames: held.count, log: path)
+    }
+}

@@ -40,7 +40,7 @@ struct CheckCommand: ParsableCommand {
             rig: program.rig, motion: program.motion, startPose: prepared.startPose,
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
-        for line in ShootTime.lines(program, report: report) { print(line) }
+        for line in ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file)) { print(line) }
         for line in TrackReport.lines(program) { print("\(file): \(line)") }
         for line in ResolutionReport.describe(program: program) { print(line) }
         for line in settleLines(program, startPose: prepared.startPose) { print(line) }

@@ -73,7 +73,7 @@ struct PlanCommand: ParsableCommand {
             // the table goes to a file, so the file stays the table).
             let report = FeasibilityChecker.check(
                 rig: program.rig, motion: program.motion, startPose: prepared.startPose, shooting: ShootSetup.checkPlan(program))
-            var lines = ShootTime.lines(program, report: report)
+            var lines = ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file))
             if report.unchecked == nil { lines += clockTable(program, totalSeconds: report.durationSeconds) }
             for line in lines {
                 if checked.output == nil { footer.append(line) } else { printError(line) }
