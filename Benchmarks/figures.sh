@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Takes every figure in docs/performance.md, with the machine and its load, into one log.
-# Usage: Benchmarks/figures.sh [LOGFILE]   (from the package root; about 20 minutes)
+# Usage: Benchmarks/figures.sh [LOGFILE]   (from the package root; about 45 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=${1:-/dev/stdout}
@@ -42,6 +42,25 @@ machine() {
     /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB max RSS" .build/release/rig plan /tmp/rig-panorama-10k.json 2>&1 >/dev/null | tail -1
     echo "\$ time rig check Benchmarks/programs/timelapse-10000.json"
     for _ in 1 2 3; do /usr/bin/time -f "%e s wall, %U s user" .build/release/rig check Benchmarks/programs/timelapse-10000.json > /dev/null; done 2>&1
+    machine
+    echo "\$ scripts/virtual-camera rig bench camera --pairs 5 --shots 12"
+    scripts/virtual-camera .build/release/rig bench camera --pairs 5 --shots 12 || echo "(no virtual camera: scripts/setup --test)"
+    echo "\$ rig bench ramp; rig bench ramp --seed 2"
+    .build/release/rig bench ramp --json
+    .build/release/rig bench ramp --seed 2 --json
+    machine
+    echo "\$ rig bench serve --clients 1,50,200 --seconds 8"
+    .build/release/rig bench serve --clients 1,50,200 --seconds 8
+    echo "\$ rig bench settle; rig bench calibrate (deadband 0.4, 0, 1)"
+    .build/release/rig bench settle --json
+    for deadband in 0.4 0 1; do .build/release/rig bench calibrate --deadband "$deadband" --json; done
+    machine
+    echo "\$ rig bench liveview"
+    .build/release/rig bench liveview --json
+    machine
+    echo "\$ rig bench group --rigs 4; rig bench group --rigs 4 --link lossy"
+    .build/release/rig bench group --rigs 4 --json
+    .build/release/rig bench group --rigs 4 --link lossy --json
     machine
     echo "\$ (cd Benchmarks && swift package benchmark)"
     (cd Benchmarks && swift package benchmark --no-progress --format markdown --path stdout 2>&1 | grep -v '^\[')
