@@ -51,6 +51,19 @@ import Testing
         #expect(result.stdout.contains("fix: "))
     }
 
+    /// The IMU: a bus that is not there, and a file that is not an I2C bus (the real
+    /// driver's open and first read fail), each a problem naming the chip and the fix.
+    @Test(.blocking) func anIMUThatCannotBeReadIsAProblem() throws {
+        for (bus, said) in [("/dev/i2c-250", "problem  imu: /dev/i2c-250 does not exist"), ("/dev/null", "problem  imu: the MPU-6050 at 0x68 on /dev/null")] {
+            let rig = try RigProcess.temporaryFile(
+                "rig.json", contents: #"{"output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}], "imu": {"bus": "\#(bus)"}}"#)
+            let result = try doctor(["--rig", rig], environment: try writable())
+            #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains(said), "\(result.stdout)")
+            #expect(result.stdout.contains("fix: "))
+        }
+    }
+
     @Test(.blocking) func directoriesThatCannotBeWrittenAreProblems() throws {
         let file = try RigProcess.temporaryFile("not-a-dir", contents: "x")
         let result = try doctor(["--rig", "rigs/pantilt.json"], environment: ["XDG_STATE_HOME": file, "RIG_LOCK_DIR": file + "/lock"])

@@ -25,6 +25,25 @@ import Testing
         #expect(!chip.log.transactions.contains { $0.kind == .writeByte })
     }
 
+    /// `rig doctor`'s reading: configured, then the gyro's peak and mean over the samples;
+    /// still below 3 °/s.
+    @Test func aRestingReadingGivesThePeakAndTheOffset() throws {
+        let (_, chip, imu) = rig()
+        chip.replay = [SIMD3(0.5, -0.25, 0.1), SIMD3(0.25, -0.5, 0.1), SIMD3(-1, -0.25, 0.1), SIMD3(0.25, -0.5, 0.1)]
+        let reading = try imu.restingReading(samples: 4, pause: {})
+        #expect(!chip.isAsleep)
+        #expect(chip.samplesRead == 4)
+        #expect(reading.samples == 4)
+        // The model quantizes to the 500 °/s range's 65.5 counts per °/s.
+        #expect(abs(reading.peakDps - 1) < 0.02)
+        #expect(abs(reading.meanDps.x - 0) < 0.02 && abs(reading.meanDps.y + 0.375) < 0.02 && abs(reading.meanDps.z - 0.1) < 0.02)
+        #expect(reading.isStill)
+        chip.replay = [SIMD3(0, 12, 0)]
+        let moving = try imu.restingReading(samples: 3, pause: {})
+        #expect(!moving.isStill)
+        #expect(abs(moving.peakDps - 12) < 0.02)
+    }
+
     @Test func noChipAtTheAddressIsAClearError() {
         let log = EventLog()
         let bus = PCA9685Model(log: log)

@@ -72,6 +72,7 @@ enum Doctor {
         }
         if let stepSync, stepSync.requirePairing { findings.append(pairedPhones(rigPath: rigPath)) }
         findings += gpio(rig)
+        if let section = rig.imu { findings += imu(section) }
         if let camera = rig.camera, camera.type == GPhoto2CameraConfig.type, let config = try? GPhoto2CameraConfig.parse(camera) {
             findings += gphoto2(config)
         }
@@ -160,6 +161,41 @@ enum Doctor {
                     fix: "check the board's power (VCC 3.3 V and V+ for the servos), SDA/SCL wiring and its address jumpers; rig probe i2c lists what answers"))
         }
         return findings
+    }
+
+    /// The IMU on the camera (`"imu"`): the bus, the chip (WHO_AM_I, its configuration) and
+    /// a still head's gyro reading.
+    static func imu(_ section: ConfigSection) -> [DoctorFinding] {
+        let config: MPU6050Config
+        do throws(FileError) { config = try MPU6050Config.parse(section) } catch {
+            return [.problem("imu", "\(error.message)", fix: "fix the rig file's \"imu\" section (rig check names the place)")]
+        }
+        guard FileManager.default.fileExists(atPath: config.bus) else {
+            return [.problem("imu", "\(config.bus) does not exist", fix: "enable I2C and load i2c-dev (as for the PCA9685); rig probe i2c lists the buses")]
+        }
+        let chip = "the MPU-6050 at 0x\(String(config.address, radix: 16)) on \(config.bus)"
+        do throws(MPU6050Error) {
+            let reading = try MPU6050(config: config).restingReading()
+            let offset = [reading.meanDps.x, reading.meanDps.y, reading.meanDps.z].map { fixed($0, 2) }.joined(separator: ", ")
+            let said = "\(chip) answers; still, its gyro read at most \(fixed(reading.peakDps, 2)) °/s over \(reading.samples) samples (mean \(offset) °/s)"
+            return reading.isStill
+                ? [.ok("imu", said)]
+                : [
+                    .warning(
+                        "imu", said,
+                        fix:
+                            "keep the head still while doctor runs; if it was, the gyro's offset is large: a measured settle would wait on it (rig calibrate resonance reads the IMU too)"
+                    )
+                ]
+        } catch {
+            return [
+                .problem(
+                    "imu", error.description,
+                    fix:
+                        "check its power (3.3 V), SDA/SCL on the same bus as the rig file's \"bus\", and AD0 (0x68 low, 0x69 high); rig probe i2c lists what answers"
+                )
+            ]
+        }
     }
 
     // MARK: Bluetooth
