@@ -7,7 +7,7 @@ Jogs the rig with the pad to one corner and then the opposite one, marks them, p
 lens and saves a panorama (pano-built.json); turns the zenith shot on and off on the way
 (the test rig's tilt cannot look straight up: the page says so). Then jogs to two poses,
 adds them as a timelapse's keys, sets the second key's frame and the interval, and saves
-tl-built.json. Prints, as the last line, JSON of what the page showed: the corners and
+tl-built.json, picks it and waits for its preflight card (its time and end). Prints, as the last line, JSON of what the page showed: the corners and
 keys it marked (the values the files must hold) and the panorama's summary. Every wait is
 bounded (WebDriverWait, generous for a loaded machine); exit code 0 on success.
 """
@@ -113,6 +113,18 @@ def main():
         shown["timelapse"] = {"keys": [pose_of(li.text) for li in keys()], "summary": text("bsummary")}
         print("timelapse:", shown["timelapse"]["summary"])
         save("tl-built", "tl-built.json")
+        # Picked, the saved program says what it needs before it starts (GET /api/preflight):
+        # its frames, how long it takes and when it ends on the phone's clock.
+        radio = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#programs input[value="tl-built.json"]'))
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", radio)
+        radio.click()
+        wait.until(lambda d: "ends about" in text("pfhead"))
+        findings = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#pflist .verdict")]
+        shown["preflight"] = {"head": text("pfhead"), "findings": findings}
+        print("preflight:", shown["preflight"])
+        if not any(f.startswith("✓ takes about") for f in findings) or not any("nothing is shot" in f for f in findings):
+            print(f"the preflight card lacks its time or its camera line: {findings}", file=sys.stderr)
+            return 1
         # The page must still fit a 375-px phone.
         width = driver.execute_script("return document.documentElement.scrollWidth")
         if width > 375:
