@@ -53,6 +53,8 @@ struct CameraEndToEndTests {
         #expect(info.stdout.contains("shutter (shutterspeed): 0.0100s [1.0000s, 0.1000s"))
         #expect(info.stdout.contains("aperture (f-number): f/2.8"))
         #expect(info.stdout.contains("battery: 50%"))
+        // libgphoto2's storage information, as the virtual camera reports its card.
+        #expect(info.stdout.contains("card: GPVC Storage: 556 MB free of 1.1 GB, about 150 frames"), "\(info.stdout)")
 
         // A value the camera does not list: refused, naming its choices.
         let wrong = try rig(["camera", "set", "shutterspeed", "1/3"])

@@ -76,3 +76,10 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+/// A size as cards and disks are sold (decimal): "1.2 GB", "350 MB", "12 kB".
+public func decimalSize(bytes: Double) -> String {
+    if bytes >= 1e9 { return "\(fixed(bytes / 1e9, 1)) GB" }
+    if bytes >= 1e6 { return "\(Int((bytes / 1e6).rounded())) MB" }
+    return "\(Int((max(bytes, 0) / 1e3).rounded())) kB"
+}

@@ -140,13 +140,7 @@ public struct Preflight: Sendable, Equatable, Encodable {
         return preflight
     }
 
-    /// "1.2 GB", "350 MB", "12 kB" (decimal, as cards are sold).
-    static func size(kib: Int) -> String {
-        let bytes = Double(kib) * 1024
-        if bytes >= 1e9 { return "\(fixed(bytes / 1e9, 1)) GB" }
-        if bytes >= 1e6 { return "\(Int((bytes / 1e6).rounded())) MB" }
-        return "\(Int((bytes / 1e3).rounded())) kB"
-    }
+    static func size(kib: Int) -> String { decimalSize(bytes: Double(kib) * 1024) }
 }
 
 extension RigConsole {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import RigCore
+import RigFormat
 import RigGPhoto2
 import RigRuntime
 import RigSky
@@ -75,7 +76,8 @@ struct CameraCommand: ParsableCommand {
     }
 
     struct Info: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The camera's model, port, battery and exposure settings with their choices.")
+        static let configuration = CommandConfiguration(
+            abstract: "The camera's model, port, battery, card (free space, the frames it says still fit) and exposure settings with their choices.")
         @OptionGroup var which: Which
 
         func run() throws {
@@ -84,6 +86,11 @@ struct CameraCommand: ParsableCommand {
             print("model: \(camera.model)")
             print("port: \(camera.port)")
             if let battery = camera.battery() { print("battery: \(battery)") }
+            do throws(CameraError) {
+                for card in try camera.storage() { print("card: " + Self.describe(card)) }
+            } catch {
+                print("card: not reported (\(error))")
+            }
             let choices: CameraChoices
             do { choices = try camera.choices() } catch {
                 printError("error: \(error)")
@@ -97,6 +104,16 @@ struct CameraCommand: ParsableCommand {
                 print("\(setting.rawValue) (\(widget.name)): \(widget.current) [\(widget.choices.joined(separator: ", "))]")
             }
         }
+
+        /// "GPVC Storage: 530 MB free of 1.1 GB, about 150 frames".
+        static func describe(_ card: CameraStorage) -> String {
+            var parts: [String] = []
+            if let free = card.freeKiB { parts.append("\(Self.size(free)) free" + (card.capacityKiB.map { " of \(Self.size($0))" } ?? "")) }
+            if let images = card.freeImages { parts.append("about \(images) frames") }
+            return card.label + ": " + (parts.isEmpty ? "no figures reported" : parts.joined(separator: ", "))
+        }
+
+        static func size(_ kib: Int) -> String { decimalSize(bytes: Double(kib) * 1024) }
     }
 
     struct Get: ParsableCommand {
