@@ -37,13 +37,17 @@ import Testing
 /// benchmark's to report.
 @Suite struct BenchSettleSmokeTests {
     @Test(.blocking) func benchSettlePrintsARowPerPayload() throws {
-        let result = try RigProcess.run(["bench", "settle", "--payloads", "3", "5", "--json"])
+        let result = try RigProcess.run(["bench", "settle", "--payloads", "3", "5", "--pwm-hz", "50", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let rows = try #require(object["rows"] as? [[String: Any]])
         #expect(rows.map { $0["payload_hz"] as? Double } == [3, 5])
         for row in rows {
-            #expect(Set(row.keys) == ["payload_hz", "reference", "shaped", "step_time_ratio", "wobble_ratio_20pct_off", "identified"])
+            #expect(
+                Set(row.keys) == [
+                    "payload_hz", "pwm_hz", "count_deg", "settle_timeout_s", "settle_hold_s", "reference", "shaped", "step_time_ratio",
+                    "wobble_ratio_20pct_off", "identified",
+                ])
             for key in ["reference", "shaped"] {
                 let panorama = try #require(row[key] as? [String: Any])
                 #expect(panorama["frames"] as? Int == 24, "\(key)")
@@ -51,15 +55,16 @@ import Testing
                 #expect(panorama["blurred_frames"] is Int)
             }
             let wobble = try #require(row["wobble_ratio_20pct_off"] as? [String: Any])
-            #expect(Set(wobble.keys) == ["zv", "mzv", "ei"])
+            #expect(Set(wobble.keys) == ["zv", "mzv", "ei", "zvd"])
         }
     }
 
     @Test(.blocking) func benchSettlePrintsItsTables() throws {
-        let result = try RigProcess.run(["bench", "settle", "--payloads", "4"])
+        let result = try RigProcess.run(["bench", "settle", "--payloads", "4", "--pwm-hz", "50", "200"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 1 + 3 + 1, "\(result.stdout)")
+        // A panorama row and four shapers' wobble per PWM frequency, one identification.
+        #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 2 * (1 + 4) + 1, "\(result.stdout)")
     }
 
     @Test(.blocking) func benchSettleRefusesABadPayload() throws {

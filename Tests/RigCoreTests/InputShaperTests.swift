@@ -16,7 +16,7 @@ import Testing
         #expect(impulses.allSatisfy { $0.amplitude > 0 })
         #expect(abs(impulses.reduce(0) { $0 + $1.amplitude } - 1) < 1e-12)
         let td = 1 / (4 * (1 - 0.01).squareRoot())
-        let span: Double = [.zv: 0.5, .mzv: 0.75, .ei: 1.0][kind] ?? 0
+        let span: Double = [.zv: 0.5, .mzv: 0.75, .ei: 1.0, .zvd: 1.0][kind] ?? 0
         #expect(abs(shaper.durationSeconds - span * td) < 1e-12)
     }
 

@@ -91,6 +91,23 @@ import Testing
             #expect(abs(found.damping - z) < 0.02, "ζ \(z) found as \(found.damping)")
         }
     }
+
+    /// A timeout sized to the payload: the simulated camera's rate after a step of one
+    /// count last exceeds the threshold within the ring-down time, and less than a ringing
+    /// period before it (the envelope's bound).
+    @Test(arguments: [3.0, 5.0]) func ringDownSecondsBoundsTheLastRateAboveTheThreshold(frequency: Double) {
+        let payload = Payload(frequencyHz: frequency, damping: 0.03)
+        let count = 20_000.0 / 4096 * 180 / 2000
+        let seconds = payload.ringDownSeconds(amplitudeDegrees: count, belowDegreesPerSecond: 0.272)
+        var camera = PayloadResponse(payload: payload, tickSeconds: 0.001, angle: 0)
+        var last = 0.0
+        for tick in 1...10_000 {
+            camera.step(horn: count)
+            if abs(camera.rate) >= 0.272 { last = Double(tick) * 0.001 }
+        }
+        #expect(last <= seconds + 0.01 && last > seconds - payload.dampedPeriodSeconds, "last above at \(last) s, bound \(seconds) s")
+        #expect(payload.ringDownSeconds(amplitudeDegrees: 0.001, belowDegreesPerSecond: 0.272) == 0)
+    }
 }
 
 /// No shot starts while the measured motion is above the threshold: over random rigs,

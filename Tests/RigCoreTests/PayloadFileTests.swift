@@ -34,7 +34,7 @@ import Testing
         (#""payload": {"frequencyHz": 3, "damping": 1.5}"#, "r.json:2:83: error: $.axes[0].payload.damping:", "0…0.7"),
         (#""payload": {"damping": 0.1}"#, "r.json:2:53: error: $.axes[0].payload:", "frequencyHz"),
         (#""payload": {"frequencyHz": 3, "dampin": 0.1}"#, "r.json:2:", "damping"),
-        (#""shaper": {"type": "zvd", "frequencyHz": 3}"#, "r.json:2:61: error: $.axes[0].shaper.type:", "\"zv\""),
+        (#""shaper": {"type": "2hump-ei", "frequencyHz": 3}"#, "r.json:2:61: error: $.axes[0].shaper.type:", "\"zv\""),
         (#""shaper": {"frequencyHz": 3}"#, "r.json:2:52: error: $.axes[0].shaper:", "\"mzv\""),
         (#""deadbandDeg": 9"#, "r.json:2:57: error: $.axes[0].deadbandDeg:", "0…5"),
         (#""lagSeconds": -1"#, "r.json:2:56: error: $.axes[0].lagSeconds:", "0…0.5"),

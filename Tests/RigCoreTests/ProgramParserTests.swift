@@ -105,4 +105,13 @@ import Testing
         let error = #expect(throws: FileError.self) { try OutputDrivers.validate(rig) }
         #expect(error?.description == "r.json:2:65: error: $.axes[1].channel: channel 8 does not exist on a blecontrol output; valid: 0…7")
     }
+
+    /// The simulated PCA9685's frequency must leave a period longer than every servo's pulse.
+    @Test func aSimFrequencyTooFastForThePulsesIsRefusedAtItsPlace() throws {
+        let rig = try RigParser.parse(
+            text: #"{"output": {"type": "sim", "frequencyHz": 500}, "axes": [{"name": "p", "channel": 0, "pulseUs": [500, 2500]}]}"#, file: "r.json")
+        let error = #expect(throws: FileError.self) { try OutputDrivers.validate(rig) }
+        let text = error?.description ?? ""
+        #expect(text.hasPrefix("r.json:1:") && text.contains("$.output.frequencyHz") && text.contains("valid: 24…399 Hz"), "\(text)")
+    }
 }

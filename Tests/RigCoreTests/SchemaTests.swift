@@ -89,7 +89,7 @@ import Testing
                     "linkBytesPerSecond": 900, "maxWriteBytes": 20},
          "axes": [{"name": "pan", "channel": 7}]}
         """#,
-        #"{"output": {"type": "sim", "servoSpeedDegPerS": 300}, "axes": [{"name": "pan", "channel": 0}]}"#,
+        #"{"output": {"type": "sim", "servoSpeedDegPerS": 300, "frequencyHz": 200}, "axes": [{"name": "pan", "channel": 0}]}"#,
         #"{"axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "dfmoco": {"motors": ["tilt", "pan"], "stepsPerDegree": 50}}"#,
         #"""
         {"axes": [{"name": "pan", "channel": 0, "backlashDeg": 0.8}],

@@ -81,6 +81,18 @@ import Testing
         #expect(reads.count == 2 && reads.allSatisfy { $0.register == 0x43 && $0.busBytes == 9 })
     }
 
+    @Test func aReadTheBusDropsOnceIsTriedAgain() throws {
+        let (_, chip, imu) = rig()
+        chip.replay = [SIMD3(10, 0, 0), SIMD3(20, 0, 0)]
+        try imu.configure()
+        chip.failNext(1)
+        let rates = try #require(imu.rates(), "one dropped transfer: tried again")
+        #expect(abs(rates.x - 10) <= 1 / 65.5)
+        chip.failNext(2)
+        #expect(imu.rates() == nil, "two in a row: no reading (counted as motion)")
+        #expect(abs((imu.rates()?.x ?? 0) - 20) <= 1 / 65.5, "the bus is back")
+    }
+
     @Test(arguments: [3.0, 5.0]) func identifiesANoisyRingDownThroughTheDriver(frequency: Double) throws {
         let (_, chip, imu) = rig()
         let truth = Payload(frequencyHz: frequency, damping: 0.03)

@@ -15,8 +15,10 @@ import Testing
     }
 
     /// Steps the pan axis to `angle` and holds it; returns the camera angle and rate per tick.
-    static func step(_ rig: Rig, to angle: Double, ticks: Int) throws -> (sim: SimOutput, sent: Double, angles: [Double], rates: [Double]) {
-        let sim = SimOutput(config: SimOutputConfig(), rig: rig)
+    static func step(
+        _ rig: Rig, to angle: Double, ticks: Int, config: SimOutputConfig = SimOutputConfig()
+    ) throws -> (sim: SimOutput, sent: Double, angles: [Double], rates: [Double]) {
+        let sim = SimOutput(config: config, rig: rig)
         try sim.start(channels: rig.axes.map(OutputChannel.init), initial: [rig.axes[0].command(forPosition: 0), .duty(percent: 0)])
         var sent = [Double](repeating: .nan, count: 2)
         var angles: [Double] = []
@@ -66,5 +68,30 @@ import Testing
         #expect(big.angles[5] > 0)
         // Stops as soon as the error is inside the band: half the deadband short.
         #expect(abs((big.angles.last ?? 0) - 9.5) < 0.02)
+    }
+
+    /// The servo is sent one pulse per PWM period, in counts of that period: at 200 Hz
+    /// finer counts; at 50 Hz on a 100 Hz loop a command sent between two periods waits.
+    @Test func theServoGetsOnePulsePerPWMPeriodInCountsOfIt() throws {
+        let rig = Self.rig(payload: Payload(frequencyHz: 3, damping: 0.5))
+        var fast = SimOutputConfig()
+        fast.frequencyHz = 200
+        let fine = try Self.step(rig, to: 20.1, ticks: 2, config: fast)
+        let count = 5_000.0 / 4096
+        #expect(abs(fine.sent / count - (fine.sent / count).rounded()) < 1e-9, "\(fine.sent) µs is \(fine.sent / count) counts")
+        #expect(abs(fine.sent - (1500 + 20.1 * 2000 / 180)) <= count / 2)
+
+        let sim = SimOutput(config: SimOutputConfig(), rig: rig)
+        try sim.start(channels: rig.axes.map(OutputChannel.init), initial: [rig.axes[0].command(forPosition: 0), .duty(percent: 0)])
+        var sent = [Double](repeating: .nan, count: 2)
+        let halfCount = 20_000.0 / 4096 / 2 * 180 / 2000
+        var horn: [Double] = []
+        for angle in [1.0, 3, 3, 3] {
+            try sim.write([rig.axes[0].command(forPosition: angle), .duty(percent: 0)], sent: &sent)
+            horn.append(sim.hornPositions[0])
+        }
+        #expect(abs(horn[0] - 1) <= halfCount, "the first write begins a period: \(horn)")
+        #expect(horn[1] == horn[0], "sent mid-period: the servo still has the last pulse")
+        #expect(abs(horn[2] - 3) <= halfCount && horn[3] == horn[2], "\(horn)")
     }
 }

@@ -12,8 +12,11 @@ public struct ShaperConfig: Sendable, Equatable {
         /// Modified ZV: three impulses, ¾ t_d long; a little more tolerant.
         case mzv
         /// Extra-insensitive (5 % vibration tolerance): three impulses, t_d long; the most
-        /// tolerant of a wrong frequency.
+        /// tolerant of a wrong frequency, but it leaves up to 5 % on frequency by design.
         case ei
+        /// ZV with a zero derivative: three impulses, t_d long (as EI); nothing left at f
+        /// and nearly as tolerant of a wrong one.
+        case zvd
     }
 
     public var kind: Kind
@@ -28,7 +31,7 @@ public struct ShaperConfig: Sendable, Equatable {
 
     public static func parse(_ value: ValueReader) throws(FileError) -> ShaperConfig {
         let object = try value.object()
-        let kind = Kind(rawValue: try object.required("type", "\"zv\", \"mzv\" or \"ei\"").oneOf(Kind.allCases.map(\.rawValue))) ?? .zv
+        let kind = Kind(rawValue: try object.required("type", "\"zv\", \"mzv\", \"ei\" or \"zvd\"").oneOf(Kind.allCases.map(\.rawValue))) ?? .zv
         let mode = try Payload.parseMode(object)
         try object.finish()
         return ShaperConfig(kind: kind, frequencyHz: mode.frequencyHz, damping: mode.damping)
@@ -50,6 +53,8 @@ public struct ShaperConfig: Sendable, Equatable {
         case .ei:
             let v = 0.05
             raw = [(0.25 * (1 + v), 0), (0.5 * (1 - v) * k, 0.5 * td), (0.25 * (1 + v) * k * k, td)]
+        case .zvd:
+            raw = [(1, 0), (2 * k, 0.5 * td), (k * k, td)]
         }
         let sum = raw.reduce(0) { $0 + $1.0 }
         return raw.map { (amplitude: $0.0 / sum, seconds: $0.1) }

@@ -1,3 +1,4 @@
+import Glibc
 import RigFormat
 
 /// What an axis carries, as a spring (`"payload"`): the camera on a hobby servo is a mass
@@ -34,6 +35,18 @@ public struct Payload: Sendable, Equatable {
 
     /// The damped period of the ringing, seconds: 1 / (f·√(1−ζ²)).
     public var dampedPeriodSeconds: Double { 1 / (frequencyHz * (1 - damping * damping).squareRoot()) }
+
+    /// How long a ringing of `amplitudeDegrees` takes until its rate's envelope
+    /// (amplitude·ω·e^(−ζωt)) falls below `rate` °/s, seconds: 0 if it starts below,
+    /// infinite without damping. A measured settle's timeout sized to the payload: one
+    /// output count's step rings this long before the camera is still enough.
+    public func ringDownSeconds(amplitudeDegrees: Double, belowDegreesPerSecond rate: Double) -> Double {
+        let w = 2 * Double.pi * frequencyHz
+        let peak = amplitudeDegrees * w
+        guard peak > rate else { return 0 }
+        guard damping > 0 else { return .infinity }
+        return log(peak / rate) / (damping * w)
+    }
 }
 
 /// How a hobby servo falls short of its command (`"deadbandDeg"`, `"lagSeconds"` on a

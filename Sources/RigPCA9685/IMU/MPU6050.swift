@@ -99,7 +99,10 @@ public final class MPU6050: RateSensor {
         do { try configure() } catch { throw PartStartFailure(part: "imu", cause: .unavailable, detail: error.description) }
     }
 
-    public func rates() -> SIMD3<Double>? { try? readGyro() }
+    /// A read that fails is tried once more at once (a flaky bus drops a transfer now and
+    /// then): only two failures in a row are a missing reading (which a measured settle
+    /// counts as motion, and a ring-down record as a gap).
+    public func rates() -> SIMD3<Double>? { (try? readGyro()) ?? (try? readGyro()) }
 
     public func close() {
         (bus as? LinuxI2CBus)?.close()

@@ -5,8 +5,10 @@ import Synchronization
 /// commanded pulse at most `servoSpeedDegreesPerSecond`.
 ///
 /// A servo axis with a `payload`, a `deadbandDeg` or a `lagSeconds` is simulated as the
-/// whole chain a real head is: the pulse quantized to a PCA9685's 12-bit counts at 50 Hz
-/// (what it "sends"), the servo answering `lagSeconds` later and leaving an error within
+/// whole chain a real head is: the pulse quantized to a PCA9685's 12-bit counts at its PWM
+/// frequency (what it "sends"; `SimOutputConfig.frequencyHz`, 50 Hz by default), the servo
+/// seeing one pulse per PWM period (the register's value when a period begins: between
+/// two, a new command waits), answering `lagSeconds` later and leaving an error within
 /// half its deadband uncorrected, the horn slewing, and the camera on it a damped spring
 /// (`PayloadResponse`) that rings after every move. Other axes send the commanded pulse,
 /// unquantized, and the camera is the horn.
@@ -24,19 +26,25 @@ public final class SimOutput: Output, @unchecked Sendable {
     private var lagWindow = 1
     private var lagNewest = 0
     private let modelled: [Bool]
+    /// Per axis, the commanded angle of the pulse the servo got last (one per PWM period).
+    private var latched: [Double] = []
+    /// Seconds since the current PWM period began.
+    private var periodClock = 0.0
+    private let periodSeconds: Double
     private let snapshot = Mutex<(horn: [Double], camera: [Double], rate: [Double])>(([], [], []))
     private let shutDown = Atomic<Bool>(false)
     /// The safe commands the rig was left in (for tests and the final report).
     public private(set) var safeState: [ChannelCommand] = []
 
-    /// PCA9685 counts per PWM period (12 bits) and the servo frame it quantizes at (the
-    /// same arithmetic as `PCA9685Math.counts`, which this module does not link).
+    /// PCA9685 counts per PWM period (12 bits; the same arithmetic as `PCA9685Math.counts`,
+    /// which this module does not link).
     static let countsPerPeriod = 4096.0
 
     public init(config: SimOutputConfig, rig: Rig) {
         self.config = config
         self.axes = rig.axes
         self.tickSeconds = rig.tickSeconds
+        periodSeconds = config.periodMicroseconds / 1_000_000
         modelled = rig.axes.map { $0.kind == .servo && ($0.payload != nil || $0.servo != ServoImperfection()) }
     }
 
@@ -49,6 +57,9 @@ public final class SimOutput: Output, @unchecked Sendable {
         lagWindow = (lagTicks.max() ?? 0) + 1
         lagNewest = 0
         lagLine = [Double](repeating: 0, count: axes.count * lagWindow)
+        latched = horn.map { $0 }
+        // The first write begins a period.
+        periodClock = periodSeconds
         for i in axes.indices {
             for s in 0..<lagWindow { lagLine[i * lagWindow + s] = horn[i] }
         }
@@ -60,6 +71,10 @@ public final class SimOutput: Output, @unchecked Sendable {
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
         let step = config.servoSpeedDegreesPerSecond * tickSeconds
         lagNewest = lagNewest + 1 == lagWindow ? 0 : lagNewest + 1
+        // A period begins with this tick: the servo gets this tick's pulse.
+        let newPeriod = periodClock >= periodSeconds * (1 - 1e-9)
+        if newPeriod { periodClock = min(max(periodClock - periodSeconds, 0), periodSeconds) }
+        periodClock += tickSeconds
         for i in axes.indices {
             switch commands[i] {
             case .pulse(let us):
@@ -69,12 +84,12 @@ public final class SimOutput: Output, @unchecked Sendable {
                     horn[i] += min(max(target - horn[i], -step), step)
                     continue
                 }
-                let period = servoFramePeriodMicroseconds
+                let period = config.periodMicroseconds
                 let quantized = (min(max(us, 0), period) / period * Self.countsPerPeriod).rounded() / Self.countsPerPeriod * period
                 sent[i] = quantized
-                let commanded = axes[i].calibration?.angle(forPulseMicroseconds: quantized) ?? horn[i]
+                if newPeriod { latched[i] = axes[i].calibration?.angle(forPulseMicroseconds: quantized) ?? horn[i] }
                 let base = i * lagWindow
-                lagLine[base + lagNewest] = commanded
+                lagLine[base + lagNewest] = latched[i]
                 var slot = lagNewest - lagTicks[i]
                 if slot < 0 { slot += lagWindow }
                 let target = lagLine[base + slot]

@@ -10,8 +10,17 @@ public struct SimOutputConfig: Sendable, Equatable {
 
     /// How fast a simulated servo horn turns at most (a typical hobby servo: 60° in 0.15 s).
     public var servoSpeedDegreesPerSecond: Double = 400
+    /// The PWM frequency of the simulated PCA9685 (`"frequencyHz"`, as on a `pca9685`
+    /// output): a modelled servo axis is sent one pulse per period, in 4096 counts of it.
+    /// 50 Hz suits every servo; digital servos take 200–333 Hz (finer counts, fresher pulses).
+    public var frequencyHz: Double = 50
+    /// The PCA9685's range (its PRE_SCALE 3…255 at 25 MHz).
+    public static let frequencyRangeHz: ClosedRange<Double> = 24...1526
 
     public init() {}
+
+    /// One PWM period, µs.
+    public var periodMicroseconds: Double { 1_000_000 / frequencyHz }
 
     /// Reads the rig's output section (its type is `sim`) and checks the axes' channels.
     public static func parse(_ output: OutputConfig, axes: [Axis]) throws(FileError) -> SimOutputConfig {
@@ -19,6 +28,16 @@ public struct SimOutputConfig: Sendable, Equatable {
         var config = SimOutputConfig()
         if let speed = object.optional("servoSpeedDegPerS") {
             config.servoSpeedDegreesPerSecond = try speed.number(in: Bounds.velocity, unit: "°/s")
+        }
+        if let frequency = object.optional("frequencyHz") {
+            config.frequencyHz = try frequency.number(in: frequencyRangeHz, unit: "Hz")
+            // Every servo's longest pulse must fit in a period.
+            let longest = axes.compactMap { $0.kind == .servo ? $0.calibration?.pulses.max() : nil }.max() ?? 0
+            if longest >= config.periodMicroseconds {
+                throw frequency.error(
+                    "\(format(config.frequencyHz)) Hz makes a \(format(config.periodMicroseconds.rounded())) µs period, no longer than the longest pulse (\(format(longest)) µs); valid: 24…\(format((1_000_000 / longest).rounded(.down) - 1)) Hz"
+                )
+            }
         }
         try object.finish()
         try output.checkChannels(of: axes, count: channelCount)

@@ -12,16 +12,19 @@ struct BenchSettleCommand: ParsableCommand {
         discussion: """
             Plays a 3-row × 8-column panorama (35 mm lens on full frame, portrait) on the \
             simulated output in virtual time, both axes carrying a payload of each --payloads \
-            frequency with --damping, twice: as the reference (S-curve moves, a fixed 0.5 s \
-            settle) and shaped (a ZV shaper at the payload's frequency) with the simulated \
-            settle sensor (its threshold the rate that would blur an exposure by 0.5 px, held 50 ms, \
-            a 3 s timeout). Reports per payload: the mean time per step from the start of its \
-            move to the start of its exposure, shaped ÷ reference; and the frames whose blur \
-            (the camera's angular excursion during the exposure × pixels per degree of the \
-            lens over --image-width) exceeds 0.5 px. Then, with each shaper on the payload's frequency and 20 % \
-            low and high, the residual wobble after a 20° move ÷ the unshaped move's; and the \
-            frequency and damping identified (RingDown) from a ring-down with gyro noise. \
-            The simulation is deterministic: the figures do not depend on the machine.
+            frequency with --damping, for each --pwm-hz (the simulated PCA9685's frequency: its \
+            counts and one pulse per period), twice: as the reference (S-curve moves, a fixed \
+            0.5 s settle) and shaped (--shaper at the payload's frequency) with the simulated \
+            settle sensor (its threshold the rate that would blur an exposure by 0.5 px, held \
+            half a ringing period, a timeout sized to the payload: how long one output count's \
+            step rings above the threshold). Reports per payload and frequency: the mean time \
+            per step from the start of its move to the start of its exposure, shaped ÷ \
+            reference; and the frames whose blur (the camera's angular excursion during the \
+            exposure × pixels per degree of the lens over --image-width) exceeds 0.5 px. Then, \
+            with each shaper on the payload's frequency and 20 % low and high, the residual \
+            wobble after a 20° move ÷ the unshaped move's; and the frequency and damping \
+            identified (RingDown) from a ring-down with gyro noise. The simulation is \
+            deterministic: the figures do not depend on the machine.
             """
     )
 
@@ -43,6 +46,26 @@ struct BenchSettleCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The simulated servos' deadband (deadbandDeg), degrees.", valueName: "deg"))
     var deadband = 0.0
 
+    @Option(
+        name: .customLong("pwm-hz"), parsing: .upToNextOption,
+        help: ArgumentHelp("The simulated PCA9685's PWM frequencies (its counts and pulses per second), Hz.", valueName: "hz"))
+    var pwmHz: [Double] = [50, 200]
+
+    @Option(help: ArgumentHelp("The shaper of the shaped run: zv, mzv, ei or zvd.", valueName: "kind"))
+    var shaper = "zv"
+
+    @Option(
+        help: ArgumentHelp(
+            "The measured settle's timeout, seconds (default: sized to the payload: how long one output count's step rings above the threshold).",
+            valueName: "s"))
+    var timeout: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "How long the measured rate must stay below the threshold, seconds (default: half the payload's ringing period, at least 0.05).",
+            valueName: "s"))
+    var hold: Double?
+
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
@@ -56,60 +79,86 @@ struct BenchSettleCommand: ParsableCommand {
         guard (100...100_000).contains(imageWidth) else { throw ValidationError("--image-width \(format(imageWidth)): valid: 100…100000 px") }
         guard (0...5).contains(deadband) else { throw ValidationError("--deadband \(format(deadband)): valid: 0…5°") }
         guard (0...100).contains(noise) else { throw ValidationError("--noise \(format(noise)): valid: 0…100 °/s") }
+        // The bench's servos take pulses up to 2500 µs: a period must be longer.
+        guard !pwmHz.isEmpty, pwmHz.allSatisfy({ (24...399).contains($0) }) else { throw ValidationError("--pwm-hz: valid: 24…399 Hz each") }
+        guard ShaperConfig.Kind(rawValue: shaper) != nil else {
+            throw ValidationError("--shaper \(shaper): valid: \(ShaperConfig.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let hold, !MeasuredSettle.holdRangeSeconds.contains(hold) { throw ValidationError("--hold \(format(hold)): valid: 0…5 s") }
+        if let timeout, !MeasuredSettle.timeoutRangeSeconds.contains(timeout) { throw ValidationError("--timeout \(format(timeout)): valid: 0.05…600 s") }
     }
 
     struct Row {
         var frequencyHz: Double
+        var pwmHz: Double
+        var countDegrees: Double
+        var timeoutSeconds: Double
+        var holdSeconds: Double
         var reference: SettleBench.PanoramaFigures
         var shaped: SettleBench.PanoramaFigures
-        /// Kind → (20 % low, 20 % high) residual ÷ unshaped.
+        /// Kind → residual ÷ unshaped, on frequency and 20 % low and high.
         var wobble: [(kind: ShaperConfig.Kind, exact: Double, low: Double, high: Double)]
         var identified: Payload?
     }
 
     func run() throws {
         let pixelsPerDegree = imageWidth / SettleBench.lens.horizontalDegrees
+        // Still enough that the exposure cannot move the camera by the blur limit.
+        let threshold = Self.blurLimitPixels / (pixelsPerDegree * exposure)
+        let kind = ShaperConfig.Kind(rawValue: shaper) ?? .zv
         var rows: [Row] = []
         do {
             for f in payloads {
                 let payload = Payload(frequencyHz: f, damping: damping)
-                let poses = SettleBench.gridPoses
-                let reference = try SettleBench.panorama(
-                    SettleBench.program(
-                        rig: SettleBench.rig(payload: payload, shaper: nil, settle: nil, deadbandDeg: deadband), poses: poses,
-                        settleSeconds: Self.referenceSettleSeconds),
-                    exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
-                var settle = MeasuredSettle(sensor: .sim)
-                // Still enough that the exposure cannot move the camera by the blur limit.
-                settle.thresholdDegreesPerSecond = Self.blurLimitPixels / (pixelsPerDegree * exposure)
-                settle.holdSeconds = 0.05
-                settle.timeoutSeconds = 3
-                let shaper = ShaperConfig(kind: .zv, frequencyHz: f, damping: damping)
-                let shaped = try SettleBench.panorama(
-                    SettleBench.program(
-                        rig: SettleBench.rig(payload: payload, shaper: shaper, settle: settle, deadbandDeg: deadband), poses: poses,
-                        settleSeconds: Self.referenceSettleSeconds),
-                    exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
-                let unshaped = try SettleBench.residualWobble(payload: payload, shaper: nil, degrees: 20, deadbandDeg: deadband)
-                let wobble = try ShaperConfig.Kind.allCases.map { kind in
-                    let low = try SettleBench.residualWobble(
-                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f * 0.8, damping: damping), degrees: 20, deadbandDeg: deadband)
-                    let high = try SettleBench.residualWobble(
-                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f * 1.2, damping: damping), degrees: 20, deadbandDeg: deadband)
-                    let exact = try SettleBench.residualWobble(
-                        payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), degrees: 20, deadbandDeg: deadband)
-                    return (kind: kind, exact: exact / unshaped, low: low / unshaped, high: high / unshaped)
-                }
                 let samples = SettleBench.noisyRingDown(payload: payload, degrees: 5, sampleSeconds: 0.005, seconds: 4, noise: noise, seed: 36)
                 let identified = RingDown.identify(samples: samples, sampleSeconds: 0.005)
-                rows.append(Row(frequencyHz: f, reference: reference, shaped: shaped, wobble: wobble, identified: identified))
+                for hz in pwmHz {
+                    let count = SettleBench.countDegrees(pwmHz: hz)
+                    let poses = SettleBench.gridPoses
+                    let reference = try SettleBench.panorama(
+                        SettleBench.program(
+                            rig: SettleBench.rig(payload: payload, shaper: nil, settle: nil, deadbandDeg: deadband, pwmHz: hz), poses: poses,
+                            settleSeconds: Self.referenceSettleSeconds),
+                        exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
+                    var settle = MeasuredSettle(sensor: .sim)
+                    settle.thresholdDegreesPerSecond = threshold
+                    // Held over half a ringing period at least: a shorter hold can fall
+                    // between two peaks of a ringing whose rate still exceeds the threshold.
+                    settle.holdSeconds = hold ?? max(0.05, (payload.dampedPeriodSeconds / 2 * 100).rounded(.up) / 100)
+                    let sized = payload.ringDownSeconds(amplitudeDegrees: count, belowDegreesPerSecond: threshold)
+                    settle.timeoutSeconds =
+                        timeout
+                        ?? min(max(sized.rounded(.up), MeasuredSettle.timeoutRangeSeconds.lowerBound), MeasuredSettle.timeoutRangeSeconds.upperBound)
+                    let shaped = try SettleBench.panorama(
+                        SettleBench.program(
+                            rig: SettleBench.rig(
+                                payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), settle: settle,
+                                deadbandDeg: deadband, pwmHz: hz),
+                            poses: poses, settleSeconds: Self.referenceSettleSeconds),
+                        exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
+                    func wobble(_ shaper: ShaperConfig?) throws -> Double {
+                        try SettleBench.residualWobble(payload: payload, shaper: shaper, degrees: 20, deadbandDeg: deadband, pwmHz: hz)
+                    }
+                    let unshaped = try wobble(nil)
+                    let wobbles = try ShaperConfig.Kind.allCases.map { kind in
+                        let low = try wobble(ShaperConfig(kind: kind, frequencyHz: f * 0.8, damping: damping))
+                        let high = try wobble(ShaperConfig(kind: kind, frequencyHz: f * 1.2, damping: damping))
+                        let exact = try wobble(ShaperConfig(kind: kind, frequencyHz: f, damping: damping))
+                        return (kind: kind, exact: exact / unshaped, low: low / unshaped, high: high / unshaped)
+                    }
+                    rows.append(
+                        Row(
+                            frequencyHz: f, pwmHz: hz, countDegrees: count, timeoutSeconds: settle.timeoutSeconds, holdSeconds: settle.holdSeconds,
+                            reference: reference, shaped: shaped,
+                            wobble: wobbles, identified: identified))
+                }
             }
         } catch {
             printError("error: the simulated panorama failed (a bug in rig bench): \(error)")
             throw ExitCode(1)
         }
         if json {
-            print(jsonText(rows))
+            print(jsonText(rows, threshold: threshold))
             return
         }
         print(
@@ -117,26 +166,30 @@ struct BenchSettleCommand: ParsableCommand {
                 + "\(format(imageWidth)) px wide (\(fixed(pixelsPerDegree, 1)) px/°), exposure \(fixed(exposure, 4)) s, damping \(format(damping)), deadband \(format(deadband))°"
         )
         print(
-            "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped: ZV at the payload's frequency + simulated settle sensor below \(fixed(0.5 / (pixelsPerDegree * exposure), 3)) °/s"
+            "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped: \(kind.rawValue) at the payload's frequency + "
+                + "simulated settle sensor below \(fixed(threshold, 3)) °/s held "
+                + (hold.map { "\(format($0)) s" } ?? "half a ringing period") + ", timeout "
+                + (timeout.map { "\(format($0)) s" } ?? "sized to the payload (one count's ring-down)")
         )
         print("")
-        print("payload  ref s/step  shaped s/step  ratio  blurred >0.5 px (ref, shaped)  worst blur px (ref, shaped)  timeouts")
+        print("payload  PWM     count  ref s/step  shaped s/step  ratio  blurred >0.5 px (ref, shaped)  worst blur px (ref, shaped)  timeouts")
         for row in rows {
             let ratio = row.shaped.secondsPerStep / row.reference.secondsPerStep
             print(
-                (format(row.frequencyHz) + " Hz").padded(toLength: 7)
+                (format(row.frequencyHz) + " Hz").padded(toLength: 9) + (format(row.pwmHz) + " Hz").padded(toLength: 7)
+                    + (fixed(row.countDegrees, 3) + "°").leftPadded(to: 7)
                     + fixed(row.reference.secondsPerStep, 3).leftPadded(to: 12) + fixed(row.shaped.secondsPerStep, 3).leftPadded(to: 15)
                     + fixed(ratio, 2).leftPadded(to: 7)
                     + "\(row.reference.blurredFrames)/\(row.reference.frames), \(row.shaped.blurredFrames)/\(row.shaped.frames)".leftPadded(to: 31)
                     + "\(fixed(row.reference.worstBlurPixels, 2)), \(fixed(row.shaped.worstBlurPixels, 2))".leftPadded(to: 29)
-                    + "\(row.shaped.timeouts)".leftPadded(to: 10))
+                    + "\(row.shaped.timeouts) (\(format(row.timeoutSeconds)) s)".leftPadded(to: 10))
         }
         print("")
-        print("payload  shaper  wobble ÷ unshaped, shaper on frequency  20 % low  20 % high")
+        print("payload  PWM    shaper  wobble ÷ unshaped, shaper on frequency  20 % low  20 % high")
         for row in rows {
             for w in row.wobble {
                 print(
-                    (format(row.frequencyHz) + " Hz").padded(toLength: 9)
+                    (format(row.frequencyHz) + " Hz").padded(toLength: 9) + (format(row.pwmHz) + " Hz").padded(toLength: 7)
                         + w.kind.rawValue.padded(toLength: 6)
                         + percent(w.exact, digits: 1).leftPadded(to: 39) + percent(w.low, digits: 1).leftPadded(to: 10)
                         + percent(w.high, digits: 1).leftPadded(to: 11))
@@ -144,7 +197,7 @@ struct BenchSettleCommand: ParsableCommand {
         }
         print("")
         print("payload  identified from a noisy ring-down (σ \(format(noise)) °/s)  frequency error  damping error")
-        for row in rows {
+        for row in rows where row.pwmHz == rows.first?.pwmHz {
             guard let id = row.identified else {
                 print((format(row.frequencyHz) + " Hz").padded(toLength: 9) + "not identified")
                 continue
@@ -156,7 +209,7 @@ struct BenchSettleCommand: ParsableCommand {
         }
     }
 
-    private func jsonText(_ rows: [Row]) -> String {
+    private func jsonText(_ rows: [Row], threshold: Double) -> String {
         let items = rows.map { row in
             let wobble = row.wobble.map {
                 "\"\($0.kind.rawValue)\": {\"on_frequency\": \(number($0.exact)), \"low\": \(number($0.low)), \"high\": \(number($0.high))}"
@@ -166,11 +219,12 @@ struct BenchSettleCommand: ParsableCommand {
                 "{\"seconds_per_step\": \(number(p.secondsPerStep)), \"frames\": \(p.frames), \"blurred_frames\": \(p.blurredFrames), "
                     + "\"worst_blur_px\": \(number(p.worstBlurPixels)), \"settle_timeouts\": \(p.timeouts)}"
             }
-            return "{\"payload_hz\": \(number(row.frequencyHz)), \"reference\": \(panorama(row.reference)), \"shaped\": \(panorama(row.shaped)), "
+            return "{\"payload_hz\": \(number(row.frequencyHz)), \"pwm_hz\": \(number(row.pwmHz)), \"count_deg\": \(number(row.countDegrees)), "
+                + "\"settle_timeout_s\": \(number(row.timeoutSeconds)), \"settle_hold_s\": \(number(row.holdSeconds)), \"reference\": \(panorama(row.reference)), \"shaped\": \(panorama(row.shaped)), "
                 + "\"step_time_ratio\": \(number(row.shaped.secondsPerStep / row.reference.secondsPerStep)), "
                 + "\"wobble_ratio_20pct_off\": {\(wobble)}, \"identified\": \(id)}"
         }
         return "{\"damping\": \(number(damping)), \"exposure_s\": \(number(exposure)), \"image_width_px\": \(number(imageWidth)), "
-            + "\"blur_limit_px\": \(number(Self.blurLimitPixels)), \"noise_deg_per_s\": \(number(noise)), \"deadband_deg\": \(number(deadband)), \"rows\": [\(items.joined(separator: ", "))]}"
+            + "\"blur_limit_px\": \(number(Self.blurLimitPixels)), \"threshold_deg_per_s\": \(number(threshold)), \"shaper\": \"\(shaper)\", \"noise_deg_per_s\": \(number(noise)), \"deadband_deg\": \(number(deadband)), \"rows\": [\(items.joined(separator: ", "))]}"
     }
 }

@@ -16,9 +16,10 @@ enum SettleBench {
     /// The program's lens: 35 mm on a full-frame sensor, portrait.
     static let lens = FieldOfView(focalLengthMillimetres: 35, sensorWidthMillimetres: 36, sensorHeightMillimetres: 24)
 
-    /// A pan/tilt rig on the simulated output, both axes carrying `payload`, shaped by
-    /// `shaper` when given, settling by the simulated sensor when `settle` is given.
-    static func rig(payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0) -> String {
+    /// A pan/tilt rig on the simulated output (its PCA9685 at `pwmHz`), both axes carrying
+    /// `payload`, shaped by `shaper` when given, settling by the simulated sensor when
+    /// `settle` is given.
+    static func rig(payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0, pwmHz: Double = 50) -> String {
         var axisExtra = ", \"payload\": {\"frequencyHz\": \(number(payload.frequencyHz)), \"damping\": \(number(payload.damping))}"
         if deadbandDeg > 0 { axisExtra += ", \"deadbandDeg\": \(number(deadbandDeg))" }
         if let shaper {
@@ -31,7 +32,7 @@ enum SettleBench {
                 ", \"settle\": {\"sensor\": \"sim\", \"thresholdDegPerS\": \(number(settle.thresholdDegreesPerSecond)), \"holdSeconds\": \(number(settle.holdSeconds)), \"timeoutSeconds\": \(number(settle.timeoutSeconds))}"
         }
         return """
-            {"name": "bench pan/tilt (simulated, with payload)", "loopRateHz": 200, "output": {"type": "sim"}\(rigExtra), "axes": [
+            {"name": "bench pan/tilt (simulated, with payload)", "loopRateHz": 200, "output": {"type": "sim", "frequencyHz": \(number(pwmHz))}\(rigExtra), "axes": [
               {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "softLimits": [-85, 85],
                "maxVelocity": 180, "maxAcceleration": 720\(axisExtra)},
               {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "softLimits": [-40, 45],
@@ -46,6 +47,10 @@ enum SettleBench {
             "{\"rig\": \(rig), \"kind\": \"steps\", \"settleSeconds\": \(number(settleSeconds)), \"steps\": [\(steps.joined(separator: ", "))]}"
         return try BenchProgram.parse(text, file: "<bench settle program>")
     }
+
+    /// One PCA9685 count of the pan axis (2000 µs over 180°) at `pwmHz`, degrees; the tilt
+    /// axis's (1000 µs over 90°) is the same.
+    static func countDegrees(pwmHz: Double) -> Double { 1_000_000 / pwmHz / 4096 * 180 / 2000 }
 
     static var gridPoses: [(pan: Double, tilt: Double)] {
         tilts.enumerated().flatMap { row, tilt in (row % 2 == 0 ? pans : pans.reversed()).map { (pan: $0, tilt: tilt) } }
@@ -72,7 +77,7 @@ enum SettleBench {
     ) throws -> PanoramaFigures {
         let rig = program.rig
         let start = rig.homePose
-        let output = SimOutput(config: SimOutputConfig(), rig: rig)
+        let output = SimOutput(config: try simConfig(rig), rig: rig)
         try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
         var plan = ShootingPlan(
             timing: ShotTiming(
@@ -133,13 +138,14 @@ enum SettleBench {
     /// The largest ringing of the camera about the horn after one pan move of `degrees`
     /// arrives (the shaped output included), over `windowSeconds`, in degrees.
     static func residualWobble(
-        payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, windowSeconds: Double = 3
+        payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, pwmHz: Double = 50, windowSeconds: Double = 3
     ) throws -> Double {
         let program = try program(
-            rig: rig(payload: payload, shaper: shaper, settle: nil, deadbandDeg: deadbandDeg), poses: [(degrees, 0)], settleSeconds: windowSeconds)
+            rig: rig(payload: payload, shaper: shaper, settle: nil, deadbandDeg: deadbandDeg, pwmHz: pwmHz), poses: [(degrees, 0)],
+            settleSeconds: windowSeconds)
         let rig = program.rig
         let start = rig.homePose
-        let output = SimOutput(config: SimOutputConfig(), rig: rig)
+        let output = SimOutput(config: try simConfig(rig), rig: rig)
         try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
         var player = Player(rig: rig, motion: program.motion, startPose: start)
         var frame = start
@@ -162,6 +168,11 @@ enum SettleBench {
         }
         output.shutdown(safe: rig.axes.map { _ in .off })
         return worst
+    }
+
+    /// The rig's simulated output section, as `rig play` reads it.
+    static func simConfig(_ rig: Rig) throws -> SimOutputConfig {
+        try SimOutputConfig.parse(rig.output, axes: rig.axes)
     }
 
     /// A ring-down as a gyro on the camera would read it: the payload's rate after a horn

@@ -32,7 +32,16 @@ final class MPU6050Model: I2CBus {
     /// LSB per °/s for FS_SEL (register map 4.19).
     var sensitivity: Double { [131, 65.5, 32.8, 16.4][Int(registers[Int(Self.GYRO_CONFIG)] >> 3 & 0x03)] }
 
+    /// The next `times` transactions fail with EIO (a flaky bus; no effect on the chip).
+    func failNext(_ times: Int) { failuresLeft = times }
+    private var failuresLeft = 0
+
     private func begin(_ kind: Transaction.Kind, address: Int, register: UInt8, data: [UInt8], busBytes: Int, read: Bool) throws(I2CError) {
+        if failuresLeft > 0 {
+            failuresLeft -= 1
+            log.append(.transaction(Transaction(kind: kind, address: address, register: register, data: data, busBytes: busBytes, failedWith: 5)))
+            throw I2CError(errno: Errno(rawValue: 5), operation: read ? .read(register: register) : .write(register: register), bus: path, address: address)
+        }
         guard address == self.address else {
             log.append(.transaction(Transaction(kind: kind, address: address, register: register, data: data, busBytes: busBytes, failedWith: 121)))
             throw I2CError(errno: Errno(rawValue: 121), operation: read ? .read(register: register) : .write(register: register), bus: path, address: address)
