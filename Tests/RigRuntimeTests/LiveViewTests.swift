@@ -1,6 +1,7 @@
 import Foundation
 import RigCore
 import RigRuntime
+import Synchronization
 import Testing
 
 /// The live view's camera side: the simulated camera's frames (JPEG, stamped, counted up,
@@ -205,5 +206,109 @@ import Testing
         let camera = SimCamera()
         #expect(camera.focusPointProblem?.contains("no live view") == true)
         #expect(throws: CameraError.self) { try camera.focus(viewX: 0.5, viewY: 0.5, viewAspect: 1.5) }
+    }
+}
+
+/// The simulated camera's live-view faults (`"preview": {"faults": …}`) against the feed's
+/// promises, and its motion blur.
+@Suite struct SimLiveViewFaultTests {
+    /// A value the camera's threads and the test share.
+    final class Shared<Value: Sendable>: Sendable {
+        let value: Mutex<Value>
+        init(_ value: Value) { self.value = Mutex(value) }
+    }
+
+    static func camera(_ preview: String, restPose: [Double] = [0, 0]) throws -> SimCamera {
+        let rig = try RigParser.parse(
+            text:
+                #"{"name": "r", "output": {"type": "sim"}, "axes": [{"name": "pan", "channel": 0}, {"name": "tilt", "channel": 1}], "camera": {"type": "sim", "preview": \#(preview)}}"#,
+            file: "rig.json")
+        let config = try SimCamera.parseConfig(try #require(rig.camera))
+        return SimCamera(preview: config.preview, axisNames: ["pan", "tilt"], restPose: restPose)
+    }
+
+    /// A stall of 1.6 s is said once when it passes the feed's stall time (1 s at 20 frames/s),
+    /// and once more when the frames come back, numbered on; a camera that then stops
+    /// answering is said once however long the viewer waits, and the run still ends.
+    @Test func aStallIsSaidOnceTheFramesComeBackAndASilentCameraStillCloses() throws {
+        let camera = try Self.camera(#"{"fps": 20, "width": 64, "height": 48, "faults": {"stallAfterFrames": 3, "stallSeconds": 1.6, "silentAfterFrames": 5}}"#)
+        defer { camera.close() }
+        let feed = camera.liveView
+        #expect(feed.stallSeconds == 1)
+        let notes = Shared<[String]>([])
+        feed.onNote { line in notes.value.withLock { $0.append(line) } }
+        let slot = try #require(feed.join())
+        var numbers: [Int] = []
+        var sawStalled = false
+        let deadline = Date() + 60
+        // As a viewer's stream does: waits for frames, asking the feed whether they stalled.
+        while numbers.count < 5, Date() < deadline {
+            if let frame = slot.next(within: 0.05) { numbers.append(frame.number) }
+            sawStalled = feed.checkStall() || sawStalled
+        }
+        #expect(numbers == [1, 2, 3, 4, 5])
+        #expect(sawStalled)
+        #expect(feed.state == .on)
+        let said = notes.value.withLock { $0 }
+        #expect(said.count == 2 && said[0].contains("no frame for") && said[1].hasPrefix("live view: frames again after"), "\(said)")
+        // Silent from now on: stalled, said once, while the viewer goes on waiting.
+        var checks = 0
+        while Date() < deadline, checks < 10 {
+            #expect(slot.next(within: 0.05) == nil)
+            if feed.checkStall() { checks += 1 }
+        }
+        #expect(checks == 10 && feed.state.word == "stalled")
+        #expect(notes.value.withLock { $0.count } == 3, "\(notes.value.withLock { $0 })")
+        // The run ends: the waiting viewer's stream ends too.
+        camera.close()
+        #expect(slot.next(within: 30) == nil && slot.isClosed)
+        #expect(feed.state == .closed)
+    }
+
+    /// A camera asked for frames during a shot answers "busy": the shot is not held up (its
+    /// report comes at once), the live view says paused, not failed, and frames come again
+    /// after the shot.
+    @Test func busyDuringAShotHoldsUpNothingAndTheFramesComeBack() throws {
+        let camera = try Self.camera(#"{"fps": 20, "width": 64, "height": 48, "faults": {"busyDuringShots": true}}"#)
+        defer { camera.close() }
+        let slot = try #require(camera.liveView.join())
+        _ = try #require(slot.next(within: 30))
+        let shot = ShotTiming(focusSeconds: 0, shutterHoldSeconds: 0.1, exposureWindowSeconds: 0.3, afterShotSeconds: 0, shotsPerStep: 1)
+        let reported = Shared(false)
+        camera.shoot(ShotRequest(timing: shot)) { _ in reported.value.withLock { $0 = true } }
+        let ended = LiveViewFrame.now() + UInt64(shot.shotSeconds * 1e9)
+        #expect(reported.value.withLock { $0 }, "the shot waited for the live view")
+        #expect(camera.liveView.state == .paused)
+        // Frames again once the shot is over, captured after it.
+        var after: LiveViewFrame?
+        let deadline = Date() + 30
+        while Date() < deadline, after == nil {
+            if let frame = slot.next(within: 1), frame.capturedNanoseconds >= ended { after = frame }
+        }
+        #expect(after != nil)
+        #expect(camera.liveViewBusyAnswers > 0, "the fault never happened")
+        #expect(camera.liveView.state == .on)
+    }
+
+    /// The head's move during each frame's exposure streaks it: more for a faster pan
+    /// (the pose read at the exposure's start and end, here a fixed step a read).
+    @Test func theHeadsSpeedStreaksTheFrame() throws {
+        var sharpness: [Double] = []
+        for degreesPerRead in [0.0, 1, 4] {
+            let camera = try Self.camera(#"{"fps": 10, "width": 160, "height": 120, "exposureMs": 20}"#)
+            defer { camera.close() }
+            let reads = Shared(0.0)
+            camera.follow {
+                reads.value.withLock { n in
+                    n += 1
+                    return [n * degreesPerRead, 0]
+                }
+            }
+            let frame = try #require(camera.previewFrame())
+            sharpness.append(try SimFocusTests.sharpness(frame.jpeg, rows: 0...1))
+        }
+        #expect(sharpness[0] > 1.3 * sharpness[1] && sharpness[1] > 1.3 * sharpness[2], "\(sharpness)")
+        // An exposure longer than a frame is refused, naming the limit.
+        #expect(throws: (any Error).self) { try Self.camera(#"{"fps": 10, "exposureMs": 200}"#) }
     }
 }

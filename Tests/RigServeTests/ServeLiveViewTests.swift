@@ -26,7 +26,7 @@ import Testing
 
     /// An MJPEG stream read off a socket: its parts as they come.
     struct MJPEGReader {
-        let fd: Int32
+        private(set) var fd: Int32
         var buffer: [UInt8] = []
         var head = ""
 
@@ -36,7 +36,13 @@ import Testing
             RawHTTP.write(fd, Array(request.utf8))
         }
 
-        func close() { Glibc.close(fd) }
+        /// Closes the socket once: a second close could close another test's descriptor that
+        /// took the number meanwhile (a pipe of a concurrent test was lost so).
+        mutating func close() {
+            guard fd >= 0 else { return }
+            Glibc.close(fd)
+            fd = -1
+        }
 
         /// Reads until `count` bytes are buffered; false if the server closed first.
         mutating func fill(_ count: Int) -> Bool {
@@ -104,7 +110,7 @@ import Testing
         #expect(Self.liveView(before)?["state"] as? String == "off")
 
         // A viewer that asks and never reads a byte.
-        let idle = try MJPEGReader(port: server.port)
+        var idle = try MJPEGReader(port: server.port)
         defer { idle.close() }
         var reader = try MJPEGReader(port: server.port)
         defer { reader.close() }
@@ -126,6 +132,8 @@ import Testing
         let (_, watching) = try await server.request("GET", "/api/status")
         #expect(Self.liveView(watching)?["state"] as? String == "on")
         #expect(Self.liveView(watching)?["viewers"] as? Int == 2)
+        // The lens's field of view, for the page's level line (the simulated camera's default).
+        #expect(Self.liveView(watching)?["fovDeg"] as? Double == 60)
         #expect(watching["controller"] is NSNull)
 
         // Both gone: the camera's live view goes off.
@@ -134,6 +142,35 @@ import Testing
         try await server.waitStatus { json in
             Self.liveView(json)?["viewers"] as? Int == 0 && Self.liveView(json)?["state"] as? String == "off"
         }
+    }
+
+    /// A camera that stalls (the simulated camera's fault: no frame for 2 s after the
+    /// third): the status says `stalled` with its one line, the log says it once and once
+    /// more when the frames come back, and the same stream goes on with the next frame.
+    @Test func aStalledCameraIsSaidOnceAndTheStreamGoesOn() async throws {
+        let rig = Self.rig.replacingOccurrences(
+            of: #""width": 96, "height": 64}"#, with: #""width": 96, "height": 64, "faults": {"stallAfterFrames": 3, "stallSeconds": 2}}"#)
+        let server = try await ServeProcess(rig: rig)
+        defer { server.stop() }
+        let port = server.port
+        let reading = Task {
+            try await onThread { () throws -> [Int] in
+                var reader = try MJPEGReader(port: port)
+                defer { reader.close() }
+                guard reader.readHead()?.hasPrefix("HTTP/1.1 200") == true else { return [] }
+                return (0..<4).compactMap { _ in reader.nextPart()?.number }
+            }
+        }
+        try await server.waitStatus { json in
+            let live = Self.liveView(json)
+            return live?["state"] as? String == "stalled" && (live?["problem"] as? String)?.contains("no frame for") == true
+        }
+        let numbers = try await reading.value
+        #expect(numbers == [1, 2, 3, 4], "the stream after the stall: \(numbers)")
+        _ = try await poll(every: .milliseconds(50), for: .seconds(30)) { server.log.contains("frames again after") ? true : nil }
+        let log = server.log
+        #expect(log.components(separatedBy: "no frame for").count - 1 == 1, "\(log)")
+        #expect(log.components(separatedBy: "frames again after").count - 1 == 1, "\(log)")
     }
 
     @Test func theStreamNeedsTheTokenAsEveryRouteDoes() async throws {
@@ -171,6 +208,7 @@ import Testing
             let live = try #require(Self.liveView(status.json))
             #expect(live["state"] as? String == "unsupported")
             #expect((live["problem"] as? String)?.hasPrefix(LiveViewFeed.noLiveView) == true)
+            #expect(live["fovDeg"] is NSNull)
         }
     }
 }
@@ -285,17 +323,25 @@ struct ServeGPhoto2LiveViewTests {
 
 extension ServeLiveViewTests {
     /// The page in Debian's chromium (`serve_liveview.py`): the live view painted behind
-    /// the jog pad with its thirds grid, a new frame as the rig pans, STOP on top and
+    /// the jog pad with its thirds grid; the level line on the scene's horizon; the
+    /// histogram of the frame shown; the crop mode, its 100 % crop and sharpness following
+    /// the focus; captured → painted latency, and the newest-frame rule through a throttled
+    /// link (fewer frames, no growing delay); a new frame as the rig pans, STOP on top and
     /// stopping a long move while it plays.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "install chromium chromium-driver (scripts/setup --test)"))
     func thePagePaintsTheLiveViewAndStopStillWorks() async throws {
-        let rig = Self.rig.replacingOccurrences(of: #""maxVelocity": 60, "maxAcceleration": 120}"#, with: #""maxVelocity": 10, "maxAcceleration": 40}"#)
+        let rig = """
+            {"name": "head with a live view", "loopRateHz": 100, "output": {"type": "sim"},
+             "axes": [{"name": "pan", "channel": 0, "softLimits": [-85, 85], "maxVelocity": 10, "maxAcceleration": 40},
+                      {"name": "tilt", "channel": 1, "softLimits": [-40, 40], "maxVelocity": 60, "maxAcceleration": 240}],
+             "camera": {"type": "sim", "preview": {"fps": 10, "width": 320, "height": 240, "fovDeg": 60}}}
+            """
         let server = try await ServeProcess(rig: rig)
         defer { server.stop() }
         let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_liveview.py").path
-        let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(120))
+        let result = try await ServeProcessTests().runTool("python3", [script, server.baseURL], in: server.directory, limit: .seconds(150))
         #expect(result.status == 0, "\(result.output.suffix(4000))\n--- server:\n\(server.log.suffix(2000))")
-        for check in ["painted", "follows", "stop", "after-stop"] {
+        for check in ["painted", "level", "histogram", "crop", "sharpness", "latency", "throttled", "follows", "stop", "after-stop"] {
             #expect(result.output.contains("PASS \(check):"), "\(check): \(result.output.suffix(3000))")
         }
     }

@@ -33,28 +33,16 @@ Every wait is bounded (WebDriverWait); prints PASS lines, exit 0 on success.
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.actions import interaction
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
-from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+
+from serve_browser import GOTO, LIVE_PIXELS, ON_TOP, PAINTED, STATUS, at_rest, fail, phone, steady, tap
 
 # How far from the frame's centre the tapped marker may come to rest, as a fraction of the
 # frame's width (480 px: 4.8 px, about 0.9° through the 90° lens).
 TOLERANCE = 0.01
 
 # The markers of the painted frame, in the frame's own pixels, with the frame's size.
-MARKERS = """
-const img = document.getElementById("live");
-if (!img || img.hidden || !img.naturalWidth) return null;
-const w = img.naturalWidth, h = img.naturalHeight;
-const c = document.createElement("canvas");
-c.width = w; c.height = h;
-const g = c.getContext("2d");
-g.drawImage(img, 0, 0);
-const d = g.getImageData(0, 0, w, h).data;
+MARKERS = LIVE_PIXELS + """
 // Near-white (a marker is 250,250,245; a grid line 230 at most; the horizon yellow).
 const bright = new Uint8Array(w * h);
 for (let i = 0; i < w * h; i++) {
@@ -105,25 +93,9 @@ const discs = boxes.filter((b) => b.area >= 150 && b.x0 > 1 && b.y0 > 1 && b.x1 
 return {w, h, discs};
 """
 
-# Where the frame is painted on the page (object-fit: contain in the pad): client pixels.
-PAINTED = """
-const img = document.getElementById("live"), r = img.getBoundingClientRect();
-const scale = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
-const pw = img.naturalWidth * scale, ph = img.naturalHeight * scale;
-return {left: r.left + (r.width - pw) / 2, top: r.top + (r.height - ph) / 2, width: pw, height: ph};
-"""
-
 # How sharp a band of the painted frame is (rows from..to, fractions of its height): the
 # mean squared step between neighbouring pixels' luma.
-SHARPNESS = """
-const img = document.getElementById("live");
-if (!img || img.hidden || !img.naturalWidth) return null;
-const w = img.naturalWidth, h = img.naturalHeight;
-const c = document.createElement("canvas");
-c.width = w; c.height = h;
-const g = c.getContext("2d");
-g.drawImage(img, 0, 0);
-const d = g.getImageData(0, 0, w, h).data;
+SHARPNESS = LIVE_PIXELS + """
 let sum = 0, n = 0;
 for (let y = Math.floor(arguments[0] * h); y < Math.min(h, Math.floor(arguments[1] * h)); y++) {
   let last = null;
@@ -136,55 +108,9 @@ for (let y = Math.floor(arguments[0] * h); y < Math.min(h, Math.floor(arguments[
 return n ? sum / n : null;
 """
 
-STATUS = """
-const done = arguments[arguments.length - 1];
-fetch("/api/status").then((r) => r.json()).then(done, () => done(null));
-"""
-
-GOTO = """
-const done = arguments[arguments.length - 1];
-fetch("/api/goto", {method: "POST", headers: {"Content-Type": "application/json", "X-Rig-Client": "browser"},
-  body: JSON.stringify({pose: arguments[0]})}).then((r) => done(r.status), () => done(0));
-"""
-
-
-def fail(text):
-    print(text, file=sys.stderr)
-    return 1
-
-
-def at_rest(driver):
-    """The status once the rig is idle, else None."""
-    status = driver.execute_async_script(STATUS)
-    return status if status and status["state"] == "idle" else None
-
-
-def steady(driver, read, unlike=None, seconds=30):
-    """`read(driver)` once the painted frame has settled: the same twice, 0.5 s apart (at rest
-    the camera sends the same picture; a busy machine may paint a frame late), and not
-    `unlike` (what was painted before a move)."""
-    deadline = time.monotonic() + seconds
-    last = None
-    while time.monotonic() < deadline:
-        value = read(driver)
-        if value is not None and value == last and value != unlike:
-            return value
-        last = value
-        time.sleep(0.5)
-    raise TimeoutError(f"the painted frame did not settle in {seconds} s (last: {last})")
-
-
 def markers(driver):
     found = driver.execute_script(MARKERS)
     return found if found and found["discs"] else None
-
-
-def tap(driver, x, y):
-    """A finger's tap at client pixel (x, y)."""
-    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
-    actions = ActionBuilder(driver, mouse=finger)
-    actions.pointer_action.move_to_location(round(x), round(y)).pointer_down().pause(0.05).pointer_up()
-    actions.perform()
 
 
 def tap_marker(driver, disc, frame):
@@ -223,23 +149,11 @@ def no_af(driver, wait):
 
 
 def main():
-    base = sys.argv[1]
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=375,812"):
-        options.add_argument(flag)
-    options.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": 375, "height": 812, "pixelRatio": 2.0, "touch": True}})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(20)
-    driver.set_script_timeout(10)
-    wait = WebDriverWait(driver, 30, poll_frequency=0.05)
-    driver.base = base
+    driver, wait = phone(sys.argv[1])
     try:
         if "--no-af" in sys.argv[2:]:
             return no_af(driver, wait)
-        driver.get(base + "/")
+        driver.get(driver.base + "/")
         wait.until(lambda d: "live" in d.find_element(By.ID, "pad").get_attribute("class").split())
         level = steady(driver, markers)
         if driver.execute_async_script(GOTO, {"pan": 0, "tilt": 15}) != 202:
@@ -308,11 +222,7 @@ def main():
         wait.until(lambda d: (lambda s: s and s["state"] == "moving" and abs(s["pose"]["pan"] - start_pan) > 2)(
             d.execute_async_script(STATUS)))
         stop = driver.find_element(By.ID, "stop")
-        on_top = driver.execute_script("""
-            const r = arguments[0].getBoundingClientRect();
-            const e = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-            return e === arguments[0] || arguments[0].contains(e);""", stop)
-        if not on_top:
+        if not driver.execute_script(ON_TOP, stop):
             return fail("STOP is covered where it is drawn")
         stop.click()
         status = wait.until(at_rest)

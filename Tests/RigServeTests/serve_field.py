@@ -40,12 +40,12 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+from serve_browser import Proxy, phone
 
 BASE = sys.argv[1].rstrip("/")
 results = []
@@ -93,56 +93,6 @@ def still_for(seconds):
         worst = max(worst, abs(pan(status()) - first))
         time.sleep(0.02)
     return worst
-
-
-class Proxy:
-    """127.0.0.1:port → the server. While black-holed nothing is delivered either way;
-    what was sent meanwhile is delivered when the link comes back."""
-
-    def __init__(self, target_port):
-        self.target = target_port
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
-        self.open = threading.Event()
-        self.open.set()
-        threading.Thread(target=self.accept, daemon=True).start()
-
-    def accept(self):
-        while True:
-            client, _ = self.listener.accept()
-            server = socket.create_connection(("127.0.0.1", self.target))
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
-
-    def pump(self, source, sink):
-        try:
-            while True:
-                data = source.recv(65536)
-                if not data:
-                    break
-                self.open.wait()
-                sink.sendall(data)
-        except OSError:
-            pass
-        for s in (source, sink):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=375,812"):
-        options.add_argument(flag)
-    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 375, "height": 812, "pixelRatio": 2.0, "touch": True}})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(20)
-    return driver
 
 
 def open_page(driver, base):
@@ -658,7 +608,7 @@ def stream_bytes(seconds=5.0):
 
 
 def main():
-    driver = browser()
+    driver, _ = phone(BASE, script_seconds=30)
     try:
         for scenario in (stop_touch, stop_latch, jog_in_flight, link_lost, foreign, page, night, statuses):
             try:

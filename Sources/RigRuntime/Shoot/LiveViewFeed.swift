@@ -1,4 +1,5 @@
 import Dispatch
+import RigFormat
 import Synchronization
 
 /// A camera's live view between the camera's thread and its viewers: the camera publishes
@@ -15,6 +16,9 @@ public final class LiveViewFeed: Sendable {
         case on
         /// A shot is under way: frames come again once the camera confirmed it.
         case paused
+        /// Frames were coming and have stopped for longer than `stallSeconds` (a camera that
+        /// hangs or stopped answering): said once; `on` again with the next frame.
+        case stalled(String)
         /// The camera cannot show what it sees (libgphoto2's -6): said once, never retried.
         case unsupported(String)
         /// The camera's last try failed; it tries again while someone watches.
@@ -28,6 +32,7 @@ public final class LiveViewFeed: Sendable {
             case .off: "off"
             case .on: "on"
             case .paused: "paused"
+            case .stalled: "stalled"
             case .unsupported: "unsupported"
             case .failed: "failed"
             case .closed: "closed"
@@ -37,7 +42,7 @@ public final class LiveViewFeed: Sendable {
         /// Why there are no frames, for a person.
         public var problem: String? {
             switch self {
-            case .unsupported(let why), .failed(let why): why
+            case .unsupported(let why), .failed(let why), .stalled(let why): why
             case .closed: "the run has ended"
             default: nil
             }
@@ -52,14 +57,27 @@ public final class LiveViewFeed: Sendable {
         var slots: [ObjectIdentifier: LiveViewSlot] = [:]
         var newest: LiveViewFrame?
         var published = 0
+        /// When the newest frame was published (CLOCK_MONOTONIC, ns).
+        var publishedAt: UInt64 = 0
     }
 
     private let shared = Mutex(Shared())
     private let wakeHandler = Mutex<(@Sendable () -> Void)?>(nil)
     private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let noteHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// How long frames may stop, while they were coming and someone watches, before the
+    /// live view is `stalled`.
+    public let stallSeconds: Double
 
-    public init(state: State = .off) {
+    public init(state: State = .off, stallSeconds: Double = 2) {
+        self.stallSeconds = stallSeconds
         shared.withLock { $0.state = state }
+    }
+
+    /// Called (any thread) with the one line when the frames stall, and when they come
+    /// again: the server logs it.
+    public func onNote(_ handler: @escaping @Sendable (String) -> Void) {
+        noteHandler.withLock { $0 = handler }
     }
 
     /// The camera's side: `wake` is called (any thread, never under the feed's lock) when
@@ -101,7 +119,8 @@ public final class LiveViewFeed: Sendable {
             default: break
             }
             s.slots[ObjectIdentifier(slot)] = slot
-            if s.state == .on, let newest = s.newest { slot.put(newest) }
+            // While stalled too: the last picture, not a blank page.
+            if let newest = s.newest, s.state == .on || s.state.word == "stalled" { slot.put(newest) }
             return true
         }
         guard joined else { return nil }
@@ -121,15 +140,40 @@ public final class LiveViewFeed: Sendable {
 
     /// The camera's newest frame, to every viewer's slot (replacing one it has not taken).
     public func publish(_ frame: LiveViewFrame) {
-        let changed = shared.withLock { s -> Bool in
-            guard s.state != .closed else { return false }
+        let now = LiveViewFrame.now()
+        let (changed, stalledFor) = shared.withLock { s -> (Bool, Double?) in
+            guard s.state != .closed else { return (false, nil) }
+            let stalledFor = s.state.word == "stalled" ? Double(now &- s.publishedAt) / 1e9 : nil
             s.newest = frame
             s.published += 1
+            s.publishedAt = now
             for slot in s.slots.values { slot.put(frame) }
             defer { s.state = .on }
-            return s.state != .on
+            return (s.state != .on, stalledFor)
         }
+        if let stalledFor { noteHandler.withLock { $0 }?("live view: frames again after \(fixed(stalledFor, 1)) s") }
         if changed { changeHandler.withLock { $0 }?() }
+    }
+
+    /// Whether the frames have stalled: while the live view is on and someone watches, no
+    /// frame for longer than `stallSeconds` makes it `stalled`, said once (the note and the
+    /// status); the next frame makes it `on` again. Asked by each viewer's stream while it
+    /// waits (any thread); true while stalled.
+    @discardableResult
+    public func checkStall(now: UInt64 = LiveViewFrame.now()) -> Bool {
+        let line = shared.withLock { s -> String? in
+            guard s.state == .on, !s.slots.isEmpty, s.publishedAt > 0, now > s.publishedAt else { return nil }
+            let quiet = Double(now - s.publishedAt) / 1e9
+            guard quiet > stallSeconds else { return nil }
+            let line = "live view: the camera has sent no frame for \(fixed(quiet, 1)) s; the stream waits for it (shots go on)"
+            s.state = .stalled(line)
+            return line
+        }
+        if let line {
+            noteHandler.withLock { $0 }?(line)
+            changeHandler.withLock { $0 }?()
+        }
+        return state.word == "stalled"
     }
 
     /// The camera's state (paused for a shot, off, failed, unsupported). Unsupported ends

@@ -63,6 +63,9 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource, FocusPoint
     /// One live-view frame drawn now (`rig camera preview`), whether or not anyone watches.
     public func previewFrame() -> LiveViewFrame? { preview?.frame() }
 
+    /// "Busy" answers its live view gave to frames asked for during shots (`faults`).
+    public var liveViewBusyAnswers: Int { preview?.busyAnswers ?? 0 }
+
     /// Called with each shot's measure (a scene and an exposure).
     public func onImage(_ handler: @escaping @Sendable (ShotLogImage) -> Void) {
         imageHandler.withLock { $0 = handler }

@@ -19,11 +19,20 @@ public struct SimPreviewConfig: Sendable, Equatable {
     /// Where its AF point goes (tap to focus): the pixels of its "sensor", of which the view
     /// shows the middle in its own aspect (`FocusGrid`); 3:2, as most cameras' are.
     public var focusGrid = FocusGrid(width: 6000, height: 4000)
+    /// Each frame's exposure: the head's move during it streaks the frame (motion blur in
+    /// proportion to the axes' speed); 0, none.
+    public var exposureSeconds = 0.0
+    /// What goes wrong on purpose (none by default).
+    public var faults = SimPreviewFaults()
 
     public init() {}
 
-    /// `{"fps": 10, "width": 640, "height": 480, "fovDeg": 60, "quality": 75, "afGrid": [6000, 4000]}`,
-    /// every key optional.
+    /// How long frames may stop before the server says the live view stalled: 5 frames'
+    /// time, at least a second.
+    public var stallSeconds: Double { max(1, 5 / fps) }
+
+    /// `{"fps": 10, "width": 640, "height": 480, "fovDeg": 60, "quality": 75, "afGrid": [6000, 4000],
+    /// "exposureMs": 0, "faults": {…}}`, every key optional.
     public static func parse(_ value: ValueReader) throws(FileError) -> SimPreviewConfig {
         let object = try value.object()
         var config = SimPreviewConfig()
@@ -37,8 +46,42 @@ public struct SimPreviewConfig: Sendable, Equatable {
             guard size.allSatisfy({ $0 == $0.rounded() }) else { throw v.error("\"afGrid\" is [width, height] in whole pixels") }
             config.focusGrid = FocusGrid(width: Int(size[0]), height: Int(size[1]))
         }
+        if let v = object.optional("exposureMs") { config.exposureSeconds = try v.number(in: 0...1000, unit: "ms") / 1000 }
+        if config.exposureSeconds > 1 / config.fps, let v = object.optional("exposureMs") {
+            throw v.error("\"exposureMs\" is at most a frame's time, \(fixed(1000 / config.fps, 1)) ms at \(fixed(config.fps, 1)) frames/s")
+        }
+        if let v = object.optional("faults") { config.faults = try SimPreviewFaults.parse(v) }
         try object.finish()
         return config
+    }
+}
+
+/// The simulated camera's live-view faults, to test the server against what real cameras
+/// do: `{"stallAfterFrames": 20, "stallSeconds": 3, "busyDuringShots": true, "silentAfterFrames": 100}`,
+/// every key optional.
+public struct SimPreviewFaults: Sendable, Equatable {
+    /// After this many frames it sends none for `stallSeconds`, once (a camera that hangs a
+    /// while), then goes on.
+    public var stallAfterFrames: Int?
+    public var stallSeconds = 3.0
+    /// Its live view is asked for frames during each shot, as by a host that does not pause
+    /// it, and answers "busy" until the shot is over (each answer counted); frames come
+    /// again after it.
+    public var busyDuringShots = false
+    /// After this many frames it never answers again (a camera that stopped answering).
+    public var silentAfterFrames: Int?
+
+    public init() {}
+
+    public static func parse(_ value: ValueReader) throws(FileError) -> SimPreviewFaults {
+        let object = try value.object()
+        var faults = SimPreviewFaults()
+        if let v = object.optional("stallAfterFrames") { faults.stallAfterFrames = try v.integer(in: 0...1_000_000) }
+        if let v = object.optional("stallSeconds") { faults.stallSeconds = try v.number(in: 0.1...3600, unit: "s") }
+        if let v = object.optional("busyDuringShots") { faults.busyDuringShots = try v.bool() }
+        if let v = object.optional("silentAfterFrames") { faults.silentAfterFrames = try v.integer(in: 0...1_000_000) }
+        try object.finish()
+        return faults
     }
 }
 
@@ -135,12 +178,33 @@ public struct SimScenePainter: Sendable {
                 }
             }
         }
-        return blurred ? defocus(pixels, radii: blur) : pixels
+        return blurred
+            ? boxMean(pixels) { i in
+                let radius = Int(blur[i])
+                return (radius, radius)
+            } : pixels
     }
 
-    /// Each pixel the mean of the square of its radius around it (a summed-area table: the
-    /// same cost for any radius).
-    private func defocus(_ pixels: [UInt8], radii: [UInt8]) -> [UInt8] {
+    /// How far the view moves across the frame, in pixels (`x` right, `y` down), when the
+    /// head turns from one pan and tilt to another (its centre's move: pan by the cosine of
+    /// the tilt).
+    public func streak(from: (pan: Double, tilt: Double), to: (pan: Double, tilt: Double)) -> (x: Double, y: Double) {
+        let perDegree = focal * .pi / 180
+        let tilt = (from.tilt + to.tilt) / 2 * .pi / 180
+        return ((to.pan - from.pan) * cos(tilt) * perDegree, (from.tilt - to.tilt) * perDegree)
+    }
+
+    /// The frame streaked by a move of `streak` pixels during its exposure: each pixel the
+    /// mean of the box the streak spans around it (a diagonal streak as its bounding box).
+    public func motionBlur(_ pixels: [UInt8], streak: (x: Double, y: Double)) -> [UInt8] {
+        let radii = (Int((abs(streak.x) / 2).rounded()), Int((abs(streak.y) / 2).rounded()))
+        guard radii != (0, 0) else { return pixels }
+        return boxMean(pixels) { _ in radii }
+    }
+
+    /// Each pixel the mean of the box of its radii (across, down) around it, nil leaves it
+    /// alone (a summed-area table: the same cost for any radius).
+    private func boxMean(_ pixels: [UInt8], radii: (Int) -> (Int, Int)?) -> [UInt8] {
         let stride = width + 1
         var sums = [UInt32](repeating: 0, count: stride * (height + 1) * 3)
         for row in 0..<height {
@@ -160,10 +224,9 @@ public struct SimScenePainter: Sendable {
         var out = pixels
         for row in 0..<height {
             for column in 0..<width {
-                let radius = Int(radii[row * width + column])
-                guard radius > 0 else { continue }
-                let (x0, x1) = (max(0, column - radius), min(width, column + radius + 1))
-                let (y0, y1) = (max(0, row - radius), min(height, row + radius + 1))
+                guard let (across, down) = radii(row * width + column), across > 0 || down > 0 else { continue }
+                let (x0, x1) = (max(0, column - across), min(width, column + across + 1))
+                let (y0, y1) = (max(0, row - down), min(height, row + down + 1))
                 let count = UInt32((x1 - x0) * (y1 - y0))
                 let p = (row * width + column) * 3
                 for c in 0..<3 {
@@ -233,7 +296,7 @@ public struct SimScenePainter: Sendable {
 /// drawn again (the same JPEG, stamped anew): a rig at rest costs a stamp a frame. Like a
 /// real camera's, its live view pauses for each shot and comes back once the shot is over.
 final class SimLiveView: Sendable {
-    let feed = LiveViewFeed()
+    let feed: LiveViewFeed
     private let config: SimPreviewConfig
     private let painter: SimScenePainter
     /// Where pan and tilt are in the rig's pose (nil: that axis stays at 0).
@@ -250,9 +313,12 @@ final class SimLiveView: Sendable {
     private let drawn = Mutex<(pan: Double, tilt: Double, focus: Double, jpeg: [UInt8])?>(nil)
     /// Where the lens is focused, in dioptres (0: infinity, where it starts).
     private let focusDiopters = Mutex<Double>(0)
+    /// "Busy" answers to frames asked for during shots (`faults.busyDuringShots`).
+    private let busy = Atomic<Int>(0)
 
     init(config: SimPreviewConfig, axisNames: [String], restPose: [Double]) {
         self.config = config
+        feed = LiveViewFeed(stallSeconds: config.stallSeconds)
         painter = SimScenePainter(width: config.width, height: config.height, fieldOfViewDegrees: config.fieldOfViewDegrees)
         panIndex = axisNames.firstIndex(of: "pan") ?? (axisNames.isEmpty ? nil : 0)
         tiltIndex = axisNames.firstIndex(of: "tilt") ?? (axisNames.count > 1 && panIndex != 1 ? 1 : nil)
@@ -272,18 +338,31 @@ final class SimLiveView: Sendable {
         wake.signal()
     }
 
-    /// One frame now, at the rig's pose.
+    /// "Busy" answers so far.
+    var busyAnswers: Int { busy.load(ordering: .relaxed) }
+
+    /// One frame now, at the rig's pose: with an exposure, the pose at its start and at its
+    /// end, drawn from the middle and streaked by the move between.
     func frame() -> LiveViewFrame? {
-        let (pan, tilt) = currentPanTilt()
-        let focus = focusDiopters.withLock { $0 }
         let captured = LiveViewFrame.now()
+        var (pan, tilt) = currentPanTilt()
+        var streak = (x: 0.0, y: 0.0)
+        if config.exposureSeconds > 0 {
+            SystemThread.sleep(seconds: config.exposureSeconds)
+            let end = currentPanTilt()
+            streak = painter.streak(from: (pan, tilt), to: end)
+            (pan, tilt) = ((pan + end.pan) / 2, (tilt + end.tilt) / 2)
+        }
+        let moving = abs(streak.x) >= 1 || abs(streak.y) >= 1
+        let focus = focusDiopters.withLock { $0 }
         let jpeg: [UInt8]
-        if let last = drawn.withLock({ $0 }), last.pan == pan, last.tilt == tilt, last.focus == focus {
+        if !moving, let last = drawn.withLock({ $0 }), last.pan == pan, last.tilt == tilt, last.focus == focus {
             jpeg = last.jpeg
         } else {
-            let pixels = painter.render(panDegrees: pan, tiltDegrees: tilt, focusDiopters: focus)
+            var pixels = painter.render(panDegrees: pan, tiltDegrees: tilt, focusDiopters: focus)
+            if moving { pixels = painter.motionBlur(pixels, streak: streak) }
             guard let encoded = JPEG.encode(rgb: pixels, width: painter.width, height: painter.height, quality: config.quality) else { return nil }
-            drawn.withLock { $0 = (pan, tilt, focus, encoded) }
+            if !moving { drawn.withLock { $0 = (pan, tilt, focus, encoded) } }
             jpeg = encoded
         }
         let number = frames.add(1, ordering: .relaxed).newValue
@@ -321,10 +400,31 @@ final class SimLiveView: Sendable {
 
     private func run() {
         let period = 1 / config.fps
+        let faults = config.faults
+        var stalled = false
         while feed.state != .closed {
-            guard feed.isWanted, shots.load(ordering: .acquiring) == 0 else {
+            let shooting = shots.load(ordering: .acquiring) > 0
+            guard feed.isWanted, !shooting || faults.busyDuringShots else {
                 if !feed.isWanted { feed.set(.off) }
                 wake.wait()
+                continue
+            }
+            if shooting {
+                // Asked during the shot: "busy", as a camera answers; asked again shortly.
+                busy.add(1, ordering: .relaxed)
+                _ = wake.wait(timeout: .now() + 0.05)
+                continue
+            }
+            let made = frames.load(ordering: .relaxed)
+            if let after = faults.silentAfterFrames, made >= after {
+                // It never answers again: the thread waits for the run's end.
+                while feed.state != .closed { wake.wait() }
+                return
+            }
+            if let after = faults.stallAfterFrames, !stalled, made >= after {
+                stalled = true
+                let until = DispatchTime.now() + faults.stallSeconds
+                while DispatchTime.now() < until, feed.state != .closed { _ = wake.wait(timeout: until) }
                 continue
             }
             let began = DispatchTime.now()

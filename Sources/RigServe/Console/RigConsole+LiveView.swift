@@ -84,9 +84,12 @@ extension RigConsole {
         let problem = focusPointProblem
         let focus = ServeStatus.FocusStatus(available: problem == nil, problem: problem, point: problem == nil ? shared.withLock { $0.focusPoint } : nil)
         guard let feed = liveViewFeed else {
-            return ServeStatus.LiveViewStatus(state: "unsupported", problem: LiveViewFeed.noLiveView, viewers: 0, focus: focus)
+            return ServeStatus.LiveViewStatus(state: "unsupported", problem: LiveViewFeed.noLiveView, viewers: 0, focus: focus, fovDeg: nil)
         }
         let state = feed.state
-        return ServeStatus.LiveViewStatus(state: state.word, problem: state.problem, viewers: feed.viewerCount, focus: focus)
+        let connected = (camera as? LateCamera).map { $0.found } ?? camera
+        return ServeStatus.LiveViewStatus(
+            state: state.word, problem: state.problem, viewers: feed.viewerCount, focus: focus,
+            fovDeg: (connected as? LiveViewSource)?.liveViewFieldOfViewDegrees)
     }
 }

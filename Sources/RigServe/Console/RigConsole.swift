@@ -129,9 +129,15 @@ public final class RigConsole: @unchecked Sendable {
         // A camera found late changes the status (and what programs can be played).
         (camera as? LateCamera)?.onConnected { [weak self] in
             self?.changed()
-            self?.liveViewFeed?.onChange { [weak self] in self?.changed() }
+            self?.followLiveView()
         }
+        followLiveView()
+    }
+
+    /// The status follows the camera's live view, and the log says when its frames stall.
+    private func followLiveView() {
         liveViewFeed?.onChange { [weak self] in self?.changed() }
+        liveViewFeed?.onNote { [logger] line in logger.warning("camera: \(line)") }
     }
 
     /// Calls `handler` (any thread) whenever the status may have changed: a loop event, a

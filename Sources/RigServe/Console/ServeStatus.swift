@@ -113,8 +113,8 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         }
     }
 
-    /// The camera's live view: `off` (nobody watches), `on`, `paused` (a shot), `failed`
-    /// (tried again while someone watches), `unsupported` (the camera has none: `problem`
+    /// The camera's live view: `off` (nobody watches), `on`, `paused` (a shot), `stalled`
+    /// (frames stopped coming: said once), `failed` (tried again while someone watches), `unsupported` (the camera has none: `problem`
     /// says so in one line), `closed` (the server is stopping).
     public struct LiveViewStatus: Sendable, Equatable, Encodable {
         public var state: String
@@ -123,8 +123,11 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
         public var viewers: Int
         /// Tap to focus.
         public var focus: FocusStatus
+        /// The lens's horizontal field of view where the camera says it (the simulated
+        /// camera's `fovDeg`): the page's level line and tap to aim use it.
+        public var fovDeg: Double?
 
-        private enum Keys: String, CodingKey { case state, problem, viewers, focus }
+        private enum Keys: String, CodingKey { case state, problem, viewers, focus, fovDeg }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -132,6 +135,7 @@ public struct ServeStatus: Sendable, Equatable, Encodable {
             try c.encode(problem, forKey: .problem)
             try c.encode(viewers, forKey: .viewers)
             try c.encode(focus, forKey: .focus)
+            try c.encode(fovDeg, forKey: .fovDeg)
         }
     }
 

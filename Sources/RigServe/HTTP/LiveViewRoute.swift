@@ -7,7 +7,9 @@ import RigRuntime
 /// Each viewer writes the newest frame once its last one has left for the socket
 /// (`LiveViewSlot`, `LiveViewPacer`): a slow phone sees fewer frames, never older ones,
 /// and never holds up another. Its first
-/// viewer turns the camera's live view on, its last turns it off. The token, `Host` and
+/// viewer turns the camera's live view on, its last turns it off. Frames that stop for
+/// longer than the feed's `stallSeconds` are said once (`stalled`); the stream stays open
+/// and goes on with the next frame. The token, `Host` and
 /// connection rules are every route's (`AccessMiddleware`, `ConnectionGuard`: a stream
 /// holds one of the connection slots, as an event stream does); watching takes no control.
 extension ServeRoutes {
@@ -40,7 +42,17 @@ extension ServeRoutes {
             status: .ok,
             headers: [.contentType: "multipart/x-mixed-replace; boundary=\(Self.liveViewBoundary)", .cacheControl: "no-store"],
             body: ResponseBody { writer in
-                defer { feed.leave(slot) }
+                // While it waits for frames, the stream watches for a stall (said once, by the feed).
+                let watch = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(min(0.25, feed.stallSeconds / 4)))
+                        feed.checkStall()
+                    }
+                }
+                defer {
+                    watch.cancel()
+                    feed.leave(slot)
+                }
                 var frame: LiveViewFrame? = first
                 while let current = frame, !Task.isCancelled {
                     try await writer.write(Self.part(current))
