@@ -30,7 +30,15 @@ final class DFMocoClient {
         return DFMocoClient(fd: fd)
     }
 
-    func close() { _ = Glibc.close(fd) }
+    private var closed = false
+
+    /// Closes the socket once: a second close could close a descriptor another test (a
+    /// pipe, a process's socket) has taken since.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        _ = Glibc.close(fd)
+    }
 
     func send(_ line: String) { sendRaw(Array((line + "\r\n").utf8)) }
 
