@@ -68,6 +68,16 @@ import Testing
             return group["leader"] as? String
         }
         #expect(leader == "lead")
+        // The leader's page in chromium: its group card names both rigs with their state.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") {
+            let script = TestTools.packageRoot.appendingPathComponent("Tests/RigServeTests/serve_group.py").path
+            let page = try await runTool("python3", [script, base, "g1", "lead", "f1"], in: dir, limit: .seconds(90))
+            #expect(page.status == 0, "\(page.output.suffix(3000))")
+            #expect(page.output.contains("group card: lead (this rig): "), "\(page.output)")
+            #expect(page.output.contains("group card: f1: "), "\(page.output)")
+        } else {
+            print("SKIPPED: the group card in chromium (install chromium chromium-driver: scripts/setup --test)")
+        }
         let followerExit = try await onThread { f1.exitStatus() }
         #expect(followerExit == 0, "\(f1.transcript)")
         #expect(f1.transcript.contains("step \(steps) shot at"), "\(f1.transcript)")

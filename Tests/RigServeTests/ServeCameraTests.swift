@@ -61,7 +61,10 @@ extension ServeCameraTests {
     @Test func aTestShotIsTheProgramsFirstFrameAtRest() async throws {
         let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
         let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
-        let fixture = try ServeFixture(programs: ["dusk.json": Self.program], rigText: Self.rig, camera: camera)
+        // Long enough (10 minutes) that it still plays when the test asks, however loaded.
+        let long = Self.program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 600"#).replacingOccurrences(
+            of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 599, "value": 5}"#)
+        let fixture = try ServeFixture(programs: ["dusk.json": Self.program, "long.json": long], rigText: Self.rig, camera: camera)
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
             let test = try await client.execute(uri: "/api/testshot", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "dusk.json"}"#))
@@ -74,7 +77,7 @@ extension ServeCameraTests {
             let status = try await fixture.waitStatus { $0.lastShot?.test == true }
             #expect(status.state == .idle)
             let play = try await client.execute(
-                uri: "/api/play", method: .post, headers: .client("a", key: test.controlKey), body: jsonBody(#"{"program": "dusk.json"}"#))
+                uri: "/api/play", method: .post, headers: .client("a", key: test.controlKey), body: jsonBody(#"{"program": "long.json"}"#))
             #expect(play.status == .accepted)
             let during = try await client.execute(
                 uri: "/api/testshot", method: .post, headers: .client("a", key: test.controlKey), body: jsonBody(#"{"program": "dusk.json"}"#))

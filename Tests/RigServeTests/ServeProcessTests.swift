@@ -203,24 +203,4 @@ import Testing
         }
         return result
     }
-
-    /// Runs a tool from the test venv in `directory` (its own files stay there), bounded
-    /// by `limit` (killed after it).
-    func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {
-        let process = TestTools.process(name, arguments)
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = PipeCollector(pipe)
-        do {
-            let status = try await poll(every: .milliseconds(50), for: limit) { process.isRunning ? nil : process.terminationStatus }
-            return (status, output.text)
-        } catch {
-            process.terminate()
-            process.waitUntilExit()
-            return (-1, output.text + "\n(killed after \(limit))")
-        }
-    }
 }

@@ -53,3 +53,23 @@ extension TestTools {
         return dir
     }
 }
+
+/// Runs a tool from the test venv (`TestTools.process`) in `directory` (its own files stay
+/// there), its stdout and stderr together, bounded by `limit` (killed after it: status -1).
+public func runTool(_ name: String, _ arguments: [String], in directory: URL, limit: Duration) async throws -> (status: Int32, output: String) {
+    let process = TestTools.process(name, arguments)
+    process.currentDirectoryURL = directory
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = PipeCollector(pipe)
+    do {
+        let status = try await poll(every: .milliseconds(50), for: limit) { process.isRunning ? nil : process.terminationStatus }
+        return (status, output.text)
+    } catch {
+        process.terminate()
+        process.waitUntilExit()
+        return (-1, output.text + "\n(killed after \(limit))")
+    }
+}
