@@ -128,19 +128,30 @@ import Testing
         let paced = (auto as NSString).deletingLastPathComponent + "/paced.json"
         try #"{"rig": \#(rig), "kind": "steps", "trigger": "interval:1.5", "steps": [{"pose": {"pan": 5}}, {"pose": {"pan": 10}}, {"pose": {"pan": 15}}]}"#
             .write(toFile: paced, atomically: true, encoding: .utf8)
-        // The last runs: four frames each held 2 s (0.1 s planned), one cut short (not counted).
-        for name in ["slow", "paced"] {
-            var lines = [ShotLogEvent.start(ShotLogStart(program: "\(name).json", programSha256: String(repeating: "0", count: 64), steps: 3)).jsonLine()]
-            for (i, held) in [2.0, 1.9, 2.1, 2.0].enumerated() {
+        // The last runs of these files (their real paths): four frames each held 2 s (0.1 s
+        // planned), one cut short (not counted). And a newer run of another "slow.json"
+        // elsewhere, its frames slower still: never taken for this one.
+        let elsewhere = "/srv/other/slow.json"
+        for (name, path, held, stamp) in [
+            ("slow", auto, [2.0, 1.9, 2.1, 2.0], "20261127T010000Z"), ("paced", paced, [2.0, 1.9, 2.1, 2.0], "20261127T010000Z"),
+            ("slow", elsewhere, [9.0, 9.0, 9.0], "20261127T020000Z"),
+        ] {
+            let real = realpath(path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? path
+            let start = ShotLogStart(program: "\(name).json", programPath: real, programSha256: String(repeating: "0", count: 64), steps: 3)
+            var lines = [ShotLogEvent.start(start).jsonLine()]
+            for (i, seconds) in held.enumerated() {
                 let shot = ShotLogShot(
-                    step: i % 3 + 1, label: "step", axisNames: ["pan"], pose: [5], startSeconds: Double(i) * 5, endSeconds: Double(i) * 5 + held,
+                    step: i % 3 + 1, label: "step", axisNames: ["pan"], pose: [5], startSeconds: Double(i) * 5, endSeconds: Double(i) * 5 + seconds,
                     file: "/store_00010001/DCIM/100D750/DSC_000\(i).JPG")
                 lines.append(ShotLogEvent.shot(shot).jsonLine())
             }
             let cut = ShotLogShot(step: 1, label: "step", axisNames: ["pan"], pose: [5], startSeconds: 30, endSeconds: 60, interrupted: true, file: "x")
             lines.append(ShotLogEvent.shot(cut).jsonLine())
             try (lines.joined(separator: "\n") + "\n").write(
-                to: runs.appendingPathComponent("\(name)-20261127T010000Z.jsonl"), atomically: true, encoding: .utf8)
+                to: runs.appendingPathComponent("\(name)-\(stamp).jsonl"), atomically: true, encoding: .utf8)
         }
         let empty = try TestTools.temporaryDirectory()
         func takes(_ stdout: String) -> Double? {

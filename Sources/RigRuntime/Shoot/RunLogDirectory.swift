@@ -202,11 +202,16 @@ public struct MeasuredFramePace: Sendable, Equatable {
     /// At least this many finished frames make a pace.
     public static let minimumFrames = 3
 
-    /// From the newest log of `program` in `directory` that has enough finished frames of a
-    /// camera that reports them (a frame with a `file`); nil when none has.
+    /// From the newest log in `directory` of the program file at `program` (its run, as
+    /// `--resume` tells: the same real path, or an older log's same bytes; another program
+    /// of the same name is never taken) that has enough finished frames of a camera that
+    /// reports them (a frame with a `file`); nil when none has.
     public static func last(of program: String, in directory: RunLogDirectory, newestLogs: Int = 5) -> MeasuredFramePace? {
+        let real = OutputPath.canonical(program)
+        let sha = SHA256.hex(FileManager.default.contents(atPath: program) ?? Data())
         for path in directory.logs(of: program).prefix(newestLogs) {
-            guard let text = try? RigFileReader.readText(path), let log = try? ShotLog(text: text, file: path) else { continue }
+            guard let log = try? ResumeLookup.read(path), let start = log.lastStart, ResumeLookup.belongs(start, to: real, sha256: sha)
+            else { continue }
             if let pace = measured(log, path: path) { return pace }
         }
         return nil

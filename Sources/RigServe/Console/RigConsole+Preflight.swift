@@ -71,7 +71,9 @@ public struct Preflight: Sendable, Equatable, Encodable {
     }
 
     /// The findings from the facts (a pure function: the tests give it every case).
-    public static func make(program: String, frames: Int, seconds: Double?, start: Double, camera: Camera?) -> Preflight {
+    /// - Parameter unshot: why a program takes no frames although the rig has a camera
+    ///   (nil: the rig has none).
+    public static func make(program: String, frames: Int, seconds: Double?, start: Double, camera: Camera?, unshot: String? = nil) -> Preflight {
         var findings: [Finding] = []
         func ok(_ topic: String, _ text: String) { findings.append(Finding(level: .ok, topic: topic, text: text)) }
         func warn(_ topic: String, _ text: String) { findings.append(Finding(level: .warning, topic: topic, text: text)) }
@@ -86,7 +88,7 @@ public struct Preflight: Sendable, Equatable, Encodable {
             storage: camera?.storage, downloadFolder: camera?.downloadFolder,
             downloadFreeKiB: camera?.downloadFreeBytes.map { Int(clamping: $0 / 1024) }, findings: [])
         guard let camera, frames > 0 else {
-            ok("camera", frames == 0 ? "no camera: the rig moves and holds at each step, nothing is shot" : "no camera")
+            ok("camera", unshot ?? (frames == 0 ? "no camera: the rig moves and holds at each step, nothing is shot" : "no camera"))
             preflight.findings = findings
             return preflight
         }
@@ -169,8 +171,9 @@ extension RigConsole {
             facts = c
         }
         let start = checked.program.start.map { max($0.unix, wallClock()) } ?? wallClock()
+        let unshot = camera != nil && !shoots ? "the rig's camera takes no frames in this program (it shoots nothing, or the phone's app does)" : nil
         return Preflight.make(
-            program: file, frames: frames, seconds: ProgramLibrary.estimatedSeconds(checked), start: start, camera: facts)
+            program: file, frames: frames, seconds: ProgramLibrary.estimatedSeconds(checked), start: start, camera: facts, unshot: unshot)
     }
 
     /// One frame at the program's first settings (its exposure, the ramp's first frame;
