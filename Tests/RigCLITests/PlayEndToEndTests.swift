@@ -136,10 +136,11 @@ import Testing
             ("slow", auto, [2.0, 1.9, 2.1, 2.0], "20261127T010000Z"), ("paced", paced, [2.0, 1.9, 2.1, 2.0], "20261127T010000Z"),
             ("slow", elsewhere, [9.0, 9.0, 9.0], "20261127T020000Z"),
         ] {
-            let real = realpath(path, nil).map { pointer in
-                defer { free(pointer) }
-                return String(cString: pointer)
-            } ?? path
+            let real =
+                realpath(path, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                } ?? path
             let start = ShotLogStart(program: "\(name).json", programPath: real, programSha256: String(repeating: "0", count: 64), steps: 3)
             var lines = [ShotLogEvent.start(start).jsonLine()]
             for (i, seconds) in held.enumerated() {
