@@ -242,8 +242,10 @@ public final class ShotRunner: @unchecked Sendable {
         programOver.store(true, ordering: .relaxed)
         groupTimer?.cancel()
         // The last frame's download may still be under way (`rig serve` ends a run while
-        // the camera stays open): its measures belong in this log.
-        (camera as? ImageReporting)?.waitForImages(within: 10)
+        // the camera stays open): its measures belong in this log. Generous: a large raw
+        // file on a busy Pi takes seconds (10 s was once too short for a small JPEG on a
+        // loaded 2-core machine); each camera call is bounded itself.
+        (camera as? ImageReporting)?.waitForImages(within: 30)
         writePendingImages(all: true)
         logInterruptedShot(at: nil)
         let ownFault = faultMessage
