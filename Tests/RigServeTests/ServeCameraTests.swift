@@ -23,6 +23,11 @@ import Testing
          "timelapse": {"frames": 6, "keyframes": {"pan": [{"frame": 0, "value": 0}, {"frame": 5, "value": 5}]}}}
         """
 
+    /// The same timelapse, 600 frames: long enough (10 minutes) that it still plays however
+    /// late a loaded machine lets a test go on; the test stops it.
+    static let longProgram = program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 600"#).replacingOccurrences(
+        of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 599, "value": 5}"#)
+
     @Test func servedProgramsShootAndTheStatusShowsTheLastFrame() async throws {
         let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
         let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
@@ -61,10 +66,7 @@ extension ServeCameraTests {
     @Test func aTestShotIsTheProgramsFirstFrameAtRest() async throws {
         let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
         let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
-        // Long enough (10 minutes) that it still plays when the test asks, however loaded.
-        let long = Self.program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 600"#).replacingOccurrences(
-            of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 599, "value": 5}"#)
-        let fixture = try ServeFixture(programs: ["dusk.json": Self.program, "long.json": long], rigText: Self.rig, camera: camera)
+        let fixture = try ServeFixture(programs: ["dusk.json": Self.program, "long.json": Self.longProgram], rigText: Self.rig, camera: camera)
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
             let test = try await client.execute(uri: "/api/testshot", method: .post, headers: .client("a"), body: jsonBody(#"{"program": "dusk.json"}"#))
@@ -101,11 +103,7 @@ extension ServeCameraTests {
     @Test func theNudgeReachesThePlayingRamp() async throws {
         let rig = try RigParser.parse(text: Self.rig, file: "test-rig.json")
         let camera = SimCamera(scene: try rig.camera.flatMap { try SimCamera.checkConfig($0) })
-        // Long enough (10 minutes) that it still plays however late a loaded machine lets
-        // this test go on after the first shot; the test stops it.
-        let program = Self.program.replacingOccurrences(of: #""frames": 6"#, with: #""frames": 600"#).replacingOccurrences(
-            of: #"{"frame": 5, "value": 5}"#, with: #"{"frame": 599, "value": 5}"#)
-        let fixture = try ServeFixture(programs: ["dusk.json": program], rigText: Self.rig, camera: camera)
+        let fixture = try ServeFixture(programs: ["dusk.json": Self.longProgram], rigText: Self.rig, camera: camera)
         defer { fixture.finish() }
         try await fixture.application.test(.router) { client in
             let idle = try await client.execute(uri: "/api/nudge", method: .post, headers: .client("a"), body: jsonBody(#"{"by": 0.33}"#))

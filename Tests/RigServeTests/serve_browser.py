@@ -147,6 +147,12 @@ class Proxy:
                 pass
 
 
+def too_wide(driver):
+    """The page must fit a 375-px phone: a message when something makes it wider, else None."""
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    return f"the page is {width} px wide on a 375 px screen" if width > 375 else None
+
+
 def fail(text):
     print(text, file=sys.stderr)
     return 1
@@ -202,10 +208,9 @@ def main():
         pose = lambda d: (d.find_element(By.ID, "ax-pan").text, d.find_element(By.ID, "ax-tilt").text)
         wait.until(lambda d: d.find_element(By.ID, "state").text.lower() == "idle" and pose(d) == ("0.00", "0.00"))
         print("page shows the rig idle at", pose(driver))
-        # The page must fit a 375-px phone: nothing wider than the window.
-        width = driver.execute_script("return document.documentElement.scrollWidth")
-        if width > 375:
-            print(f"the page is {width} px wide on a 375 px screen", file=sys.stderr)
+        wide = too_wide(driver)
+        if wide:
+            print(wide, file=sys.stderr)
             return 1
         return 0
     finally:

@@ -21,6 +21,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from serve_browser import too_wide
+
 
 def pose_of(text):
     """'pan -23.45 · tilt 10.12' → {'pan': -23.45, 'tilt': 10.12} (the page's 2 decimals)."""
@@ -126,9 +128,9 @@ def main():
             print(f"the preflight card lacks its time or its camera line: {findings}", file=sys.stderr)
             return 1
         # The page must still fit a 375-px phone.
-        width = driver.execute_script("return document.documentElement.scrollWidth")
-        if width > 375:
-            print(f"the page is {width} px wide on a 375 px screen", file=sys.stderr)
+        wide = too_wide(driver)
+        if wide:
+            print(wide, file=sys.stderr)
             return 1
         print(json.dumps(shown))
         return 0

@@ -12,7 +12,7 @@ import sys
 
 from selenium.webdriver.common.by import By
 
-from serve_browser import phone
+from serve_browser import phone, too_wide
 
 
 def main():
@@ -29,9 +29,9 @@ def main():
         for line in card(driver):
             print("group card:", line)
         # The card must not push the page wider than the phone.
-        width = driver.execute_script("return document.documentElement.scrollWidth")
-        if width > 375:
-            print(f"the page is {width} px wide on a 375 px screen", file=sys.stderr)
+        wide = too_wide(driver)
+        if wide:
+            print(wide, file=sys.stderr)
             return 1
         return 0
     finally:
