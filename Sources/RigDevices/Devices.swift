@@ -4,6 +4,7 @@ import RigFormat
 import RigGamepad
 import RigGroup
 import RigPCA9685
+import RigRuntime
 import RigStepSync
 
 /// The composition root for a rig's devices: each driver reads its own section of the rig
@@ -21,5 +22,13 @@ public enum Devices {
         try CameraBackends.validate(rig)
         _ = try GroupConfig.parse(rig.group)
         if let imu = rig.imu { _ = try MPU6050Config.parse(imu) }
+    }
+
+    /// What measures the rig file's measured settle, when it is not the output itself: the
+    /// `"imu"` section's MPU-6050 for `"sensor": "imu"` (constructed here, opened by the
+    /// session before anything moves). Nil for a simulated output: its own payload measures.
+    public static func stillnessProbe(for rig: Rig) throws(FileError) -> StillnessProbe? {
+        guard let settle = rig.settle, settle.sensor == .imu, rig.output.type != SimOutputConfig.type, let section = rig.imu else { return nil }
+        return RateSensorStillness(sensor: MPU6050(config: try MPU6050Config.parse(section)))
     }
 }

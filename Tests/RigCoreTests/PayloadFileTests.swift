@@ -52,8 +52,14 @@ import Testing
     }
 
     @Test func aSettleSensorNotMeasuredYetIsRefused() {
-        let line = errorLine(.rig("imu", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "imu"}"#), ""))
+        let line = errorLine(.rig("lv", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "liveView"}"#), ""))
         #expect(line.contains("$.settle.sensor"), "\(line)")
         #expect(line.contains("\"sim\""), "\(line)")
+    }
+
+    @Test func anIMUSettleNeedsTheRigFilesIMU() {
+        let line = errorLine(.rig("imu", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "imu"}"#), ""))
+        #expect(line.contains("$.settle.sensor"), "\(line)")
+        #expect(line.contains("\"imu\": {\"bus\""), "\(line)")
     }
 }

@@ -21,8 +21,6 @@ public struct MeasuredSettle: Sendable, Equatable {
     /// Not still this long after the move: the step's fixed `settleSeconds` applies (counted
     /// from the move's end) and the log says so.
     public var timeoutSeconds = 3.0
-    /// The IMU's I2C address (0x68, or 0x69 with AD0 high), on the output's bus.
-    public var imuAddress = 0x68
 
     public static let thresholdRange: ClosedRange<Double> = 0.001...100
     public static let holdRangeSeconds: ClosedRange<Double> = 0...5
@@ -36,18 +34,15 @@ public struct MeasuredSettle: Sendable, Equatable {
         let object = try value.object()
         let sensorName = try object.required("sensor", "\"imu\", \"liveView\" or \"sim\"").oneOf(Sensor.allCases.map(\.rawValue))
         let sensor = Sensor(rawValue: sensorName) ?? .sim
-        guard sensor == .sim else {
+        guard sensor != .liveView else {
             throw (object.optional("sensor") ?? value).error(
-                "\"\(sensorName)\" is not measured yet by this version; valid: \"sim\" (the simulated rig's payload)")
+                "\"\(sensorName)\" is not measured yet by this version; valid: \"imu\" (the rig file's \"imu\" on the camera) or \"sim\" (the simulated rig's payload)"
+            )
         }
         var settle = MeasuredSettle(sensor: sensor)
         if let v = object.optional("thresholdDegPerS") { settle.thresholdDegreesPerSecond = try v.number(in: thresholdRange, unit: "°/s") }
         if let v = object.optional("holdSeconds") { settle.holdSeconds = try v.number(in: holdRangeSeconds, unit: "s") }
         if let v = object.optional("timeoutSeconds") { settle.timeoutSeconds = try v.number(in: timeoutRangeSeconds, unit: "s") }
-        if let v = object.optional("imuAddress") {
-            guard settle.sensor == .imu else { throw v.error("\"imuAddress\" is for \"sensor\": \"imu\"") }
-            settle.imuAddress = try v.integer(in: 0x68...0x69)
-        }
         try object.finish()
         return settle
     }

@@ -46,6 +46,10 @@ public enum RigParser {
         if let settle, settle.sensor == .sim, output.type != "sim", let v = object.optional("settle") {
             throw v.error("\"sensor\": \"sim\" measures the simulated rig's payload; this rig's output is \"\(output.type)\"")
         }
+        if let settle, settle.sensor == .imu, imu == nil, let v = object.optional("settle") {
+            throw ((try? v.object())?.optional("sensor") ?? v).error(
+                "\"sensor\": \"imu\" reads the gyro of the rig file's \"imu\" section, which this file lacks; add \"imu\": {\"bus\": 1, \"address\": \"0x68\"}")
+        }
         try object.finish()
         var rig = Rig(name: name, axes: axes, output: output, loopRateHz: loopRate)
         rig.jog = jog

@@ -1,4 +1,6 @@
+import Glibc
 import RigCore
+import RigFormat
 
 /// Measures how fast the camera turns, for a measured settle (`MeasuredSettle`): an IMU on
 /// the camera, the live view's frames, or the simulator's payload. The control loop reads
@@ -8,6 +10,73 @@ public protocol StillnessProbe: AnyObject {
     /// The camera's angular rate now, degrees per second (its magnitude); nil when there is
     /// no reading (a failed read counts as motion).
     func rateDegreesPerSecond() -> Double?
+    /// Opens it before the loop runs (a sensor that does not answer refuses the run, nothing
+    /// moved); what it measures, for the log.
+    func start() throws(PartStartFailure) -> String
+    /// Closes it after the loop ended.
+    func close()
+}
+
+extension StillnessProbe {
+    public func start() throws(PartStartFailure) -> String { "measured settle on the simulated payload" }
+    public func close() {}
+}
+
+/// A measured settle from a `RateSensor` (an IMU's gyro on the camera): the magnitude of the
+/// three rates less the gyro's own offset, which `start` measures while the head stands
+/// still before the run (an MPU-6050's is a few °/s, above a settle's threshold).
+public final class RateSensorStillness: StillnessProbe {
+    public let sensor: RateSensor
+    /// The offset subtracted, °/s per component (measured by `start`).
+    public private(set) var offset = SIMD3<Double>(repeating: 0)
+    private let offsetSamples: Int
+    private let pause: () -> Void
+
+    /// - Parameters:
+    ///   - offsetSamples: readings averaged at the start for the offset;
+    ///   - pause: between them (the chip's next sample).
+    public init(sensor: RateSensor, offsetSamples: Int = 50, pause: @escaping () -> Void = { usleep(2000) }) {
+        self.sensor = sensor
+        self.offsetSamples = max(1, offsetSamples)
+        self.pause = pause
+    }
+
+    public func start() throws(PartStartFailure) -> String {
+        try sensor.start()
+        var sum = SIMD3<Double>(repeating: 0)
+        var low = SIMD3<Double>(repeating: .infinity)
+        var high = SIMD3<Double>(repeating: -.infinity)
+        var read = 0
+        for index in 0..<offsetSamples {
+            if index > 0 { pause() }
+            guard let rates = sensor.rates() else { continue }
+            sum += rates
+            low = pointwiseMin(low, rates)
+            high = pointwiseMax(high, rates)
+            read += 1
+        }
+        guard read * 2 >= offsetSamples else {
+            sensor.close()
+            throw PartStartFailure(
+                part: "imu", cause: .unavailable, detail: "\(sensor.sensorName): only \(read) of \(offsetSamples) readings answered; check its wiring")
+        }
+        offset = sum / Double(read)
+        let spread = (high - low).max()
+        let said =
+            "measured settle: \(sensor.sensorName), its offset (\(fixed(offset.x, 2)), \(fixed(offset.y, 2)), \(fixed(offset.z, 2))) °/s subtracted"
+        // Read over ~0.1 s before anything moved: a wide spread is a head that was not still
+        // (wind, a hand) and an offset that may be off.
+        return spread > 2 ? said + "; warning: it read \(fixed(spread, 1)) °/s apart while the rig stood still (moved?), so the offset may be off" : said
+    }
+
+    /// The loop thread: one reading (an MPU-6050's is tried twice before it counts as missing).
+    public func rateDegreesPerSecond() -> Double? {
+        guard let rates = sensor.rates() else { return nil }
+        let d = rates - offset
+        return (d * d).sum().squareRoot()
+    }
+
+    public func close() { sensor.close() }
 }
 
 extension SimOutput: StillnessProbe {

@@ -26,6 +26,10 @@ public struct SessionOptions {
     public var persistIntervalSeconds = 0.25
     /// A sensor the loop reads every tick after the write (`rig calibrate resonance`).
     public var rates: RateRecorder?
+    /// What measures the rig file's measured settle when it is not the output itself (the
+    /// `"imu"` on the camera; `Devices.stillnessProbe`): started before the output, closed
+    /// after the loop.
+    public var stillness: StillnessProbe?
 
     public init(loop: LoopOptions = LoopOptions(), tracePath: String? = nil, liveView: LiveView? = nil) {
         self.loop = loop
@@ -207,11 +211,12 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
     }
 
-    /// What measures a measured settle (`Rig.settle`) on this output, if anything does: the
-    /// simulator's payload. Without one the player waits each step's timeout and falls
-    /// back to the fixed settle (the shot log says so).
+    /// What measures a measured settle (`Rig.settle`), if anything does: the caller's probe
+    /// (the IMU), else a simulated output's payload (also for an `"imu"` rig played on
+    /// `--output sim`). Without one the player waits each step's timeout and falls back to
+    /// the fixed settle (the shot log says so).
     private func stillnessProbe() -> (probe: StillnessProbe, settle: MeasuredSettle)? {
-        guard let settle = rig.settle, settle.sensor == .sim, let probe = output as? StillnessProbe else { return nil }
+        guard let settle = rig.settle, let probe = options.stillness ?? output as? StillnessProbe else { return nil }
         return (probe, settle)
     }
 
@@ -261,6 +266,19 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             StandardStreams.onFailure { [self] failure in stop(.streamFailed(failure)) }
         }
         defer { if options.stopOnStreamFailure { StandardStreams.onFailure(nil) } }
+        // The settle's sensor first: it measures its offset while nothing moves, and one
+        // that does not answer refuses the run before the output starts.
+        let stillness = stillnessProbe()
+        if let stillness {
+            do throws(PartStartFailure) {
+                let said = try stillness.probe.start()
+                logger.info("\(said)")
+            } catch {
+                try? trace?.close()
+                throw .partStart(error)
+            }
+        }
+        defer { stillness?.probe.close() }
         do {
             try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
         } catch {
@@ -269,7 +287,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
         let loop = ControlLoop(
             rig: rig, source: consume source, output: output, clock: clock, options: options.loop, trace: trace, startPose: startPose, mailbox: mailbox,
-            stillness: stillnessProbe(), rates: options.rates)
+            stillness: stillness, rates: options.rates)
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
             mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,

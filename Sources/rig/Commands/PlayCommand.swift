@@ -103,7 +103,7 @@ struct PlayCommand: ParsableCommand {
         if let start = prepared.program.start { try StartWait.refuseIfPast(start, file: file, startNow: startNow) }
         // Everything that can be refused is refused before the header, and before anything moves.
         let inputs = Self.inputFiles(program: file)
-        var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed), inputs: inputs)
+        var options = try SessionSetup.options(runOptions, loop: LoopOptions(speed: speed), inputs: inputs, rig: rig)
         try checkOutputs(rig: rig, program: prepared.program, trigger: chosenTrigger, inputs: inputs)
         let device = try prepared.output ?? SessionSetup.makeOutput(rig, logger: logger)
         prepared.start.announce(logger)

@@ -47,7 +47,7 @@ struct ServeDFMocoCommand: ParsableCommand {
         let endpoint: DFMocoEndpoint =
             serial.map { .serial(path: $0) }
             ?? listen.flatMap(DFMocoEndpoint.parseListen) ?? .tcp(host: "127.0.0.1", port: 10001)
-        let options = try SessionSetup.options(runOptions, loop: LoopOptions(), inputs: [rig])
+        let options = try SessionSetup.options(runOptions, loop: LoopOptions(), inputs: [rig], rig: model)
         let setup = try SessionSetup.open(model, logger: logger)
         let output = setup.output
         let service: DFMocoService

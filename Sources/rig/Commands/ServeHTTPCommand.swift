@@ -127,7 +127,7 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
-        let options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig])
+        let options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig], rig: model)
         if !noShoot { try PlayCommand.checkFolders(model) }
         let setup = try SessionSetup.open(model, logger: logger)
         let device = setup.output

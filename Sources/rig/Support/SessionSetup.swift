@@ -31,8 +31,9 @@ struct SessionSetup {
     }
 
     /// The session's options from the command line: `--trace` checked against the run's
-    /// input files now (exit 2), before anything opens or moves.
-    static func options(_ run: SessionRunOptions, loop: LoopOptions, inputs: [String]) throws(ExitCode) -> SessionOptions {
+    /// input files now (exit 2), before anything opens or moves; the rig's measured settle's
+    /// sensor constructed (`Devices.stillnessProbe`).
+    static func options(_ run: SessionRunOptions, loop: LoopOptions, inputs: [String], rig: Rig) throws(ExitCode) -> SessionOptions {
         if let trace = run.trace {
             do { try OutputPath.check(trace, option: "--trace", inputs: inputs) } catch {
                 printError("error: \(error)")
@@ -43,6 +44,10 @@ struct SessionSetup {
         loop.realtime = !run.noRealtime
         var options = SessionOptions(loop: loop, tracePath: run.trace)
         options.inputPaths = inputs
+        do { options.stillness = try Devices.stillnessProbe(for: rig) } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
         return options
     }
 

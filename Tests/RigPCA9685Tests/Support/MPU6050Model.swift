@@ -53,6 +53,9 @@ final class MPU6050Model: I2CBus {
     /// the PCA9685 model's channel), as the simulated payload's spring, stepped once per
     /// gyro read; its rate about z, with noise.
     var follow: (horn: () -> Double, response: PayloadResponse, noiseDps: Double)?
+    /// The chip's own zero-rate offset, °/s per axis, added to every reading (a real
+    /// MPU-6050's is up to ±20 °/s).
+    var offset = SIMD3<Double>(repeating: 0)
     private var noiseState: UInt64 = 7
 
     private func followed() -> SIMD3<Double>? {
@@ -73,7 +76,7 @@ final class MPU6050Model: I2CBus {
     }
 
     private func loadGyro() {
-        let rate = followed() ?? (replay.isEmpty ? SIMD3(repeating: 0) : replay[min(samplesRead, replay.count - 1)])
+        let rate = offset + (followed() ?? (replay.isEmpty ? SIMD3(repeating: 0) : replay[min(samplesRead, replay.count - 1)]))
         samplesRead += 1
         for axis in 0..<3 {
             let counts = isAsleep ? 0 : Int16(clamping: Int((rate[axis] * sensitivity).rounded()))
