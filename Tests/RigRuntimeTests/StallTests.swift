@@ -1,4 +1,5 @@
 import RigCore
+import RigSky
 import RigTestSupport
 import Synchronization
 import Testing
@@ -24,6 +25,24 @@ final class StallingClock: LoopClock {
     func sleep(until deadline: UInt64) {
         let n = sleeps.add(1, ordering: .relaxed).newValue
         let wake = n == stallAt ? deadline + stallNanoseconds : deadline
+        if wake > now() { current.store(wake, ordering: .releasing) }
+    }
+}
+
+/// A clock that jumps to each deadline, but wakes late at some of its sleeps: sleep n
+/// (1-based) wakes `stalls[n]` nanoseconds late.
+final class StallsClock: LoopClock {
+    private let current = Atomic<UInt64>(0)
+    private let sleeps = Atomic<Int>(0)
+    let stalls: [Int: UInt64]
+
+    init(stalls: [Int: UInt64]) { self.stalls = stalls }
+
+    func now() -> UInt64 { current.load(ordering: .acquiring) }
+
+    func sleep(until deadline: UInt64) {
+        let n = sleeps.add(1, ordering: .relaxed).newValue
+        let wake = deadline + (stalls[n] ?? 0)
         if wake > now() { current.store(wake, ordering: .releasing) }
     }
 }
@@ -160,5 +179,45 @@ final class StallingClock: LoopClock {
         #expect(result.fault == nil)
         #expect(result.stalls == 1)
         #expect(abs(result.finalPose[0] - 10) < 1e-9)
+    }
+
+    /// Over random stepped programs, loop rates, jerks and stalls (several, anywhere, each
+    /// shorter than the stop threshold): the loop never has to bend a frame (a bend stops
+    /// `rig play`), plays the whole program, and the rig's wall-time acceleration stays
+    /// within the axis's. Found: a stall near a short move's start, then the resume ramp's
+    /// rise to full rate in one tick while the move sped up at its limit, bent it.
+    @Test func stallsAnywhereNeverMakeTheLimiterBendAProgram() {
+        for seed in 0..<300 {
+            var g = SplitMix64(seed: UInt64(seed) &+ 99)
+            let rate = [50.0, 100, 200][seed % 3]
+            var rig = testRig(loopRateHz: rate)
+            if seed % 2 == 0 { rig.axes[0].maxJerk = Double.random(in: 500...20_000, using: &g) }
+            let steps = (0..<5).map { i in
+                Step(pose: [Double.random(in: -70...70, using: &g), Double.random(in: 0...100, using: &g)], settleSeconds: 0.05, label: "\(i)")
+            }
+            let period = 1 / rate
+            var stalls: [Int: UInt64] = [:]
+            for _ in 0..<Int.random(in: 1...6, using: &g) {
+                stalls[Int.random(in: 2...Int(6 / period), using: &g)] = UInt64(Double.random(in: period * 1.05...0.45, using: &g) * 1e9)
+            }
+            let clock = StallsClock(stalls: stalls)
+            let pan = rig.axes[0]
+            let output = RecordingOutput()
+            let frames = Mutex<[(t: Double, pan: Double)]>([])
+            output.afterWrite = { _ in
+                let position = output.log.withLock { $0.writes.last?[0].position(on: pan) } ?? .nan
+                frames.withLock { $0.append((Double(clock.now()) / 1e9, position)) }
+            }
+            let program = HostedProgram(name: "steps", motion: .stepped(steps), trigger: .auto)
+            let result = ControlLoop(
+                rig: rig, source: ProgramHost(rig: rig, startPose: rig.homePose, program: program, endsWithProgram: true), output: output,
+                clock: clock, options: LoopOptions(realtime: false, stallStopSeconds: 0.5), startPose: rig.homePose
+            ).run()
+            let said = "seed \(seed), \(rate) Hz, stalls \(stalls.sorted { $0.key < $1.key }.map { "\($0.key): \(Double($0.value) / 1e6) ms" })"
+            #expect(result.fault == nil, "\(said): \(String(describing: result.fault))")
+            #expect(abs(result.finalPose[0] - (rig.axes[0].park ?? 0)) < 1e-6, "\(said): parked at \(result.finalPose[0])")
+            let worst = Self.wallAccelerations(frames.withLock { $0 }).map(abs).max() ?? 0
+            #expect(worst <= rig.axes[0].maxAcceleration * (1 + 1e-6), "\(said): worst wall acceleration \(worst) °/s²")
+        }
     }
 }

@@ -9,8 +9,8 @@ import RigCore
 /// loop plays the source's timeline at `rate` source ticks per tick, interpolating between
 /// its last two frames: the rate drops to the speed the rig really had, then rises back to
 /// 1 with the added acceleration (`slope · v`) kept within half of what the source leaves
-/// (`(1 − rate²) · maxAcceleration`: a timeline played at `rate` accelerates `rate²` as
-/// hard) and its growth within the axis's jerk. At rate 1 the source's frames pass as they
+/// at the rate it reaches (`(1 − rate²) · maxAcceleration`: a timeline played at `rate`
+/// accelerates `rate²` as hard) and its growth within the axis's jerk. At rate 1 the source's frames pass as they
 /// are. The timeline is late by what the stall and the ramp cost, never made up in a burst.
 struct ResumeRamp {
     private let accelerations: [Double]
@@ -63,11 +63,20 @@ struct ResumeRamp {
         guard rate < 1 else { return }
         var cap = Double.infinity
         var jerkStep = Double.infinity
+        let dt = tickSeconds
         for i in accelerations.indices {
-            let v = abs(next[i] - previous[i]) / tickSeconds
+            let v = abs(next[i] - previous[i]) / dt
             guard v > 0, v.isFinite else { continue }
-            cap = min(cap, 0.5 * (1 - rate * rate) * accelerations[i] / v)
-            jerkStep = min(jerkStep, jerks[i] / v * tickSeconds)
+            // The source's frames are played at the rate this tick sets, not the one before:
+            // slope · v ≤ ½ · (1 − (rate + slope · dt)²) · a. A rise in one tick from far
+            // below 1 while the source speeds up at its limit would otherwise take the rig
+            // past `a` (a short move, resumed near its start after a stall).
+            let a = accelerations[i]
+            let qa = 0.5 * a * dt * dt
+            let qb = a * rate * dt + v
+            let qc = 0.5 * a * (1 - rate * rate)
+            cap = min(cap, 2 * qc / (qb + (qb * qb + 4 * qa * qc).squareRoot()))
+            jerkStep = min(jerkStep, jerks[i] / v * dt)
         }
         slope = min(slope + jerkStep, cap)
         rate = min(1, rate + slope * tickSeconds)
