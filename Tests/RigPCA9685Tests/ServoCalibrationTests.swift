@@ -55,11 +55,15 @@ import Testing
 
         let logger = chip.logs.logger
         let settings = options
-        let session = Task.detached { () -> Result<ServoCalibrationSummary, ServoCalibrationError> in
-            do throws(ServoCalibrationError) {
-                return .success(try runServoCalibration(rig: rig, output: output, options: settings, logger: logger))
-            } catch {
-                return .failure(error)
+        // The session blocks: on a thread of its own, never the pool's (two tests blocking the
+        // pool's threads starve every async test of the run).
+        let session = Task { () async throws -> Result<ServoCalibrationSummary, ServoCalibrationError> in
+            try await onThread { () -> Result<ServoCalibrationSummary, ServoCalibrationError> in
+                do throws(ServoCalibrationError) {
+                    return .success(try runServoCalibration(rig: rig, output: output, options: settings, logger: logger))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         let period = chip.period

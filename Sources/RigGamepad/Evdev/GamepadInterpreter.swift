@@ -54,7 +54,10 @@ public struct GamepadInterpreter: Sendable {
         for i in layout.buttons.indices {
             let down = layout.buttons[i].map { isDown($0, in: state) } ?? false
             let bit = UInt32(1) << UInt32(i)
-            if down, heldButtons & bit == 0, countPresses, buttonActions[i] != .none { snapshot.press(buttonActions[i]) }
+            if down, heldButtons & bit == 0, countPresses {
+                if buttonActions[i] != .none { snapshot.press(buttonActions[i]) }
+                if i < 16 { snapshot.buttonPresses[i] &+= 1 }
+            }
             heldButtons = down ? heldButtons | bit : heldButtons & ~bit
         }
         for i in 0..<min(4, layout.dpad.count) {

@@ -157,6 +157,7 @@ public final class GamepadReader {
         input.update { s in
             s.sticks = local.sticks
             s.actions &+= local.actions &- previous.actions
+            s.buttonPresses &+= local.buttonPresses &- previous.buttonPresses
             s.nudges &+= local.nudges &- previous.nudges
             s.signsOfLife &+= local.signsOfLife &- previous.signsOfLife
             s.generation &+= local.generation &- previous.generation

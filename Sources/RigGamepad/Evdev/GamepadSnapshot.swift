@@ -9,6 +9,9 @@ public struct GamepadSnapshot: Sendable, Equatable {
     public var sticks: SIMD4<Double> = .zero
     /// Presses so far per action (`JogAction.slot`); the source acts on changes.
     public var actions: SIMD16<UInt32> = .zero
+    /// Presses so far per button (`GamepadLayout.buttonOrder`), whatever action the jog
+    /// layout gives it (`rig calibrate servo` has a layout of its own).
+    public var buttonPresses: SIMD16<UInt32> = .zero
     /// D-pad presses so far: up, down, left, right (one nudge each).
     public var nudges: SIMD4<UInt32> = .zero
     /// Keyboard arrow presses so far: left, right, up, down (each moves for a moment, so

@@ -22,11 +22,27 @@ public struct ServoCalibrationOptions: Sendable {
     /// status line in place (a terminal) or print each as a line.
     public var show: @Sendable (String) -> Void = { StandardStreams.out($0) }
     public var redrawInPlace = isatty(STDOUT_FILENO) == 1
+    /// Keys from elsewhere beside the terminal's (a gamepad: `GamepadCalibrationKeys`).
+    public var moreKeys: (any CalibrationKeySource)?
 
     public init(rigPath: String, axisName: String) {
         self.rigPath = rigPath
         self.axisName = axisName
     }
+}
+
+/// Keys for `rig calibrate servo` from something other than the terminal (a gamepad), on a
+/// thread of its own.
+public protocol CalibrationKeySource: AnyObject, Sendable {
+    /// Its keys, for the screen under the terminal's.
+    var help: String { get }
+    /// Appended to the status line after every key (what its next press does), if anything.
+    var status: String? { get }
+    /// Starts delivering keys; `deliver` returns true once the session is ending (deliver
+    /// no more).
+    func start(_ deliver: @escaping @Sendable (ServoCalibrator.Key) -> Bool)
+    /// Stops delivering (returns once its thread has).
+    func stop()
 }
 
 /// Why `rig calibrate servo` could not start or save.
@@ -96,7 +112,7 @@ public func runServoCalibration(rig: Rig, output: Output, options: ServoCalibrat
 
     let keys = CalibrationKeysPart(
         calibrator: calibrator, axisIndex: index, axisCount: rig.axes.count, descriptor: options.keysDescriptor, rigPath: options.rigPath,
-        axisName: axis.name, show: options.show, redraw: options.redrawInPlace, logger: logger)
+        axisName: axis.name, show: options.show, redraw: options.redrawInPlace, moreKeys: options.moreKeys, logger: logger)
     var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
     sessionOptions.inputPaths = [options.rigPath]
     sessionOptions.trapSignals = options.trapSignals
@@ -131,15 +147,21 @@ private final class CalibrationKeysPart: SessionPart, @unchecked Sendable {
     private let axisName: String
     private let show: @Sendable (String) -> Void
     private let redraw: Bool
+    private let moreKeys: (any CalibrationKeySource)?
     private let logger: Logger
     private let stopReading = Atomic<Bool>(false)
+    /// One key at a time, whoever sent it.
+    private let handling = Mutex(())
+    /// Saved or quit: no key does anything after.
+    private let ended = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var reading = false
 
     init(
         calibrator: ServoCalibrator, axisIndex: Int, axisCount: Int, descriptor: Int32, rigPath: String, axisName: String,
-        show: @escaping @Sendable (String) -> Void, redraw: Bool, logger: Logger
+        show: @escaping @Sendable (String) -> Void, redraw: Bool, moreKeys: (any CalibrationKeySource)?, logger: Logger
     ) {
+        self.moreKeys = moreKeys
         state = Mutex(Result(calibrator: calibrator, shownRanges: [calibrator.window]))
         self.axisIndex = axisIndex
         self.axisCount = axisCount
@@ -155,17 +177,21 @@ private final class CalibrationKeysPart: SessionPart, @unchecked Sendable {
     var result: Result { state.withLock { $0 } }
 
     func start(_ door: SessionDoor) throws(PartStartFailure) {
-        show("calibrating axis \"\(axisName)\" of \(rigPath) in raw pulse widths; nothing is sent outside the range shown\n\(ServoCalibrator.help)\n")
+        show(
+            "calibrating axis \"\(axisName)\" of \(rigPath) in raw pulse widths; nothing is sent outside the range shown\n\(ServoCalibrator.help)\n"
+                + (moreKeys.map { $0.help + "\n" } ?? ""))
         render(state.withLock { $0.calibrator })
         reading = true
         SystemThread.start(name: "rig-calibrate") { [self] in
             read(door)
             finished.signal()
         }
+        moreKeys?.start { [self] key in handle(key, door) }
     }
 
     func finish(_ outcome: SessionOutcome) {
         guard reading else { return }
+        moreKeys?.stop()
         stopReading.store(true, ordering: .relaxed)
         finished.wait()
         reading = false
@@ -192,8 +218,15 @@ private final class CalibrationKeysPart: SessionPart, @unchecked Sendable {
         }
     }
 
-    /// Returns true when the session is ending.
+    /// Returns true when the session is ending. The terminal's thread and the other keys'
+    /// (a gamepad) both call it; the state is behind its lock, and once one has ended the
+    /// session the other's keys do nothing.
     private func handle(_ key: ServoCalibrator.Key, _ door: SessionDoor) -> Bool {
+        handling.withLock { _ in handleOne(key, door) }
+    }
+
+    private func handleOne(_ key: ServoCalibrator.Key, _ door: SessionDoor) -> Bool {
+        if ended.load(ordering: .acquiring) { return true }
         let (action, calibrator) = state.withLock { s in
             let action = s.calibrator.handle(key)
             if s.shownRanges.last != s.calibrator.window { s.shownRanges.append(s.calibrator.window) }
@@ -210,6 +243,7 @@ private final class CalibrationKeysPart: SessionPart, @unchecked Sendable {
         case .quit:
             render(calibrator)
             show((redraw ? "\n" : "") + "quit: nothing saved\n")
+            ended.store(true, ordering: .releasing)
             door.stop()
             return true
         case .save(let table):
@@ -221,6 +255,7 @@ private final class CalibrationKeysPart: SessionPart, @unchecked Sendable {
                     $0.savedRig = rig
                 }
                 show((redraw ? "\n" : "") + "saved \(table.angles.count) points into \(rigPath)\n")
+                ended.store(true, ordering: .releasing)
                 door.stop()
                 return true
             } catch {
@@ -235,6 +270,7 @@ private final class CalibrationKeysPart: SessionPart, @unchecked Sendable {
 
     private func render(_ calibrator: ServoCalibrator) {
         var text = calibrator.statusLine
+        if let more = moreKeys?.status { text += " · " + more }
         if let message = calibrator.message { text += "  — " + message }
         show(redraw ? "\r\u{1B}[2K" + text : text + "\n")
     }

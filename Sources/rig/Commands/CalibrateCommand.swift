@@ -2,6 +2,7 @@ import ArgumentParser
 import RigCore
 import RigDevices
 import RigFormat
+import RigGamepad
 import RigPCA9685
 import RigRuntime
 
@@ -70,8 +71,10 @@ struct CalibrateServo: ParsableCommand {
             dial, or two marks of the scene N° apart) and Enter records a point; x deletes \
             the last; s writes the points into the rig file's axis as "calibration" (the rest \
             of the file unchanged) and prints the resolution per output count; q quits \
-            without saving. Ctrl-C leaves the servo in the output's safe state. See \
-            docs/pca9685.md.
+            without saving. Ctrl-C leaves the servo in the output's safe state. A gamepad, \
+            if one is plugged in, does the same (its keys are shown): with --angles, its A \
+            records each listed angle in turn (a printed dial's marks), so the keyboard is \
+            only needed to type others. See docs/pca9685.md.
             """)
 
     @Option(help: "The rig file (its axis's calibration is rewritten on save).")
@@ -80,8 +83,34 @@ struct CalibrateServo: ParsableCommand {
     @Option(help: "The servo axis to calibrate.")
     var axis: String
 
+    @Option(
+        help: ArgumentHelp(
+            "The angles the gamepad's A records in turn, degrees (a printed dial's marks), comma-separated.", valueName: "-60,-30,0,30,60"))
+    var angles: String?
+
+    @Option(help: ArgumentHelp("The gamepad's evdev node (default: the first gamepad found).", valueName: "/dev/input/eventN"))
+    var device: String?
+
+    @Flag(help: "Keys from the terminal only, even with a gamepad plugged in.")
+    var noGamepad = false
+
     @OptionGroup var session: SessionRunOptions
     @OptionGroup var log: LogOptions
+
+    func validate() throws {
+        if let angles, Self.parseAngles(angles) == nil {
+            throw ValidationError(
+                "--angles \(angles): write angles in degrees separated by commas, each within \(format(Bounds.calibrationAngleDegrees.lowerBound))…\(format(Bounds.calibrationAngleDegrees.upperBound)), such as -60,-30,0,30,60"
+            )
+        }
+        if noGamepad, device != nil || angles != nil { throw ValidationError("--no-gamepad: --device and --angles are the gamepad's") }
+    }
+
+    static func parseAngles(_ text: String) -> [Double]? {
+        let values = text.split(separator: ",").map { Double(String($0).trimmed()) }
+        guard !values.isEmpty, values.allSatisfy({ $0.map(Bounds.calibrationAngleDegrees.contains) ?? false }) else { return nil }
+        return values.compactMap { $0 }
+    }
 
     func run() throws {
         let model = try FileLoading.loadRig(rig)
@@ -90,6 +119,21 @@ struct CalibrateServo: ParsableCommand {
         var options = ServoCalibrationOptions(rigPath: rig, axisName: axis)
         options.tracePath = session.trace
         options.realtime = !session.noRealtime
+        if !noGamepad {
+            // A gamepad plugged in now (or the one named) adds its keys; without one, the keyboard alone.
+            let finder = GamepadFinder(device: device)
+            let found = finder.find()
+            if let pad = found.found {
+                try? pad.fd.close()
+                options.moreKeys = GamepadCalibrationKeys(
+                    finder: finder, config: JogConfig.of(model), angles: angles.flatMap(Self.parseAngles) ?? [], logger: logger)
+            } else if device != nil || angles != nil {
+                printError(
+                    "error: no gamepad\(device.map { " at \($0)" } ?? ""): \(found.problems.isEmpty ? "none found" : found.problems.joined(separator: "; ")) (--angles needs one)"
+                )
+                throw ExitCode(2)
+            }
+        }
         let summary: ServoCalibrationSummary
         do throws(ServoCalibrationError) {
             summary = try runServoCalibration(rig: model, output: output, options: options, logger: logger)
