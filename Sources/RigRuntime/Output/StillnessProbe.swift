@@ -1,13 +1,21 @@
 import RigCore
 
 /// Measures how fast the camera turns, for a measured settle (`MeasuredSettle`): an IMU on
-/// the camera, the live view's frames, or the simulator's payload. The control loop reads
+/// the camera, the live view's frames (`LiveViewMotion`), or the simulator's payload. The control loop reads
 /// it once per tick after the output's write, on the loop thread: no allocation, no long
 /// blocking.
 public protocol StillnessProbe: AnyObject {
     /// The camera's angular rate now, degrees per second (its magnitude); nil when there is
     /// no reading (a failed read counts as motion).
     func rateDegreesPerSecond() -> Double?
+    /// Told by the loop each tick, before `rateDegreesPerSecond`, whether it commands
+    /// motion (a sensor whose readings come late, the live view, ignores readings from
+    /// before the rig stopped). No allocation.
+    func commanded(moving: Bool)
+}
+
+extension StillnessProbe {
+    public func commanded(moving: Bool) {}
 }
 
 extension SimOutput: StillnessProbe {
@@ -23,7 +31,8 @@ extension SimOutput: StillnessProbe {
 }
 
 /// The camera's angular rate by sensor axis, signed, degrees per second: an IMU's gyro
-/// (x, y, z), or the simulator's payload. `rig calibrate resonance` records it through a
+/// (x, y, z), the live view's motion (`LiveViewMotion`: across and up the view), or the
+/// simulator's payload. `rig calibrate resonance` records it through a
 /// `RateRecorder`, read by the loop once per tick after the output's write, on the loop
 /// thread (no allocation, no long blocking).
 public protocol RateSensor: AnyObject {
@@ -37,6 +46,13 @@ public protocol RateSensor: AnyObject {
     func rates() -> SIMD3<Double>?
     /// Closes it (after the loop ended).
     func close()
+    /// How old a reading may be (the live view's: about two frames): a ring-down is
+    /// recorded from this long after the move's end.
+    var lagSeconds: Double { get }
+}
+
+extension RateSensor {
+    public var lagSeconds: Double { 0 }
 }
 
 /// The simulated payload as a rate sensor: axis `axis`'s camera rate as its x (a
