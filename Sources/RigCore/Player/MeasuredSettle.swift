@@ -23,10 +23,16 @@ public struct MeasuredSettle: Sendable, Equatable {
     public var timeoutSeconds = 3.0
     /// The IMU's I2C address (0x68, or 0x69 with AD0 high), on the output's bus.
     public var imuAddress = 0x68
+    /// The live view's horizontal field of view (`"fovDeg"`, `"liveView"` only): nil, the
+    /// camera's own (the simulated camera's lens) or the panorama's lens.
+    public var fieldOfViewDegrees: Double?
 
     public static let thresholdRange: ClosedRange<Double> = 0.001...100
     public static let holdRangeSeconds: ClosedRange<Double> = 0...5
     public static let timeoutRangeSeconds: ClosedRange<Double> = 0.05...600
+    public static let fieldOfViewRange: ClosedRange<Double> = 1...179
+    /// The sensors this version measures with.
+    public static let measured: [Sensor] = [.liveView, .sim]
 
     public init(sensor: Sensor) {
         self.sensor = sensor
@@ -36,14 +42,18 @@ public struct MeasuredSettle: Sendable, Equatable {
         let object = try value.object()
         let sensorName = try object.required("sensor", "\"imu\", \"liveView\" or \"sim\"").oneOf(Sensor.allCases.map(\.rawValue))
         let sensor = Sensor(rawValue: sensorName) ?? .sim
-        guard sensor == .sim else {
+        guard measured.contains(sensor) else {
             throw (object.optional("sensor") ?? value).error(
-                "\"\(sensorName)\" is not measured yet by this version; valid: \"sim\" (the simulated rig's payload)")
+                "\"\(sensorName)\" is not measured yet by this version; valid: \"liveView\" (the camera's live view) or \"sim\" (the simulated rig's payload)")
         }
         var settle = MeasuredSettle(sensor: sensor)
         if let v = object.optional("thresholdDegPerS") { settle.thresholdDegreesPerSecond = try v.number(in: thresholdRange, unit: "°/s") }
         if let v = object.optional("holdSeconds") { settle.holdSeconds = try v.number(in: holdRangeSeconds, unit: "s") }
         if let v = object.optional("timeoutSeconds") { settle.timeoutSeconds = try v.number(in: timeoutRangeSeconds, unit: "s") }
+        if let v = object.optional("fovDeg") {
+            guard settle.sensor == .liveView else { throw v.error("\"fovDeg\" is for \"sensor\": \"liveView\" (the live view's field of view)") }
+            settle.fieldOfViewDegrees = try v.number(in: fieldOfViewRange, unit: "°")
+        }
         if let v = object.optional("imuAddress") {
             guard settle.sensor == .imu else { throw v.error("\"imuAddress\" is for \"sensor\": \"imu\"") }
             settle.imuAddress = try v.integer(in: 0x68...0x69)

@@ -54,10 +54,12 @@ public struct ResonanceCalibrationSummary: Sendable {
 /// trap, loop, limiter and safe state on every way out) on `output`; `sensor` read by the
 /// loop every tick after the write; each ring-down after a move identified
 /// (`RingDown.identify`) on the gyro component that rings most; the medians written as
-/// the axis's `"shaper"` (`RigFileEditor.setShaper`). Blocks.
-public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor, options: ResonanceCalibrationOptions, logger: Logger)
-    throws(ServoCalibrationError) -> ResonanceCalibrationSummary
-{
+/// the axis's `"shaper"` (`RigFileEditor.setShaper`). `camera`, when the sensor is its live
+/// view (`LiveViewMotion`): a part of the session, started first and closed last, its
+/// live view drawn where the camera points. Blocks.
+public func runResonanceCalibration(
+    rig: Rig, output: Output, sensor: RateSensor, camera: Camera? = nil, options: ResonanceCalibrationOptions, logger: Logger
+) throws(ServoCalibrationError) -> ResonanceCalibrationSummary {
     guard let index = rig.axisIndex(named: options.axisName) else {
         throw ServoCalibrationError(
             "\(options.rigPath): no axis named \"\(elided(options.axisName))\"; the axes: \(rig.axes.map(\.name).joined(separator: ", "))")
@@ -94,7 +96,7 @@ public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor
     sessionOptions.trapSignals = options.trapSignals
     sessionOptions.rates = recorder
     let session = RigSession(
-        rig: runRig, source: CommandSource(rig: runRig, startPose: start.pose), output: output, startPose: start.pose, parts: [part],
+        rig: runRig, source: CommandSource(rig: runRig, startPose: start.pose), output: output, startPose: start.pose, camera: camera, parts: [part],
         options: sessionOptions, logger: logger)
     let summary: SessionSummary
     do throws(SessionError) { summary = try session.run() } catch { throw ServoCalibrationError(error.description, exitCode: error.exitCode) }
@@ -238,7 +240,8 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
     }
 
     /// Sends the axis to `target`, waits for the loop to get there, then returns the
-    /// samples of the following `recordSeconds` of loop time (nil: the session is ending).
+    /// samples of the following `recordSeconds` of loop time, from the sensor's
+    /// `lagSeconds` after the arrival (nil: the session is ending).
     private func stepAndRecord(to target: Double, _ door: SessionDoor, recording: Bool = true) -> [RateSample]? {
         var pose = [Double?](repeating: nil, count: axisCount)
         pose[axisIndex] = target
@@ -246,6 +249,7 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
         while recorder.samples.pop() != nil {}
         door.mailbox.post(.motion(.goTo(pose: pose)))
         var arrived: Double?
+        let lag = recorder.sensor.lagSeconds
         var kept: [RateSample] = []
         kept.reserveCapacity(Int(recordSeconds / tickSeconds) + 1)
         while !stopping.load(ordering: .relaxed) {
@@ -257,7 +261,8 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
                 }
                 guard let t0 = arrived else { continue }
                 if !recording { return [] }
-                if sample.timeSeconds - t0 >= recordSeconds { return kept }
+                if sample.timeSeconds - t0 < lag { continue }
+                if sample.timeSeconds - t0 - lag >= recordSeconds { return kept }
                 kept.append(sample)
             }
             if !any { usleep(10_000) }

@@ -26,6 +26,8 @@ public struct SessionOptions {
     public var persistIntervalSeconds = 0.25
     /// A sensor the loop reads every tick after the write (`rig calibrate resonance`).
     public var rates: RateRecorder?
+    /// What measures a `"liveView"` settle (`LiveViewMotion`, one of the session's parts).
+    public var stillness: StillnessProbe?
 
     public init(loop: LoopOptions = LoopOptions(), tracePath: String? = nil, liveView: LiveView? = nil) {
         self.loop = loop
@@ -207,12 +209,17 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
     }
 
-    /// What measures a measured settle (`Rig.settle`) on this output, if anything does: the
-    /// simulator's payload. Without one the player waits each step's timeout and falls
+    /// What measures a measured settle (`Rig.settle`), if anything does: the simulator's
+    /// payload (`"sim"`), or the camera's live view (`"liveView"`: the caller's
+    /// `options.stillness`). Without one the player waits each step's timeout and falls
     /// back to the fixed settle (the shot log says so).
     private func stillnessProbe() -> (probe: StillnessProbe, settle: MeasuredSettle)? {
-        guard let settle = rig.settle, settle.sensor == .sim, let probe = output as? StillnessProbe else { return nil }
-        return (probe, settle)
+        guard let settle = rig.settle else { return nil }
+        switch settle.sensor {
+        case .sim: return (output as? StillnessProbe).map { ($0, settle) }
+        case .liveView: return options.stillness.map { ($0, settle) }
+        case .imu: return nil
+        }
     }
 
     public func run() throws(SessionError) -> SessionSummary {
@@ -273,7 +280,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
             mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,
-            pose: { [weak loop] in loop?.status.positions }
+            pose: { [weak loop] in loop?.status.positions },
+            cameraPose: { [weak loop, sim = output as? SimOutput] in sim?.modelledCameraPose ?? loop?.status.positions }
         )
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {
