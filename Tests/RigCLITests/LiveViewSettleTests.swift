@@ -9,14 +9,14 @@ import Testing
 @Suite struct LiveViewSettleTests {
     /// A pan axis carrying a 3 Hz payload (ζ 0.03) on a simulated PCA9685 at 200 Hz, and a
     /// simulated camera whose live view draws 20 frames a second.
-    static func rig(settle: String) -> String {
-        #"""
-        {"axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "softLimits": [-40, 40],
-                   "maxVelocity": 40, "maxAcceleration": 120, "payload": {"frequencyHz": 3, "damping": 0.03}}],
-         "output": {"type": "sim", "frequencyHz": 200},
-         "camera": {"type": "sim", "focusMs": 0, "shutterMs": 50, "afterShotMs": 0,
-                    "preview": {"fps": 20, "width": 160, "height": 120, "fovDeg": 50}}\#(settle)}
-        """#
+    static func rig(settle: String, preview: Bool = true) -> String {
+        let view = preview ? #", "preview": {"fps": 20, "width": 160, "height": 120, "fovDeg": 50}"# : ""
+        return #"""
+            {"axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "softLimits": [-40, 40],
+                       "maxVelocity": 40, "maxAcceleration": 120, "payload": {"frequencyHz": 3, "damping": 0.03}}],
+             "output": {"type": "sim", "frequencyHz": 200},
+             "camera": {"type": "sim", "focusMs": 0, "shutterMs": 50, "afterShotMs": 0\#(view)}\#(settle)}
+            """#
     }
 
     static let threshold = 2.0
@@ -101,5 +101,17 @@ import Testing
         let damping = try #require(words.firstIndex(of: "damping").flatMap { Double(words[$0 + 1]) }, "\(line)")
         #expect(abs(frequency - 3) <= 0.15, "\(line)")
         #expect(abs(damping - 0.03) <= 0.02, "\(line)")
+    }
+
+    /// A live-view settle on a camera without a live view is refused before anything
+    /// moves, saying why (exit 2, no trace written).
+    @Test(.blocking) func aCameraWithoutALiveViewIsRefusedBeforeAnythingMoves() throws {
+        let rig = Self.rig(settle: #", "settle": {"sensor": "liveView"}"#, preview: false)
+        let program = #"{"rig": \#(rig), "kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 10}}]}"#
+        let path = try RigProcess.temporaryFile("lv-none.json", contents: program)
+        let result = try RigProcess.run(["play", path, "--no-realtime", "--trace", path + ".csv"])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("\"liveView\"") && result.stderr.contains("no live view") && result.stderr.contains("nothing moved"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path + ".csv"))
     }
 }

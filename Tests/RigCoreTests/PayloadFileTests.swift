@@ -56,4 +56,16 @@ import Testing
         #expect(line.contains("$.settle.sensor"), "\(line)")
         #expect(line.contains("\"sim\""), "\(line)")
     }
+
+    @Test func aLiveViewSettleTakesItsFieldOfViewAndNoOtherSensorDoes() throws {
+        let rig = try RigParser.parse(
+            text: Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "liveView", "fovDeg": 54.4, "thresholdDegPerS": 1}"#), file: "r.json")
+        #expect(rig.settle?.sensor == .liveView)
+        #expect(rig.settle?.fieldOfViewDegrees == 54.4)
+        let line = errorLine(.rig("sim", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "sim", "fovDeg": 50}"#), ""))
+        #expect(line.hasPrefix("r.json:2:98: error: $.settle.fovDeg:"), "\(line)")
+        #expect(line.contains("liveView"), "\(line)")
+        let wide = errorLine(.rig("wide", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "liveView", "fovDeg": 200}"#), ""))
+        #expect(wide.contains("$.settle.fovDeg") && wide.contains("1…179"), "\(wide)")
+    }
 }
