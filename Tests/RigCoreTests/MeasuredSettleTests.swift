@@ -95,6 +95,33 @@ import Testing
     /// A timeout sized to the payload: the simulated camera's rate after a step of one
     /// count last exceeds the threshold within the ring-down time, and less than a ringing
     /// period before it (the envelope's bound).
+    /// A ring-down with short gaps (a late live-view frame, a dropped bus read) is bridged
+    /// and still identified; gaps too long, too many or at either end are refused.
+    @Test func shortGapsInARingDownAreBridgedLongOnesAreNot() throws {
+        let dt = 0.01
+        let truth = (0..<300).map { k in
+            let t = Double(k) * dt
+            return 20 * exp(-0.05 * 2 * .pi * 4 * t) * sin(2 * .pi * 4 * t * (1 - 0.05 * 0.05).squareRoot())
+        }
+        var gappy = truth
+        for start in [40, 120, 200] { for k in start..<(start + 8) { gappy[k] = .nan } }
+        let bridged = try #require(RingDown.bridged(gappy, maxGap: 25))
+        #expect(bridged.allSatisfy { $0.isFinite })
+        #expect(zip(bridged, truth).enumerated().allSatisfy { !gappy[$0.offset].isFinite || $0.element.0 == $0.element.1 })
+        let found = try #require(RingDown.identify(samples: bridged, sampleSeconds: dt))
+        #expect(abs(found.frequencyHz / 4 - 1) < 0.05, "\(found)")
+        var long = truth
+        for k in 100..<130 { long[k] = .nan }
+        #expect(RingDown.bridged(long, maxGap: 25) == nil)
+        var many = truth
+        for k in stride(from: 10, to: 290, by: 7) { many[k] = .nan }
+        #expect(RingDown.bridged(many, maxGap: 25) == nil)
+        var atStart = truth
+        atStart[0] = .nan
+        #expect(RingDown.bridged(atStart, maxGap: 25) == nil)
+        #expect(RingDown.bridged(truth, maxGap: 25) == truth)
+    }
+
     @Test(arguments: [3.0, 5.0]) func ringDownSecondsBoundsTheLastRateAboveTheThreshold(frequency: Double) {
         let payload = Payload(frequencyHz: frequency, damping: 0.03)
         let count = 20_000.0 / 4096 * 180 / 2000

@@ -51,15 +51,27 @@ import Testing
         #expect(line.contains("servo"))
     }
 
-    @Test func aSettleSensorNotMeasuredYetIsRefused() {
-        let line = errorLine(.rig("lv", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "liveView"}"#), ""))
+    @Test func anUnknownSettleSensorIsRefusedWithTheValidOnes() {
+        let line = errorLine(.rig("laser", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "laser"}"#), ""))
         #expect(line.contains("$.settle.sensor"), "\(line)")
-        #expect(line.contains("\"sim\""), "\(line)")
+        #expect(line.contains("\"imu\"") && line.contains("\"liveView\"") && line.contains("\"sim\""), "\(line)")
     }
 
     @Test func anIMUSettleNeedsTheRigFilesIMU() {
         let line = errorLine(.rig("imu", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "imu"}"#), ""))
         #expect(line.contains("$.settle.sensor"), "\(line)")
         #expect(line.contains("\"imu\": {\"bus\""), "\(line)")
+    }
+
+    @Test func aLiveViewSettleTakesItsFieldOfViewAndNoOtherSensorDoes() throws {
+        let rig = try RigParser.parse(
+            text: Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "liveView", "fovDeg": 54.4, "thresholdDegPerS": 1}"#), file: "r.json")
+        #expect(rig.settle?.sensor == .liveView)
+        #expect(rig.settle?.fieldOfViewDegrees == 54.4)
+        let line = errorLine(.rig("sim", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "sim", "fovDeg": 50}"#), ""))
+        #expect(line.hasPrefix("r.json:2:98: error: $.settle.fovDeg:"), "\(line)")
+        #expect(line.contains("liveView"), "\(line)")
+        let wide = errorLine(.rig("wide", Self.rig(#""idle": "hold""#, extra: #", "settle": {"sensor": "liveView", "fovDeg": 200}"#), ""))
+        #expect(wide.contains("$.settle.fovDeg") && wide.contains("1…179"), "\(wide)")
     }
 }

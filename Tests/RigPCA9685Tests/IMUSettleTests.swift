@@ -38,8 +38,8 @@ import Testing
             self.inner = inner
             self.chip = chip
         }
-        func start() throws(PartStartFailure) -> String { try inner.start() }
-        func close() { inner.close() }
+        func startMeasuring() throws(PartStartFailure) -> String? { try inner.startMeasuring() }
+        func stopMeasuring() { inner.stopMeasuring() }
         func rateDegreesPerSecond() -> Double? {
             let rate = inner.rateDegreesPerSecond()
             truth.append(abs(chip.follow?.response.rate ?? .nan))

@@ -21,10 +21,14 @@ public struct MeasuredSettle: Sendable, Equatable {
     /// Not still this long after the move: the step's fixed `settleSeconds` applies (counted
     /// from the move's end) and the log says so.
     public var timeoutSeconds = 3.0
+    /// The live view's horizontal field of view (`"fovDeg"`, `"liveView"` only): nil, the
+    /// camera's own (the simulated camera's lens) or the panorama's lens.
+    public var fieldOfViewDegrees: Double?
 
     public static let thresholdRange: ClosedRange<Double> = 0.001...100
     public static let holdRangeSeconds: ClosedRange<Double> = 0...5
     public static let timeoutRangeSeconds: ClosedRange<Double> = 0.05...600
+    public static let fieldOfViewRange: ClosedRange<Double> = 1...179
 
     public init(sensor: Sensor) {
         self.sensor = sensor
@@ -34,15 +38,14 @@ public struct MeasuredSettle: Sendable, Equatable {
         let object = try value.object()
         let sensorName = try object.required("sensor", "\"imu\", \"liveView\" or \"sim\"").oneOf(Sensor.allCases.map(\.rawValue))
         let sensor = Sensor(rawValue: sensorName) ?? .sim
-        guard sensor != .liveView else {
-            throw (object.optional("sensor") ?? value).error(
-                "\"\(sensorName)\" is not measured yet by this version; valid: \"imu\" (the rig file's \"imu\" on the camera) or \"sim\" (the simulated rig's payload)"
-            )
-        }
         var settle = MeasuredSettle(sensor: sensor)
         if let v = object.optional("thresholdDegPerS") { settle.thresholdDegreesPerSecond = try v.number(in: thresholdRange, unit: "°/s") }
         if let v = object.optional("holdSeconds") { settle.holdSeconds = try v.number(in: holdRangeSeconds, unit: "s") }
         if let v = object.optional("timeoutSeconds") { settle.timeoutSeconds = try v.number(in: timeoutRangeSeconds, unit: "s") }
+        if let v = object.optional("fovDeg") {
+            guard settle.sensor == .liveView else { throw v.error("\"fovDeg\" is for \"sensor\": \"liveView\" (the live view's field of view)") }
+            settle.fieldOfViewDegrees = try v.number(in: fieldOfViewRange, unit: "°")
+        }
         try object.finish()
         return settle
     }

@@ -74,3 +74,31 @@ public enum RingDown {
         return sxx > 0 ? sxy / sxx : 0
     }
 }
+
+extension RingDown {
+    /// `values` with each run of non-finite readings (at most `maxGap` long, a tenth of all
+    /// at most, none at either end) drawn straight between its neighbours; nil otherwise.
+    public static func bridged(_ values: [Double], maxGap: Int) -> [Double]? {
+        let missing = values.filter { !$0.isFinite }.count
+        if missing == 0 { return values }
+        guard missing * 10 <= values.count, let first = values.firstIndex(where: \.isFinite), let last = values.lastIndex(where: \.isFinite),
+            first == 0, last == values.count - 1
+        else { return nil }
+        var out = values
+        var i = 0
+        while i < out.count {
+            guard !out[i].isFinite else {
+                i += 1
+                continue
+            }
+            var j = i
+            while !out[j].isFinite { j += 1 }
+            guard j - i <= maxGap else { return nil }
+            let a = out[i - 1]
+            let b = out[j]
+            for k in i..<j { out[k] = a + (b - a) * Double(k - i + 1) / Double(j - i + 1) }
+            i = j
+        }
+        return out
+    }
+}

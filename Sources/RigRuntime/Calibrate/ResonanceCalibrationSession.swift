@@ -54,10 +54,12 @@ public struct ResonanceCalibrationSummary: Sendable {
 /// trap, loop, limiter and safe state on every way out) on `output`; `sensor` read by the
 /// loop every tick after the write; each ring-down after a move identified
 /// (`RingDown.identify`) on the gyro component that rings most; the medians written as
-/// the axis's `"shaper"` (`RigFileEditor.setShaper`). Blocks.
-public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor, options: ResonanceCalibrationOptions, logger: Logger)
-    throws(ServoCalibrationError) -> ResonanceCalibrationSummary
-{
+/// the axis's `"shaper"` (`RigFileEditor.setShaper`). `camera`, when the sensor is its live
+/// view (`LiveViewMotion`): a part of the session, started first and closed last, its
+/// live view drawn where the camera points. Blocks.
+public func runResonanceCalibration(
+    rig: Rig, output: Output, sensor: RateSensor, camera: Camera? = nil, options: ResonanceCalibrationOptions, logger: Logger
+) throws(ServoCalibrationError) -> ResonanceCalibrationSummary {
     guard let index = rig.axisIndex(named: options.axisName) else {
         throw ServoCalibrationError(
             "\(options.rigPath): no axis named \"\(elided(options.axisName))\"; the axes: \(rig.axes.map(\.name).joined(separator: ", "))")
@@ -94,7 +96,7 @@ public func runResonanceCalibration(rig: Rig, output: Output, sensor: RateSensor
     sessionOptions.trapSignals = options.trapSignals
     sessionOptions.rates = recorder
     let session = RigSession(
-        rig: runRig, source: CommandSource(rig: runRig, startPose: start.pose), output: output, startPose: start.pose, parts: [part],
+        rig: runRig, source: CommandSource(rig: runRig, startPose: start.pose), output: output, startPose: start.pose, camera: camera, parts: [part],
         options: sessionOptions, logger: logger)
     let summary: SessionSummary
     do throws(SessionError) { summary = try session.run() } catch { throw ServoCalibrationError(error.description, exitCode: error.exitCode) }
@@ -216,10 +218,14 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
     private func run(_ door: SessionDoor) {
         for (n, target) in targets.enumerated() {
             guard let samples = stepAndRecord(to: target, door) else { return }
-            let components = (0..<3).map { c in samples.map { $0.rates[c] } }
-            if components.contains(where: { $0.contains { !$0.isFinite } }) {
-                return fail("the sensor's readings failed during ring-down \(n + 1): nothing saved", door)
+            // A short gap (a bus read dropped, a live-view frame late on a busy machine) is
+            // bridged; readings missing longer than a quarter second, or a tenth of them, fail.
+            let maxGap = max(1, Int(0.25 / tickSeconds))
+            let filled = (0..<3).map { c in RingDown.bridged(samples.map { $0.rates[c] }, maxGap: maxGap) }
+            guard filled.allSatisfy({ $0 != nil }) else {
+                return fail("the sensor's readings failed during ring-down \(n + 1) (missing for more than 0.25 s, or a tenth of them): nothing saved", door)
             }
+            let components = filled.map { $0 ?? [] }
             // The component the axis turns about rings most.
             let energy = components.map { values in values.reduce(0) { $0 + $1 * $1 } }
             let component = energy.indices.max { energy[$0] < energy[$1] } ?? 0
@@ -238,7 +244,8 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
     }
 
     /// Sends the axis to `target`, waits for the loop to get there, then returns the
-    /// samples of the following `recordSeconds` of loop time (nil: the session is ending).
+    /// samples of the following `recordSeconds` of loop time, from the sensor's
+    /// `lagSeconds` after the arrival (nil: the session is ending).
     private func stepAndRecord(to target: Double, _ door: SessionDoor, recording: Bool = true) -> [RateSample]? {
         var pose = [Double?](repeating: nil, count: axisCount)
         pose[axisIndex] = target
@@ -246,6 +253,7 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
         while recorder.samples.pop() != nil {}
         door.mailbox.post(.motion(.goTo(pose: pose)))
         var arrived: Double?
+        let lag = recorder.sensor.lagSeconds
         var kept: [RateSample] = []
         kept.reserveCapacity(Int(recordSeconds / tickSeconds) + 1)
         while !stopping.load(ordering: .relaxed) {
@@ -257,7 +265,8 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
                 }
                 guard let t0 = arrived else { continue }
                 if !recording { return [] }
-                if sample.timeSeconds - t0 >= recordSeconds { return kept }
+                if sample.timeSeconds - t0 < lag { continue }
+                if sample.timeSeconds - t0 - lag >= recordSeconds { return kept }
                 kept.append(sample)
             }
             if !any { usleep(10_000) }

@@ -336,6 +336,9 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 break
             }
             if let stillnessProbe {
+                var moving = false
+                for v in limiter.velocities where v != 0 { moving = true }
+                stillnessProbe.commanded(moving: moving)
                 stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
                 source.measured(still: stillness.isStill)
             }

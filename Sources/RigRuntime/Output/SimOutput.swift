@@ -130,6 +130,14 @@ public final class SimOutput: Output, @unchecked Sendable {
     /// and 0 on axes without a payload.
     public var cameraMotion: (angles: [Double], rates: [Double]) { snapshot.withLock { ($0.camera, $0.rate) } }
 
+    /// Where the camera points on each axis after the last write (the payload ringing on
+    /// its horn, the horn elsewhere), from any thread; nil before `start`. The simulated
+    /// camera's live view draws from it (`SessionDoor.cameraPose`).
+    public var modelledCameraPose: [Double]? {
+        let angles = snapshot.withLock { $0.camera }
+        return angles.isEmpty ? nil : angles
+    }
+
     /// The loop thread's view of the camera on axis `axis` (for the trace).
     public func modelledCameraAngle(axis: Int) -> Double? {
         cameras.indices.contains(axis) ? cameras[axis]?.angle : nil

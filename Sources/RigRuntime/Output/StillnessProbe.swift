@@ -3,23 +3,29 @@ import RigCore
 import RigFormat
 
 /// Measures how fast the camera turns, for a measured settle (`MeasuredSettle`): an IMU on
-/// the camera, the live view's frames, or the simulator's payload. The control loop reads
+/// the camera, the live view's frames (`LiveViewMotion`), or the simulator's payload. The control loop reads
 /// it once per tick after the output's write, on the loop thread: no allocation, no long
 /// blocking.
 public protocol StillnessProbe: AnyObject {
     /// The camera's angular rate now, degrees per second (its magnitude); nil when there is
     /// no reading (a failed read counts as motion).
     func rateDegreesPerSecond() -> Double?
-    /// Opens it before the loop runs (a sensor that does not answer refuses the run, nothing
-    /// moved); what it measures, for the log.
-    func start() throws(PartStartFailure) -> String
-    /// Closes it after the loop ended.
-    func close()
+    /// Opens it before the output starts (a sensor that does not answer refuses the run,
+    /// nothing moved); what it measures, for the log. A probe that is a session part (the
+    /// live view) starts as one instead. Default: nothing to open.
+    func startMeasuring() throws(PartStartFailure) -> String?
+    /// Closes what `startMeasuring` opened, after the loop ended.
+    func stopMeasuring()
+    /// Told by the loop each tick, before `rateDegreesPerSecond`, whether it commands
+    /// motion (a sensor whose readings come late, the live view, ignores readings from
+    /// before the rig stopped). No allocation.
+    func commanded(moving: Bool)
 }
 
 extension StillnessProbe {
-    public func start() throws(PartStartFailure) -> String { "measured settle on the simulated payload" }
-    public func close() {}
+    public func startMeasuring() throws(PartStartFailure) -> String? { nil }
+    public func stopMeasuring() {}
+    public func commanded(moving: Bool) {}
 }
 
 /// A measured settle from a `RateSensor` (an IMU's gyro on the camera): the magnitude of the
@@ -41,7 +47,7 @@ public final class RateSensorStillness: StillnessProbe {
         self.pause = pause
     }
 
-    public func start() throws(PartStartFailure) -> String {
+    public func startMeasuring() throws(PartStartFailure) -> String? {
         try sensor.start()
         var sum = SIMD3<Double>(repeating: 0)
         var low = SIMD3<Double>(repeating: .infinity)
@@ -76,7 +82,7 @@ public final class RateSensorStillness: StillnessProbe {
         return (d * d).sum().squareRoot()
     }
 
-    public func close() { sensor.close() }
+    public func stopMeasuring() { sensor.close() }
 }
 
 extension SimOutput: StillnessProbe {
@@ -92,7 +98,8 @@ extension SimOutput: StillnessProbe {
 }
 
 /// The camera's angular rate by sensor axis, signed, degrees per second: an IMU's gyro
-/// (x, y, z), or the simulator's payload. `rig calibrate resonance` records it through a
+/// (x, y, z), the live view's motion (`LiveViewMotion`: across and up the view), or the
+/// simulator's payload. `rig calibrate resonance` records it through a
 /// `RateRecorder`, read by the loop once per tick after the output's write, on the loop
 /// thread (no allocation, no long blocking).
 public protocol RateSensor: AnyObject {
@@ -106,6 +113,13 @@ public protocol RateSensor: AnyObject {
     func rates() -> SIMD3<Double>?
     /// Closes it (after the loop ended).
     func close()
+    /// How old a reading may be (the live view's: about two frames): a ring-down is
+    /// recorded from this long after the move's end.
+    var lagSeconds: Double { get }
+}
+
+extension RateSensor {
+    public var lagSeconds: Double { 0 }
 }
 
 /// The simulated payload as a rate sensor: axis `axis`'s camera rate as its x (a

@@ -26,9 +26,9 @@ public struct SessionOptions {
     public var persistIntervalSeconds = 0.25
     /// A sensor the loop reads every tick after the write (`rig calibrate resonance`).
     public var rates: RateRecorder?
-    /// What measures the rig file's measured settle when it is not the output itself (the
-    /// `"imu"` on the camera; `Devices.stillnessProbe`): started before the output, closed
-    /// after the loop.
+    /// What measures the rig file's measured settle when it is not the output itself: the
+    /// `"imu"` on the camera (`Devices.stillnessProbe`), the live view (`LiveViewMotion`, one
+    /// of the session's parts). Started before the output, closed after the loop.
     public var stillness: StillnessProbe?
 
     public init(loop: LoopOptions = LoopOptions(), tracePath: String? = nil, liveView: LiveView? = nil) {
@@ -211,13 +211,17 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
     }
 
-    /// What measures a measured settle (`Rig.settle`), if anything does: the caller's probe
-    /// (the IMU), else a simulated output's payload (also for an `"imu"` rig played on
-    /// `--output sim`). Without one the player waits each step's timeout and falls back to
-    /// the fixed settle (the shot log says so).
+    /// What measures a measured settle (`Rig.settle`), if anything does: the simulator's
+    /// payload (`"sim"`, and an `"imu"` rig played on `--output sim`), the camera's IMU or
+    /// live view (the caller's `options.stillness`). Without one the player waits each
+    /// step's timeout and falls back to the fixed settle (the shot log says so).
     private func stillnessProbe() -> (probe: StillnessProbe, settle: MeasuredSettle)? {
-        guard let settle = rig.settle, let probe = options.stillness ?? output as? StillnessProbe else { return nil }
-        return (probe, settle)
+        guard let settle = rig.settle else { return nil }
+        switch settle.sensor {
+        case .sim: return (output as? StillnessProbe).map { ($0, settle) }
+        case .liveView: return options.stillness.map { ($0, settle) }
+        case .imu: return (options.stillness ?? output as? StillnessProbe).map { ($0, settle) }
+        }
     }
 
     public func run() throws(SessionError) -> SessionSummary {
@@ -271,14 +275,13 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let stillness = stillnessProbe()
         if let stillness {
             do throws(PartStartFailure) {
-                let said = try stillness.probe.start()
-                logger.info("\(said)")
+                if let said = try stillness.probe.startMeasuring() { logger.info("\(said)") }
             } catch {
                 try? trace?.close()
                 throw .partStart(error)
             }
         }
-        defer { stillness?.probe.close() }
+        defer { stillness?.probe.stopMeasuring() }
         do {
             try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
         } catch {
@@ -291,7 +294,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         shared.withLock { $0.loop = loop }
         let door = SessionDoor(
             mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,
-            pose: { [weak loop] in loop?.status.positions }
+            pose: { [weak loop] in loop?.status.positions },
+            cameraPose: { [weak loop, sim = output as? SimOutput] in sim?.modelledCameraPose ?? loop?.status.positions }
         )
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {

@@ -43,7 +43,16 @@ public struct SessionDoor: Sendable {
     /// where the rig points (the simulated camera's live view).
     public let pose: @Sendable () -> [Double]?
 
-    public init(mailbox: SourceMailbox, stop: @escaping @Sendable () -> Void, stepCount: Int = 0, pose: @escaping @Sendable () -> [Double]? = { nil }) {
+    /// Where the camera points (nil before the loop's first frame): the output's modelled
+    /// camera when it models one (the simulator's payload), else the loop's pose. The
+    /// simulated camera's live view draws from it.
+    public let cameraPose: @Sendable () -> [Double]?
+
+    public init(
+        mailbox: SourceMailbox, stop: @escaping @Sendable () -> Void, stepCount: Int = 0, pose: @escaping @Sendable () -> [Double]? = { nil },
+        cameraPose: (@Sendable () -> [Double]?)? = nil
+    ) {
+        self.cameraPose = cameraPose ?? pose
         self.mailbox = mailbox
         self.stop = stop
         self.stepCount = stepCount
@@ -136,7 +145,7 @@ final class CameraPart: SessionPart {
     var exclusiveResources: [String] { camera.exclusiveResources }
     func start(_ door: SessionDoor) throws(PartStartFailure) {
         do { try camera.start() } catch { throw PartStartFailure(part: partName, error: error) }
-        (camera as? LiveViewSource)?.follow(pose: door.pose)
+        (camera as? LiveViewSource)?.follow(pose: door.cameraPose)
     }
     func finish(_ outcome: SessionOutcome) {
         (camera as? LiveViewSource)?.liveView.close()

@@ -2,7 +2,7 @@ import CTurboJPEG
 
 /// JPEG through libjpeg-turbo (TurboJPEG API), the one place rig encodes and decodes
 /// one: shot previews (RigGPhoto2's `ImageAnalysis`), the simulated camera's live view,
-/// and the comment segment (COM, `FF FE`) that stamps a live-view frame with its number
+/// the live view's luma for its motion (`LiveViewMotion`), and the comment segment (COM, `FF FE`) that stamps a live-view frame with its number
 /// and capture time without touching the image data.
 public enum JPEG {
     /// 8-bit RGB pixels (`width` × `height` × 3 bytes) as a baseline JPEG (4:2:0), or nil
@@ -39,6 +39,37 @@ public enum JPEG {
         }
         guard decoded == 0 else { return nil }
         return (Int(width), Int(height), pixels)
+    }
+
+    /// A JPEG's luma (8-bit grey), decoded at the smallest of libjpeg-turbo's scales (1/8…1)
+    /// still at least `minWidth` wide (or whole, when it is narrower): what the live view's
+    /// motion is measured on. Nil when libjpeg-turbo cannot read it.
+    public static func luma(_ jpeg: [UInt8], minWidth: Int) -> LumaImage? {
+        guard !jpeg.isEmpty, let decoder = tjInitDecompress() else { return nil }
+        defer { tjDestroy(decoder) }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
+        guard tjDecompressHeader3(decoder, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0, width > 0, height > 0,
+            Int(width) * Int(height) <= 64_000_000
+        else { return nil }
+        var (w, h) = (Int(width), Int(height))
+        var count: Int32 = 0
+        if let factors = tjGetScalingFactors(&count) {
+            for i in 0..<Int(count) {
+                let f = factors[i]
+                let sw = (Int(width) * Int(f.num) + Int(f.denom) - 1) / Int(f.denom)
+                let sh = (Int(height) * Int(f.num) + Int(f.denom) - 1) / Int(f.denom)
+                if sw >= min(minWidth, Int(width)), sw < w { (w, h) = (sw, sh) }
+            }
+        }
+        var pixels = [UInt8](repeating: 0, count: w * h)
+        let decoded = pixels.withUnsafeMutableBufferPointer { buffer in
+            tjDecompress2(decoder, jpeg, UInt(jpeg.count), buffer.baseAddress, Int32(w), 0, Int32(h), Int32(TJPF_GRAY.rawValue), TJFLAG_FASTDCT)
+        }
+        guard decoded == 0 else { return nil }
+        return LumaImage(width: w, height: h, pixels: pixels)
     }
 
     /// `jpeg` with a COM segment holding `text` (at most 65,533 bytes), placed after the

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import RigCore
 import RigDevices
 import RigFormat
@@ -185,8 +186,10 @@ struct CalibrateResonance: ParsableCommand {
             identifies the ringing's frequency and damping (the gyro component that rings \
             most), three times, and writes the medians into the axis as "shaper": {"type": \
             "zv", …} (the rest of the file unchanged). On the simulated rig without an "imu" \
-            it measures the simulated payload's own motion (a demonstration). Ctrl-C leaves \
-            the rig in its safe state. See docs/pca9685.md.
+            it measures the simulated payload's own motion (a demonstration). Without an \
+            "imu", a camera with a live view measures instead: the motion between its frames \
+            (ringing up to about a quarter of its frame rate). Ctrl-C leaves the rig in its \
+            safe state. See docs/pca9685.md.
             """)
 
     @Option(help: "The rig file (its axis's shaper is rewritten).")
@@ -220,11 +223,15 @@ struct CalibrateResonance: ParsableCommand {
         let logger = log.bootstrap(label: "rig.calibrate")
         let output = try SessionSetup.makeOutput(model, logger: logger)
         let sensor: RateSensor
+        var camera: Camera?
         if let section = model.imu {
             do throws(FileError) { sensor = MPU6050(config: try MPU6050Config.parse(section)) } catch {
                 printError("\(error)")
                 throw ExitCode(2)
             }
+        } else if model.camera != nil, let motion = try liveViewMotion(model, logger: logger, camera: &camera) {
+            sensor = motion
+            say("no \"imu\" in \(rig): measuring the motion in \(motion.sensorName); it identifies ringing up to about a quarter of its frame rate")
         } else if let sim = output as? SimOutput {
             guard model.axes[index].payload != nil else {
                 printError(
@@ -248,7 +255,7 @@ struct CalibrateResonance: ParsableCommand {
         options.save = !dryRun
         let summary: ResonanceCalibrationSummary
         do throws(ServoCalibrationError) {
-            summary = try runResonanceCalibration(rig: model, output: output, sensor: sensor, options: options, logger: logger)
+            summary = try runResonanceCalibration(rig: model, output: output, sensor: sensor, camera: camera, options: options, logger: logger)
         } catch {
             printError("error: \(error)")
             throw ExitCode(error.exitCode)
@@ -256,5 +263,25 @@ struct CalibrateResonance: ParsableCommand {
         if let failure = summary.failure { printError("error: \(failure)") }
         try SessionSetup.end(summary.session)
         if summary.failure != nil { throw ExitCode(1) }
+    }
+
+    /// The camera's live view as the sensor (the rig has a camera and no IMU): the camera
+    /// opened into `camera` (the session starts and closes it); nil, said why, when it has
+    /// no live view (the simulator then measures its own payload).
+    private func liveViewMotion(_ model: Rig, logger: Logger, camera: inout Camera?) throws -> LiveViewMotion? {
+        let opened: Camera?
+        do { opened = try CameraBackends.open(model, logger: logger) } catch {
+            printError("error: camera: \(error)")
+            throw ExitCode(1)
+        }
+        switch LiveViewMotion.of(camera: opened, fieldOfViewDegrees: model.settle?.fieldOfViewDegrees) {
+        case .success(let motion):
+            camera = opened
+            return motion
+        case .failure(let why):
+            opened?.close()
+            say("no \"imu\" in \(rig), and the camera cannot measure: \(why)")
+            return nil
+        }
     }
 }

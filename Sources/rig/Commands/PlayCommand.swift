@@ -127,8 +127,13 @@ struct PlayCommand: ParsableCommand {
         let nudge = RampNudge()
         let stepTrigger =
             program.isStepped ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, nudge: nudge, logger: logger) : nil
-        try shoot.open(logger: logger, rampNudge: nudge, display: { line in view.log(line) })
+        try shoot.open(logger: logger, rampNudge: nudge, speed: speed, display: { line in view.log(line) })
         var parts: [any SessionPart] = shoot.runner.map { [$0] } ?? []
+        if let motion = shoot.liveViewMotion {
+            // After the camera (the session starts it first), before the shots.
+            options.stillness = motion
+            parts.insert(motion, at: 0)
+        }
         if shoot.runner?.rampNudge != nil, chosenTrigger != .keyboard, let keys = RampKeys(nudge: nudge, say: { line in view.log(line) }) {
             parts.append(keys)
         }

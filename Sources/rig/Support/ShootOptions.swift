@@ -50,6 +50,8 @@ struct ShootSetup {
     /// 0-based.
     var firstStep: Int
     var camera: Camera?
+    /// What measures a `"liveView"` settle: the camera's live view (a session part after it).
+    var liveViewMotion: LiveViewMotion?
     var runner: ShotRunner?
     var logPath: String?
     private var options: ShootOptions
@@ -147,7 +149,7 @@ struct ShootSetup {
     /// Opens the log and the camera and makes the runner (none for a keyframes program
     /// without `--interval`). The camera opens first, so a setting it cannot take is refused before the log begins; it is closed again if the log cannot be opened.
     /// - Parameter rampNudge: what the keys (`+`, `-`) set and the ramp reads.
-    mutating func open(logger: Logger, rampNudge: RampNudge = RampNudge(), display: @escaping @Sendable (String) -> Void) throws {
+    mutating func open(logger: Logger, rampNudge: RampNudge = RampNudge(), speed: Double = 1, display: @escaping @Sendable (String) -> Void) throws {
         let timing = plan.timing
         if program.isStepped || plan.intervalSeconds != nil {
             // The camera first: a setting it cannot take is refused before the log is begun.
@@ -163,6 +165,9 @@ struct ShootSetup {
                     // A new camera session may number its files from where the lost ones began.
                     gphoto2.reserveNames(earlierLog.shots.flatMap { [$0.downloaded, $0.file].compactMap { $0 } })
                 }
+            }
+            if program.isStepped, let settle = plan.measuredSettle, settle.sensor == .liveView {
+                try openLiveViewSettle(settle, speed: speed, logger: logger)
             }
             var writer: ShotLogWriter?
             var logPath = self.logPath
@@ -198,6 +203,30 @@ struct ShootSetup {
                 display: display)
             if let earlierLog { runner.resumeRamp(from: earlierLog) }
             self.runner = runner
+        }
+    }
+
+    /// A `"liveView"` settle: the camera's live view measured (`liveViewMotion`), or exit 2
+    /// before anything moves when it cannot be (no camera, no live view, no field of view).
+    /// A run that does not shoot (`--no-shoot`, a `bui` trigger) opens no camera: each
+    /// step's fixed settle applies, and the log says so.
+    private mutating func openLiveViewSettle(_ settle: MeasuredSettle, speed: Double, logger: Logger) throws {
+        if camera == nil, program.rig.camera != nil {
+            plan.measuredSettle = nil
+            logger.notice("this run opens no camera, so its live view cannot measure the settle: each step's fixed settleSeconds applies")
+            return
+        }
+        let lens = program.panoramaSpec.map { $0.lens?.sensorFieldOfView.horizontalDegrees ?? $0.fieldOfView.horizontalDegrees }
+        switch LiveViewMotion.of(camera: camera, fieldOfViewDegrees: settle.fieldOfViewDegrees ?? lens, speed: speed) {
+        case .success(let motion):
+            liveViewMotion = motion
+            logger.notice(
+                "settle: measured in \(motion.sensorName): still below \(format(settle.thresholdDegreesPerSecond)) °/s for \(format(settle.holdSeconds)) s, else the fixed settle after \(format(settle.timeoutSeconds)) s"
+            )
+        case .failure(let why):
+            camera?.close()
+            printError("error: \(programPath): the rig's \"settle\": {\"sensor\": \"liveView\"} cannot measure: \(why); nothing moved")
+            throw ExitCode(2)
         }
     }
 
