@@ -48,6 +48,18 @@ import Testing
         #expect(rig.axes[1].shaper == nil)
         let check = try RigProcess.run(["check", path])
         #expect(check.status == 0, "\(check.stderr)")
+        // The settle it suggests reads as the rig file's own: held half the ringing period
+        // (3 Hz: 0.17 s), timed out after one PCA9685 count's step (4.88 µs at 0.18°/µs)
+        // rings below 0.5 °/s at the ζ found (about 6.2 s at 0.03).
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("settle: ") }, "\(result.stdout)")
+        let json = try #require(line.components(separatedBy: ": \"settle\": ").dropFirst().first?.components(separatedBy: " (held").first)
+        let withSettle = Self.rigText.replacingOccurrences(of: "\"loopRateHz\": 100,", with: "\"loopRateHz\": 100, \"settle\": \(json),")
+        let settle = try #require(try RigParser.parse(text: withSettle, file: path).settle)
+        #expect(settle.sensor == .sim)
+        #expect(abs(settle.holdSeconds - 1 / (2 * shaper.frequencyHz)) <= 0.011, "\(settle)")
+        let w = 2 * Double.pi * shaper.frequencyHz
+        let ring = log(20_000.0 / 4096 * 0.18 * w / 0.5) / (shaper.damping * w)
+        #expect(abs(settle.timeoutSeconds - ring) <= 1, "\(settle), the ringing of a count \(ring) s")
     }
 
     @Test(.blocking) func realHardwareWithoutAnIMUIsOneLine() throws {

@@ -34,6 +34,19 @@ public struct MeasuredSettle: Sendable, Equatable {
         self.sensor = sensor
     }
 
+    /// A settle sized to a payload: held over half its ringing period (a shorter hold can
+    /// fall between two peaks whose rate is still above the threshold), at least 0.05 s;
+    /// timed out after a ringing of `countDegrees` (one output count's step, what a move's
+    /// last count leaves) has fallen below the threshold, whole seconds up.
+    public static func sized(sensor: Sensor, payload: Payload, countDegrees: Double, thresholdDegreesPerSecond: Double = 0.5) -> MeasuredSettle {
+        var settle = MeasuredSettle(sensor: sensor)
+        settle.thresholdDegreesPerSecond = thresholdDegreesPerSecond
+        settle.holdSeconds = min(max(0.05, (payload.dampedPeriodSeconds / 2 * 100).rounded(.up) / 100), holdRangeSeconds.upperBound)
+        let ring = payload.ringDownSeconds(amplitudeDegrees: countDegrees, belowDegreesPerSecond: thresholdDegreesPerSecond)
+        settle.timeoutSeconds = min(max(ring.rounded(.up), timeoutRangeSeconds.lowerBound), timeoutRangeSeconds.upperBound)
+        return settle
+    }
+
     public static func parse(_ value: ValueReader) throws(FileError) -> MeasuredSettle {
         let object = try value.object()
         let sensorName = try object.required("sensor", "\"imu\", \"liveView\" or \"sim\"").oneOf(Sensor.allCases.map(\.rawValue))

@@ -120,15 +120,9 @@ struct BenchSettleCommand: ParsableCommand {
                             rig: SettleBench.rig(payload: payload, shaper: nil, settle: nil, deadbandDeg: deadband, pwmHz: hz), poses: poses,
                             settleSeconds: Self.referenceSettleSeconds),
                         exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
-                    var settle = MeasuredSettle(sensor: .sim)
-                    settle.thresholdDegreesPerSecond = threshold
-                    // Held over half a ringing period at least: a shorter hold can fall
-                    // between two peaks of a ringing whose rate still exceeds the threshold.
-                    settle.holdSeconds = hold ?? max(0.05, (payload.dampedPeriodSeconds / 2 * 100).rounded(.up) / 100)
-                    let sized = payload.ringDownSeconds(amplitudeDegrees: count, belowDegreesPerSecond: threshold)
-                    settle.timeoutSeconds =
-                        timeout
-                        ?? min(max(sized.rounded(.up), MeasuredSettle.timeoutRangeSeconds.lowerBound), MeasuredSettle.timeoutRangeSeconds.upperBound)
+                    var settle = MeasuredSettle.sized(sensor: .sim, payload: payload, countDegrees: count, thresholdDegreesPerSecond: threshold)
+                    if let hold { settle.holdSeconds = hold }
+                    if let timeout { settle.timeoutSeconds = timeout }
                     let shaped = try SettleBench.panorama(
                         SettleBench.program(
                             rig: SettleBench.rig(

@@ -261,8 +261,33 @@ struct CalibrateResonance: ParsableCommand {
             throw ExitCode(error.exitCode)
         }
         if let failure = summary.failure { printError("error: \(failure)") }
+        if let payload = summary.result, let index = model.axisIndex(named: axis) {
+            let sensor: MeasuredSettle.Sensor = model.imu != nil ? .imu : camera != nil ? .liveView : .sim
+            say(Self.settleSuggestion(payload: payload, rig: model, axis: index, sensor: sensor))
+        }
         try SessionSetup.end(summary.session)
         if summary.failure != nil { throw ExitCode(1) }
+    }
+
+    /// A measured settle sized to the ringing found (`MeasuredSettle.sized`), as a line to
+    /// paste into the rig file: the timeout from one output count's step on this axis.
+    static func settleSuggestion(payload: Payload, rig: Rig, axis index: Int, sensor: MeasuredSettle.Sensor) -> String {
+        let axis = rig.axes[index]
+        // One output count in µs (a PCA9685 at 50 Hz for a continuous output), in degrees
+        // where the axis turns most per µs.
+        let countMicroseconds = (try? OutputDrivers.config(rig))?.quantum.pulseMicroseconds ?? servoFramePeriodMicroseconds / 4096
+        var degreesPerMicrosecond = 0.0
+        if let calibration = axis.calibration {
+            for (a, p) in zip(zip(calibration.angles, calibration.angles.dropFirst()), zip(calibration.pulses, calibration.pulses.dropFirst())) {
+                degreesPerMicrosecond = max(degreesPerMicrosecond, abs((a.1 - a.0) / (p.1 - p.0)))
+            }
+        }
+        let count = countMicroseconds * (degreesPerMicrosecond > 0 ? degreesPerMicrosecond : 0.09)
+        let settle = MeasuredSettle.sized(sensor: sensor, payload: payload, countDegrees: count)
+        return
+            "settle: to wait for stillness instead of a guessed settleSeconds, put into \(rig.name.isEmpty ? "the rig file" : "the rig file (\(rig.name))"): "
+            + "\"settle\": {\"sensor\": \"\(sensor.rawValue)\", \"thresholdDegPerS\": \(format(settle.thresholdDegreesPerSecond)), \"holdSeconds\": \(format(settle.holdSeconds)), \"timeoutSeconds\": \(format(settle.timeoutSeconds))}"
+            + " (held half a ringing period; the timeout: one output count's step, \(fixed(count, 3))°, rings this long above \(format(settle.thresholdDegreesPerSecond)) °/s)"
     }
 
     /// The camera's live view as the sensor (the rig has a camera and no IMU): the camera
