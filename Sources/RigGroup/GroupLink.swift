@@ -164,6 +164,14 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var clocksChecked = false
     private var problem: String?
     private let shared = Mutex<GroupSnapshot?>(nil)
+    /// Why the group stopped this run, when a rig was lost during a keyframes path.
+    private let lostDuringPath = Mutex<String?>(nil)
+    /// The shot timer's priority was said (once, after the first shot).
+    private var priorityNoted = false
+
+    /// Why the run did not finish, when a rig was lost during a keyframes path (every rig
+    /// stopped it: `rig play` and `rig follow` exit 1 with it); nil otherwise.
+    public var stoppedBecause: String? { lostDuringPath.withLock { $0 } }
 
     /// The group as this leader last saw it (nil on a follower, or before it connected).
     public var snapshot: GroupSnapshot? { shared.withLock { $0 } }
@@ -292,6 +300,9 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             if !stopped { endRequested = true }
             stopping = true
             timer?.cancel()
+            // A frame still exposing was cut short: the shot runner logs it as interrupted,
+            // so its late end is not logged (or reported) as a frame too.
+            pendingShot = nil
             publishOwnState(stopped ? "stopped" : "done")
         default:
             break
@@ -353,6 +364,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             case .mqtt(.disconnected(let reason)):
                 if connected { logger.warning("group \(settings.group): lost the broker (\(reason)); every rig holds still until it is back") }
                 connected = false
+                // A path that runs cannot hold still: it stops (the others stop on this rig's will).
+                stopPath("rig \(settings.name) lost the broker (\(reason))")
             case .mqtt(.message(let message)):
                 receive(message)
             case .fired(let step, let edge):
@@ -381,7 +394,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         case .stop:
             guard let order = GroupJSON.decode(StopOrder.self, message.payload), !message.retained else { return }
             if order.from != settings.name, !stopping {
-                logger.notice("group \(settings.group): STOP from \(order.from): braking and parking")
+                if let reason = order.reason {
+                    lostDuringPath.withLock { $0 = "group \(settings.group): stopped by \(order.from): \(reason) during the path" }
+                }
+                logger.notice("group \(settings.group): STOP from \(order.from)\(order.reason.map { " (\($0))" } ?? ""): braking and parking")
                 stopping = true
                 groupStopped = true
                 timer?.cancel()
@@ -394,6 +410,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             guard !isLeader, let state = GroupJSON.decode(LeaderState.self, message.payload) else { return }
             followState(state)
         case .rigState(let rig):
+            if !isLeader, rig == leaderName, GroupJSON.decode(RigState.self, message.payload)?.state == "lost" {
+                // The leader is gone during a path: no one can stop the group for it.
+                stopPath("the leader \(rig) lost (its will message)")
+            }
             guard isLeader, peers[rig] != nil, let state = GroupJSON.decode(RigState.self, message.payload) else { return }
             peerState(rig, state)
         case .armed(let rig):
@@ -507,6 +527,14 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if steps.indices.contains(step) { for (i, name) in axisNames.enumerated() where i < steps[step].pose.count { pose[name] = steps[step].pose[i] } }
         let report = ShotReport(step: step, edgeNs: edgeNs, label: steps.indices.contains(step) ? steps[step].label : nil, pose: pose)
         lastShot = report
+        if !priorityNoted, let note = RealtimeSetup.shotThreadNote {
+            priorityNoted = true
+            if RealtimeSetup.shotThreadGrant?.fifo == true {
+                logger.info("group \(settings.group): \(note)")
+            } else {
+                logger.warning("group \(settings.group): \(note)")
+            }
+        }
         logger.info(
             "group \(settings.group): \(keyframes ? "the path started" : "step \(step + 1) shot") at \(UTCTime.isoMicros(nanoseconds: edgeNs))")
         // Every rig logs its own frames (a follower in its own log); the leader every rig's.
@@ -521,6 +549,30 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             client?.publish(topics.shot(settings.name), GroupJSON.encode(report))
         }
         publishOwnState("shot")
+    }
+
+    /// A keyframes path has started on this rig (or its start was ordered) and not ended.
+    private var pathUnderWay: Bool {
+        keyframes && !stopping && (isLeader ? lastOrder != nil : pendingShot != nil || lastShot != nil)
+    }
+
+    /// A rig was lost while a keyframes path ran. A path does not pause and resume yet, so
+    /// every rig stops it through its session's one stop (brake within its limits, park):
+    /// this one, the others by a STOP naming why (and, from the leader, its state
+    /// `stopped` with who is missing). The run ends stopped because of it (exit 1).
+    private func stopPath(_ why: String) {
+        guard pathUnderWay else { return }
+        lostDuringPath.withLock { $0 = "group \(settings.group): stopped: \(why) during the path" }
+        logger.error(
+            "group \(settings.group): stopped: \(why) during the path; every rig brakes within its limits and parks (a keyframes path cannot pause and resume yet)"
+        )
+        stopping = true
+        groupStopped = true
+        timer?.cancel()
+        // Not queued while away: a STOP sent on a later reconnect could stop another run.
+        if connected { client?.publish(topics.stop, GroupJSON.encode(StopOrder(from: settings.name, reason: why))) }
+        if isLeader { publishLeaderState(force: true, state: "stopped") }
+        door?.stop()
     }
 
     private func seconds(_ edgeNs: Int64) -> Double { (Double(edgeNs - runStartNs) / 1e3).rounded() / 1e6 }
@@ -559,6 +611,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             pending?.lost.insert(rig)
             peers[rig]?.armed = nil
             peers[rig]?.fresh = false
+            // A keyframes path that runs cannot wait at a step boundary: every rig stops it.
+            stopPath("rig \(rig) lost (its will message)")
             return
         }
         if peers[rig]?.lost == true, peers[rig]?.fresh == false, door != nil { logger.notice("group \(settings.group): rig \(rig) is back") }

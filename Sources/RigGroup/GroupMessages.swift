@@ -117,8 +117,16 @@ public struct ShotReport: Codable, Sendable, Equatable {
     public var pose: [String: Double]?
 }
 
+/// STOP from `from` (a person's, or the leader's when a rig was lost during a keyframes
+/// path: `reason` says which rig).
 public struct StopOrder: Codable, Sendable, Equatable {
     public var from: String
+    public var reason: String?
+
+    public init(from: String, reason: String? = nil) {
+        self.from = from
+        self.reason = reason
+    }
 }
 
 /// JSON in and out; a message that does not decode is nil (ignored, never acted on).

@@ -63,16 +63,40 @@ extension RealtimeSetup {
     /// group's shot then ask for it too.
     private static let loopIsRealtime = Atomic<Bool>(false)
 
+    /// What the last thread that timed a shot got (nil before the first).
+    private static let shotThreads = Mutex<RealtimeGrant?>(nil)
+
     /// Called on a thread that times a shot to an instant (a group's shot timer, a GPIO
     /// camera's shutter edge): minimal timer slack, and SCHED_FIFO just below the loop's
     /// when the loop got it. At normal priority its wake-up was 146–547 ms late at p99
     /// beside `stress-ng --cpu 2`; at FIFO about 0.1 ms (docs/performance.md, round 6).
-    public static func applyToShotThread() {
-        _ = rig_set_timer_slack(1)
-        guard loopIsRealtime.load(ordering: .relaxed) else { return }
-        var param = sched_param()
-        param.sched_priority = fifoPriority - 1
-        _ = sched_setscheduler(0, SCHED_FIFO, &param)
+    /// Falls back to normal priority when the loop did not get SCHED_FIFO (`--no-realtime`,
+    /// or not permitted) or the thread is refused it: `shotThreadGrant` says which.
+    @discardableResult
+    public static func applyToShotThread() -> RealtimeGrant {
+        var grant = RealtimeGrant()
+        grant.timerSlack = rig_set_timer_slack(1) == 0
+        if loopIsRealtime.load(ordering: .relaxed) {
+            var param = sched_param()
+            param.sched_priority = fifoPriority - 1
+            grant.fifo = sched_setscheduler(0, SCHED_FIFO, &param) == 0
+        }
+        shotThreads.withLock { $0 = grant }
+        return grant
+    }
+
+    /// What the last thread that timed a shot got (nil before the first).
+    public static var shotThreadGrant: RealtimeGrant? { shotThreads.withLock { $0 } }
+
+    /// A line for a person about the shot threads' priority once one ran (nil before).
+    public static var shotThreadNote: String? {
+        guard let grant = shotThreadGrant else { return nil }
+        if grant.fifo { return "shot timer: SCHED_FIFO \(fifoPriority - 1), timer slack 1 ns (the loop's real-time settings)" }
+        let why =
+            loopIsRealtime.load(ordering: .relaxed)
+            ? "SCHED_FIFO refused to its thread"
+            : "the control loop did not get SCHED_FIFO (--no-realtime, or not permitted: run as root or give rig CAP_SYS_NICE / LimitRTPRIO=50)"
+        return "shot timer at normal priority (\(why)): on a busy CPU a shot can be milliseconds late"
     }
 }
 

@@ -47,6 +47,10 @@ public final class ShotRunner: @unchecked Sendable {
     /// The shot the camera was fired for and that has not ended: logged as interrupted if
     /// the run stops before it does.
     private var shotUnderWay: (step: Int, bracket: Int, start: Double, at: String)?
+    /// A group's frame (`fireInGroup`) until the group link logs it: under way once its
+    /// camera was asked (a timer's) or its shutter time came (a camera that fires at a time).
+    private var groupShot: (step: Int, start: Double, atNs: Int64, firesAtTime: Bool)?
+    private let groupShotAsked = Atomic<Bool>(false)
     private var redoing: [Int: Bool] = [:]
     private var missedSlot: [Int: Double] = [:]
     private var holdingSince: (step: Int, time: Double, at: String)?
@@ -267,6 +271,11 @@ public final class ShotRunner: @unchecked Sendable {
     /// A stop while the camera was taking a shot: the card holds a frame (perhaps cut
     /// short) that the log must count, so `export` numbers the files as the camera did.
     private func logInterruptedShot(at time: Double?) {
+        if shotUnderWay == nil, let g = groupShot, groupShotAsked.load(ordering: .relaxed) || g.firesAtTime && WallClock.nanoseconds() >= g.atNs {
+            // A group's frame the run stopped during: counted as a single rig's is.
+            shotUnderWay = (g.step, 1, g.start, UTCTime.iso(Double(g.atNs) / 1e9))
+        }
+        groupShot = nil
         guard let shot = shotUnderWay else { return }
         shotUnderWay = nil
         if let failed = cameraFailed.withLock({ $0 }), failed.step == shot.step, failed.bracket == shot.bracket {
@@ -297,6 +306,7 @@ public final class ShotRunner: @unchecked Sendable {
     public func logFrame(step: Int, rig: String?, label: String?, axisNames: [String], pose: [Double], seconds: Double, edgeNs: Int64) {
         let own = rig == nil
         guard !own || steps.indices.contains(step) else { return }
+        if own, groupShot?.step == step { groupShot = nil }
         let redo = own && shotSteps.contains(step)
         // This rig's camera's report of the frame (`fireInGroup`): its file, copy and settings.
         let report = own ? reports.withLock { $0.removeValue(forKey: ShotKey(step: step, bracket: 1)) } ?? .none : .none
@@ -405,7 +415,13 @@ public final class ShotRunner: @unchecked Sendable {
         let exposureSeconds = request.timing.exposureWindowSeconds
         let reportsDone = camera.reportsShotDone
         if camera.firesAtTime { request.shutterAtNs = atNs }
+        groupShot = (step, runSeconds, atNs, camera.firesAtTime)
+        groupShotAsked.store(false, ordering: .relaxed)
         let shoot: @Sendable (Int64) -> Void = { [weak self, request] asked in
+            if !camera.firesAtTime, let self {
+                self.groupShotAsked.store(true, ordering: .relaxed)
+                self.logger.info("step \(step + 1): the camera fired at the group's time")
+            }
             camera.shoot(request) { [weak self] result in
                 guard let self else { return fired(nil) }
                 switch result {

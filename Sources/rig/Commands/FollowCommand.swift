@@ -42,6 +42,9 @@ struct FollowCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Shot log of this rig's steps (JSON Lines).", valueName: "file.jsonl"))
     var log: String?
 
+    @Option(help: ArgumentHelp("Write every emitted frame as CSV, as `rig play --trace` does.", valueName: "file.csv"))
+    var trace: String?
+
     @Flag(name: .shortAndLong, help: "Log more (debug level).")
     var verbose = false
 
@@ -50,6 +53,7 @@ struct FollowCommand: ParsableCommand {
         if noRealtime { arguments.append("--no-realtime") }
         if verbose { arguments.append("--verbose") }
         if let log { arguments += ["--log", log] }
+        if let trace { arguments += ["--trace", trace] }
         let play = try PlayCommand.parse(arguments)
         try play.play(group: GroupRequest(broker: broker, group: group, name: name, role: .follower(leader: leader), credentials: credentials))
     }

@@ -170,7 +170,8 @@ struct PlayCommand: ParsableCommand {
         if let shots = shoot.runner, let path = shoot.logPath { say(Self.describe(shots, log: path)) }
         SessionSetup.report(summary, logger: logger)
         try SessionSetup.end(summary)
-        for problem in [shoot.runner?.faultMessage, shoot.runner?.logIncomplete].compactMap({ $0 }) {
+        // A rig lost during a group's keyframes path stopped every rig: the shoot did not finish.
+        for problem in [shoot.runner?.faultMessage, shoot.runner?.logIncomplete, link?.stoppedBecause].compactMap({ $0 }) {
             printError("error: \(problem)")
             throw ExitCode(1)
         }

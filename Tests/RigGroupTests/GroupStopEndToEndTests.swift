@@ -1,0 +1,116 @@
+import Foundation
+import RigTestSupport
+import Testing
+
+/// A group stopped mid-way, with real `rig` processes on the simulated rig through
+/// Debian's mosquitto on a free loopback port: a rig lost during a keyframes path stops
+/// every rig, and a frame cut short by a stop is logged as interrupted on every rig.
+/// Every wait is on a line of output or an exit, with a generous deadline.
+extension GroupEndToEndTests {
+    /// A keyframes program (`pan` from `from` to `from + 40` over 20 s) for rig `name`.
+    func slowPath(_ name: String, from: Int, in dir: URL) throws -> String {
+        _ = try writeGroupProgram(in: dir, rigName: name, steps: 1)
+        let path = dir.appendingPathComponent("\(name)-path.json").path
+        try #"{"rig": "\#(name).json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": \#(from)}, {"t": 20, "value": \#(from + 40)}]}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// f1 is killed (SIGKILL) while every rig's path runs: the leader names it, every rig
+    /// that is left brakes within its limits and parks well before its path's end, and the
+    /// leader and f2 exit 1 saying the shoot stopped because f1 was lost.
+    @Test func aRigLostDuringAKeyframesPathStopsEveryRig() async throws {
+        // Off the cooperative pool: the waits on processes block for seconds.
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            let traces = ["lead", "f2"].map { dir.appendingPathComponent("\($0).csv").path }
+            func follower(_ name: String, from: Int, trace: String? = nil) throws -> GroupRig {
+                try GroupRig(
+                    ["follow", try slowPath(name, from: from, in: dir), "--broker", broker.url, "--group", "g1", "--name", name, "--leader", "lead"]
+                        + (trace.map { ["--trace", $0] } ?? []),
+                    state: dir.appendingPathComponent("state-\(name)"))
+            }
+            let f1 = try follower("f1", from: -40)
+            let f2 = try follower("f2", from: 20, trace: traces[1])
+            let lead = try GroupRig(
+                [
+                    "play", try slowPath("lead", from: 0, in: dir), "--lead", broker.url, "--group", "g1", "--followers", "f1,f2", "--name", "lead",
+                    "--lead-time", "0.5", "--trace", traces[0], "--wait-followers", "120",
+                ], state: dir.appendingPathComponent("state-lead"))
+            defer {
+                lead.kill9()
+                f1.kill9()
+                f2.kill9()
+            }
+            // Every rig's path runs (the leader logs each start).
+            #expect(lead.err.wait(for: "the path started at", within: 120), "\(lead.transcript)")
+            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
+            #expect(lead.err.wait(for: "rig f2 started its path", within: 120), "\(lead.transcript)")
+            // Its rigs run without real-time (--no-realtime): the shot timer says it fell back.
+            #expect(lead.err.text.contains("shot timer at normal priority (the control loop did not get SCHED_FIFO"), "\(lead.transcript)")
+            f1.kill9()
+            #expect(lead.err.wait(for: "stopped: rig f1 lost (its will message) during the path", within: 120), "\(lead.transcript)")
+            #expect(lead.exitStatus() == 1, "\(lead.transcript)")
+            #expect(f2.exitStatus() == 1, "\(f2.transcript)")
+            #expect(lead.err.text.contains("error: group g1: stopped: rig f1 lost (its will message) during the path"), "\(lead.transcript)")
+            #expect(f2.err.text.contains("STOP from lead (rig f1 lost (its will message)): braking and parking"), "\(f2.transcript)")
+            #expect(f2.err.text.contains("error: group g1: stopped by lead: rig f1 lost"), "\(f2.transcript)")
+            // Each left rig: braked within its limits (90 °/s, 180 °/s²) before its path's end, then parked at 0.
+            for (trace, from) in zip(traces, [0.0, 20.0]) {
+                let end = from + 40
+                let parsed = try Trace(path: trace)
+                let positions = parsed.frames(axes: ["pan"]).map { $0[0] }
+                let highest = try #require(positions.max())
+                #expect(highest > from + 1e-3, "\(trace): its path never ran")
+                #expect(highest < end - 1, "\(trace): reached \(highest) of the path's \(end): it did not stop")
+                #expect(abs((positions.last ?? 99) - 0) < 1e-3, "\(trace): not parked")
+                let checked = parsed.limitBreaks([Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: [0])
+                #expect(checked.breaks.isEmpty, "\(trace): \(checked.breaks.prefix(10))")
+            }
+        }
+    }
+
+    /// A STOP while every rig's camera exposes a group's frame (10 s): each rig's log has
+    /// that frame as interrupted (the camera may have saved it; --resume shoots it again),
+    /// and no rig logs it as shot.
+    @Test func aFrameCutShortInAGroupIsLoggedAsInterruptedOnEveryRig() async throws {
+        // Off the cooperative pool: the waits on processes block for seconds.
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            let log = dir.appendingPathComponent("group.jsonl").path
+            let ownLog = dir.appendingPathComponent("f1.jsonl").path
+            let camera = #"{"type": "sim", "focusMs": 100, "shutterMs": 10000, "afterShotMs": 100}"#
+            let f1 = try follower("f1", dir, broker: broker, camera: camera, log: ownLog)
+            let lead = try leader(dir, broker: broker, followers: ["f1"], log: log, camera: camera)
+            defer {
+                lead.kill9()
+                f1.kill9()
+            }
+            #expect(lead.err.wait(for: "step 1: the camera fired at the group's time", within: 120), "\(lead.transcript)")
+            #expect(f1.err.wait(for: "step 1: the camera fired at the group's time", within: 120), "\(f1.transcript)")
+            try broker.publish("rig/g1/stop", #"{"from":"test"}"#)
+            #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+            #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+            for (path, rig) in [(log, lead), (ownLog, f1)] {
+                let own = try shotEvents(path).filter { $0["rig"] == nil }
+                #expect(own.count == 1, "\(path): \(own) \(rig.transcript)")
+                #expect(own.first?["step"] as? Int == 1 && own.first?["interrupted"] as? Bool == true, "\(path): \(own)")
+                #expect(rig.err.text.contains("the run stopped during the shot at step 1: logged as interrupted"), "\(rig.transcript)")
+            }
+        }
+    }
+
+    /// The `shot` events of a shot log, as JSON objects.
+    func shotEvents(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["event"] as? String == "shot" else {
+                return nil
+            }
+            return object
+        }
+    }
+}
