@@ -159,6 +159,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var lastOrder: (step: Int, atNs: Int64)?
     private var lastPublishedState: LeaderState?
     private var pauseNotice: String?
+    /// This rig's STOP went out already (its program stopped here).
+    private var stopPublished = false
     /// The peers' clocks were checked against the bound (`prepare`, or before the first
     /// order when the leader did not wait in `prepare`: `rig serve`).
     private var clocksChecked = false
@@ -298,6 +300,13 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             armedAt(0)
         case .programEnded(let stopped):
             if !stopped { endRequested = true }
+            // Stopped on this rig, not by the group (a stall stopped its program, a bent
+            // frame, a failed camera, STOP here): the group stops now, not when this rig
+            // has parked, and never waits on a rig that will not come.
+            if stopped, !groupStopped, !stopping, connected {
+                client?.publish(topics.stop, GroupJSON.encode(StopOrder(from: settings.name)))
+                stopPublished = true
+            }
             stopping = true
             timer?.cancel()
             // A frame still exposing was cut short: the shot runner logs it as interrupted,
@@ -337,7 +346,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     public func end(stoppedHere: Bool) {
         timer?.cancel()
         drain()
-        if stoppedHere {
+        if stoppedHere, !stopPublished {
             // STOP on any rig stops the group.
             client?.publish(topics.stop, GroupJSON.encode(StopOrder(from: settings.name)))
         }

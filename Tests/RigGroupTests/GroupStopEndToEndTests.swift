@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RigTestSupport
 import Testing
 
@@ -69,6 +70,49 @@ extension GroupEndToEndTests {
                 let checked = parsed.limitBreaks([Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: [0])
                 #expect(checked.breaks.isEmpty, "\(trace): \(checked.breaks.prefix(10))")
             }
+        }
+    }
+
+    /// f1's own program stops (its process stopped 1.5 s mid-path: a stall while moving
+    /// stops a program from rest): f1 stops the group at once, and the leader, which kept
+    /// waiting on it for ever before, brakes, parks and exits.
+    @Test func aRigWhoseOwnProgramStopsStopsTheGroup() async throws {
+        // Off the cooperative pool: the waits on processes block for seconds.
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            // f1 sweeps 80° in 12 s (up to about 10 °/s mid-path: moving, by the stall rule's measure).
+            _ = try writeGroupProgram(in: dir, rigName: "f1", steps: 1)
+            let fast = dir.appendingPathComponent("f1-fast.json").path
+            try #"{"rig": "f1.json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": -40}, {"t": 12, "value": 40}]}}"#
+                .write(toFile: fast, atomically: true, encoding: .utf8)
+            let f1 = try GroupRig(
+                ["follow", fast, "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"], state: dir.appendingPathComponent("state-f1"))
+            let lead = try GroupRig(
+                [
+                    "play", try slowPath("lead", from: 0, in: dir), "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead",
+                    "--lead-time", "0.5", "--wait-followers", "120",
+                ], state: dir.appendingPathComponent("state-lead"))
+            defer {
+                lead.kill9()
+                f1.kill9()
+            }
+            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
+            // Mid-path (its progress line, about 5 s into its run, 4 s into the path).
+            #expect(f1.out.wait(for: " playing ", within: 120), "\(f1.transcript)")
+            let pid = try #require(f1.pid)
+            // The fault: f1's process stopped mid-path for 1.5 s (its loop stalls while moving).
+            #expect(kill(pid, SIGSTOP) == 0)
+            usleep(1_500_000)
+            #expect(kill(pid, SIGCONT) == 0)
+            #expect(f1.err.wait(for: "stopping from rest", within: 120), "\(f1.transcript)")
+            #expect(lead.err.wait(for: "STOP from f1", within: 120), "\(lead.transcript)")
+            #expect(lead.exitStatus() != nil, "the leader did not end: \(lead.transcript)")
+            #expect(f1.exitStatus() != nil, "\(f1.transcript)")
+            // Stopped well before its 20 s path's end.
+            #expect(lead.out.text.contains("program stopped"), "\(lead.transcript)")
+            #expect(!lead.out.text.contains("20.0/20.0 s"), "\(lead.transcript)")
         }
     }
 
