@@ -22,10 +22,8 @@ public enum JPEG {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    /// A JPEG decoded whole to 8-bit RGB; nil when libjpeg-turbo cannot read it.
-    public static func decode(_ jpeg: [UInt8]) -> (width: Int, height: Int, rgb: [UInt8])? {
-        guard !jpeg.isEmpty, let decoder = tjInitDecompress() else { return nil }
-        defer { tjDestroy(decoder) }
+    /// A JPEG's size from its header: nil when unreadable, empty, or over 64 megapixels.
+    private static func size(_ jpeg: [UInt8], decoder: tjhandle) -> (Int32, Int32)? {
         var width: Int32 = 0
         var height: Int32 = 0
         var subsampling: Int32 = 0
@@ -33,6 +31,14 @@ public enum JPEG {
         guard tjDecompressHeader3(decoder, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0, width > 0, height > 0,
             Int(width) * Int(height) <= 64_000_000
         else { return nil }
+        return (width, height)
+    }
+
+    /// A JPEG decoded whole to 8-bit RGB; nil when libjpeg-turbo cannot read it.
+    public static func decode(_ jpeg: [UInt8]) -> (width: Int, height: Int, rgb: [UInt8])? {
+        guard !jpeg.isEmpty, let decoder = tjInitDecompress() else { return nil }
+        defer { tjDestroy(decoder) }
+        guard let (width, height) = size(jpeg, decoder: decoder) else { return nil }
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
         let decoded = pixels.withUnsafeMutableBufferPointer { buffer in
             tjDecompress2(decoder, jpeg, UInt(jpeg.count), buffer.baseAddress, width, 0, height, Int32(TJPF_RGB.rawValue), TJFLAG_FASTDCT)
@@ -47,13 +53,7 @@ public enum JPEG {
     public static func luma(_ jpeg: [UInt8], minWidth: Int) -> LumaImage? {
         guard !jpeg.isEmpty, let decoder = tjInitDecompress() else { return nil }
         defer { tjDestroy(decoder) }
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var subsampling: Int32 = 0
-        var colorspace: Int32 = 0
-        guard tjDecompressHeader3(decoder, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0, width > 0, height > 0,
-            Int(width) * Int(height) <= 64_000_000
-        else { return nil }
+        guard let (width, height) = size(jpeg, decoder: decoder) else { return nil }
         var (w, h) = (Int(width), Int(height))
         var count: Int32 = 0
         if let factors = tjGetScalingFactors(&count) {
