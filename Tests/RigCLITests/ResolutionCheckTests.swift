@@ -14,6 +14,30 @@ import Testing
         #expect(sim.stdout.contains("  resolution: continuous (the sim output has no steps)\n"), "\(sim.stdout)")
     }
 
+    /// A measured settle: one line per step with the settle the payload is expected to take
+    /// (named once), and the fixed settle where the ringing outlasts the timeout.
+    @Test(.blocking) func aMeasuredSettleIsForecastPerStep() throws {
+        let program = try RigProcess.temporaryFile(
+            "settled.json",
+            contents: """
+                {"rig": {"output": {"type": "sim"}, "settle": {"sensor": "sim", "thresholdDegPerS": 0.5, "holdSeconds": 0.17, "timeoutSeconds": 6},
+                         "axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "maxVelocity": 90,
+                                   "maxAcceleration": 300, "payload": {"frequencyHz": 3, "damping": 0.03}}]},
+                 "kind": "steps", "trigger": "auto", "settleSeconds": 0.5,
+                 "steps": [{"pose": {"pan": 10}}, {"pose": {"pan": 10.01}, "label": "tiny"}]}
+                """)
+        let result = try RigProcess.run(["check", program])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("\(program): settle measured by sim: still below 0.5 °/s for 0.17 s, timeout 6 s") })
+        // A 10° move at 300 °/s² rings the 3 Hz payload past the 6 s timeout: the fixed settle.
+        #expect(lines[header + 1].hasPrefix("  step 1: 6.00 s (not still within the timeout: the fixed 0.5 s settle)"), "\(result.stdout)")
+        // A 0.01° move barely rings: measured still within the hold and a little more.
+        let tiny = lines[header + 2]
+        #expect(tiny.hasPrefix("  step 2 tiny: "), "\(result.stdout)")
+        #expect(!tiny.contains("not still"), "\(tiny)")
+    }
+
     @Test(.blocking) func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
         let program = try RigProcess.temporaryFile(
             "slow.json",

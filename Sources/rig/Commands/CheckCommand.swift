@@ -65,7 +65,10 @@ struct CheckCommand: ParsableCommand {
         ]
         for s in expected where steps.indices.contains(s.step) {
             let fallback = s.measured ? "" : " (not still within the timeout: the fixed \(format(steps[s.step].settleSeconds)) s settle)"
-            lines.append("  step \(s.step + 1) \(elided(steps[s.step].label)): \(fixed(s.seconds, 2)) s\(fallback)")
+            // A step's label is its own name, or "step N" already (then said once).
+            let label = steps[s.step].label
+            let name = label == "step \(s.step + 1)" ? label : "step \(s.step + 1) \(elided(label))"
+            lines.append("  \(name): \(fixed(s.seconds, 2)) s\(fallback)")
         }
         return lines
     }
