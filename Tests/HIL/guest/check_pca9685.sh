@@ -11,6 +11,9 @@
 #                    that; 0x41 a problem with its fix, exit 1; the registers untouched
 #   clock-doctor     rig doctor's clock check with the VM kernel's NTP state set unsynchronised,
 #                    then synchronised (adjtimex ADJ_STATUS, ntp_status.py)
+#   imu-settle       an MPU-6050 at 0x68 beside it (WHO_AM_I set in the stub): rig doctor's imu
+#                    check ok; rig play with "settle": {"sensor": "imu"} reads the gyro through
+#                    i2c-dev every tick and measures every step still; the configuration bytes
 . "$GUEST/lib.sh"
 
 modprobe i2c-dev && modprobe i2c-stub chip_addr=0x40 || { result pca9685-play FAIL "modprobe i2c-stub/i2c-dev failed"; exit 0; }
@@ -137,5 +140,30 @@ if grep -q "^warning  clock: the system clock is not synchronised" "$W/doctor-un
   result clock-doctor PASS "rig doctor: kernel NTP state unsynchronised → warning with the fix; synchronised → ok"
 else
   result clock-doctor FAIL "rig doctor's clock lines do not follow the kernel's NTP state (see log)"
+fi
+
+# --- an MPU-6050 beside the PCA9685 (i2c-stub answers at 0x68 too) --------------------------
+# The stub has no MPU-6050 semantics: WHO_AM_I is set by hand, the gyro registers read 0 (a
+# still head). rig's real driver goes through i2c-dev: byte writes and the 6-byte I2C block.
+rmmod i2c-stub && modprobe i2c-stub chip_addr=0x40,0x68 || { result imu-settle FAIL "modprobe i2c-stub chip_addr=0x40,0x68 failed"; exit 0; }
+N=""
+for d in /sys/class/i2c-dev/i2c-*; do grep -q 'SMBus stub' "$d/name" 2>/dev/null && N=${d##*-}; done
+[ -n "$N" ] || { result imu-settle FAIL "no i2c-stub bus after reloading it"; exit 0; }
+BUS=/dev/i2c-$N
+wait_for 10 test -c "$BUS"
+i2cset -y "$N" 0x68 0x75 0x68
+sed -e "s|\"name\": \"hil-pca9685\",|\"name\": \"hil-imu\", \"imu\": {\"bus\": \"$BUS\", \"address\": \"0x68\"}, \"settle\": {\"sensor\": \"imu\", \"thresholdDegPerS\": 0.5, \"holdSeconds\": 0.1, \"timeoutSeconds\": 5},|" \
+    -e "s|\"bus\": \"/dev/i2c-[0-9]*\", \"address\": \"0x40\"|\"bus\": \"$BUS\", \"address\": \"0x40\"|" "$W/rig.json" > "$W/rig-imu.json"
+sed -e 's|"rig": "rig.json"|"rig": "rig-imu.json"|' "$W/steps.json" > "$W/steps-imu.json"
+XDG_STATE_HOME=$W/doctor-state RIG_LOCK_DIR=$W/doctor-lock "$RIG" doctor --rig "$W/rig-imu.json" --scan-seconds 0 > "$W/doctor-imu.out" 2>&1
+"$RIG" play "$W/steps-imu.json" --trigger auto --no-realtime > "$W/play-imu.out" 2>&1; rc=$?
+echo "--- doctor (imu):"; grep imu "$W/doctor-imu.out"; echo "--- play (imu, exit $rc):"; cat "$W/play-imu.out"
+pwr=$(i2cget -y "$N" 0x68 0x6b b 2>&1); gyro=$(i2cget -y "$N" 0x68 0x1b b 2>&1)
+still=$(grep -c "measured still" "$W/play-imu.out"); unstill=$(grep -c "not measured still" "$W/play-imu.out")
+if [ $rc = 0 ] && grep -q "^ok       imu: " "$W/doctor-imu.out" && grep -q "measured settle: the MPU-6050 at 0x68 on $BUS, its offset (0.00, 0.00, 0.00)" "$W/play-imu.out" \
+   && [ "$still" = 2 ] && [ "$unstill" = 0 ] && [ "$pwr" = 0x01 ] && [ "$gyro" = 0x08 ]; then
+  result imu-settle PASS "MPU-6050 at 0x68 on $BUS: rig doctor ok; rig play's 2 steps measured still through i2c-dev (PWR_MGMT_1 $pwr, GYRO_CONFIG $gyro)"
+else
+  result imu-settle FAIL "doctor/play with the IMU (exit $rc, $still measured still, $unstill not, PWR_MGMT_1 $pwr, GYRO_CONFIG $gyro; see log)"
 fi
 exit 0
