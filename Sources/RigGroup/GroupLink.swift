@@ -69,7 +69,8 @@ public struct GroupSnapshot: Sendable, Equatable, Encodable {
     public var state: String
     public var rigs: [RigView]
     public var missing: [String]
-    /// Why the group cannot go on (a clock off by more than the bound), if it cannot.
+    /// Why the group cannot go on (a clock off by more than the bound), or why it stopped
+    /// (a rig lost during a keyframes path, a STOP from another rig and its reason).
     public var problem: String?
 }
 
@@ -407,6 +408,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
                     lostDuringPath.withLock { $0 = "group \(settings.group): stopped by \(order.from): \(reason) during the path" }
                 }
                 logger.notice("group \(settings.group): STOP from \(order.from)\(order.reason.map { " (\($0))" } ?? ""): braking and parking")
+                // The page's group card says who stopped it, and why when it was said.
+                problem = "stopped by \(order.from)\(order.reason.map { ": \($0)" } ?? "")"
                 stopping = true
                 groupStopped = true
                 timer?.cancel()
@@ -575,6 +578,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         logger.error(
             "group \(settings.group): stopped: \(why) during the path; every rig brakes within its limits and parks (a keyframes path cannot pause and resume yet)"
         )
+        problem = "stopped: \(why) during the path"
         stopping = true
         groupStopped = true
         timer?.cancel()

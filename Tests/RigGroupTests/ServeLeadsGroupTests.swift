@@ -82,4 +82,54 @@ import Testing
         #expect(followerExit == 0, "\(f1.transcript)")
         #expect(f1.transcript.contains("step \(steps) shot at"), "\(f1.transcript)")
     }
+
+    /// A follower killed (SIGKILL) during a keyframes path the leader's page plays: every
+    /// rig stops, and the page's group says `stopped` and which rig was lost.
+    @Test func thePageSaysWhichRigWasLostDuringAPath() async throws {
+        let broker = try TestBroker()
+        defer { broker.stop() }
+        let dir = try TestTools.temporaryDirectory()
+        _ = try writeGroupProgram(in: dir, rigName: "f1", steps: 1)
+        _ = try writeGroupProgram(in: dir, rigName: "lead", steps: 1)
+        func path(_ rig: String) -> String {
+            #"{"rig": "\#(rig)", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": 0}, {"t": 20, "value": 40}]}}"#
+        }
+        let followerPath = dir.appendingPathComponent("f1-path.json")
+        try path("f1.json").write(to: followerPath, atomically: true, encoding: .utf8)
+        let programs = dir.appendingPathComponent("programs")
+        try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
+        try path("../lead.json").write(to: programs.appendingPathComponent("path.json"), atomically: true, encoding: .utf8)
+        let f1 = try GroupRig(
+            ["follow", followerPath.path, "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"],
+            state: dir.appendingPathComponent("state-f1"))
+        let serve = try GroupRig(
+            [
+                "serve", "--rig", dir.appendingPathComponent("lead.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
+                "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5",
+            ], state: dir.appendingPathComponent("state-lead"))
+        defer {
+            serve.kill9()
+            f1.kill9()
+        }
+        let listening = try await onThread { serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1) }
+        _ = try await onThread { f1.err.wait(for: "armed at the path's start", within: 60) }
+        #expect(listening, "\(serve.transcript)")
+        let text = serve.out.text + serve.err.text
+        let port = try #require(
+            text.range(of: "listening on http://").flatMap { r in
+                text[r.upperBound...].split(separator: "/").first?.split(separator: ":").last.flatMap { Int($0) }
+            })
+        let base = "http://127.0.0.1:\(port)"
+        let (status, reply) = try await request(base, "POST", "/api/play", body: #"{"program": "path.json"}"#)
+        #expect(status == 202, "\(reply) \(serve.transcript)")
+        let started = try await onThread { serve.err.wait(for: "rig f1 started its path", within: 60) }
+        #expect(started, "\(serve.transcript)\n--- f1:\n\(f1.transcript)")
+        f1.kill9()
+        let problem = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> String? in
+            let (_, json) = try await request(base, "GET", "/api/status")
+            guard let group = json["group"] as? [String: Any], group["state"] as? String == "stopped" else { return nil }
+            return group["problem"] as? String ?? ""
+        }
+        #expect(problem.contains("rig f1 lost"), "\(problem) \(serve.transcript)")
+    }
 }

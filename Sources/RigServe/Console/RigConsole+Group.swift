@@ -75,6 +75,11 @@ extension RigConsole {
                 do throws(PartStartFailure) { try link.start(pending.door) } catch {
                     logger.error("group \(link.settings.group): \(error); the program waits until the broker answers")
                 }
+                // The player's events of the tick that took the program come before the
+                // host's `started` (a keyframes path already at its first key is ready at
+                // once): the link hears them now, or it would wait for ever.
+                for early in pending.early { link.handle(early) }
+                pending.early = []
             case .refused(.play, _) where !pending.started:
                 link.close()
                 groupLink.withLock { if $0 === pending { $0 = nil } }
@@ -82,7 +87,10 @@ extension RigConsole {
             default: break
             }
         }
-        guard pending.started else { return }
+        guard pending.started else {
+            if case .player = event { pending.early.append(event) }
+            return
+        }
         link.handle(event)
         if case .player(.programEnded(let stopped), _) = event {
             link.end(stoppedHere: stopped)
@@ -116,6 +124,8 @@ final class PendingLink: @unchecked Sendable {
     let link: GroupLink
     let door: SessionDoor
     var started = false
+    /// The program's player events before the host said it started (event thread only).
+    var early: [LoopEvent] = []
     init(link: GroupLink, door: SessionDoor) {
         self.link = link
         self.door = door
