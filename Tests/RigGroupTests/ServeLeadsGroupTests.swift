@@ -111,7 +111,9 @@ import Testing
             serve.kill9()
             f1.kill9()
         }
-        let listening = try await onThread { serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1) }
+        let listening = try await onThread {
+            serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1)
+        }
         _ = try await onThread { f1.err.wait(for: "armed at the path's start", within: 60) }
         #expect(listening, "\(serve.transcript)")
         let text = serve.out.text + serve.err.text
