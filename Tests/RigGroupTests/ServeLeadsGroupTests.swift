@@ -23,6 +23,39 @@ import Testing
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
     }
 
+    /// `rig follow PROGRAM` as f1, and `rig serve` leading group g1 (its rig `lead.json` in
+    /// `dir`, its programs in `programs`) once it listens: both processes and the server's URL.
+    func leadingServer(follower: String, dir: URL, programs: URL, broker: TestBroker) async throws -> (GroupRig, GroupRig, String) {
+        let f1 = try GroupRig(
+            ["follow", follower, "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"],
+            state: dir.appendingPathComponent("state-f1"))
+        let serve = try GroupRig(
+            [
+                "serve", "--rig", dir.appendingPathComponent("lead.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
+                "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5",
+            ], state: dir.appendingPathComponent("state-lead"))
+        // Blocking waits off the cooperative pool (2 threads on 2 cores).
+        let listening = try await onThread {
+            serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1)
+        }
+        let text = serve.out.text + serve.err.text
+        guard listening,
+            let port = text.range(of: "listening on http://").flatMap({ r in
+                text[r.upperBound...].split(separator: "/").first?.split(separator: ":").last.flatMap { Int($0) }
+            })
+        else {
+            serve.kill9()
+            f1.kill9()
+            throw ServerDidNotListen(transcript: serve.transcript)
+        }
+        return (f1, serve, "http://127.0.0.1:\(port)")
+    }
+
+    struct ServerDidNotListen: Error, CustomStringConvertible {
+        var transcript: String
+        var description: String { "rig serve did not listen:\n\(transcript)" }
+    }
+
     @Test func aProgramPlayedOnTheLeadersPageIsPlayedByTheGroup() async throws {
         let broker = try TestBroker()
         defer { broker.stop() }
@@ -34,29 +67,11 @@ import Testing
         try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
         try String(contentsOfFile: leaderProgram, encoding: .utf8).replacingOccurrences(of: "\"lead.json\"", with: "\"../lead.json\"")
             .write(to: programs.appendingPathComponent("row.json"), atomically: true, encoding: .utf8)
-        let f1 = try GroupRig(
-            ["follow", followerProgram, "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"],
-            state: dir.appendingPathComponent("state-f1"))
-        let serve = try GroupRig(
-            [
-                "serve", "--rig", dir.appendingPathComponent("lead.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
-                "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5",
-            ], state: dir.appendingPathComponent("state-lead"))
+        let (f1, serve, base) = try await leadingServer(follower: followerProgram, dir: dir, programs: programs, broker: broker)
         defer {
             serve.kill9()
             f1.kill9()
         }
-        // Blocking waits off the cooperative pool (2 threads on 2 cores).
-        let listening = try await onThread {
-            serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1)
-        }
-        #expect(listening, "\(serve.transcript)")
-        let text = serve.out.text + serve.err.text
-        let port = try #require(
-            text.range(of: "listening on http://").flatMap { r in
-                text[r.upperBound...].split(separator: "/").first?.split(separator: ":").last.flatMap { Int($0) }
-            })
-        let base = "http://127.0.0.1:\(port)"
         let (status, reply) = try await request(base, "POST", "/api/play", body: #"{"program": "row.json"}"#)
         #expect(status == 202, "\(reply) \(serve.transcript)")
         // Every step shot by both rigs, and the follower done: the status's group says so.
@@ -99,29 +114,12 @@ import Testing
         let programs = dir.appendingPathComponent("programs")
         try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
         try path("../lead.json").write(to: programs.appendingPathComponent("path.json"), atomically: true, encoding: .utf8)
-        let f1 = try GroupRig(
-            ["follow", followerPath.path, "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"],
-            state: dir.appendingPathComponent("state-f1"))
-        let serve = try GroupRig(
-            [
-                "serve", "--rig", dir.appendingPathComponent("lead.json").path, "--programs", programs.path, "--listen", "127.0.0.1:0",
-                "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5",
-            ], state: dir.appendingPathComponent("state-lead"))
+        let (f1, serve, base) = try await leadingServer(follower: followerPath.path, dir: dir, programs: programs, broker: broker)
         defer {
             serve.kill9()
             f1.kill9()
         }
-        let listening = try await onThread {
-            serve.out.wait(for: "listening on http://", within: 120) || serve.err.wait(for: "listening on http://", within: 1)
-        }
         _ = try await onThread { f1.err.wait(for: "armed at the path's start", within: 60) }
-        #expect(listening, "\(serve.transcript)")
-        let text = serve.out.text + serve.err.text
-        let port = try #require(
-            text.range(of: "listening on http://").flatMap { r in
-                text[r.upperBound...].split(separator: "/").first?.split(separator: ":").last.flatMap { Int($0) }
-            })
-        let base = "http://127.0.0.1:\(port)"
         let (status, reply) = try await request(base, "POST", "/api/play", body: #"{"program": "path.json"}"#)
         #expect(status == 202, "\(reply) \(serve.transcript)")
         let started = try await onThread { serve.err.wait(for: "rig f1 started its path", within: 60) }
