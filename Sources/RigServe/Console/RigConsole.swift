@@ -101,11 +101,10 @@ public final class RigConsole: @unchecked Sendable {
     ///     when the limiter bends a jog frame, as in `rig jog`.
     ///   - camera: the rig's camera, made by the caller; the session starts it and closes it when it ends.
     ///   - shotLogs: where each program's shot log goes (none: no log, the shots still fire).
-    ///   - parts: more parts of the session, started after the camera (a live-view settle's sensor).
     public init(
         rig: Rig, output: Output, startPose: [Double], options: SessionOptions, logger: Logger,
         clock: LoopClock = MonotonicClock(), jogTimeoutSeconds: Double = 0.25, camera: Camera? = nil, shotLogs: RunLogDirectory? = nil,
-        group: GroupLeading? = nil, parts: [any SessionPart] = [], wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        group: GroupLeading? = nil, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.rig = rig
         self.wallClock = wallClock
@@ -124,7 +123,7 @@ public final class RigConsole: @unchecked Sendable {
         // console follows the loop as a part too.
         let follower = Follower()
         session = RigSession(
-            rig: rig, source: source, output: output, startPose: startPose, camera: camera, parts: parts + [follower],
+            rig: rig, source: source, output: output, startPose: startPose, camera: camera, parts: [follower],
             options: options, logger: logger, clock: clock, mailbox: mailbox)
         follower.console = self
         // A camera found late changes the status (and what programs can be played).

@@ -127,7 +127,7 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
-        var options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig], rig: model)
+        let options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig], rig: model)
         if !noShoot { try PlayCommand.checkFolders(model) }
         let setup = try SessionSetup.open(model, logger: logger)
         let device = setup.output
@@ -155,22 +155,9 @@ struct ServeHTTPCommand: ParsableCommand {
         let leading = try GroupRequest(groupOptions).map { request in
             GroupLeading(settings: try request.settings(rig: model, sha: "", firstStep: 0), clock: { ClockReport.measured() })
         }
-        // A `"liveView"` settle: the camera's live view measures every program's steps (a
-        // part of the session, a viewer of the live view while the server runs).
-        var sessionParts: [any SessionPart] = []
-        if let settle = model.settle, settle.sensor == .liveView {
-            switch LiveViewMotion.of(camera: camera, fieldOfViewDegrees: settle.fieldOfViewDegrees) {
-            case .success(let motion):
-                options.stillness = motion
-                sessionParts.append(motion)
-                logger.notice("settle: measured in \(motion.sensorName)")
-            case .failure(let why):
-                logger.warning("settle: the live view cannot measure (\(why)): each step waits its timeout, then its fixed settleSeconds")
-            }
-        }
         let console = RigConsole(
             rig: model, output: device, startPose: start.pose, options: options, logger: logger, camera: camera, shotLogs: shotLogs,
-            group: leading, parts: sessionParts)
+            group: leading)
         do { try console.start() } catch {
             printError("error: \(error.message)")
             throw ExitCode(1)
