@@ -149,12 +149,16 @@ struct CalibrateServo: ParsableCommand {
         try SessionSetup.end(summary.session)
     }
 
+    /// Each segment's degrees per µs of a calibration table (its slope, unsigned).
+    static func degreesPerMicrosecond(_ table: Calibration) -> [Double] {
+        zip(zip(table.angles, table.angles.dropFirst()), zip(table.pulses, table.pulses.dropFirst())).map { a, p in abs((a.1 - a.0) / (p.1 - p.0)) }
+    }
+
     /// What one output count is worth on the new calibration: on this rig's output, and
     /// on a PCA9685 at 50 Hz when the output is continuous (the simulator).
     static func resolution(_ table: Calibration, rig: Rig, axis: String) -> [String] {
         var lines = ["calibration: " + zip(table.angles, table.pulses).map { "\(format($0))° at \(format($1)) µs" }.joined(separator: ", ")]
-        let slopes = zip(zip(table.angles, table.angles.dropFirst()), zip(table.pulses, table.pulses.dropFirst())).map { a, p in abs((a.1 - a.0) / (p.1 - p.0))
-        }
+        let slopes = Self.degreesPerMicrosecond(table)
         let quantum = (try? OutputDrivers.config(rig))?.quantum ?? .continuous
         let count: Double
         var what: String
@@ -276,13 +280,8 @@ struct CalibrateResonance: ParsableCommand {
         // One output count in µs (a PCA9685 at 50 Hz for a continuous output), in degrees
         // where the axis turns most per µs.
         let countMicroseconds = (try? OutputDrivers.config(rig))?.quantum.pulseMicroseconds ?? servoFramePeriodMicroseconds / 4096
-        var degreesPerMicrosecond = 0.0
-        if let calibration = axis.calibration {
-            for (a, p) in zip(zip(calibration.angles, calibration.angles.dropFirst()), zip(calibration.pulses, calibration.pulses.dropFirst())) {
-                degreesPerMicrosecond = max(degreesPerMicrosecond, abs((a.1 - a.0) / (p.1 - p.0)))
-            }
-        }
-        let count = countMicroseconds * (degreesPerMicrosecond > 0 ? degreesPerMicrosecond : 0.09)
+        let steepest = axis.calibration.flatMap { CalibrateServo.degreesPerMicrosecond($0).max() } ?? 0.09
+        let count = countMicroseconds * steepest
         let settle = MeasuredSettle.sized(sensor: sensor, payload: payload, countDegrees: count)
         return
             "settle: to wait for stillness instead of a guessed settleSeconds, put into \(rig.name.isEmpty ? "the rig file" : "the rig file (\(rig.name))"): "
