@@ -1,3 +1,4 @@
+import Glibc
 import RigFormat
 
 /// Bounds a wait that should end on an event: fails with ``DeadlineExceeded`` if `operation`
@@ -45,4 +46,21 @@ public func poll<T: Sendable>(
             try await Task.sleep(for: interval)
         }
     }
+}
+
+/// ``poll(every:for:_:)`` for a thread that must not return before the condition holds (an
+/// output's shutdown held until a reply arrived): blocks this thread, returns `nil` after
+/// `limit`.
+public func pollBlocking<T>(
+    every interval: Duration = .milliseconds(20), for limit: Duration = .seconds(30), _ attempt: () -> T?
+) -> T? {
+    let clock = ContinuousClock()
+    let end = clock.now + limit
+    while clock.now < end {
+        if let value = attempt() { return value }
+        let (seconds, attoseconds) = interval.components
+        var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        nanosleep(&pause, nil)
+    }
+    return attempt()
 }

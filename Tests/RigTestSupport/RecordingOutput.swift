@@ -24,6 +24,8 @@ public final class RecordingOutput: Output, @unchecked Sendable {
     public var failAtWrite: Int?
     /// Called after every write with the write's number (to drop a link mid-program).
     public var afterWrite: (@Sendable (Int) -> Void)?
+    /// Called before the shutdown is passed on (to keep a link up until a reply arrived).
+    public var beforeShutdown: (@Sendable () -> Void)?
     public var exclusiveResources: [String] = []
     /// What a write throws from `failAtWrite` on.
     public static let busGone = OutputFault(.system(errno: EIO), device: "recording output", "bus gone")
@@ -68,6 +70,7 @@ public final class RecordingOutput: Output, @unchecked Sendable {
 
     public func shutdown(safe: [ChannelCommand]) {
         log.withLock { $0.shutdowns.append(safe) }
+        beforeShutdown?()
         inner?.shutdown(safe: safe)
     }
 }
