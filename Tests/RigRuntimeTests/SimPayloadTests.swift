@@ -42,6 +42,26 @@ import Testing
         #expect(abs(found.damping - 0.03) < 0.02)
     }
 
+    /// A stall of the loop (a loaded machine) writes nothing for a while: the servo holds
+    /// its last pulse and the payload rings on, as a real head does, so the camera after
+    /// it is where 40 held writes would have left it. The modelled camera keeps the time
+    /// of the write that put it there: a live view drawn meanwhile shows an old pose with
+    /// its old time, never a frozen camera at a new one.
+    @Test func throughAStallThePayloadRingsOnAndTheCameraKeepsItsTime() throws {
+        let rig = Self.rig(payload: Payload(frequencyHz: 3, damping: 0.03))
+        let written = try Self.step(rig, to: 20, ticks: 50)
+        let stalled = try Self.step(rig, to: 20, ticks: 10)
+        let before = try #require(stalled.sim.modelledCameraPose)
+        #expect(before.angles[0] == stalled.angles.last)
+        let beforeTime = try #require(before.atNanoseconds)
+        #expect(stalled.sim.modelledCameraPose == before, "no write, no new pose and no new time")
+        stalled.sim.elapsedWithoutWrites(ticks: 40)
+        let after = try #require(stalled.sim.modelledCameraPose)
+        #expect(after.angles[0] == written.angles.last, "\(after.angles[0]) after the stall, \(written.angles.last ?? .nan) written through")
+        #expect(after.angles[0] != before.angles[0])
+        #expect(try #require(after.atNanoseconds) > beforeTime)
+    }
+
     @Test func withoutAPayloadTheCameraIsTheHornAndNothingRings() throws {
         let run = try Self.step(Self.rig(payload: nil), to: 20, ticks: 100)
         #expect(run.angles.last == 20)

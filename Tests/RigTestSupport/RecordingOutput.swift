@@ -68,6 +68,8 @@ public final class RecordingOutput: Output, @unchecked Sendable {
         afterWrite?(n)
     }
 
+    public func elapsedWithoutWrites(ticks: Int) { inner?.elapsedWithoutWrites(ticks: ticks) }
+
     public func shutdown(safe: [ChannelCommand]) {
         log.withLock { $0.shutdowns.append(safe) }
         beforeShutdown?()

@@ -247,6 +247,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 if options.speed <= 1 { slowedTo = Double(periodNanoseconds) / Double(max(sinceLast, periodNanoseconds)) }
                 let missed = Int(late / periodNanoseconds)
                 missedTicks += missed
+                if options.speed <= 1 { output.elapsedWithoutWrites(ticks: missed) }
                 stalls += 1
                 anchor = woke
                 sinceAnchor = 0
@@ -342,7 +343,9 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
                 source.measured(still: stillness.isStill)
             }
-            rateRecorder?.record(timeSeconds: time, positions: positions)
+            // A ring-down goes on through a stall in real time: its samples carry the ticks
+            // missed too (the timeline's `time` paused).
+            rateRecorder?.record(timeSeconds: options.speed <= 1 ? Double(tick + missedTicks) * dt : time, positions: positions)
             if let trace {
                 for i in rig.axes.indices where !sent[i].isNaN {
                     trace.push(

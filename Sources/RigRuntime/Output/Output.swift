@@ -66,6 +66,11 @@ public protocol Output: AnyObject {
     /// when the output models it (the simulator's payload): for the trace. Called on the
     /// loop thread after each write: must not allocate. Nil for real hardware.
     func modelledCameraAngle(axis: Int) -> Double?
+
+    /// The loop woke `ticks` whole ticks late in real time: nothing was written meanwhile.
+    /// Hardware held its last pulses by itself; a model of it (the simulator) catches up.
+    /// Called on the loop thread before the late tick's write: must not allocate.
+    func elapsedWithoutWrites(ticks: Int)
 }
 
 extension Output {
@@ -75,6 +80,7 @@ extension Output {
     public func persistState() {}
     public var exclusiveResources: [String] { [] }
     public func modelledCameraAngle(axis: Int) -> Double? { nil }
+    public func elapsedWithoutWrites(ticks: Int) {}
 }
 
 /// Why an output failed, typed across the output boundary: the cause (what a caller may

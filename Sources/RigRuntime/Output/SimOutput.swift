@@ -31,7 +31,11 @@ public final class SimOutput: Output, @unchecked Sendable {
     /// Seconds since the current PWM period began.
     private var periodClock = 0.0
     private let periodSeconds: Double
-    private let snapshot = Mutex<(horn: [Double], camera: [Double], rate: [Double])>(([], [], []))
+    private let snapshot = Mutex<(horn: [Double], camera: [Double], rate: [Double], at: UInt64)>(([], [], [], 0))
+    private let clock = MonotonicClock()
+    /// The last write's commands (held through a stall) and a scratch `sent` for them.
+    private var held: [ChannelCommand] = []
+    private var heldSent: [Double] = []
     private let shutDown = Atomic<Bool>(false)
     /// The safe commands the rig was left in (for tests and the final report).
     public private(set) var safeState: [ChannelCommand] = []
@@ -65,10 +69,27 @@ public final class SimOutput: Output, @unchecked Sendable {
         }
         // Copies with storage of their own: sharing `horn`'s would make the first write()
         // copy on write, on the loop thread.
-        snapshot.withLock { $0 = (horn.map { $0 }, horn.map { $0 }, horn.map { _ in 0 }) }
+        snapshot.withLock { $0 = (horn.map { $0 }, horn.map { $0 }, horn.map { _ in 0 }, clock.now()) }
+        held = initial.map { $0 }
+        heldSent = initial.map { _ in 0 }
     }
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
+        for i in commands.indices where i < held.count { held[i] = commands[i] }
+        advance(commands, sent: &sent)
+        publish()
+    }
+
+    /// The loop woke `ticks` ticks late: the servos held their last pulse meanwhile, and a
+    /// payload went on ringing (up to 30 s of it), as a real head does through a stall.
+    public func elapsedWithoutWrites(ticks: Int) {
+        guard !held.isEmpty, ticks > 0 else { return }
+        for _ in 0..<min(ticks, Int(30 / tickSeconds)) { advance(held, sent: &heldSent) }
+        publish()
+    }
+
+    /// One tick of the modelled chain with `commands`.
+    private func advance(_ commands: [ChannelCommand], sent: inout [Double]) {
         let step = config.servoSpeedDegreesPerSecond * tickSeconds
         lagNewest = lagNewest + 1 == lagWindow ? 0 : lagNewest + 1
         // A period begins with this tick: the servo gets this tick's pulse.
@@ -109,12 +130,18 @@ public final class SimOutput: Output, @unchecked Sendable {
             }
             cameras[i]?.step(horn: horn[i])
         }
+    }
+
+    /// What other threads see: the horns, the cameras, and when (this write's time).
+    private func publish() {
+        let now = clock.now()
         snapshot.withLock { s in
             for i in horn.indices {
                 s.horn[i] = horn[i]
                 s.camera[i] = cameras[i]?.angle ?? horn[i]
                 s.rate[i] = cameras[i]?.rate ?? 0
             }
+            s.at = now
         }
     }
 
@@ -133,9 +160,9 @@ public final class SimOutput: Output, @unchecked Sendable {
     /// Where the camera points on each axis after the last write (the payload ringing on
     /// its horn, the horn elsewhere), from any thread; nil before `start`. The simulated
     /// camera's live view draws from it (`SessionDoor.cameraPose`).
-    public var modelledCameraPose: [Double]? {
-        let angles = snapshot.withLock { $0.camera }
-        return angles.isEmpty ? nil : angles
+    public var modelledCameraPose: CameraPose? {
+        let (angles, at) = snapshot.withLock { ($0.camera, $0.at) }
+        return angles.isEmpty ? nil : CameraPose(angles, atNanoseconds: at)
     }
 
     /// The loop thread's view of the camera on axis `axis` (for the trace).

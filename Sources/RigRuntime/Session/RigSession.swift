@@ -295,7 +295,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let door = SessionDoor(
             mailbox: mailbox, stop: { [self] in requestShutdown() }, stepCount: loop.status.progress.stepCount ?? 0,
             pose: { [weak loop] in loop?.status.positions },
-            cameraPose: { [weak loop, sim = output as? SimOutput] in sim?.modelledCameraPose ?? loop?.status.positions }
+            cameraPose: { [weak loop, sim = output as? SimOutput] in sim?.modelledCameraPose ?? (loop?.status.positions).map { CameraPose($0) } }
         )
         for part in parts {
             do throws(PartStartFailure) { try part.start(door) } catch {

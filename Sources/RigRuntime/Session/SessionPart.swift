@@ -44,15 +44,15 @@ public struct SessionDoor: Sendable {
     public let pose: @Sendable () -> [Double]?
 
     /// Where the camera points (nil before the loop's first frame): the output's modelled
-    /// camera when it models one (the simulator's payload), else the loop's pose. The
-    /// simulated camera's live view draws from it.
-    public let cameraPose: @Sendable () -> [Double]?
+    /// camera when it models one (the simulator's payload, stamped with its write), else
+    /// the loop's pose. The simulated camera's live view draws from it.
+    public let cameraPose: @Sendable () -> CameraPose?
 
     public init(
         mailbox: SourceMailbox, stop: @escaping @Sendable () -> Void, stepCount: Int = 0, pose: @escaping @Sendable () -> [Double]? = { nil },
-        cameraPose: (@Sendable () -> [Double]?)? = nil
+        cameraPose: (@Sendable () -> CameraPose?)? = nil
     ) {
-        self.cameraPose = cameraPose ?? pose
+        self.cameraPose = cameraPose ?? { pose().map { CameraPose($0) } }
         self.mailbox = mailbox
         self.stop = stop
         self.stepCount = stepCount

@@ -11,15 +11,32 @@ public protocol LiveViewSource: AnyObject, Sendable {
     /// Where the rig points now, in the rig's axis order (the simulated camera draws its
     /// scene from there; a real camera sees for itself). The session gives it once the
     /// loop exists.
-    func follow(pose: @escaping @Sendable () -> [Double]?)
+    func follow(pose: @escaping @Sendable () -> CameraPose?)
     /// The view's horizontal field of view when the camera knows it (the simulated one's
     /// lens); nil: the client says it (tap to aim).
     var liveViewFieldOfViewDegrees: Double? { get }
 }
 
 extension LiveViewSource {
-    public func follow(pose: @escaping @Sendable () -> [Double]?) {}
+    public func follow(pose: @escaping @Sendable () -> CameraPose?) {}
     public var liveViewFieldOfViewDegrees: Double? { nil }
+}
+
+/// Where the camera points, in the rig's axis order, and when it pointed there: the
+/// simulator's modelled camera is stamped with the write that moved it, so a simulated
+/// live view drawn while the loop is held up shows an old pose with its old time, never
+/// with a new one (a still camera that was not).
+public struct CameraPose: Sendable, Equatable, ExpressibleByArrayLiteral {
+    public var angles: [Double]
+    /// CLOCK_MONOTONIC ns of the moment it pointed there; nil: now.
+    public var atNanoseconds: UInt64?
+
+    public init(_ angles: [Double], atNanoseconds: UInt64? = nil) {
+        self.angles = angles
+        self.atNanoseconds = atNanoseconds
+    }
+
+    public init(arrayLiteral elements: Double...) { self.init(elements) }
 }
 
 /// One live-view frame: the camera's own JPEG bytes, stamped with its number and capture

@@ -43,7 +43,7 @@ public final class SimCamera: Camera, ImageReporting, LiveViewSource, FocusPoint
 
     public var liveView: LiveViewFeed { preview?.feed ?? noPreview }
 
-    public func follow(pose: @escaping @Sendable () -> [Double]?) { preview?.follow(pose: pose) }
+    public func follow(pose: @escaping @Sendable () -> CameraPose?) { preview?.follow(pose: pose) }
     public var liveViewFieldOfViewDegrees: Double? { previewConfig?.fieldOfViewDegrees }
 
     public var focusPointProblem: String? {

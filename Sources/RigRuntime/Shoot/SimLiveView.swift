@@ -303,7 +303,7 @@ final class SimLiveView: Sendable {
     private let panIndex: Int?
     private let tiltIndex: Int?
     private let restPose: [Double]
-    private let pose = Mutex<(@Sendable () -> [Double]?)?>(nil)
+    private let pose = Mutex<(@Sendable () -> CameraPose?)?>(nil)
     private let wake = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     private let frames = Atomic<Int>(0)
@@ -326,7 +326,7 @@ final class SimLiveView: Sendable {
         feed.onWake { [weak self] in self?.poke() }
     }
 
-    func follow(pose provider: @escaping @Sendable () -> [Double]?) {
+    func follow(pose provider: @escaping @Sendable () -> CameraPose?) {
         pose.withLock { $0 = provider }
     }
 
@@ -342,15 +342,17 @@ final class SimLiveView: Sendable {
     var busyAnswers: Int { busy.load(ordering: .relaxed) }
 
     /// One frame now, at the rig's pose: with an exposure, the pose at its start and at its
-    /// end, drawn from the middle and streaked by the move between.
+    /// end, drawn from the middle and streaked by the move between. Stamped with when the
+    /// pose was (its start's).
     func frame() -> LiveViewFrame? {
-        let captured = LiveViewFrame.now()
-        var (pan, tilt) = currentPanTilt()
+        let start = currentPanTilt()
+        let captured = start.at
+        var (pan, tilt) = (start.pan, start.tilt)
         var streak = (x: 0.0, y: 0.0)
         if config.exposureSeconds > 0 {
             SystemThread.sleep(seconds: config.exposureSeconds)
             let end = currentPanTilt()
-            streak = painter.streak(from: (pan, tilt), to: end)
+            streak = painter.streak(from: (pan, tilt), to: (end.pan, end.tilt))
             (pan, tilt) = ((pan + end.pan) / 2, (tilt + end.tilt) / 2)
         }
         let moving = abs(streak.x) >= 1 || abs(streak.y) >= 1
@@ -374,17 +376,19 @@ final class SimLiveView: Sendable {
     /// points now. The focus, in dioptres.
     func focus(cameraX: Int, cameraY: Int) -> Double {
         let point = config.focusGrid.viewPoint(x: cameraX, y: cameraY, viewAspect: Double(config.width) / Double(config.height))
-        let (pan, tilt) = currentPanTilt()
+        let (pan, tilt, _) = currentPanTilt()
         let diopters = SimScenePainter.diopters(latitude: painter.direction(panDegrees: pan, tiltDegrees: tilt, x: point.x, y: point.y).latitude)
         focusDiopters.withLock { $0 = diopters }
         return diopters
     }
 
-    private func currentPanTilt() -> (pan: Double, tilt: Double) {
-        let current = pose.withLock { $0 }?() ?? restPose
+    /// Pan and tilt now, and when they were (CLOCK_MONOTONIC ns).
+    private func currentPanTilt() -> (pan: Double, tilt: Double, at: UInt64) {
+        let sample = pose.withLock { $0 }?()
+        let current = sample?.angles ?? restPose
         let pan = panIndex.flatMap { $0 < current.count ? current[$0] : nil } ?? 0
         let tilt = tiltIndex.flatMap { $0 < current.count ? current[$0] : nil } ?? 0
-        return (pan, tilt)
+        return (pan, tilt, sample?.atNanoseconds ?? LiveViewFrame.now())
     }
 
     /// A shot begins: no frame until it is over, `seconds` from now (the simulated camera
