@@ -59,13 +59,11 @@ import Testing
         let stoppedAt = try client.position(1)
         #expect(stoppedAt > 1000 && stoppedAt < 8000)
         #expect(try server.stop() == 0)
-        // Braking was gradual: no tick changed the velocity by more than 180°/s² allows.
-        let pan = try server.trace().frames.map { $0[0] }
-        let dt = 0.01
-        for k in 2..<pan.count {
-            let a = ((pan[k] - pan[k - 1]) - (pan[k - 1] - pan[k - 2])) / (dt * dt)
-            #expect(abs(a) <= 180 * 1.01 + 2e-4 / (dt * dt), "tick \(k): \(a)°/s²")
-        }
+        // Braking was gradual: no tick changed the velocity by more than 180°/s² allows (a
+        // loaded machine's stalls and lost trace rows allowed for, as everywhere).
+        let pan = Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)
+        let breaks = try Trace(path: server.tracePath).limitBreaks([pan], tickSeconds: 0.01, start: [0]).breaks
+        #expect(breaks.isEmpty, "\(breaks.prefix(5))")
     }
 
     @Test(.blocking) func zeroAndNewPositionOffsetTheStepsAndMoveNothing() throws {

@@ -167,9 +167,7 @@ final class DFMocoProcess: @unchecked Sendable {
 
     /// The pan and tilt positions per tick from the trace, with the tick times.
     func trace() throws -> (times: [Double], frames: [[Double]]) {
-        let parsed = try Trace(path: tracePath)
-        let frames = parsed.frames(axes: ["pan", "tilt"])
-        let times = stride(from: 0, to: parsed.rows.count, by: 2).map { parsed.rows[$0].time }
-        return (times, frames)
+        let ticks = try Trace(path: tracePath).ticks(axes: ["pan", "tilt"])
+        return (ticks.map(\.time), ticks.map(\.positions))
     }
 }

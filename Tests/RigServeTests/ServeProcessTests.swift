@@ -125,7 +125,9 @@ import Testing
 
     /// `interval:S` is one thing: the same stepped program through `rig play` and through
     /// `rig serve` (POST /api/play) reaches its steps at the same times, S apart from shot
-    /// to shot, to the tick (both traces compared).
+    /// to shot, to the tick (both traces compared). A run whose loop stalled (a loaded
+    /// machine without real time: the timeline pauses, then plays slower while it ramps
+    /// back in) reaches its steps later: there only "never sooner than S" is checked.
     @Test func intervalMeansTheSameInPlayAndServe() async throws {
         let program = #"""
             {"rig": "rig.json", "kind": "steps", "trigger": "interval:2", "settleSeconds": 0.2,
@@ -159,9 +161,13 @@ import Testing
         #expect(served.count == 4 && played.count == 4, "serve \(served), play \(played)")
         let servedGaps = zip(served, served.dropFirst()).map { $1 - $0 }
         let playedGaps = zip(played, played.dropFirst()).map { $1 - $0 }
-        #expect(zip(servedGaps, playedGaps).allSatisfy { abs($0 - $1) <= 0.0101 }, "serve \(servedGaps), play \(playedGaps)")
-        // Shot start to shot start: each step is ready (arrived + settled) 2 s after the last.
-        #expect(servedGaps.allSatisfy { abs($0 - 2) <= 0.0101 }, "\(servedGaps)")
+        let stalled = try Trace(path: serveTrace).stalled(within: served) || Trace(path: playTrace).stalled(within: played)
+        if !stalled {
+            #expect(zip(servedGaps, playedGaps).allSatisfy { abs($0 - $1) <= 0.0101 }, "serve \(servedGaps), play \(playedGaps)")
+            // Shot start to shot start: each step is ready (arrived + settled) 2 s after the last.
+            #expect(servedGaps.allSatisfy { abs($0 - 2) <= 0.0101 }, "\(servedGaps)")
+        }
+        #expect((servedGaps + playedGaps).allSatisfy { $0 >= 2 - 0.0101 }, "serve \(servedGaps), play \(playedGaps)")
     }
 
     /// An interval the moves cannot keep is refused the same way by both, before anything

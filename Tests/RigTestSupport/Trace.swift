@@ -28,23 +28,47 @@ public struct Trace {
         }
     }
 
-    /// The wall time of each tick's frame (its first row's).
-    public func frameWallTimes(axes: [String]) -> [Double] {
-        stride(from: 0, to: rows.count - rows.count % max(axes.count, 1), by: max(axes.count, 1)).map { rows[$0].wall }
+    /// Whether the loop stalled (woke a tick or more late: the timeline paused) between the
+    /// first and the last of `times` (the loop's time).
+    public func stalled(within times: [Double]) -> Bool {
+        guard let first = times.min(), let last = times.max() else { return false }
+        var previous: Row?
+        for row in rows where row.time >= first && row.time <= last {
+            defer { previous = row }
+            guard let previous, row.time > previous.time else { continue }
+            if row.wall - previous.wall > 1.5 * (row.time - previous.time) + 0.002 { return true }
+        }
+        return false
     }
 
+    /// The wall time of each tick's frame (its first row's).
+    public func frameWallTimes(axes: [String]) -> [Double] { ticks(axes: axes).map(\.wall) }
+
     /// Positions per tick, in axis order.
-    public func frames(axes: [String]) -> [[Double]] {
-        var frames: [[Double]] = []
-        var current: [Double] = []
-        for row in rows {
-            current.append(row.position)
-            if current.count == axes.count {
-                frames.append(current)
-                current = []
-            }
+    public func frames(axes: [String]) -> [[Double]] { ticks(axes: axes).map(\.positions) }
+
+    /// Each tick's time and positions, in axis order. A loaded machine's trace may have lost
+    /// rows (its writer fell behind; the loop never waits for it): a tick missing one of its
+    /// axes is left out, and the times say where ticks are missing.
+    public func ticks(axes: [String]) -> [(time: Double, wall: Double, positions: [Double])] {
+        var ticks: [(time: Double, wall: Double, positions: [Double])] = []
+        var current: [Double?] = Array(repeating: nil, count: axes.count)
+        var time: Double?
+        var wall = 0.0
+        func flush() {
+            if let time, current.allSatisfy({ $0 != nil }) { ticks.append((time, wall, current.map { $0 ?? .nan })) }
+            current = Array(repeating: nil, count: axes.count)
         }
-        return frames
+        for row in rows {
+            if row.time != time {
+                flush()
+                time = row.time
+                wall = row.wall
+            }
+            if let index = axes.firstIndex(of: row.axis) { current[index] = row.position }
+        }
+        flush()
+        return ticks
     }
 }
 
@@ -71,13 +95,20 @@ extension Trace {
     public func limitBreaks(_ axes: [AxisLimits], tickSeconds dt: Double, start: [Double]) -> (
         breaks: [String], peakSpeed: Double, lastVelocity: [Double]
     ) {
-        let frames = frames(axes: axes.map(\.name))
-        let walls = frameWallTimes(axes: axes.map(\.name))
+        let ticks = ticks(axes: axes.map(\.name))
+        let frames = ticks.map(\.positions)
+        let walls = ticks.map(\.wall)
         var breaks: [String] = []
         var previous = start
         var previousVelocity = [Double](repeating: 0, count: axes.count)
         var peakSpeed = 0.0
         for (k, pose) in frames.enumerated() {
+            // Ticks the trace lost (a loaded machine): nothing is known across the gap.
+            if k >= 1, ticks[k].time - ticks[k - 1].time > 1.5 * dt {
+                previous = pose
+                previousVelocity = [Double](repeating: .nan, count: axes.count)
+                continue
+            }
             let afterStall = k >= 2 && k - 1 < walls.count && walls[k - 1] - walls[k - 2] > 1.5 * dt
             for (i, axis) in axes.enumerated() {
                 let v = (pose[i] - previous[i]) / dt
@@ -85,7 +116,7 @@ extension Trace {
                 peakSpeed = max(peakSpeed, abs(v))
                 if abs(v) > axis.maxVelocity + 0.02 { breaks.append("frame \(k) axis \(axis.name): \(v) °/s") }
                 let slowedByTheStall = afterStall && abs(v) <= abs(previousVelocity[i]) + 0.02 && v * previousVelocity[i] >= 0
-                if !slowedByTheStall, abs(a) > axis.maxAcceleration + 2 { breaks.append("frame \(k) axis \(axis.name): \(a) °/s²") }
+                if !slowedByTheStall, !a.isNaN, abs(a) > axis.maxAcceleration + 2 { breaks.append("frame \(k) axis \(axis.name): \(a) °/s²") }
                 previousVelocity[i] = v
             }
             previous = pose
