@@ -487,3 +487,48 @@ extension LiveViewMotion {
         return .success(LiveViewMotion(feed: source.liveView, fieldOfViewDegrees: fov, speed: speed, name: "the \(camera.label)"))
     }
 }
+
+/// A `"liveView"` settle where one session plays many programs (`rig serve`): the camera's
+/// live view is joined and measured only while a program plays (`begin` … `end`), so an
+/// idle server decodes nothing and leaves a real camera's viewfinder alone. The loop's
+/// stillness probe for the whole session; between programs it has no reading.
+public final class LiveViewStillnessOnDemand: StillnessProbe, @unchecked Sendable {
+    private let fieldOfViewDegrees: Double?
+    private let speed: Double
+    private let current = Mutex<LiveViewMotion?>(nil)
+
+    /// - Parameters:
+    ///   - fieldOfViewDegrees: the settle's `"fovDeg"` (nil: the camera's own).
+    ///   - speed: the loop's `--speed`.
+    public init(fieldOfViewDegrees: Double?, speed: Double = 1) {
+        self.fieldOfViewDegrees = fieldOfViewDegrees
+        self.speed = speed
+    }
+
+    /// Joins `camera`'s live view for a program (ending what an earlier one left): what
+    /// measures, or why nothing can (each step then waits its timeout and its fixed settle).
+    public func begin(camera: Camera?) -> Result<String, LiveViewMotionUnavailable> {
+        end()
+        switch LiveViewMotion.of(camera: camera, fieldOfViewDegrees: fieldOfViewDegrees, speed: speed) {
+        case .success(let motion):
+            do { try motion.start() } catch { return .failure(LiveViewMotionUnavailable(description: error.detail)) }
+            current.withLock { $0 = motion }
+            return .success(motion.sensorName)
+        case .failure(let why): return .failure(why)
+        }
+    }
+
+    /// Leaves the live view (the program ended); waits for the measuring thread.
+    public func end() {
+        current.withLock { motion -> LiveViewMotion? in
+            defer { motion = nil }
+            return motion
+        }?.close()
+    }
+
+    /// Measuring now (a program plays and its live view runs).
+    public var isMeasuring: Bool { current.withLock { $0 != nil } }
+
+    public func commanded(moving: Bool) { current.withLock { $0 }?.commanded(moving: moving) }
+    public func rateDegreesPerSecond() -> Double? { current.withLock { $0 }?.rateDegreesPerSecond() }
+}

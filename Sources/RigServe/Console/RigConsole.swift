@@ -42,6 +42,8 @@ public final class RigConsole: @unchecked Sendable {
     /// Leading a group (`rig serve --group`): each program's link while it plays, and the
     /// last one's view for the status.
     let groupLeading: GroupLeading?
+    /// A `"liveView"` settle (`options.stillness`): the live view measured while a program plays.
+    private let liveViewSettle: LiveViewStillnessOnDemand?
     let groupLink = Mutex<PendingLink?>(nil)
     let lastGroup = Mutex<GroupSnapshot?>(nil)
     /// Told when the status may have changed (a loop event, a shot, the end): the event
@@ -117,6 +119,7 @@ public final class RigConsole: @unchecked Sendable {
         outputBox = OutputBox(output)
         var options = options
         options.loop.stopWhenLimited = false
+        liveViewSettle = options.stillness as? LiveViewStillnessOnDemand
         let source = ProgramHost(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
         // The camera is a part of the session: locked and started with the output, closed
         // when the session ends; each program's shot runner fires it meanwhile. The
@@ -181,6 +184,7 @@ public final class RigConsole: @unchecked Sendable {
             shared.withLock { $0.lastError = "the limiter had to bend axis \"\(axis)\": the program was stopped" }
         }
         if case .host(let done, _) = event { follow(done) }
+        if case .player(.programEnded, _) = event { liveViewSettle?.end() }
         groupHandle(event)
         guard let shots = runner.withLock({ $0 }) else { return }
         shots.handle(event)
@@ -199,6 +203,7 @@ public final class RigConsole: @unchecked Sendable {
             started.signal()
         }
         runner.withLock { $0 }?.finish(loopFault: nil, stoppedBySignal: true)
+        liveViewSettle?.end()
         groupFinish(outcome)
     }
 
@@ -216,6 +221,7 @@ public final class RigConsole: @unchecked Sendable {
                 return true
             }
             if refused {
+                liveViewSettle?.end()
                 let shots = runner.withLock { r -> ShotRunner? in
                     defer { r = nil }
                     return r
@@ -396,6 +402,14 @@ public final class RigConsole: @unchecked Sendable {
         if original.shooting.timing != nil, let camera {
             shots = makeRunner(original, camera: camera, sha: programSha256)
             runner.withLock { $0 = shots }
+        }
+        if program.stepCount > 0, let liveViewSettle {
+            // A live-view settle: the live view is measured while this program plays.
+            switch liveViewSettle.begin(camera: (camera as? LateCamera).map { $0.found } ?? camera) {
+            case .success(let sensor): logger.info("\(original.name): settle measured in \(sensor)")
+            case .failure(let why):
+                logger.warning("\(original.name): the live view cannot measure the settle (\(why)): each step waits its timeout, then its fixed settleSeconds")
+            }
         }
         program.startTrackClock(nowUnix: Date().timeIntervalSince1970)
         // The player is built here, from where the rig rests, not in the loop's tick.

@@ -127,7 +127,15 @@ struct ServeHTTPCommand: ParsableCommand {
         }
         if let warning = poses.loadWarning { logger.warning("\(warning)") }
 
-        let options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig], rig: model)
+        var options = try SessionSetup.options(runOptions, loop: LoopOptions(stopWhenLimited: false), inputs: [rig], rig: model)
+        // A `"liveView"` settle: each program's steps wait for the camera's live view to be
+        // still, measured only while the program plays.
+        if let settle = model.settle, settle.sensor == .liveView, !noShoot, model.camera != nil {
+            options.stillness = LiveViewStillnessOnDemand(fieldOfViewDegrees: settle.fieldOfViewDegrees, speed: options.loop.speed)
+            logger.notice("settle: measured in the camera's live view while a program plays (joined for its steps, left when it ends)")
+        } else if model.settle?.sensor == .liveView {
+            logger.notice("settle: no camera here (--no-shoot or none in the rig file), so no live view to measure: each step's fixed settleSeconds applies")
+        }
         if !noShoot { try PlayCommand.checkFolders(model) }
         let setup = try SessionSetup.open(model, logger: logger)
         let device = setup.output
