@@ -11,11 +11,16 @@ public struct DFMocoDevice: Sendable {
         public var velocities: [Double]
         /// Loop ticks run so far.
         public var ticks: Int
+        /// The rig's measured settle (an IMU on the camera) has not yet found the head still
+        /// after its last move (within the settle's timeout): `ms` says every motor moves, so
+        /// Dragonframe shoots once the head is still.
+        public var settling: Bool
 
-        public init(positions: [Double], velocities: [Double], ticks: Int) {
+        public init(positions: [Double], velocities: [Double], ticks: Int, settling: Bool = false) {
             self.positions = positions
             self.velocities = velocities
             self.ticks = ticks
+            self.settling = settling
         }
     }
 
@@ -113,7 +118,7 @@ public struct DFMocoDevice: Sendable {
             r.replies = [hello]
         case .movingStatus:
             var digits = "ms "
-            for m in 0..<motorCount { digits += isMoving(motor: m, observed) ? "1" : "0" }
+            for m in 0..<motorCount { digits += observed.settling || isMoving(motor: m, observed) ? "1" : "0" }
             r.replies = [digits]
         case .motorPosition(let motor):
             r.replies = [positionLine(motor: motor - 1, observed)]

@@ -40,7 +40,7 @@ public final class DFMocoService: @unchecked Sendable {
             post: { [mailbox = session.mailbox] in mailbox.post($0) },
             observe: {
                 guard let status = session.status else { return rest }
-                return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks)
+                return DFMocoDevice.Observation(positions: status.positions, velocities: status.velocities, ticks: status.ticks, settling: status.settling)
             })
         part.server = server
         try server.open()

@@ -37,6 +37,18 @@ import Testing
         #expect(device.handle(.movingStatus, still(tilt: 10, ticks: 80)).replies == ["ms 00"])
     }
 
+    /// A rig with a measured settle: stopped, but the head not yet measured still after the
+    /// move (the loop's `settling`): `ms` says every motor moves, so Dragonframe waits to
+    /// shoot; the positions are where the motors are.
+    @Test mutating func whileTheHeadSettlesEveryMotorIsReportedMoving() {
+        _ = device.handle(.moveMotor(motor: 1, position: 1000), still(ticks: 10))
+        var settling = still(tilt: 10, ticks: 80)
+        settling.settling = true
+        #expect(device.handle(.movingStatus, settling).replies == ["ms 11"])
+        #expect(device.handle(.motorPosition(motor: 1), settling).replies == ["mp 1 1000"])
+        #expect(device.handle(.movingStatus, still(tilt: 10, ticks: 120)).replies == ["ms 00"])
+    }
+
     @Test mutating func aMoveToWhereTheMotorIsAnswersWithItsPosition() {
         let r = device.handle(.moveMotor(motor: 2, position: -250), still(pan: -2.5))
         #expect(r.replies == ["mp 2 -250"])

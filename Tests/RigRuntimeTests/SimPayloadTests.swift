@@ -1,4 +1,6 @@
 import Foundation
+import RigTestSupport
+import Synchronization
 import Testing
 
 @testable import RigCore
@@ -60,6 +62,48 @@ import Testing
         #expect(after.angles[0] == written.angles.last, "\(after.angles[0]) after the stall, \(written.angles.last ?? .nan) written through")
         #expect(after.angles[0] != before.angles[0])
         #expect(try #require(after.atNanoseconds) > beforeTime)
+    }
+
+    /// A measured settle in the loop's status (what DFMoco's `ms` answers): after a move the
+    /// loop says `settling` until the head has been measured still for the hold, without a
+    /// break, and not while the camera turned faster than the threshold within the hold.
+    @Test func theLoopSaysSettlingUntilTheHeadIsMeasuredStill() throws {
+        let rig = Self.rig(payload: Payload(frequencyHz: 3, damping: 0.03))
+        let sim = SimOutput(config: SimOutputConfig(), rig: rig)
+        let output = RecordingOutput(sim)
+        var settle = MeasuredSettle(sensor: .sim)
+        settle.thresholdDegreesPerSecond = 2
+        settle.holdSeconds = 0.2
+        settle.timeoutSeconds = 30
+        let start = [0.0, 0]
+        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+        let loop = ControlLoop(
+            rig: rig, source: CommandSource(rig: rig, startPose: start), output: output, clock: ManualClock(),
+            options: LoopOptions(realtime: false), startPose: start, stillness: (sim, settle))
+        // Per tick: the camera's rate after the write, and the status the tick before left.
+        let samples = Mutex<[(rate: Double, settling: Bool, moving: Bool)]>([])
+        output.afterWrite = { [weak loop] n in
+            guard let loop else { return }
+            let status = loop.status
+            samples.withLock { $0.append((abs(sim.cameraMotion.rates[0]), status.settling, status.velocities[0] != 0)) }
+            if n == 1500 { loop.mailbox.requestAbort() }
+        }
+        #expect(loop.status.settling == false, "nothing moved yet")
+        loop.mailbox.post(.goTo(pose: [30, nil]))
+        _ = loop.run()
+        let s = samples.withLock { $0 }
+        let hold = Int((settle.holdSeconds / rig.tickSeconds).rounded())
+        let began = try #require(s.firstIndex { $0.settling }, "never settling")
+        let stopped = try #require(s.lastIndex { $0.moving }, "never moved") + 1
+        let still = try #require(s[began...].firstIndex { !$0.settling }, "still settling after 15 s")
+        #expect(s[began..<still].allSatisfy { $0.settling }, "a break in the settle")
+        #expect(still > stopped + hold, "the move ended at \(stopped), called still at \(still)")
+        // Sample k is tick k + 1's rate and tick k's status: the verdict `still` shows is
+        // about the hold's ticks before it, all below the threshold (and the one before not).
+        #expect(s[(still - hold)..<still].allSatisfy { $0.rate < 2 }, "\(s[(still - hold)..<still].map(\.rate))")
+        #expect(s[still - hold - 1].rate >= 2, "the hold began at the last tick above the threshold")
+        #expect(s[stopped..<still].contains { $0.rate >= 2 }, "the settle had ringing to wait for")
+        #expect(s[still...].allSatisfy { !$0.settling }, "said once still, until the next move")
     }
 
     @Test func withoutAPayloadTheCameraIsTheHornAndNothingRings() throws {

@@ -28,6 +28,9 @@ public struct LoopStatus: Sendable {
     public var progress: PlaybackProgress
     public var ticks: Int
     public var latenessMaxMicroseconds: Double
+    /// With a measured settle: the rig moved and the head has not been measured still since,
+    /// within the settle's timeout (DFMoco's `ms` says "moving" meanwhile). False without one.
+    public var settling = false
 }
 
 /// Why a loop stopped before its source finished normally.
@@ -119,6 +122,11 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
     /// write, its verdict handed to the source.
     private let stillnessProbe: StillnessProbe?
     private var stillness: StillnessDetector
+    /// The measured settle's timeout, and the time since the loop last commanded motion
+    /// (infinite before any) and whether the head was measured still since: `status.settling`.
+    private let settleTimeoutSeconds: Double
+    private var sinceMotionSeconds = Double.infinity
+    private var stillSinceMotion = true
     /// `rig calibrate resonance`'s sensor, read after every write.
     private let rateRecorder: RateRecorder?
     // Only the loop thread touches these while it runs.
@@ -148,6 +156,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         rateRecorder = rates
         stillnessProbe = stillness?.probe
         self.stillness = StillnessDetector(stillness?.settle ?? MeasuredSettle(sensor: .sim))
+        settleTimeoutSeconds = stillness?.settle.timeoutSeconds ?? 0
         self.mailbox = mailbox
         delivered = SourceMailbox.buffer(capacity: mailbox.capacity)
         self.source = source
@@ -342,6 +351,13 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 stillnessProbe.commanded(moving: moving)
                 stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
                 source.measured(still: stillness.isStill)
+                if moving {
+                    sinceMotionSeconds = 0
+                    stillSinceMotion = false
+                } else {
+                    sinceMotionSeconds += dt
+                    if stillness.isStill { stillSinceMotion = true }
+                }
             }
             // A ring-down goes on through a stall in real time: its samples carry the ticks
             // missed too (the timeline's `time` paused).
@@ -364,6 +380,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 status.progress = source.progress
                 status.ticks = tick
                 status.latenessMaxMicroseconds = stats.maxMicroseconds
+                status.settling = !stillSinceMotion && sinceMotionSeconds < settleTimeoutSeconds
             }
         }
 
