@@ -168,6 +168,36 @@ struct CameraEndToEndTests {
         #expect(named.stdout.contains("DSC_0001.NEF"))
     }
 
+    /// A keyframes path shooting on the move (`--interval`): every frame is in the shot log,
+    /// in order, with the file the camera wrote (downloaded) and the pose the rig was at,
+    /// along the path; `rig export` lists them.
+    @Test(.blocking) func aPathShootingOnTheMoveLogsEveryFrame() throws {
+        let download = dir.appendingPathComponent("path-dl").path
+        _ = try rigFile(camera: #", "download": "\#(download)""#)
+        let program = try write(
+            "path.json", #"{"rig": "rig.json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": -30}, {"t": 6, "value": 30}]}}"#)
+        let log = dir.appendingPathComponent("path.jsonl").path
+        let play = try rig(["play", program, "--interval", "1", "--log", log])
+        #expect(play.status == 0, "\(play.stderr)")
+        let all = try events(log)
+        #expect(all.first?["event"] as? String == "start")
+        let shots = all.filter { $0["event"] as? String == "shot" }
+        #expect(shots.count == 6, "one a second over the 6 s path: \(shots.count)")
+        #expect(shots.map { $0["step"] as? Int ?? 0 } == Array(1...shots.count))
+        let pans = shots.compactMap { ($0["pose"] as? [String: Double])?["pan"] }
+        #expect(pans.count == shots.count && zip(pans, pans.dropFirst()).allSatisfy { $0 < $1 }, "along the path: \(pans)")
+        #expect(pans.allSatisfy { $0 >= -30 - 1e-6 && $0 <= 30 + 1e-6 })
+        let files = shots.compactMap { $0["file"] as? String }
+        #expect(files.count == shots.count && Set(files).count == files.count, "\(files)")
+        for shot in shots {
+            let path = try #require(shot["downloaded"] as? String, "\(shot)")
+            #expect(FileManager.default.contents(atPath: path) == VirtualCamera.bytes())
+        }
+        let export = try rig(["export", log, "--format", "csv"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.split(separator: "\n").count == shots.count + 1, "\(export.stdout)")
+    }
+
     @Test(.blocking) func theCameraBenchmarkRunsRigAndTheFloorOnTheCamera() throws {
         let bench = try rig(["bench", "camera", "--pairs", "1", "--shots", "2", "--json"])
         #expect(bench.status == 0, "\(bench.stderr)")

@@ -224,7 +224,10 @@ import Testing
         #expect(run.shotStarts.count == 3)
         // It does not stop for them: the path cannot brake within the limits and resume.
         #expect(run.frames[run.shotStarts[1]] != run.frames[run.shotStarts[1] + 10])
-        #expect(run.shotEnds.isEmpty)
+        // Each ends when its shutter time is up (focus, hold, exposure: 0.65 s), before the
+        // next begins: the runner logs every frame on the move with what the camera said.
+        let shotTicks = Int((timing.shotSeconds / rig.tickSeconds).rounded())
+        #expect(run.shotEnds == run.shotStarts.map { $0 + shotTicks }, "ends \(run.shotEnds), starts \(run.shotStarts)")
         var none = Player(rig: rig, motion: path, startPose: [-20, 0], shooting: ShootingPlan(intervalSeconds: 2))
         #expect(play(&none).shotStarts.isEmpty, "no camera, no shots")
     }

@@ -15,11 +15,18 @@ extension Player {
         for i in rig.axes.indices {
             if let track = tracks[i] { positions[i] = track.value(at: t, cursor: &cursors[i]) }
         }
-        if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
+        if let end = pathShotEndsAtTick, phaseTicks >= end {
+            // Its shutter time is up: the frame is logged with what the camera reported.
+            event = .shot(.ended(step: pathShots - 1, bracket: 1))
+            pathShotEndsAtTick = nil
+        } else if let intervalTicks, shooting.timing != nil, (phaseTicks - 1) % intervalTicks == 0 {
             // A continuous program shoots on the move (`--interval`): no hold, the
             // path cannot stop within the limits; the camera needs short exposures.
             event = .shot(.started(step: pathShots, bracket: 1))
             pathShots += 1
+            // Ended before the next one starts (an interval is at least a shot and its
+            // after-shot wait, so a tick before at the latest).
+            if intervalTicks > 1 { pathShotEndsAtTick = phaseTicks + max(1, min(shotTicks, intervalTicks - 1)) }
         }
         if t >= duration {
             event = .programEnded(stopped: false)

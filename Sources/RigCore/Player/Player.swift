@@ -142,6 +142,8 @@ public struct Player: Sendable {
     var readyPending = false
     let holdsBeforePath: Bool
     var pathShots = 0
+    /// The path's shot under way ends at this tick of the path (its shutter time up).
+    var pathShotEndsAtTick: Int?
     var plannedMoveStartTick: Int?
     // Backlash: the move to `waypoint` comes first, then the final approach to `target`.
     var approachPending = false

@@ -52,6 +52,9 @@ public final class ShotRunner: @unchecked Sendable {
     private var groupShot: (step: Int, start: Double, atNs: Int64, firesAtTime: Bool)?
     private let groupShotAsked = Atomic<Bool>(false)
     private var redoing: [Int: Bool] = [:]
+    /// A keyframes path's frames on the move whose time was up before the camera reported
+    /// them (the path does not wait): logged, in order, once it has (event thread).
+    private var framesAwaitingReports: [(step: Int, start: Double, end: Double, at: String?)] = []
     private var missedSlot: [Int: Double] = [:]
     private var holdingSince: (step: Int, time: Double, at: String)?
     /// Each step's last measured settle (`PlayerEvent.settled`), for its shot events.
@@ -175,6 +178,7 @@ public final class ShotRunner: @unchecked Sendable {
 
     /// Feed every loop event here (the session does, for a part).
     public func handle(_ event: LoopEvent) {
+        if !framesAwaitingReports.isEmpty { logFramesReported(all: false) }
         writePendingImages()
         guard case .player(let playerEvent, let tickTime) = event else { return }
         // Tick times are whole ticks; rounding to the µs drops the binary noise (0.94000000000001).
@@ -185,13 +189,20 @@ public final class ShotRunner: @unchecked Sendable {
                 write(.missed(ShotLogMissed(step: step + 1, slotSeconds: slot, startSeconds: time)))
             }
             shotStart[step] = time
-            if steps.indices.contains(step), steps[step].aim != nil, let pose = requests.withLock({ $0 })?.pose() { shotPose[step] = pose }
+            // A frame whose pose is not its step's planned one: a sky track's, or a path's
+            // on the move (a keyframes program has no steps).
+            if steps.isEmpty || (steps.indices.contains(step) && steps[step].aim != nil), let pose = requests.withLock({ $0 })?.pose() { shotPose[step] = pose }
             // The frame's true time: now, as the camera is fired (the tick's time is on the
             // run's own clock).
             let at = UTCTime.iso(Date().timeIntervalSince1970)
             shotWallClock[step] = at
             shotUnderWay = (step, bracket, time, at)
             fire(step: step, bracket: bracket, at: time)
+        case .shot(.ended(let step, let bracket)) where steps.isEmpty:
+            // A path's frame on the move: the path went on; logged once the camera said.
+            shotUnderWay = nil
+            framesAwaitingReports.append((step, shotStart[step] ?? time, time, shotWallClock[step]))
+            logFramesReported(all: false)
         case .shot(.ended(let step, let bracket)):
             shotUnderWay = nil
             if bracket == 1 {
@@ -250,6 +261,7 @@ public final class ShotRunner: @unchecked Sendable {
         // file on a busy Pi takes seconds (10 s was once too short for a small JPEG on a
         // loaded 2-core machine); each camera call is bounded itself.
         (camera as? ImageReporting)?.waitForImages(within: 30)
+        logFramesReported(all: true)
         writePendingImages(all: true)
         logInterruptedShot(at: nil)
         let ownFault = faultMessage
@@ -287,12 +299,12 @@ public final class ShotRunner: @unchecked Sendable {
                         reason: failed.reason)))
             return
         }
-        guard steps.indices.contains(shot.step) else { return }
+        guard let planned = frame(shot.step) else { return }
         shotsInterrupted += 1
         write(
             .shot(
                 ShotLogShot(
-                    step: shot.step + 1, label: steps[shot.step].label, axisNames: axisNames, pose: steps[shot.step].pose,
+                    step: shot.step + 1, label: planned.label, axisNames: axisNames, pose: shotPose[shot.step] ?? planned.pose,
                     startSeconds: shot.start, endSeconds: max(time ?? shot.start, shot.start), redo: shotSteps.contains(shot.step),
                     bracket: (timing?.shotsPerStep ?? 1) > 1 ? shot.bracket : nil, interrupted: true, at: shot.at)))
         logger.warning(
@@ -337,14 +349,39 @@ public final class ShotRunner: @unchecked Sendable {
         record(step: hold.step, start: hold.time, end: time, redo: redo, bracket: nil, report: .none, at: hold.at)
     }
 
+    /// Logs the path's frames the camera has reported, oldest first (`all`: every one,
+    /// reported or not: the run is over). Event thread.
+    private func logFramesReported(all: Bool) {
+        while let frame = framesAwaitingReports.first {
+            if let failed = cameraFailed.withLock({ $0 }), failed.step == frame.step {
+                // The camera failed it: no frame to count.
+                framesAwaitingReports.removeFirst()
+                write(.missed(ShotLogMissed(step: frame.step + 1, slotSeconds: nil, startSeconds: frame.start, reason: failed.reason)))
+                continue
+            }
+            let key = ShotKey(step: frame.step, bracket: 1)
+            guard let report = reports.withLock({ $0.removeValue(forKey: key) }) ?? (all || camera == nil ? ShotReport.none : nil) else { return }
+            framesAwaitingReports.removeFirst()
+            record(step: frame.step, start: frame.start, end: frame.end, redo: false, bracket: nil, report: report, at: frame.at)
+        }
+    }
+
+    /// A frame's label and planned pose: its step's, or for a keyframes path's frame on the
+    /// move "shot N" and the pose the rig was at when it fired (nil: no such frame).
+    private func frame(_ step: Int) -> (label: String, pose: [Double])? {
+        if steps.indices.contains(step) { return (steps[step].label, steps[step].pose) }
+        guard steps.isEmpty, step >= 0 else { return nil }
+        return ("shot \(step + 1)", shotPose[step] ?? [])
+    }
+
     private func record(step: Int, start: Double, end: Double, redo: Bool, bracket: Int?, report: ShotReport, at: String?) {
-        guard steps.indices.contains(step) else { return }
+        guard let planned = frame(step) else { return }
         lastStep = step
         shotsTaken += 1
         write(
             .shot(
                 ShotLogShot(
-                    step: step + 1, label: steps[step].label, axisNames: axisNames, pose: shotPose[step] ?? steps[step].pose,
+                    step: step + 1, label: planned.label, axisNames: axisNames, pose: shotPose[step] ?? planned.pose,
                     startSeconds: start, endSeconds: max(end, start), redo: redo, bracket: bracket,
                     file: report.file, downloaded: report.downloaded, settings: report.settings, at: at,
                     rampEV: bracket == nil || bracket == 1 ? rampSettings[step]?.settings.ev100 : nil, settle: settles[step])))

@@ -14,7 +14,7 @@ import RigStepSync
 struct ShootOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Shot log of a stepped program (JSON Lines). Default: <state dir>/runs/<program>-<UTC time>.jsonl; with --resume, the log to continue.",
+            "Shot log of a stepped program, or of a keyframes program shooting on the move (--interval) (JSON Lines). Default: <state dir>/runs/<program>-<UTC time>.jsonl; with --resume, the log to continue.",
             valueName: "file.jsonl"))
     var log: String?
 
@@ -171,7 +171,8 @@ struct ShootSetup {
             }
             var writer: ShotLogWriter?
             var logPath = self.logPath
-            if program.isStepped {
+            // A stepped program's frames, or a keyframes path's on the move (`--interval`).
+            if program.isStepped || timing != nil {
                 let path = logPath ?? directory?.newLogPath(program: programPath)
                 if let path {
                     do { writer = try ShotLogWriter(path: path) } catch {
@@ -199,7 +200,7 @@ struct ShootSetup {
             self.logPath = logPath
             let runner = ShotRunner(
                 steps: program.steps, axisNames: names, camera: camera, timing: timing, writer: writer,
-                start: program.isStepped ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, rampNudge: rampNudge, logger: logger,
+                start: writer != nil ? start : nil, alreadyShot: alreadyShot, ramp: program.shoot.ramp, rampNudge: rampNudge, logger: logger,
                 display: display)
             if let earlierLog { runner.resumeRamp(from: earlierLog) }
             self.runner = runner
