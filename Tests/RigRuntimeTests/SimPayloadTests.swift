@@ -106,6 +106,26 @@ import Testing
         #expect(s[still...].allSatisfy { !$0.settling }, "said once still, until the next move")
     }
 
+    /// `rig calibrate resonance` puts a ring-down's samples on the tick grid by their times:
+    /// the ticks a stall of the loop missed are gaps, bridged, not time squeezed out (which
+    /// identified a faster ringing: 3.18 Hz for 3 on a loaded machine).
+    @Test func aRingDownWithStallsIsIdentifiedOnItsTimes() throws {
+        let rig = Self.rig(payload: Payload(frequencyHz: 3, damping: 0.03))
+        let run = try Self.step(rig, to: 20, ticks: 400)
+        let dt = rig.tickSeconds
+        let missed = Set(Array(60..<75) + Array(150..<165))
+        let samples = run.rates.indices.dropFirst(10).filter { !missed.contains($0) }.map {
+            RateSample(timeSeconds: Double($0) * dt, position: 20, rates: SIMD3(run.rates[$0], 0, 0))
+        }
+        let grid = RateSample.onTickGrid(samples, tickSeconds: dt)
+        #expect(grid.count == 390)
+        let bridged = try #require(RingDown.bridged(grid.map { $0.x }, maxGap: 25))
+        let found = try #require(RingDown.identify(samples: bridged, sampleSeconds: dt))
+        #expect(abs(found.frequencyHz / 3 - 1) < 0.05, "\(found)")
+        let squeezed = try #require(RingDown.identify(samples: samples.map(\.rates.x), sampleSeconds: dt))
+        #expect(abs(squeezed.frequencyHz / 3 - 1) > 0.05, "the stalls squeezed out would pass too: \(squeezed)")
+    }
+
     @Test func withoutAPayloadTheCameraIsTheHornAndNothingRings() throws {
         let run = try Self.step(Self.rig(payload: nil), to: 20, ticks: 100)
         #expect(run.angles.last == 20)

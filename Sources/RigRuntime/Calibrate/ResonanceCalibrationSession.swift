@@ -221,7 +221,8 @@ private final class ResonancePart: SessionPart, @unchecked Sendable {
             // A short gap (a bus read dropped, a live-view frame late on a busy machine) is
             // bridged; readings missing longer than a quarter second, or a tenth of them, fail.
             let maxGap = max(1, Int(0.25 / tickSeconds))
-            let filled = (0..<3).map { c in RingDown.bridged(samples.map { $0.rates[c] }, maxGap: maxGap) }
+            let uniform = RateSample.onTickGrid(samples, tickSeconds: tickSeconds)
+            let filled = (0..<3).map { c in RingDown.bridged(uniform.map { $0[c] }, maxGap: maxGap) }
             guard filled.allSatisfy({ $0 != nil }) else {
                 return fail("the sensor's readings failed during ring-down \(n + 1) (missing for more than 0.25 s, or a tenth of them): nothing saved", door)
             }

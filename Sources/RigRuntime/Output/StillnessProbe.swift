@@ -146,6 +146,21 @@ public struct RateSample: Sendable, Equatable {
     public var rates: SIMD3<Double>
 }
 
+extension RateSample {
+    /// `samples`' rates on the loop's tick grid, by their times: the ticks a stall of the
+    /// loop missed are gaps (NaN, for `RingDown.bridged`), not time squeezed out of a
+    /// ring-down (which then rings faster: 3.18 Hz for 3 on a loaded machine).
+    public static func onTickGrid(_ samples: [RateSample], tickSeconds: Double) -> [SIMD3<Double>] {
+        guard let first = samples.first?.timeSeconds, let last = samples.last?.timeSeconds, last >= first, tickSeconds > 0 else { return [] }
+        var grid = [SIMD3<Double>](repeating: SIMD3(repeating: .nan), count: Int(((last - first) / tickSeconds).rounded()) + 1)
+        for sample in samples {
+            let index = Int(((sample.timeSeconds - first) / tickSeconds).rounded())
+            if grid.indices.contains(index) { grid[index] = sample.rates }
+        }
+        return grid
+    }
+}
+
 /// Records a `RateSensor` once per loop tick, on the loop thread, into a ring another
 /// thread drains (`rig calibrate resonance`).
 public final class RateRecorder: @unchecked Sendable {
