@@ -93,14 +93,19 @@ public struct LoopOptions: Sendable {
     /// step in velocity no acceleration limit allows. A shorter one pauses the timeline
     /// and goes on (the servo has not come to rest yet).
     public var stallStopSeconds = 0.5
+    /// A group's keyframes path: once engaged, the timeline stays on the group's clock
+    /// (caught up after a stall, held and resumed with the group); nil alone.
+    public var sharedTimeline: SharedTimeline?
 
     public init(
-        speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, stallStopSeconds: Double = 0.5
+        speed: Double = 1, realtime: Bool = true, stopWhenLimited: Bool = true, stallStopSeconds: Double = 0.5,
+        sharedTimeline: SharedTimeline? = nil
     ) {
         self.speed = speed
         self.realtime = realtime
         self.stopWhenLimited = stopWhenLimited
         self.stallStopSeconds = stallStopSeconds
+        self.sharedTimeline = sharedTimeline
     }
 }
 
@@ -236,6 +241,11 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         // The timeline's pace (see `ResumeRamp`): 1 except after a stall, when the loop
         // plays between the source's frames and speeds up within the limits.
         var ramp = ResumeRamp(axes: rig.axes, tickSeconds: dt)
+        // A group's keyframes path: on the group's clock from its start (`engage`) to its
+        // end (the program ended, or a stop: braking and parking play at their own pace).
+        let shared = options.speed <= 1 ? options.sharedTimeline : nil
+        var onSharedClock = false
+        var sharedDone = false
 
         while !source.isFinished || ramp.phase < 1 {
             let deadline = anchor + (sinceAnchor + 1) * periodNanoseconds
@@ -284,17 +294,20 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 break
             }
             if asked.stop { stopApplied = true }
-
-            // The source's timeline advances `ramp.rate` ticks per tick; between its
-            // frames the loop interpolates (at rate 1, the source's frame as it is).
-            var event: PlayerEvent?
-            var sourceLimited: Int?
-            if ramp.advance(sourceFinished: source.isFinished) {
-                swap(&sourcePrevious, &sourceNext)
-                event = source.tick(into: &sourceNext)
-                sourceLimited = source.limitedAxis
+            if let shared, !sharedDone {
+                if stopApplied {
+                    sharedDone = true
+                    onSharedClock = false
+                } else if !onSharedClock, shared.engaged, source.progress.phase == .playing {
+                    // The path started this tick (its first frame is the next one taken).
+                    onSharedClock = true
+                    ramp.startPath()
+                }
             }
-            ramp.interpolate(from: sourcePrevious, to: sourceNext, into: &positions)
+
+            // The source's timeline advances `ramp.rate` ticks per tick (on a shared clock
+            // up to twice); between its frames the loop interpolates (at rate 1, the
+            // source's frame as it is).
             tick += 1
             let time = Double(tick) * dt
             let wall = Double(woke &- startTime) / 1e9
@@ -303,10 +316,27 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 events.push(stall)
                 pushed = true
             }
-            if let event {
-                events.push(.player(event, timeSeconds: time))
-                pushed = true
+            var sourceLimited: Int?
+            ramp.move()
+            var reference = (path: 0.0, rate: 1.0, holdHere: false)
+            if onSharedClock, let shared {
+                reference = shared.reference(atNs: woke, periodNs: periodNanoseconds)
+                ramp.compare(referenceTicks: reference.path / dt)
             }
+            while ramp.takeFrame(sourceFinished: source.isFinished) {
+                swap(&sourcePrevious, &sourceNext)
+                if let event = source.tick(into: &sourceNext) {
+                    events.push(.player(event, timeSeconds: time))
+                    pushed = true
+                    // The path ended: the park plays at its own pace.
+                    if case .programEnded = event, onSharedClock {
+                        onSharedClock = false
+                        sharedDone = true
+                    }
+                }
+                sourceLimited = sourceLimited ?? source.limitedAxis
+            }
+            ramp.interpolate(from: sourcePrevious, to: sourceNext, into: &positions)
             while let done = source.takeHostEvent() {
                 events.push(.host(done, timeSeconds: time))
                 pushed = true
@@ -334,7 +364,22 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 limiter.scaleVelocities(by: slowedTo)
                 ramp.slow(to: slowedTo)
             }
-            ramp.speedUp(previous: sourcePrevious, next: sourceNext)
+            if onSharedClock, let shared {
+                ramp.track(referenceRate: reference.rate, peaks: shared.peaks, holdHere: reference.holdHere)
+                shared.publish(
+                    SharedTimeline.Report(
+                        lagSeconds: ramp.lag * dt, rate: ramp.rate, referenceRate: reference.rate, pathSeconds: ramp.position * dt,
+                        atLimit: ramp.lag * dt > 0.005 && ramp.cap <= 1, engaged: true))
+            } else {
+                if sharedDone, ramp.rate > 1 {
+                    // Off the shared clock above its own pace (a stop while catching up):
+                    // back to 1 within the limits.
+                    ramp.forgetLag()
+                    if let shared { ramp.track(referenceRate: 1, peaks: shared.peaks) }
+                } else {
+                    ramp.speedUp(previous: sourcePrevious, next: sourceNext)
+                }
+            }
 
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: positions[i]) }
             do {

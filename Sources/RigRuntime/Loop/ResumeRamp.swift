@@ -12,8 +12,13 @@ import RigCore
 /// at the rate it reaches (`(1 − rate²) · maxAcceleration`: a timeline played at `rate`
 /// accelerates `rate²` as hard) and its growth within the axis's jerk. At rate 1 the source's frames pass as they
 /// are. The timeline is late by what the stall and the ramp cost, never made up in a burst.
+///
+/// On a group's shared clock (`SharedTimeline`, once engaged) the timeline is not left
+/// late: `track` steers the rate towards the reference's, above it while behind (see
+/// `track`).
 struct ResumeRamp {
     private let accelerations: [Double]
+    private let velocities: [Double]
     private let jerks: [Double]
     private let tickSeconds: Double
     /// Source ticks per loop tick: 1 but after a stall.
@@ -22,17 +27,46 @@ struct ResumeRamp {
     private var slope = 0.0
     /// Where the output is between the source's previous frame (0) and its latest (1).
     private(set) var phase = 1.0
+    /// On a shared clock: source ticks the timeline is behind the reference, and played
+    /// since it was engaged.
+    private(set) var lag = 0.0
+    private(set) var position = 0.0
+    /// The highest rate the path allowed at the last `track` (1 where it leaves no room).
+    private(set) var cap = 1.0
 
     init(axes: [Axis], tickSeconds: Double) {
         accelerations = axes.map(\.maxAcceleration)
+        velocities = axes.map(\.maxVelocity)
         jerks = axes.map(\.maxJerk)
         self.tickSeconds = tickSeconds
     }
 
-    /// Moves the timeline on by `rate`; true when the source must give its next frame. A
-    /// finished source gives none: the output catches up with its last frame.
-    mutating func advance(sourceFinished: Bool) -> Bool {
+    /// Moves the timeline on by `rate` (once a tick), then `takeFrame` until it says no.
+    mutating func move() {
         phase += rate
+        position += rate
+    }
+
+    /// The path starts: its timeline counts from here.
+    mutating func startPath() {
+        position = 0
+        lag = 0
+    }
+
+    static let lagTimeConstant = 0.5
+    static let rateTimeConstant = 0.1
+
+    /// On a shared clock: the reference is at `referenceTicks` of path time.
+    mutating func compare(referenceTicks: Double) {
+        lag = referenceTicks - position
+    }
+
+    /// Off the shared clock: what it was behind is no longer made up.
+    mutating func forgetLag() { lag = 0 }
+
+    /// True when the source must give its next frame (at a rate above 1, up to twice a
+    /// tick). A finished source gives none: the output catches up with its last frame.
+    mutating func takeFrame(sourceFinished: Bool) -> Bool {
         guard phase > 1 else { return false }
         if sourceFinished {
             phase = 1
@@ -84,5 +118,53 @@ struct ResumeRamp {
             rate = 1
             slope = 0
         }
+    }
+
+    /// On a shared clock, after each frame: steers the rate towards `referenceRate` plus
+    /// what brings the lag to 0 (the most that can still be ramped back down by the time
+    /// the lag is gone), within what `peaks` says the path asks of each axis near
+    /// `position` and soon after: the rate stays where `rate · v` is under the axis's
+    /// velocity and `rate² · a` well under its acceleration; the rate's slope adds at most
+    /// `0.9 · A − max(rate, rate²) · a` of acceleration (at `v`), and grows by at most
+    /// the axis's jerk. It never goes below 0 (a timeline does not run back).
+    /// `holdHere`: brake to rest and hold, whatever the reference says.
+    mutating func track(referenceRate: Double, peaks: PathPeaks, holdHere: Bool = false) {
+        let dt = tickSeconds
+        var sigma = Double.infinity
+        var jerkStep = Double.infinity
+        var highest = 2.0
+        for i in accelerations.indices where i < peaks.velocity.count {
+            let p = peaks.at(axis: i, tick: position)
+            let a = accelerations[i]
+            if p.aheadVelocity > 0 { highest = min(highest, 0.97 * velocities[i] / p.aheadVelocity) }
+            if p.aheadAcceleration > 0 { highest = min(highest, (0.6 * a / p.aheadAcceleration).squareRoot()) }
+            let v = p.velocity
+            guard v > 0, v.isFinite else { continue }
+            let load = max(rate, rate * rate) * p.acceleration
+            sigma = min(sigma, max(0, 0.9 * a - load) / v)
+            jerkStep = min(jerkStep, jerks[i] / v * dt)
+        }
+        // Nothing moves here: the rate may change freely, but not in a jump.
+        if !sigma.isFinite { sigma = 10 }
+        if !jerkStep.isFinite { jerkStep = 100 * dt }
+        cap = max(1, highest.isFinite ? highest : 1)
+        // The lag is made up with a time constant of `lagSeconds` (half a second), the rate
+        // follows that within a tenth: a damped pursuit, never a hunt around the clock.
+        let lagSeconds = lag * tickSeconds
+        var target = referenceRate + lagSeconds / Self.lagTimeConstant
+        // On a hold, and there (within a twentieth of a tick): at rest.
+        if referenceRate == 0, lagSeconds < 0.05 * dt { target = 0 }
+        target = holdHere ? 0 : min(max(target, 0), max(cap, referenceRate))
+        let wanted = (target - rate) / Self.rateTimeConstant
+        slope = min(max(wanted, slope - jerkStep), slope + jerkStep)
+        slope = min(max(slope, -sigma), sigma)
+        // Not clamped to the cap: a cap that came down is followed down at the slope.
+        rate = max(rate + slope * dt, 0)
+        if target == 0, rate < 1e-3 {
+            // At rest: the last thousandth is less than a tick's change of speed.
+            rate = 0
+            slope = 0
+        }
+        if rate == 0, slope < 0 { slope = 0 }
     }
 }
