@@ -62,6 +62,9 @@ public struct GroupSnapshot: Sendable, Equatable, Encodable {
         public var state: String
         /// 1-based step it shoots next (past the last: done).
         public var next: Int
+        /// A keyframes path: seconds it is behind the group's clock, when the path leaves
+        /// it no room to catch up (an axis at its limit).
+        public var behindSeconds: Double?
     }
     public var group: String
     public var leader: String
@@ -102,6 +105,9 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         var armed: Int?
         var next: Int
         var clock: ClockReport?
+        /// Its keyframes path: where its timeline is, at rest or not; its brake's seconds.
+        var path: RigState?
+        var rampSeconds: Double?
     }
 
     struct Pending {
@@ -171,6 +177,22 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private let lostDuringPath = Mutex<String?>(nil)
     /// The shot timer's priority was said (once, after the first shot).
     private var priorityNoted = false
+    /// A keyframes path on the group's clock (nil: a rig lost during the path stops it).
+    private var timeline: SharedTimeline?
+    /// Seconds this rig's brake to a hold takes on its path (the leader takes the longest).
+    private var rampSeconds = 0.5
+    /// The leader: the path is paused (a rig is missing, or the group just came back),
+    /// and the hold it ordered (path seconds), if any.
+    private var pathPaused = false
+    private var holdAt: Double?
+    /// The path clock's latest segments (UTC), as the leader state carries them.
+    private var pathSegments: [PathSegment]?
+    /// This rig lost the broker while its path ran (it holds on the path until it is back).
+    private var heldForBroker = false
+    /// What this rig last said of its path (published again when it changes).
+    private var lastPathState: (atRest: Bool, pathSeconds: Double, atLimit: Bool)?
+    /// Said that the path cannot catch up with the group's clock (until it has).
+    private var saidBehind = false
 
     /// Why the run did not finish, when a rig was lost during a keyframes path (every rig
     /// stopped it: `rig play` and `rig follow` exit 1 with it); nil otherwise.
@@ -205,6 +227,15 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     /// The shot log's runner (the leader logs every rig's frames there). Before the run.
     public func attachRunner(_ runner: ShotRunner?) { self.runner = runner }
+
+    /// A keyframes path on the group's clock (the loop's `LoopOptions.sharedTimeline`):
+    /// a rig lost during the path pauses every rig on its path and the group resumes when
+    /// it is back, instead of stopping. `axes`: this rig's, for its brake's length. Before
+    /// the run.
+    public func attachTimeline(_ timeline: SharedTimeline, axes: [Axis]) {
+        self.timeline = timeline
+        rampSeconds = SharedTimeline.rampSeconds(axes: axes, peaks: timeline.peaks)
+    }
 
     /// Disconnects (cleanly: no will) when the run never started.
     public func close() { client?.close() }
@@ -301,6 +332,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             armedAt(0)
         case .programEnded(let stopped):
             if !stopped { endRequested = true }
+            if keyframes, !stopped, pathUnderWay {
+                // Rigs on one clock end their paths together: each says when.
+                logger.info("group \(settings.group): the path ended at \(UTCTime.isoMicros(nanoseconds: WallClock.nanoseconds()))")
+            }
             // Stopped on this rig, not by the group (a stall stopped its program, a bent
             // frame, a failed camera, STOP here): the group stops now, not when this rig
             // has parked, and never waits on a rig that will not come.
@@ -330,6 +365,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     public func poll() {
         drain()
+        watchPath()
         decide()
     }
 
@@ -370,12 +406,19 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
                 connected = true
                 for key in peers.keys { peers[key]?.fresh = false }
                 logger.info("group \(settings.group): connected to \(settings.broker)")
+                if isLeader, heldForBroker { leaderBack() }
                 if door != nil || isLeader { announce() }
             case .mqtt(.disconnected(let reason)):
                 if connected { logger.warning("group \(settings.group): lost the broker (\(reason)); every rig holds still until it is back") }
                 connected = false
-                // A path that runs cannot hold still: it stops (the others stop on this rig's will).
-                stopPath("rig \(settings.name) lost the broker (\(reason))")
+                if timeline != nil {
+                    // Its path holds where it can brake to (the group's clock is not known
+                    // while away); the lag counts on and is made up once it is back.
+                    holdForBroker()
+                } else {
+                    // A path that runs cannot hold still: it stops (the others stop on this rig's will).
+                    stopPath("rig \(settings.name) lost the broker (\(reason))")
+                }
             case .mqtt(.message(let message)):
                 receive(message)
             case .fired(let step, let edge):
@@ -395,7 +438,19 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     private func publishOwnState(_ state: String) {
         ownState = state
-        client?.publish(topics.state(settings.name), GroupJSON.encode(RigState(state: state, armed: armed, lastShot: lastShot)), retain: true)
+        var s = RigState(state: state, armed: armed, lastShot: lastShot)
+        if let timeline {
+            s.rampSeconds = rampSeconds
+            let report = timeline.report
+            if report.engaged, !stopping {
+                s.pathSeconds = report.pathSeconds
+                s.atRest = report.atRest
+                s.behindSeconds = report.lagSeconds
+                s.atLimit = report.atLimit
+                lastPathState = (report.atRest, report.pathSeconds, report.atLimit)
+            }
+        }
+        client?.publish(topics.state(settings.name), GroupJSON.encode(s), retain: true)
     }
 
     private func receive(_ message: MQTTClient.Message) {
@@ -423,8 +478,14 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             followState(state)
         case .rigState(let rig):
             if !isLeader, rig == leaderName, GroupJSON.decode(RigState.self, message.payload)?.state == "lost" {
-                // The leader is gone during a path: no one can stop the group for it.
-                stopPath("the leader \(rig) lost (its will message)")
+                // The leader is gone during a path: no one can stop the group for it. On the
+                // group's clock the path holds until the leader is back.
+                if timeline != nil, pathUnderWay {
+                    logger.warning("group \(settings.group): the leader \(rig) is lost (its will message): holding on the path until it is back")
+                    holdForBroker()
+                } else {
+                    stopPath("the leader \(rig) lost (its will message)")
+                }
             }
             guard isLeader, peers[rig] != nil, let state = GroupJSON.decode(RigState.self, message.payload) else { return }
             peerState(rig, state)
@@ -454,13 +515,25 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             leaderRun = state.run
             lastSeq = -1
         }
-        guard state.seq > lastSeq else { return }
+        guard state.seq > lastSeq else {
+            // The same state again (a reconnect): back with the group as it was.
+            if state.seq == lastSeq { releaseHold(state) }
+            return
+        }
         lastSeq = state.seq
         if state.steps != stepCount, !warnedSteps {
             warnedSteps = true
             logger.error("group \(settings.group): the leader's program has \(state.steps) steps, this rig's \(stepCount): following its steps by number")
         }
         myNext = state.next[settings.name]
+        if let timeline, keyframes, !stopping {
+            if let path = state.path, path != pathSegments {
+                pathSegments = path
+                timeline.follow(path.map(Self.segment))
+                logger.info("group \(settings.group): the group's path clock: \(Self.describe(path))")
+            }
+        }
+        releaseHold(state)
         if state.state == "stopped", !stopping {
             logger.notice("group \(settings.group): the leader stopped: braking and parking")
             stopping = true
@@ -514,9 +587,14 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             self.arrived.signal()
         }
         if keyframes {
-            // The path starts on the loop's first tick after the group's time.
+            // The path starts on the loop's first tick after the group's time, on the
+            // group's clock from that time.
             let mailbox = door?.mailbox
+            let timeline = timeline
+            let run = SharedTimeline.Segment(.run, atNs: Self.loopNs(atNs), pathSeconds: 0)
+            if isLeader { pathSegments = [PathSegment(kind: "run", atNs: atNs, pathSeconds: 0, rampSeconds: 0)] }
             timer = ShotTimer(atNs: atNs) { edge in
+                timeline?.engage(run)
                 mailbox?.post(.advance)
                 report(edge)
             }
@@ -588,6 +666,156 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         door?.stop()
     }
 
+    // MARK: - A keyframes path on the group's clock
+
+    /// The loop clock's (CLOCK_MONOTONIC) time for the UTC time `utcNs`.
+    static func loopNs(_ utcNs: Int64) -> UInt64 {
+        let now = Int64(MonotonicClock().now())
+        return UInt64(max(0, now + (utcNs - WallClock.nanoseconds())))
+    }
+
+    static func segment(_ p: PathSegment) -> SharedTimeline.Segment {
+        SharedTimeline.Segment(
+            SharedTimeline.Segment.Kind(rawValue: p.kind) ?? .hold, atNs: loopNs(p.atNs), pathSeconds: p.pathSeconds, rampSeconds: p.rampSeconds)
+    }
+
+    static func describe(_ path: [PathSegment]) -> String {
+        path.map { "\($0.kind) at \(UTCTime.isoMicros(nanoseconds: $0.atNs)) from \(fixed($0.pathSeconds, 3)) s" }.joined(separator: ", ")
+    }
+
+    /// This rig lost the broker (or the leader was lost) while its path ran: it brakes to
+    /// rest on its path and holds there until it hears the group again.
+    private func holdForBroker() {
+        guard let timeline, pathUnderWay, !heldForBroker else { return }
+        heldForBroker = true
+        timeline.holdHere(true)
+        logger.warning("group \(settings.group): holding on the path (braking within the limits) until the group is back")
+    }
+
+    /// A follower heard the leader again: it follows the group's clock (the lag it held
+    /// is made up, or the group's hold brings it to where the others wait).
+    private func releaseHold(_ state: LeaderState) {
+        guard heldForBroker, !isLeader, let timeline, state.state != "stopped", !stopping else { return }
+        heldForBroker = false
+        timeline.holdHere(false)
+        logger.notice("group \(settings.group): the group is back: the path follows its clock again")
+    }
+
+    /// The leader is back on the broker after holding its path: the group holds where
+    /// this rig is, until every rig is back and there.
+    private func leaderBack() {
+        guard let timeline, pathUnderWay else { return }
+        heldForBroker = false
+        let now = WallClock.nanoseconds()
+        let x = timeline.report.pathSeconds
+        pathPaused = true
+        holdAt = x
+        pathSegments = [PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0)]
+        timeline.follow(pathSegments?.map(Self.segment) ?? [])
+        timeline.holdHere(false)
+        logger.warning("group \(settings.group): back on the broker: the path holds at \(fixed(x, 3)) s until every rig is back")
+    }
+
+    /// The leader: a rig was lost while the path ran: every rig brakes its timeline to a
+    /// hold on its path, along one smooth step of the group's clock (the longest any rig needs).
+    private func pausePath() {
+        guard isLeader, let timeline, pathUnderWay, !pathPaused else { return }
+        pathPaused = true
+        holdAt = nil
+        let atNs = WallClock.nanoseconds() + 50_000_000
+        let ramp = peers.values.compactMap(\.rampSeconds).reduce(rampSeconds, max)
+        let x = timeline.referencePath(atNs: Self.loopNs(atNs)) ?? timeline.report.pathSeconds
+        let brake = PathSegment(kind: "brake", atNs: atNs, pathSeconds: x, rampSeconds: ramp)
+        pathSegments = [brake]
+        timeline.follow([Self.segment(brake)])
+        logger.warning("group \(settings.group): pausing the path: every rig brakes to a hold at \(fixed(x + ramp / 2, 3)) s of its path")
+        publishLeaderState(force: true)
+    }
+
+    /// The leader, while the path is paused: waits for every rig, then for every rig at
+    /// rest at one path time (the furthest any came to; the others come up to it along
+    /// their paths), then orders the ramp-in at one time a lead time ahead.
+    private func decidePath() {
+        guard let timeline else { return }
+        let missing = peers.filter { $0.value.lost || !$0.value.fresh }.map(\.key).sorted()
+        let reference = timeline.referencePath(atNs: MonotonicClock().now()) ?? 0
+        let notice = "paused on the path at \(fixed(holdAt ?? reference, 2)) s: waiting for \(missing.joined(separator: ", ")) (lost)"
+        if !missing.isEmpty {
+            if pauseNotice != notice {
+                pauseNotice = notice
+                logger.warning("group \(settings.group): \(notice)")
+            }
+            publishLeaderState()
+            return
+        }
+        // A rig back without its path (restarted) cannot rejoin it (not yet): the group stops.
+        let restarted = peers.filter { $0.value.path == nil && $0.value.state != "done" }.map(\.key).sorted()
+        if !restarted.isEmpty {
+            stopPath("rig \(restarted.joined(separator: ", ")) came back without its path (restarted: a path cannot be rejoined yet)")
+            return
+        }
+        let now = WallClock.nanoseconds()
+        if let brake = pathSegments?.last, brake.kind == "brake", now < brake.atNs + Int64(brake.rampSeconds * 1e9) { return }
+        let own = timeline.report
+        let furthest = peers.values.compactMap { $0.path?.pathSeconds }.reduce(max(own.pathSeconds, reference), max)
+        if holdAt.map({ furthest > $0 + 1e-4 }) ?? true {
+            // Hold where the furthest rig is (a rig that held itself is behind: it comes up).
+            holdAt = furthest
+            pathSegments = [PathSegment(kind: "hold", atNs: now, pathSeconds: furthest, rampSeconds: 0)]
+            timeline.follow(pathSegments?.map(Self.segment) ?? [])
+            logger.info("group \(settings.group): every rig holds at \(fixed(furthest, 3)) s of its path")
+            publishLeaderState(force: true)
+            return
+        }
+        guard let x = holdAt else { return }
+        let there = { (rest: Bool?, path: Double?) in rest == true && abs((path ?? -1) - x) < 0.02 }
+        guard there(own.atRest, own.pathSeconds), peers.values.allSatisfy({ $0.state == "done" || there($0.path?.atRest, $0.path?.pathSeconds) }) else {
+            return
+        }
+        let ramp = peers.values.compactMap(\.rampSeconds).reduce(rampSeconds, max)
+        let at = now + Int64(settings.leadSeconds * 1e9)
+        pathSegments = [
+            PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0), PathSegment(kind: "rampIn", atNs: at, pathSeconds: x, rampSeconds: ramp),
+        ]
+        timeline.follow(pathSegments?.map(Self.segment) ?? [])
+        pathPaused = false
+        holdAt = nil
+        logger.notice(
+            "group \(settings.group): resumed\(pauseNotice.map { " (was \($0))" } ?? ""): every rig's path goes on from \(fixed(x, 3)) s at \(UTCTime.isoMicros(nanoseconds: at))"
+        )
+        pauseNotice = nil
+        publishLeaderState(force: true)
+    }
+
+    /// Every poll: says where this rig's path is when that changes (at rest or not, a
+    /// hold's place), and when it cannot catch up with the group's clock.
+    private func watchPath() {
+        guard let timeline, keyframes, !stopping else { return }
+        let r = timeline.report
+        guard r.engaged else { return }
+        if r.atLimit, r.lagSeconds > 0.05, !saidBehind {
+            saidBehind = true
+            logger.warning(
+                "group \(settings.group): the path is \(fixed(r.lagSeconds, 3)) s behind the group's clock and cannot catch up here (an axis at its limit); it goes on behind until the path leaves room"
+            )
+        } else if saidBehind, abs(r.lagSeconds) < 0.01 {
+            saidBehind = false
+            logger.notice("group \(settings.group): the path is back on the group's clock")
+        }
+        if r.atRest, lastPathState?.atRest != true {
+            logger.info("group \(settings.group): at rest on the path at \(fixed(r.pathSeconds, 3)) s")
+        }
+        guard connected else {
+            lastPathState = (r.atRest, r.pathSeconds, r.atLimit)
+            return
+        }
+        let changed =
+            lastPathState.map {
+                $0.atRest != r.atRest || $0.atLimit != r.atLimit || abs($0.pathSeconds - r.pathSeconds) > (r.atRest ? 1e-4 : 0.5)
+            } ?? true
+        if changed { publishOwnState(ownState) }
+    }
+
     private func seconds(_ edgeNs: Int64) -> Double { (Double(edgeNs - runStartNs) / 1e3).rounded() / 1e6 }
 
     /// Moves this rig to where its group wants it: only while connected, at rest and with
@@ -624,14 +852,17 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             pending?.lost.insert(rig)
             peers[rig]?.armed = nil
             peers[rig]?.fresh = false
-            // A keyframes path that runs cannot wait at a step boundary: every rig stops it.
-            stopPath("rig \(rig) lost (its will message)")
+            // A keyframes path that runs: every rig holds on its path (on the group's clock),
+            // or, without one, stops it.
+            if timeline != nil { pausePath() } else { stopPath("rig \(rig) lost (its will message)") }
             return
         }
         if peers[rig]?.lost == true, peers[rig]?.fresh == false, door != nil { logger.notice("group \(settings.group): rig \(rig) is back") }
         peers[rig]?.lost = false
         peers[rig]?.fresh = true
         peers[rig]?.armed = state.armed
+        peers[rig]?.path = state.pathSeconds != nil ? state : nil
+        if let ramp = state.rampSeconds { peers[rig]?.rampSeconds = ramp }
         if let shot = state.lastShot { peerShot(rig, shot) }
     }
 
@@ -656,21 +887,23 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         next[settings.name] = ownNext
         let missing = peers.filter { $0.value.lost || !$0.value.fresh }.map(\.key).sorted()
         let all = next.values.min() ?? stepCount
-        let current = state ?? (all >= stepCount ? "done" : missing.isEmpty ? "running" : "paused")
+        let current = state ?? (pathPaused ? "paused" : all >= stepCount ? "done" : missing.isEmpty ? "running" : "paused")
         var s = LeaderState(
-            leader: settings.name, run: String(run), seq: seq, state: current, steps: stepCount, next: next, missing: missing, sha: settings.sha)
+            leader: settings.name, run: String(run), seq: seq, state: current, steps: stepCount, next: next, missing: missing, sha: settings.sha,
+            path: pathSegments?.count == 1 && pathSegments?.first?.kind == "run" ? nil : pathSegments)
+        let own = timeline?.report
         let views =
-            [GroupSnapshot.RigView(name: settings.name, state: ownState, next: ownNext + 1)]
+            [GroupSnapshot.RigView(name: settings.name, state: ownState, next: ownNext + 1, behindSeconds: own?.atLimit == true ? own?.lagSeconds : nil)]
             + peers.keys.sorted().map {
                 GroupSnapshot.RigView(
                     name: $0, state: peers[$0]?.fresh == true || peers[$0]?.lost == true ? peers[$0]?.state ?? "waiting" : "waiting",
-                    next: (peers[$0]?.next ?? 0) + 1)
+                    next: (peers[$0]?.next ?? 0) + 1, behindSeconds: peers[$0]?.path?.atLimit == true ? peers[$0]?.path?.behindSeconds : nil)
             }
         shared.withLock {
             $0 = GroupSnapshot(
                 group: settings.group, leader: settings.name, state: connected ? current : "connecting", rigs: views, missing: missing, problem: problem)
         }
-        if !force, let last = lastPublishedState, last.state == s.state, last.next == s.next, last.missing == s.missing { return }
+        if !force, let last = lastPublishedState, last.state == s.state, last.next == s.next, last.missing == s.missing, last.path == s.path { return }
         seq += 1
         s.seq = seq
         lastPublishedState = s
@@ -682,6 +915,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private func decide() {
         moveIfNeeded()
         guard isLeader, door != nil, connected, !stopping else { return }
+        if pathPaused {
+            decidePath()
+            return
+        }
         let now = WallClock.nanoseconds()
         if let p = pending {
             // Every rig reported, or was lost while the order was out (its will came), or the

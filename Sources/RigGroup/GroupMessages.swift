@@ -88,6 +88,19 @@ public struct LeaderState: Codable, Sendable, Equatable {
     public var next: [String: Int]
     public var missing: [String]
     public var sha: String
+    /// A keyframes path's clock since the group last paused it (absent before): where the
+    /// path is from each instant on (a brake to a hold; a hold and a ramp-in).
+    public var path: [PathSegment]?
+}
+
+/// A piece of the group's path clock (UTC ns): from `atNs` the path is at `pathSeconds`
+/// and `kind` (`run`, `brake`, `hold`, `rampIn`) says how it goes on, ramps over
+/// `rampSeconds` (see `SharedTimeline.Segment`).
+public struct PathSegment: Codable, Sendable, Equatable {
+    public var kind: String
+    public var atNs: Int64
+    public var pathSeconds: Double
+    public var rampSeconds: Double
 }
 
 /// A rig's retained state: what it does, where it is armed, its last shot.
@@ -96,6 +109,14 @@ public struct RigState: Codable, Sendable, Equatable {
     public var state: String
     public var armed: Int?
     public var lastShot: ShotReport?
+    /// A keyframes path under way: where its timeline is (path seconds), whether it is at
+    /// rest on it, how far it is behind the group's clock and whether the path leaves it
+    /// room to catch up, and the seconds its brake to a hold takes (`SharedTimeline`).
+    public var pathSeconds: Double?
+    public var atRest: Bool?
+    public var behindSeconds: Double?
+    public var atLimit: Bool?
+    public var rampSeconds: Double?
 
     public init(state: String, armed: Int? = nil, lastShot: ShotReport? = nil) {
         self.state = state

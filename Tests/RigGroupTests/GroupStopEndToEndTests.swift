@@ -4,8 +4,9 @@ import RigTestSupport
 import Testing
 
 /// A group stopped mid-way, with real `rig` processes on the simulated rig through
-/// Debian's mosquitto on a free loopback port: a rig lost during a keyframes path stops
-/// every rig, and a frame cut short by a stop is logged as interrupted on every rig.
+/// Debian's mosquitto on a free loopback port: a rig lost during a keyframes path pauses
+/// every rig on its path (and one back without its path stops them), and a frame cut
+/// short by a stop is logged as interrupted on every rig.
 /// Every wait is on a line of output or an exit, with a generous deadline.
 extension GroupEndToEndTests {
     /// A keyframes program (`pan` from `from` to `from + 40` over 20 s) for rig `name`.
@@ -17,10 +18,12 @@ extension GroupEndToEndTests {
         return path
     }
 
-    /// f1 is killed (SIGKILL) while every rig's path runs: the leader names it, every rig
-    /// that is left brakes within its limits and parks well before its path's end, and the
-    /// leader and f2 exit 1 saying the shoot stopped because f1 was lost.
-    @Test func aRigLostDuringAKeyframesPathStopsEveryRig() async throws {
+    /// f1 is killed (SIGKILL) while every rig's path runs: the leader names it and pauses
+    /// the group: every rig that is left brakes within its limits to rest on its path (not
+    /// at its end) and holds there. f1 started again (same command) comes back without its
+    /// path (a path cannot be rejoined yet): the leader says so and stops the group, every
+    /// rig parks, and the leader and f2 exit 1 saying why.
+    @Test func aRigLostDuringAKeyframesPathPausesEveryRigOnItsPath() async throws {
         // Off the cooperative pool: the waits on processes block for seconds.
         try await onThread {
             let broker = try TestBroker()
@@ -33,7 +36,7 @@ extension GroupEndToEndTests {
                         + (trace.map { ["--trace", $0] } ?? []),
                     state: dir.appendingPathComponent("state-\(name)"))
             }
-            let f1 = try follower("f1", from: -40)
+            var f1 = try follower("f1", from: -40)
             let f2 = try follower("f2", from: 20, trace: traces[1])
             let lead = try GroupRig(
                 [
@@ -52,13 +55,22 @@ extension GroupEndToEndTests {
             // Its rigs run without real-time (--no-realtime): the shot timer says it fell back.
             #expect(lead.err.text.contains("shot timer at normal priority (the control loop did not get SCHED_FIFO"), "\(lead.transcript)")
             f1.kill9()
-            #expect(lead.err.wait(for: "stopped: rig f1 lost (its will message) during the path", within: 120), "\(lead.transcript)")
+            #expect(lead.err.wait(for: "rig f1 is lost (its will message)", within: 120), "\(lead.transcript)")
+            #expect(lead.err.wait(for: "waiting for f1 (lost)", within: 120), "\(lead.transcript)")
+            #expect(lead.err.text.contains("group g1: paused on the path at "), "\(lead.transcript)")
+            // Every rig left brakes to rest on its path and holds there.
+            #expect(lead.err.wait(for: "at rest on the path at", within: 120), "\(lead.transcript)")
+            #expect(f2.err.wait(for: "at rest on the path at", within: 120), "\(f2.transcript)")
+            // Nothing goes on while f1 is missing.
+            #expect(!lead.err.text.contains("resumed"), "\(lead.transcript)")
+            f1 = try follower("f1", from: -40)
+            #expect(lead.err.wait(for: "came back without its path", within: 120), "\(lead.transcript)")
             #expect(lead.exitStatus() == 1, "\(lead.transcript)")
             #expect(f2.exitStatus() == 1, "\(f2.transcript)")
-            #expect(lead.err.text.contains("error: group g1: stopped: rig f1 lost (its will message) during the path"), "\(lead.transcript)")
-            #expect(f2.err.text.contains("STOP from lead (rig f1 lost (its will message)): braking and parking"), "\(f2.transcript)")
-            #expect(f2.err.text.contains("error: group g1: stopped by lead: rig f1 lost"), "\(f2.transcript)")
-            // Each left rig: braked within its limits (90 °/s, 180 °/s²) before its path's end, then parked at 0.
+            #expect(lead.err.text.contains("error: group g1: stopped: rig f1 came back without its path"), "\(lead.transcript)")
+            #expect(f2.err.text.contains("error: group g1: stopped by lead: rig f1 came back without its path"), "\(f2.transcript)")
+            // Each left rig: within its limits (90 °/s, 180 °/s²) every tick, held on its path
+            // (at least 0.3 s at one pose, away from both ends), never at its end, then parked at 0.
             for (trace, from) in zip(traces, [0.0, 20.0]) {
                 let end = from + 40
                 let parsed = try Trace(path: trace)
@@ -67,6 +79,13 @@ extension GroupEndToEndTests {
                 #expect(highest > from + 1e-3, "\(trace): its path never ran")
                 #expect(highest < end - 1, "\(trace): reached \(highest) of the path's \(end): it did not stop")
                 #expect(abs((positions.last ?? 99) - 0) < 1e-3, "\(trace): not parked")
+                var longest = 0
+                var run = 0
+                for (a, b) in zip(positions, positions.dropFirst()) {
+                    run = abs(a - b) < 1e-9 && b > from + 1e-3 && b < end - 1 ? run + 1 : 0
+                    longest = max(longest, run)
+                }
+                #expect(longest >= 30, "\(trace): held at most \(longest) frames on its path")
                 let checked = parsed.limitBreaks([Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: [0])
                 #expect(checked.breaks.isEmpty, "\(trace): \(checked.breaks.prefix(10))")
             }

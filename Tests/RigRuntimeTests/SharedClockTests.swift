@@ -19,7 +19,8 @@ import Testing
     /// Plays `motion` from its first keys' pose on the loop with a shared timeline engaged
     /// from the start; `clock` decides when it wakes.
     static func run(
-        rig: Rig, motion: Motion, clock: LoopClock, shared: Bool = true, onFrame: @escaping @Sendable (UInt64, SharedTimeline) -> Void = { _, _ in }
+        rig: Rig, motion: Motion, clock: LoopClock, shared: Bool = true, mailbox: SourceMailbox = SourceMailbox(),
+        onFrame: @escaping @Sendable (UInt64, SharedTimeline) -> Void = { _, _ in }
     ) -> (result: LoopResult, frames: [Frame], timeline: SharedTimeline) {
         let peaks = PathPeaks(motion: motion, axisCount: rig.axes.count, tickSeconds: rig.tickSeconds)!
         let timeline = SharedTimeline(peaks: peaks)
@@ -37,7 +38,8 @@ import Testing
         }
         let options = LoopOptions(realtime: false, stallStopSeconds: 0.5, sharedTimeline: shared ? timeline : nil)
         let result = ControlLoop(
-            rig: rig, source: Player(rig: rig, motion: motion, startPose: start), output: output, clock: clock, options: options, startPose: start
+            rig: rig, source: Player(rig: rig, motion: motion, startPose: start), output: output, clock: clock, options: options, startPose: start,
+            mailbox: mailbox
         ).run()
         return (result, frames.withLock { $0 }, timeline)
     }
@@ -196,5 +198,30 @@ import Testing
             #expect(abs(now.pan - then.pan) < 0.05 && abs(now.light - then.light) < 0.05, "\(said): at \(t) s pan \(now.pan), the path's \(then.pan)")
         }
         #expect(abs(result.finalPose[0] - reference.result.finalPose[0]) < 1e-6, "\(said)")
+    }
+
+    /// A stop (Ctrl-C, a STOP from the group) while the timeline catches up faster than
+    /// its own pace: it brakes on the path back to its pace first, then the program's own
+    /// braking and park; every frame within the limits, parked.
+    @Test(arguments: [0, 1, 2, 3])
+    func aStopWhileCatchingUpBrakesWithinTheLimits(seed: Int) {
+        var g = SplitMix64(seed: UInt64(seed) &+ 505)
+        let rig = testRig()
+        let motion = Self.randomPath(&g, seconds: 12, gentle: true)
+        guard FeasibilityChecker.check(rig: rig, motion: motion, startPose: rig.homePose).feasible else { return }
+        let mailbox = SourceMailbox()
+        let stopped = Mutex<Double?>(nil)
+        let (result, frames, _) = Self.run(
+            rig: rig, motion: motion, clock: StallsClock(stalls: [150: 400_000_000]), mailbox: mailbox,
+            onFrame: { now, timeline in
+                guard timeline.report.rate > 1.2 else { return }
+                stopped.withLock { if $0 == nil { $0 = Double(now) / 1e9 } }
+                mailbox.requestShutdown()
+            })
+        let said = "seed \(seed)"
+        #expect(stopped.withLock { $0 } != nil, "\(said): never caught up faster than its pace")
+        #expect(result.fault == nil, "\(said): \(String(describing: result.fault))")
+        Self.withinLimits(frames, rig: rig, said: said)
+        #expect(abs(result.finalPose[0] - (rig.axes[0].park ?? 0)) < 1e-6, "\(said): parked at \(result.finalPose[0])")
     }
 }

@@ -288,12 +288,17 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
 
             // A stop first (the source then ignores what would move it), then what was
             // posted, oldest first.
-            let asked = mailbox.deliver(to: &source, buffer: &delivered, stopFirst: !stopApplied)
+            // On a shared clock above its own pace, a stop waits until the timeline is back at
+            // it (braked on the path within the limits, a few ticks): the source's own
+            // braking, played faster, would brake harder than the axis may.
+            let deferStop = onSharedClock && ramp.rate > 1
+            let asked = mailbox.deliver(to: &source, buffer: &delivered, stopFirst: !stopApplied && !deferStop)
             if asked.abort {
                 fault = fault ?? .aborted
                 break
             }
-            if asked.stop { stopApplied = true }
+            if asked.stop, !deferStop { stopApplied = true }
+            let stopWaits = asked.stop && deferStop
             if let shared, !sharedDone {
                 if stopApplied {
                     sharedDone = true
@@ -365,7 +370,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 ramp.slow(to: slowedTo)
             }
             if onSharedClock, let shared {
-                ramp.track(referenceRate: reference.rate, peaks: shared.peaks, holdHere: reference.holdHere)
+                ramp.track(referenceRate: reference.rate, peaks: shared.peaks, holdHere: reference.holdHere || stopWaits)
                 shared.publish(
                     SharedTimeline.Report(
                         lagSeconds: ramp.lag * dt, rate: ramp.rate, referenceRate: reference.rate, pathSeconds: ramp.position * dt,

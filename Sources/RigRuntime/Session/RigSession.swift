@@ -417,7 +417,12 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                 // cannot keep up with falls behind on every tick: said once at the end, not in
                 // hundreds of thousands of lines.
                 if session.options.loop.speed <= 1 || stopped {
-                    let what = stopped ? "the rig had stood still while moving: stopping from rest" : "the timeline paused and went on (no catch-up)"
+                    let onClock = session.options.loop.sharedTimeline?.report.engaged == true
+                    let what =
+                        stopped
+                        ? "the rig had stood still while moving: stopping from rest"
+                        : onClock
+                            ? "the timeline paused and catches up with the group's clock within the limits" : "the timeline paused and went on (no catch-up)"
                     logger.warning("the loop stalled \(rounded(seconds)) s at t=\(rounded(t))s (\(missed) ticks missed): \(what)")
                 }
             }

@@ -45,6 +45,12 @@ struct FollowCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write every emitted frame as CSV, as `rig play --trace` does.", valueName: "file.csv"))
     var trace: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A keyframes program: shoot on the move every SECONDS of its path from the group's start, as `rig play --interval` does.",
+            valueName: "seconds"))
+    var interval: Double?
+
     @Flag(name: .shortAndLong, help: "Log more (debug level).")
     var verbose = false
 
@@ -54,6 +60,7 @@ struct FollowCommand: ParsableCommand {
         if verbose { arguments.append("--verbose") }
         if let log { arguments += ["--log", log] }
         if let trace { arguments += ["--trace", trace] }
+        if let interval { arguments += ["--interval", "\(interval)"] }
         let play = try PlayCommand.parse(arguments)
         try play.play(group: GroupRequest(broker: broker, group: group, name: name, role: .follower(leader: leader), credentials: credentials))
     }

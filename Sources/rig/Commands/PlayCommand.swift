@@ -158,6 +158,13 @@ struct PlayCommand: ParsableCommand {
             shoot.runner?.logsHolds = false
             link.attachRunner(shoot.runner)
             parts.append(link)
+            // A keyframes path in a group runs on the group's clock: caught up after a
+            // stall, held with the group when a rig is lost, and resumed together.
+            if let peaks = PathPeaks(motion: program.motion, axisCount: rig.axes.count, tickSeconds: rig.tickSeconds) {
+                let timeline = SharedTimeline(peaks: peaks)
+                options.loop.sharedTimeline = timeline
+                link.attachTimeline(timeline, axes: rig.axes)
+            }
         }
         options.liveView = view
         options.viewIntervalSeconds = 0.1

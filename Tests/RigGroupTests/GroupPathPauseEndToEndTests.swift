@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import RigTestSupport
+import Testing
+
+/// A group's keyframes path paused and resumed, with real `rig` processes on the simulated
+/// rig through Debian's mosquitto on a free loopback port. Every wait is on a line of
+/// output or an exit, with a generous deadline.
+extension GroupEndToEndTests {
+    /// A keyframes rig `name` (pan from `from` to `from + 40` over 20 s, a sim camera),
+    /// shooting on the move every second into `NAME.jsonl`.
+    func pathRig(_ name: String, from: Int, in dir: URL, args: [String]) throws -> (args: [String], trace: String, log: String) {
+        _ = try writeGroupProgram(in: dir, rigName: name, steps: 1, camera: #"{"type": "sim"}"#)
+        let path = dir.appendingPathComponent("\(name)-path.json").path
+        try #"{"rig": "\#(name).json", "kind": "keyframes", "keyframes": {"pan": [{"t": 0, "value": \#(from)}, {"t": 20, "value": \#(from + 40)}]}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let trace = dir.appendingPathComponent("\(name).csv").path
+        let log = dir.appendingPathComponent("\(name).jsonl").path
+        return ([args[0], path] + args.dropFirst() + ["--trace", trace, "--interval", "1", "--log", log], trace, log)
+    }
+
+    /// When a line `marker … at <ISO time>` of `text` says it happened.
+    func time(of marker: String, in text: String) -> Date? {
+        guard let line = text.split(separator: "\n").last(where: { $0.contains(marker) }), let at = line.range(of: marker + " at ") else { return nil }
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return iso.date(from: String(line[at.upperBound...].prefix { !$0.isWhitespace }))
+    }
+
+    /// A trace's frames within the limits (90 °/s, 180 °/s²) tick by tick, and a hold on
+    /// the path (not at either end): at least `frames` frames at one position.
+    func expectHeldOnThePath(_ trace: String, from: Double, frames: Int = 30) throws {
+        let parsed = try Trace(path: trace)
+        let positions = parsed.frames(axes: ["pan"]).map { $0[0] }
+        let checked = parsed.limitBreaks([Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: [0])
+        #expect(checked.breaks.isEmpty, "\(trace): \(checked.breaks.prefix(10))")
+        var longest = 0
+        var run = 0
+        for (a, b) in zip(positions, positions.dropFirst()) {
+            run = abs(a - b) < 1e-9 && b > from + 0.5 && b < from + 39.5 ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        #expect(longest >= frames, "\(trace): held at most \(longest) frames on the path")
+        #expect((positions.max() ?? 0) > from + 39.9, "\(trace): the path did not end")
+    }
+
+    /// Every frame shot on the move once (20 s at 1 s: shots 1…20 as the camera is fired),
+    /// none twice or skipped. (A path's frames on the move are not in the shot log yet: the
+    /// rig's own output says each as it fires.)
+    func expectEveryPathFrameOnce(_ rig: GroupRig) {
+        let shots = rig.out.text.split(separator: "\n").compactMap { line -> Int? in
+            guard let r = line.range(of: "📷 shot ") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(shots == Array(1...20), "\(shots)")
+    }
+
+    /// The broker is killed mid-path and started again: every rig brakes within its limits
+    /// and holds on its path, and once the broker is back the leader holds the group at one
+    /// path time and ramps every rig in together: the paths end together, every frame on
+    /// the move is shot once, and every rig exits 0.
+    @Test func aBrokerRestartDuringAKeyframesPathHoldsEveryRigOnItsPathAndGoesOn() async throws {
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            let f1Run = try pathRig("f1", from: -40, in: dir, args: ["follow", "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"])
+            let leadRun = try pathRig(
+                "lead", from: 0, in: dir,
+                args: ["play", "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5", "--wait-followers", "120"])
+            let f1 = try GroupRig(f1Run.args, state: dir.appendingPathComponent("state-f1"))
+            let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
+            defer {
+                lead.kill9()
+                f1.kill9()
+            }
+            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
+            // Mid-path: the leader's third frame on the move (2 s into its path).
+            #expect(lead.out.wait(for: "shot 3", within: 120), "\(lead.transcript)")
+            broker.kill()
+            #expect(lead.err.wait(for: "holding on the path", within: 120), "\(lead.transcript)")
+            #expect(f1.err.wait(for: "holding on the path", within: 120), "\(f1.transcript)")
+            try broker.start()
+            #expect(lead.err.wait(for: "resumed", within: 120), "\(lead.transcript)")
+            #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+            #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+            try expectHeldOnThePath(leadRun.trace, from: 0)
+            try expectHeldOnThePath(f1Run.trace, from: -40)
+            let ends = [time(of: "the path ended", in: lead.err.text), time(of: "the path ended", in: f1.err.text)]
+            if let a = ends[0], let b = ends[1] {
+                #expect(abs(a.timeIntervalSince(b)) < 0.1, "the paths ended \(a.timeIntervalSince(b)) s apart")
+            } else {
+                Issue.record("no end: \(lead.transcript)\n\(f1.transcript)")
+            }
+            expectEveryPathFrameOnce(lead)
+            expectEveryPathFrameOnce(f1)
+        }
+    }
+}
