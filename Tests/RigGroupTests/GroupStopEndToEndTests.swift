@@ -70,7 +70,8 @@ extension GroupEndToEndTests {
             #expect(lead.err.text.contains("error: group g1: stopped: rig f1 came back without its path"), "\(lead.transcript)")
             #expect(f2.err.text.contains("error: group g1: stopped by lead: rig f1 came back without its path"), "\(f2.transcript)")
             // Each left rig: within its limits (90 °/s, 180 °/s²) every tick, held on its path
-            // (at least 0.3 s at one pose, away from both ends), never at its end, then parked at 0.
+            // (at one pose for at least 0.1 s, away from both ends: it holds from its "at rest"
+            // until f1 came back, a process start later), never at its end, then parked at 0.
             for (trace, from) in zip(traces, [0.0, 20.0]) {
                 let end = from + 40
                 let parsed = try Trace(path: trace)
@@ -85,7 +86,7 @@ extension GroupEndToEndTests {
                     run = abs(a - b) < 1e-9 && b > from + 1e-3 && b < end - 1 ? run + 1 : 0
                     longest = max(longest, run)
                 }
-                #expect(longest >= 30, "\(trace): held at most \(longest) frames on its path")
+                #expect(longest >= 10, "\(trace): held at most \(longest) frames on its path")
                 let checked = parsed.limitBreaks([Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: [0])
                 #expect(checked.breaks.isEmpty, "\(trace): \(checked.breaks.prefix(10))")
             }
