@@ -29,6 +29,20 @@ import Testing
         #expect(rig.settle?.timeoutSeconds == 2)
     }
 
+    @Test func aShapedAxisPlansTrapezoidsUnlessItsFileSetsAJerk() throws {
+        func axis(_ keys: String) throws -> Axis { try RigParser.parse(text: Self.rig(#""maxAcceleration": 500"# + keys), file: "r.json").axes[0] }
+        let shaper = #", "shaper": {"type": "zv", "frequencyHz": 3}"#
+        #expect(try axis("").maxJerk == 500 / Axis.defaultJerkRampSeconds)
+        #expect(try axis(shaper).maxJerk == 500 / Axis.shapedJerkRampSeconds)
+        #expect(try axis(shaper + #", "maxJerk": 2500"#).maxJerk == 2500)
+        // The shaped axis's 20° move: a trapezoid's time, not an S-curve's.
+        let shaped = try axis(shaper)
+        let move = PoseMove(from: [0], to: [20], axes: [shaped], tickSeconds: 0.005)
+        let trapezoid = 2 * (20 / 500.0).squareRoot()
+        #expect(move.durationSeconds < trapezoid + 0.006)
+        #expect(PoseMove(from: [0], to: [20], axes: [try axis("")], tickSeconds: 0.005).durationSeconds > trapezoid + 0.05)
+    }
+
     @Test(arguments: [
         (#""payload": {"frequencyHz": 0}"#, "r.json:2:69: error: $.axes[0].payload.frequencyHz:", "0.5…50 Hz"),
         (#""payload": {"frequencyHz": 3, "damping": 1.5}"#, "r.json:2:83: error: $.axes[0].payload.damping:", "0…0.7"),

@@ -32,7 +32,8 @@ public struct Axis: Sendable, Equatable {
     public var maxVelocity: Double
     public var maxAcceleration: Double
     /// Largest jerk of planned moves (lead-in, step moves, park, go-home), units/s³.
-    /// Default `maxAcceleration / defaultJerkRampSeconds`.
+    /// Default `maxAcceleration / defaultJerkRampSeconds`, on a shaped axis
+    /// `maxAcceleration / shapedJerkRampSeconds`.
     public var maxJerk: Double
     public var idle: IdlePolicy
     /// Gear lash in the axis's unit (`"backlashDeg"`): stepped programs approach every
@@ -51,6 +52,12 @@ public struct Axis: Sendable, Equatable {
     /// The default ramp time from zero to full acceleration: `maxJerk` defaults to
     /// `maxAcceleration / defaultJerkRampSeconds`.
     public static let defaultJerkRampSeconds = 0.1
+    /// A shaped axis's default ramp (the shortest allowed, less than a tick at every loop
+    /// rate): its moves are trapezoids. The shaper turns each acceleration step into a
+    /// staircase of its impulses that leaves no ringing at its frequency (Klipper plans
+    /// shaped moves so), and the shaped output is a convex combination of the reference
+    /// (within its velocity and acceleration); an S-curve's ramp on top only adds time.
+    public static let shapedJerkRampSeconds = 0.001
     /// Bounds of `maxJerk` as ramp times (`maxAcceleration / maxJerk`): 1 ms … 1 s.
     public static let jerkRampSecondsRange = 0.001...1.0
 

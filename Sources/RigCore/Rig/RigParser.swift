@@ -129,7 +129,7 @@ public enum RigParser {
 
         let maxVelocity = try object.optional("maxVelocity")?.number(in: Bounds.velocity, unit: "\(unit)/s") ?? (kind == .servo ? 90 : 50)
         let maxAcceleration = try object.optional("maxAcceleration")?.number(in: Bounds.acceleration, unit: "\(unit)/s²") ?? (kind == .servo ? 180 : 100)
-        var maxJerk = maxAcceleration / Axis.defaultJerkRampSeconds
+        var maxJerk: Double?
         if let value = object.optional("maxJerk") {
             let jerk = try value.positiveNumber(unit: "\(unit)/s³")
             let ramps = Axis.jerkRampSecondsRange
@@ -146,6 +146,8 @@ public enum RigParser {
         let backlash = try object.optional("backlashDeg")?.number(in: 0...(softMax - softMin) / 2, unit: unit) ?? 0
         let payload = try object.optional("payload").map { v throws(FileError) in try Payload.parse(v) }
         let shaper = try object.optional("shaper").map { v throws(FileError) in try ShaperConfig.parse(v) }
+        // A shaped axis's moves need no jerk ramp: the shaper smooths them (see `Axis.shapedJerkRampSeconds`).
+        let jerk = maxJerk ?? maxAcceleration / (shaper == nil ? Axis.defaultJerkRampSeconds : Axis.shapedJerkRampSeconds)
         var servo = ServoImperfection()
         for key in ["deadbandDeg", "lagSeconds"] where kind == .pwm && object.has(key) {
             object.allow(key)
@@ -158,7 +160,7 @@ public enum RigParser {
         try object.finish()
         var axis = Axis(
             name: name, kind: kind, channel: channel, calibration: calibration, home: home, park: park,
-            softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: maxJerk, idle: idle)
+            softMin: softMin, softMax: softMax, maxVelocity: maxVelocity, maxAcceleration: maxAcceleration, maxJerk: jerk, idle: idle)
         axis.backlashDeg = backlash
         axis.payload = payload
         axis.shaper = shaper
