@@ -25,7 +25,7 @@ public enum SettleForecast {
         plan.measuredSettle = settle
         var player = Player(rig: rig, motion: motion, startPose: startPose, shooting: plan)
         var cameras = rig.axes.indices.map { i in rig.axes[i].payload.map { PayloadResponse(payload: $0, tickSeconds: rig.tickSeconds, angle: startPose[i]) } }
-        var detector = StillnessDetector(settle)
+        var detector = StillnessDetector(settle, rig: rig)
         var frame = startPose
         var previous = startPose
         var found: [Int: StepSettle] = [:]
@@ -38,6 +38,9 @@ public enum SettleForecast {
             default: break
             }
             var sum = 0.0
+            var moving = false
+            for i in rig.axes.indices where frame[i] != previous[i] { moving = true }
+            detector.commanded(moving: moving)
             for i in rig.axes.indices {
                 let rate: Double
                 if cameras[i] != nil {

@@ -1,3 +1,5 @@
+import FoundationEssentials
+import Glibc
 import RigFormat
 
 /// How a step's shot waits for the head to be still (`"settle"` in the rig file): measured
@@ -65,7 +67,10 @@ public struct MeasuredSettle: Sendable, Equatable {
 }
 
 /// Decides "still" from a stream of measured angular rates: every rate below the
-/// threshold for `holdSeconds` without a break. Pure; fed once per measurement.
+/// threshold for `holdSeconds` without a break; or, with the ringing's frequency known
+/// (`init(_:rig:)`), the ringing's envelope below it (`RingingEnvelope`, bounded from
+/// readings a quarter period apart) for a few readings since the last commanded motion.
+/// Pure; fed once per measurement.
 public struct StillnessDetector: Sendable, Equatable {
     public let thresholdDegreesPerSecond: Double
     public let holdSeconds: Double
@@ -73,14 +78,30 @@ public struct StillnessDetector: Sendable, Equatable {
     public private(set) var quietSeconds = 0.0
     /// The largest rate seen since the last `reset` (for the log).
     public private(set) var peakDegreesPerSecond = 0.0
+    /// The envelope's verdict replaces the hold when the ringing's frequency is known.
+    public private(set) var envelope: RingingEnvelope?
+    /// Readings in a row whose envelope was below the threshold, and how many it takes.
+    private var envelopeQuiet = 0
+    private let envelopeHold: Int
 
-    public init(thresholdDegreesPerSecond: Double, holdSeconds: Double) {
+    public init(thresholdDegreesPerSecond: Double, holdSeconds: Double, envelope: RingingEnvelope? = nil) {
         self.thresholdDegreesPerSecond = thresholdDegreesPerSecond
         self.holdSeconds = holdSeconds
+        self.envelope = envelope
+        // A few readings (an eighth of the quarter period, at least 2): one noisy low
+        // reading pair is not enough.
+        envelopeHold = max(2, (envelope?.lag ?? 0) / 4)
     }
 
     public init(_ settle: MeasuredSettle) {
         self.init(thresholdDegreesPerSecond: settle.thresholdDegreesPerSecond, holdSeconds: settle.holdSeconds)
+    }
+
+    /// The detector the loop runs for `rig`'s settle: by the envelope when the rig knows
+    /// the ringing's frequency (`Rig.settleRingingHz`, read once a tick), else by the hold.
+    public init(_ settle: MeasuredSettle, rig: Rig) {
+        let envelope = rig.settleRingingHz(settle).flatMap { RingingEnvelope(frequencyHz: $0, sampleSeconds: rig.tickSeconds) }
+        self.init(thresholdDegreesPerSecond: settle.thresholdDegreesPerSecond, holdSeconds: settle.holdSeconds, envelope: envelope)
     }
 
     /// One measurement: the rate magnitude (°/s) over the `seconds` since the last one.
@@ -94,13 +115,105 @@ public struct StillnessDetector: Sendable, Equatable {
         } else {
             quietSeconds = 0
         }
+        if envelope != nil {
+            let bound = envelope?.push(magnitude) ?? .infinity
+            envelopeQuiet = bound < thresholdDegreesPerSecond ? envelopeQuiet + 1 : 0
+        }
         return isStill
     }
 
-    public var isStill: Bool { quietSeconds >= holdSeconds && quietSeconds > 0 }
+    /// Whether motion is commanded this tick (told before `observe`): the envelope holds
+    /// only over free ringing, so it starts again after the last commanded motion.
+    public mutating func commanded(moving: Bool) {
+        guard moving, envelope != nil else { return }
+        envelope?.clear()
+        envelopeQuiet = 0
+    }
+
+    public var isStill: Bool {
+        if envelope != nil { return envelopeQuiet >= envelopeHold }
+        return quietSeconds >= holdSeconds && quietSeconds > 0
+    }
 
     public mutating func reset() {
         quietSeconds = 0
         peakDegreesPerSecond = 0
+        envelope?.clear()
+        envelopeQuiet = 0
     }
+}
+
+extension Rig {
+    /// The one frequency `settle` may take the head to ring at, for its envelope verdict:
+    /// the shaped axes' shapers' (the one the resonance calibration writes), when they
+    /// agree within 1 % and the sensor reads every tick (an IMU, the simulator; not the
+    /// live view, whose frames come at their own times); nil otherwise (the hold decides).
+    public func settleRingingHz(_ settle: MeasuredSettle) -> Double? {
+        guard settle.sensor != .liveView else { return nil }
+        let frequencies = axes.compactMap { $0.shaper?.frequencyHz }
+        guard let low = frequencies.min(), let high = frequencies.max(), high <= low * 1.01 else { return nil }
+        return low
+    }
+}
+
+/// The envelope of a ringing rate, bounded from two of its magnitudes about a quarter of the
+/// ringing period apart: a rate that rings at ω is u·cos ωt + w·sin ωt (each a vector over the
+/// sensor's axes), and two readings δ = ω·lag apart fix |u|² + |w|² ≤ (m₁² + m₂² +
+/// 2·m₁·m₂·|cos δ|) / sin²δ whatever their signs, a bound on every rate the ringing reaches
+/// from then on (its decay only lowers it; the older reading is the larger for it). The
+/// frequency may be off by `tolerance` either way: the bound is the larger at the two ends
+/// of δ's range. Valid only over free ringing: `clear()` on every commanded motion. Pure; its
+/// ring is sized at init (the loop thread allocates nothing).
+public struct RingingEnvelope: Sendable, Equatable {
+    /// Readings between the two (about a quarter of the period).
+    public let lag: Int
+    private let cosLow: Double
+    private let sinLow: Double
+    private let cosHigh: Double
+    private let sinHigh: Double
+    private var ring: [Double]
+    private var newest = 0
+    /// Readings since the last `clear()`, up to `lag + 1`.
+    private var filled = 0
+
+    /// The ringing at `frequencyHz` (known within `tolerance`), read every `sampleSeconds`;
+    /// nil when the readings are too sparse for it (less than about 3 a period).
+    public init?(frequencyHz: Double, sampleSeconds: Double, tolerance: Double = 0.25) {
+        guard frequencyHz > 0, sampleSeconds > 0, (0..<0.5).contains(tolerance) else { return nil }
+        let lag = max(1, Int((1 / (4 * frequencyHz * sampleSeconds)).rounded()))
+        let delta = 2 * Double.pi * frequencyHz * Double(lag) * sampleSeconds
+        let low = delta * (1 - tolerance)
+        let high = delta * (1 + tolerance)
+        // Both ends well inside (0, π): near 0 or π two readings say nothing of the other phase.
+        guard low > 0.1 * Double.pi, high < 0.9 * Double.pi else { return nil }
+        self.lag = lag
+        cosLow = abs(cos(low))
+        sinLow = sin(low)
+        cosHigh = abs(cos(high))
+        sinHigh = sin(high)
+        ring = [Double](repeating: 0, count: lag + 1)
+    }
+
+    /// One reading (a rate's magnitude, °/s); returns the envelope's bound, or +∞ until a
+    /// quarter period of readings has come since the last `clear()`. A NaN clears.
+    @discardableResult
+    public mutating func push(_ magnitude: Double) -> Double {
+        guard !magnitude.isNaN else {
+            clear()
+            return .infinity
+        }
+        newest = newest + 1 == ring.count ? 0 : newest + 1
+        ring[newest] = abs(magnitude)
+        filled = min(filled + 1, ring.count)
+        guard filled == ring.count else { return .infinity }
+        var oldest = newest - lag
+        if oldest < 0 { oldest += ring.count }
+        let m1 = ring[newest]
+        let m2 = ring[oldest]
+        func bound(_ c: Double, _ s: Double) -> Double { (m1 * m1 + m2 * m2 + 2 * m1 * m2 * c).squareRoot() / s }
+        return max(bound(cosLow, sinLow), bound(cosHigh, sinHigh))
+    }
+
+    /// Motion was commanded (or nothing was read): the readings so far are not free ringing.
+    public mutating func clear() { filled = 0 }
 }

@@ -160,7 +160,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         self.rig = rig
         rateRecorder = rates
         stillnessProbe = stillness?.probe
-        self.stillness = StillnessDetector(stillness?.settle ?? MeasuredSettle(sensor: .sim))
+        self.stillness = StillnessDetector(stillness?.settle ?? MeasuredSettle(sensor: .sim), rig: rig)
         settleTimeoutSeconds = stillness?.settle.timeoutSeconds ?? 0
         self.mailbox = mailbox
         delivered = SourceMailbox.buffer(capacity: mailbox.capacity)
@@ -399,6 +399,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 var moving = false
                 for v in limiter.velocities where v != 0 { moving = true }
                 stillnessProbe.commanded(moving: moving)
+                stillness.commanded(moving: moving)
                 stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
                 source.measured(still: stillness.isStill)
                 if moving {
