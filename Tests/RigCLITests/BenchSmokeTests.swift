@@ -46,10 +46,15 @@ import Testing
             #expect(
                 Set(row.keys) == [
                     "payload_hz", "pwm_hz", "count_deg", "settle_timeout_s", "settle_hold_s", "reference", "shaped", "step_time_ratio",
-                    "wobble_ratio_20pct_off", "identified",
+                    "wobble_ratio_20pct_off", "identified", "levers",
                 ])
-            for key in ["reference", "shaped"] {
-                let panorama = try #require(row[key] as? [String: Any])
+            let levers = try #require(row["levers"] as? [String: Any])
+            #expect(
+                Set(levers.keys) == [
+                    "S-curve, hold", "trapezoid, hold", "trapezoid, envelope", "trapezoid, hold, trim", "trapezoid, envelope, trim",
+                ])
+            for (key, value) in [("reference", row["reference"]), ("shaped", row["shaped"])] + levers.map({ ($0.key, $0.value) }) {
+                let panorama = try #require(value as? [String: Any], "\(key)")
                 #expect(panorama["frames"] as? Int == 24, "\(key)")
                 #expect(panorama["seconds_per_step"] is Double)
                 #expect(panorama["blurred_frames"] is Int)
@@ -63,8 +68,9 @@ import Testing
         let result = try RigProcess.run(["bench", "settle", "--payloads", "4", "--pwm-hz", "50", "200"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        // A panorama row and four shapers' wobble per PWM frequency, one identification.
-        #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 2 * (1 + 4) + 1, "\(result.stdout)")
+        // A panorama row, five levers' rows and four shapers' wobble per PWM frequency, one
+        // identification.
+        #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 2 * (1 + 5 + 4) + 1, "\(result.stdout)")
     }
 
     @Test(.blocking) func benchSettleRefusesABadPayload() throws {

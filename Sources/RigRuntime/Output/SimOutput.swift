@@ -44,6 +44,14 @@ public final class SimOutput: Output, @unchecked Sendable {
     /// which this module does not link).
     static let countsPerPeriod = 4096.0
 
+    /// The pulse a PCA9685 with PWM period `period` sends for `us`: the nearest whole count.
+    public static func quantized(pulseMicroseconds us: Double, periodMicroseconds period: Double) -> Double {
+        (min(max(us, 0), period) / period * countsPerPeriod).rounded() / countsPerPeriod * period
+    }
+
+    /// One count of a PCA9685 with PWM period `period`, microseconds.
+    public static func countMicroseconds(periodMicroseconds period: Double) -> Double { period / countsPerPeriod }
+
     public init(config: SimOutputConfig, rig: Rig) {
         self.config = config
         self.axes = rig.axes
@@ -105,8 +113,7 @@ public final class SimOutput: Output, @unchecked Sendable {
                     horn[i] += min(max(target - horn[i], -step), step)
                     continue
                 }
-                let period = config.periodMicroseconds
-                let quantized = (min(max(us, 0), period) / period * Self.countsPerPeriod).rounded() / Self.countsPerPeriod * period
+                let quantized = Self.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds)
                 sent[i] = quantized
                 if newPeriod { latched[i] = axes[i].calibration?.angle(forPulseMicroseconds: quantized) ?? horn[i] }
                 let base = i * lagWindow

@@ -17,7 +17,10 @@ struct BenchSettleCommand: ParsableCommand {
             0.5 s settle) and shaped (--shaper at the payload's frequency) with the simulated \
             settle sensor (its threshold the rate that would blur an exposure by 0.5 px, held \
             half a ringing period, a timeout sized to the payload: how long one output count's \
-            step rings above the threshold). Reports per payload and frequency: the mean time \
+            step rings above the threshold), lever by lever: S-curves and the hold (round 5), \
+            trapezoids (a shaped axis's default), the settle by the ringing's envelope, and a \
+            one-count trim after each move (a prototype; only where the PWM period is one tick). \
+            Reports per payload and frequency: the mean time \
             per step from the start of its move to the start of its exposure, shaped ÷ \
             reference; and the frames whose blur (the camera's angular excursion during the \
             exposure × pixels per degree of the lens over --image-width) exceeds 0.5 px. Then, \
@@ -95,10 +98,30 @@ struct BenchSettleCommand: ParsableCommand {
         var timeoutSeconds: Double
         var holdSeconds: Double
         var reference: SettleBench.PanoramaFigures
+        /// The shaped run with every lever (the last of `levers`).
         var shaped: SettleBench.PanoramaFigures
+        /// The shaped run before and after each lever, in `Lever` order.
+        var levers: [SettleBench.PanoramaFigures]
         /// Kind → residual ÷ unshaped, on frequency and 20 % low and high.
         var wobble: [(kind: ShaperConfig.Kind, exact: Double, low: Double, high: Double)]
         var identified: Payload?
+    }
+
+    /// The shaped runs, before and after each lever toward the time goal.
+    enum Lever: String, CaseIterable {
+        /// Round 5: S-curve moves (a 0.1 s jerk ramp) shaped, the settle by the hold.
+        case before = "S-curve, hold"
+        /// Shaped moves planned as trapezoids (a shaped axis's default).
+        case trapezoid = "trapezoid, hold"
+        /// … and the settle by the ringing's envelope (the loop's, with shapers).
+        case envelope = "trapezoid, envelope"
+        /// … and a one-count trim after each move (a prototype in the bench).
+        case trimHold = "trapezoid, hold, trim"
+        case trim = "trapezoid, envelope, trim"
+
+        var jerkRampSeconds: Double? { self == .before ? Axis.defaultJerkRampSeconds : nil }
+        var envelope: Bool { self == .envelope || self == .trim }
+        var trim: Bool { self == .trimHold || self == .trim }
     }
 
     func run() throws {
@@ -123,13 +146,17 @@ struct BenchSettleCommand: ParsableCommand {
                     var settle = MeasuredSettle.sized(sensor: .sim, payload: payload, countDegrees: count, thresholdDegreesPerSecond: threshold)
                     if let hold { settle.holdSeconds = hold }
                     if let timeout { settle.timeoutSeconds = timeout }
-                    let shaped = try SettleBench.panorama(
-                        SettleBench.program(
-                            rig: SettleBench.rig(
-                                payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), settle: settle,
-                                deadbandDeg: deadband, pwmHz: hz),
-                            poses: poses, settleSeconds: Self.referenceSettleSeconds),
-                        exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels)
+                    let levers = try Lever.allCases.map { lever in
+                        try SettleBench.panorama(
+                            SettleBench.program(
+                                rig: SettleBench.rig(
+                                    payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), settle: settle,
+                                    deadbandDeg: deadband, pwmHz: hz, jerkRampSeconds: lever.jerkRampSeconds),
+                                poses: poses, settleSeconds: Self.referenceSettleSeconds),
+                            exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels,
+                            envelope: lever.envelope, trim: lever.trim)
+                    }
+                    let shaped = levers[levers.count - 1]
                     func wobble(_ shaper: ShaperConfig?) throws -> Double {
                         try SettleBench.residualWobble(payload: payload, shaper: shaper, degrees: 20, deadbandDeg: deadband, pwmHz: hz)
                     }
@@ -143,7 +170,7 @@ struct BenchSettleCommand: ParsableCommand {
                     rows.append(
                         Row(
                             frequencyHz: f, pwmHz: hz, countDegrees: count, timeoutSeconds: settle.timeoutSeconds, holdSeconds: settle.holdSeconds,
-                            reference: reference, shaped: shaped,
+                            reference: reference, shaped: shaped, levers: levers,
                             wobble: wobbles, identified: identified))
                 }
             }
@@ -160,9 +187,10 @@ struct BenchSettleCommand: ParsableCommand {
                 + "\(format(imageWidth)) px wide (\(fixed(pixelsPerDegree, 1)) px/°), exposure \(fixed(exposure, 4)) s, damping \(format(damping)), deadband \(format(deadband))°"
         )
         print(
-            "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped: \(kind.rawValue) at the payload's frequency + "
-                + "simulated settle sensor below \(fixed(threshold, 3)) °/s held "
-                + (hold.map { "\(format($0)) s" } ?? "half a ringing period") + ", timeout "
+            "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped (every lever): trapezoids through \(kind.rawValue) at the payload's frequency, "
+                + "a one-count trim after each move (PWM period = tick only), the simulated settle sensor below \(fixed(threshold, 3)) °/s by the ringing's envelope "
+                + "(without it: held "
+                + (hold.map { "\(format($0)) s" } ?? "half a ringing period") + "), timeout "
                 + (timeout.map { "\(format($0)) s" } ?? "sized to the payload (one count's ring-down)")
         )
         print("")
@@ -177,6 +205,19 @@ struct BenchSettleCommand: ParsableCommand {
                     + "\(row.reference.blurredFrames)/\(row.reference.frames), \(row.shaped.blurredFrames)/\(row.shaped.frames)".leftPadded(to: 31)
                     + "\(fixed(row.reference.worstBlurPixels, 2)), \(fixed(row.shaped.worstBlurPixels, 2))".leftPadded(to: 29)
                     + "\(row.shaped.timeouts) (\(format(row.timeoutSeconds)) s)".leftPadded(to: 10))
+        }
+        print("")
+        print("shaped runs, lever by lever (\(kind.rawValue)):")
+        print("payload  PWM    moves, settle, trim              s/step  ratio  blurred >0.5 px  worst blur px  timeouts")
+        for row in rows {
+            for (lever, p) in zip(Lever.allCases, row.levers) {
+                print(
+                    (format(row.frequencyHz) + " Hz").padded(toLength: 9) + (format(row.pwmHz) + " Hz").padded(toLength: 7)
+                        + lever.rawValue.padded(toLength: 30) + fixed(p.secondsPerStep, 3).leftPadded(to: 8)
+                        + fixed(p.secondsPerStep / row.reference.secondsPerStep, 2).leftPadded(to: 7)
+                        + "\(p.blurredFrames)/\(p.frames)".leftPadded(to: 17) + fixed(p.worstBlurPixels, 2).leftPadded(to: 15)
+                        + "\(p.timeouts)".leftPadded(to: 10))
+            }
         }
         print("")
         print("payload  PWM    shaper  wobble ÷ unshaped, shaper on frequency  20 % low  20 % high")
@@ -216,6 +257,7 @@ struct BenchSettleCommand: ParsableCommand {
             return "{\"payload_hz\": \(number(row.frequencyHz)), \"pwm_hz\": \(number(row.pwmHz)), \"count_deg\": \(number(row.countDegrees)), "
                 + "\"settle_timeout_s\": \(number(row.timeoutSeconds)), \"settle_hold_s\": \(number(row.holdSeconds)), \"reference\": \(panorama(row.reference)), \"shaped\": \(panorama(row.shaped)), "
                 + "\"step_time_ratio\": \(number(row.shaped.secondsPerStep / row.reference.secondsPerStep)), "
+                + "\"levers\": {\(zip(Lever.allCases, row.levers).map { "\"\($0.0.rawValue)\": \(panorama($0.1))" }.joined(separator: ", "))}, "
                 + "\"wobble_ratio_20pct_off\": {\(wobble)}, \"identified\": \(id)}"
         }
         return "{\"damping\": \(number(damping)), \"exposure_s\": \(number(exposure)), \"image_width_px\": \(number(imageWidth)), "

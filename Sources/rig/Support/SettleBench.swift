@@ -19,8 +19,13 @@ enum SettleBench {
     /// A pan/tilt rig on the simulated output (its PCA9685 at `pwmHz`), both axes carrying
     /// `payload`, shaped by `shaper` when given, settling by the simulated sensor when
     /// `settle` is given.
-    static func rig(payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0, pwmHz: Double = 50) -> String {
+    /// `jerkRampSeconds` sets each axis's `maxJerk` (its ramp to `maxAcceleration`); nil:
+    /// the default (a shaped axis's trapezoids).
+    static func rig(
+        payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0, pwmHz: Double = 50, jerkRampSeconds: Double? = nil
+    ) -> String {
         var axisExtra = ", \"payload\": {\"frequencyHz\": \(number(payload.frequencyHz)), \"damping\": \(number(payload.damping))}"
+        func jerk(_ acceleration: Double) -> String { jerkRampSeconds.map { ", \"maxJerk\": \(number(acceleration / $0))" } ?? "" }
         if deadbandDeg > 0 { axisExtra += ", \"deadbandDeg\": \(number(deadbandDeg))" }
         if let shaper {
             axisExtra +=
@@ -34,9 +39,9 @@ enum SettleBench {
         return """
             {"name": "bench pan/tilt (simulated, with payload)", "loopRateHz": 200, "output": {"type": "sim", "frequencyHz": \(number(pwmHz))}\(rigExtra), "axes": [
               {"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "softLimits": [-85, 85],
-               "maxVelocity": 180, "maxAcceleration": 720\(axisExtra)},
+               "maxVelocity": 180, "maxAcceleration": 720\(jerk(720))\(axisExtra)},
               {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45], "softLimits": [-40, 45],
-               "maxVelocity": 120, "maxAcceleration": 480\(axisExtra)}]}
+               "maxVelocity": 120, "maxAcceleration": 480\(jerk(480))\(axisExtra)}]}
             """
     }
 
@@ -71,9 +76,12 @@ enum SettleBench {
     /// Plays `program` on the simulated output, each step shot with an exposure of
     /// `exposureSeconds`; blur is the camera's angular excursion during the exposure (all
     /// axes, √Σ) × `pixelsPerDegree`. The lead-in (step 1's move from home) is left out
-    /// of the time per step.
+    /// of the time per step. `envelope`: the settle sensor's verdict by the ringing's
+    /// envelope (as the loop runs it for a rig with shapers), else by the hold alone.
+    /// `trim`: a one-count trim after each move (`CountTrim`, a prototype the product
+    /// does not play).
     static func panorama(
-        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double
+        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double, envelope: Bool = false, trim: Bool = false
     ) throws -> PanoramaFigures {
         let rig = program.rig
         let start = rig.homePose
@@ -84,7 +92,15 @@ enum SettleBench {
                 focusSeconds: 0, shutterHoldSeconds: exposureSeconds, exposureWindowSeconds: exposureSeconds, afterShotSeconds: 0, shotsPerStep: 1))
         plan.measuredSettle = rig.settle
         var player = Player(rig: rig, motion: program.motion, startPose: start, shooting: plan)
-        var detector = StillnessDetector(rig.settle ?? MeasuredSettle(sensor: .sim))
+        let settle = rig.settle ?? MeasuredSettle(sensor: .sim)
+        var detector = envelope ? StillnessDetector(settle, rig: rig) : StillnessDetector(settle)
+        let config = try simConfig(rig)
+        // The trim's count and its timing need a count latched every tick (a PWM period of one tick).
+        let trimming = trim && abs(config.periodMicroseconds / 1_000_000 - rig.tickSeconds) < 1e-9
+        let countMicroseconds = SimOutput.countMicroseconds(periodMicroseconds: config.periodMicroseconds)
+        var trims: [CountTrim] = []
+        var previous = start
+        var wasSettling = false
         var frame = start
         var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
         var sent = [Double](repeating: 0, count: rig.axes.count)
@@ -100,8 +116,38 @@ enum SettleBench {
             ticks += 1
             let event = player.tick(into: &frame)
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
+            var moving = false
+            for i in rig.axes.indices where frame[i] != previous[i] { moving = true }
+            previous = frame
+            for t in trims where t.ticks.contains(ticks) {
+                if case .pulse(let us) = commands[t.axis] { commands[t.axis] = .pulse(microseconds: us + t.counts * countMicroseconds) }
+                moving = true
+            }
             try output.write(commands, sent: &sent)
             let angles = output.cameraMotion.angles
+            let settling = if case .settling = player.phase { true } else { false }
+            if trimming, settling, !wasSettling {
+                // The shaped move has arrived: trim what its counts left ringing.
+                let (cameraAngles, rates) = output.cameraMotion
+                let horns = output.hornPositions
+                trims.removeAll()
+                for i in rig.axes.indices {
+                    guard let payload = rig.axes[i].payload, let calibration = rig.axes[i].calibration,
+                        case .pulse(let us) = commands[i]
+                    else { continue }
+                    let here = calibration.angle(
+                        forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds))
+                    let up = calibration.angle(
+                        forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us + countMicroseconds, periodMicroseconds: config.periodMicroseconds))
+                    if let t = CountTrim.plan(
+                        axis: i, payload: payload, tickSeconds: rig.tickSeconds, angle: cameraAngles[i], rate: rates[i], horn: horns[i],
+                        countDegrees: up - here, goalDegreesPerSecond: 0.2 * settle.thresholdDegreesPerSecond, firstTick: ticks + 1)
+                    {
+                        trims.append(t)
+                    }
+                }
+            }
+            wasSettling = settling
             switch event {
             case .moveStarted(let step)?: moveStart[step] = ticks
             case .settled(_, _, let measured)?: if rig.settle != nil, !measured { timeouts += 1 }
@@ -125,6 +171,7 @@ enum SettleBench {
                     high[i] = max(high[i], angles[i])
                 }
             }
+            detector.commanded(moving: moving)
             detector.observe(rateDegreesPerSecond: output.rateDegreesPerSecond() ?? .nan, seconds: rig.tickSeconds)
             player.measured(still: detector.isStill)
         }
@@ -133,6 +180,56 @@ enum SettleBench {
         return PanoramaFigures(
             secondsPerStep: mean, blurredFrames: blurs.filter { $0 > blurLimitPixels }.count, frames: blurs.count,
             worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
+    }
+
+    /// A one-count trim (prototype): after a shaped move has arrived, one axis's pulse one
+    /// count up (or down) over `ticks`, then back, so the count's two steps cancel the
+    /// ringing the move's count staircase left (their response has amplitude 2q·|sin(ωτ/2)|
+    /// for a pulse τ long, its phase set by its start). Planned on the payload's model from
+    /// the camera's state at the arrival; the count must be latched every tick.
+    struct CountTrim {
+        var axis: Int
+        var ticks: Range<Int>
+        var counts: Double
+
+        /// The earliest-ending trim that leaves the camera ringing below `goal` (°/s of rate
+        /// amplitude), starting within one ringing period and lasting at most one; failing
+        /// that the one that leaves least, if it halves what is there; nil when the ringing
+        /// is already below the goal.
+        static func plan(
+            axis: Int, payload: Payload, tickSeconds: Double, angle: Double, rate: Double, horn: Double, countDegrees: Double,
+            goalDegreesPerSecond goal: Double, firstTick: Int
+        ) -> CountTrim? {
+            let w = 2 * Double.pi * payload.frequencyHz
+            func amplitude(_ p: PayloadResponse) -> Double {
+                let e = p.angle - horn
+                return (p.rate * p.rate + w * w * e * e).squareRoot()
+            }
+            var before = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: angle)
+            before.rate = rate
+            let now = amplitude(before)
+            guard now > goal else { return nil }
+            let span = Int((1 / (payload.frequencyHz * tickSeconds)).rounded(.up))
+            var best: (delay: Int, width: Int, sign: Double, left: Double)?
+            var least: (delay: Int, width: Int, sign: Double, left: Double)?
+            for delay in 0...span {
+                for sign in [1.0, -1.0] {
+                    var p = before
+                    for width in 1...span {
+                        p.step(horn: horn + sign * countDegrees)
+                        let left = amplitude(p)
+                        if left < least?.left ?? .infinity { least = (delay, width, sign, left) }
+                        if left <= goal {
+                            if best.map({ delay + width < $0.delay + $0.width }) ?? true { best = (delay, width, sign, left) }
+                            break
+                        }
+                    }
+                }
+                before.step(horn: horn)
+            }
+            guard let pick = best ?? least.flatMap({ $0.left < now / 2 ? $0 : nil }) else { return nil }
+            return CountTrim(axis: axis, ticks: (firstTick + pick.delay)..<(firstTick + pick.delay + pick.width), counts: pick.sign)
+        }
     }
 
     /// The largest ringing of the camera about the horn after one pan move of `degrees`
