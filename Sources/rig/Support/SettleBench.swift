@@ -100,7 +100,6 @@ enum SettleBench {
         let countMicroseconds = SimOutput.countMicroseconds(periodMicroseconds: config.periodMicroseconds)
         var trims: [CountTrim] = []
         var previous = start
-        var wasSettling = false
         var frame = start
         var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
         var sent = [Double](repeating: 0, count: rig.axes.count)
@@ -125,29 +124,43 @@ enum SettleBench {
             }
             try output.write(commands, sent: &sent)
             let angles = output.cameraMotion.angles
-            let settling = if case .settling = player.phase { true } else { false }
-            if trimming, settling, !wasSettling {
-                // The shaped move has arrived: trim what its counts left ringing.
+            if trimming, case .moveStarted? = event {
+                // The move's frames are known now (the player is a value: a copy plays them
+                // ahead); the trim is planned against the counts they will send.
+                var ahead = player
+                var next = frame
+                var horns: [[Double]] = rig.axes.map { _ in [] }
+                var arrived = false
+                while !arrived, horns[0].count < Bounds.maxTicks {
+                    _ = ahead.tick(into: &next)
+                    for i in rig.axes.indices {
+                        var angle = next[i]
+                        if case .pulse(let us) = rig.axes[i].command(forPosition: next[i]), let calibration = rig.axes[i].calibration {
+                            angle = calibration.angle(
+                                forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds))
+                        }
+                        horns[i].append(angle)
+                    }
+                    if case .settling = ahead.phase { arrived = true }
+                }
                 let (cameraAngles, rates) = output.cameraMotion
-                let horns = output.hornPositions
                 trims.removeAll()
                 for i in rig.axes.indices {
                     guard let payload = rig.axes[i].payload, let calibration = rig.axes[i].calibration,
-                        case .pulse(let us) = commands[i]
+                        case .pulse(let us) = rig.axes[i].command(forPosition: next[i])
                     else { continue }
                     let here = calibration.angle(
                         forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds))
                     let up = calibration.angle(
                         forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us + countMicroseconds, periodMicroseconds: config.periodMicroseconds))
                     if let t = CountTrim.plan(
-                        axis: i, payload: payload, tickSeconds: rig.tickSeconds, angle: cameraAngles[i], rate: rates[i], horn: horns[i],
-                        countDegrees: up - here, goalDegreesPerSecond: 0.2 * settle.thresholdDegreesPerSecond, firstTick: ticks + 1)
+                        axis: i, payload: payload, tickSeconds: rig.tickSeconds, angle: cameraAngles[i], rate: rates[i], hornAhead: horns[i],
+                        countDegrees: up - here, goalDegreesPerSecond: 0.5 * settle.thresholdDegreesPerSecond, firstTick: ticks + 1)
                     {
                         trims.append(t)
                     }
                 }
             }
-            wasSettling = settling
             switch event {
             case .moveStarted(let step)?: moveStart[step] = ticks
             case .settled(_, _, let measured)?: if rig.settle != nil, !measured { timeouts += 1 }
@@ -182,53 +195,70 @@ enum SettleBench {
             worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
     }
 
-    /// A one-count trim (prototype): after a shaped move has arrived, one axis's pulse one
-    /// count up (or down) over `ticks`, then back, so the count's two steps cancel the
-    /// ringing the move's count staircase left (their response has amplitude 2q·|sin(ωτ/2)|
-    /// for a pulse τ long, its phase set by its start). Planned on the payload's model from
-    /// the camera's state at the arrival; the count must be latched every tick.
+    /// A one-count trim (prototype): one axis's pulse one count up (or down) over `ticks`,
+    /// then back, so the count's two steps cancel the ringing the move's count staircase
+    /// leaves (their response has amplitude 2q·|sin(ωτ/2)| for a pulse τ long, its phase
+    /// set by its start). Planned when the move starts, on the payload's model, against
+    /// the counts the move will send; it may start within the move's last ringing period.
+    /// The count must be latched every tick (a PWM period of one tick).
     struct CountTrim {
         var axis: Int
         var ticks: Range<Int>
         var counts: Double
 
-        /// The earliest-ending trim that leaves the camera ringing below `goal` (°/s of rate
-        /// amplitude), starting within one ringing period and lasting at most one; failing
-        /// that the one that leaves least, if it halves what is there; nil when the ringing
-        /// is already below the goal.
+        /// `hornAhead`: the horn's angle at each tick from `firstTick` until the move has
+        /// arrived (the last). The trim that ends earliest (at the arrival at best) and
+        /// leaves the camera ringing below `goal` (°/s of rate amplitude), starting at most
+        /// a ringing period before the arrival or after it and lasting at most a period;
+        /// failing that the one that leaves least, if it halves what is there; nil when the
+        /// counts leave less than the goal anyway.
         static func plan(
-            axis: Int, payload: Payload, tickSeconds: Double, angle: Double, rate: Double, horn: Double, countDegrees: Double,
+            axis: Int, payload: Payload, tickSeconds: Double, angle: Double, rate: Double, hornAhead: [Double], countDegrees: Double,
             goalDegreesPerSecond goal: Double, firstTick: Int
         ) -> CountTrim? {
+            guard let final = hornAhead.last else { return nil }
             let w = 2 * Double.pi * payload.frequencyHz
-            func amplitude(_ p: PayloadResponse) -> Double {
-                let e = p.angle - horn
-                return (p.rate * p.rate + w * w * e * e).squareRoot()
-            }
-            var before = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: angle)
-            before.rate = rate
-            let now = amplitude(before)
-            guard now > goal else { return nil }
+            func amplitude(_ e: Double, _ v: Double) -> Double { (v * v + w * w * e * e).squareRoot() }
+            let arrival = hornAhead.count
             let span = Int((1 / (payload.frequencyHz * tickSeconds)).rounded(.up))
-            var best: (delay: Int, width: Int, sign: Double, left: Double)?
-            var least: (delay: Int, width: Int, sign: Double, left: Double)?
-            for delay in 0...span {
-                for sign in [1.0, -1.0] {
-                    var p = before
-                    for width in 1...span {
-                        p.step(horn: horn + sign * countDegrees)
-                        let left = amplitude(p)
-                        if left < least?.left ?? .infinity { least = (delay, width, sign, left) }
-                        if left <= goal {
-                            if best.map({ delay + width < $0.delay + $0.width }) ?? true { best = (delay, width, sign, left) }
-                            break
-                        }
+            // The camera without a trim, relative to the final horn, k ticks from now.
+            var p = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: angle)
+            p.rate = rate
+            var base: [(e: Double, v: Double)] = [(angle - final, rate)]
+            for k in 0..<(arrival + 2 * span) {
+                p.step(horn: k < arrival ? hornAhead[k] : final)
+                base.append((p.angle - final, p.rate))
+            }
+            let left = amplitude(base[arrival].e, base[arrival].v)
+            guard left > goal else { return nil }
+            // A one-count pulse of `width` ticks from rest, `lag` ticks after it began (linear:
+            // added to the untrimmed camera).
+            var pulse: [[(e: Double, v: Double)]] = [[]]
+            for width in 1...span {
+                var q = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: 0)
+                var states: [(e: Double, v: Double)] = [(0, 0)]
+                for k in 0..<(2 * span) {
+                    q.step(horn: k < width ? countDegrees : 0)
+                    states.append((q.angle, q.rate))
+                }
+                pulse.append(states)
+            }
+            var best: (start: Int, width: Int, sign: Double, end: Int, left: Double)?
+            var least: (start: Int, width: Int, sign: Double, end: Int, left: Double)?
+            for start in max(0, arrival - span)...(arrival + span) {
+                for width in 1...span {
+                    let end = max(arrival, start + width)
+                    guard end - start < pulse[width].count, end < base.count else { continue }
+                    for sign in [1.0, -1.0] {
+                        let r = pulse[width][end - start]
+                        let a = amplitude(base[end].e + sign * r.e, base[end].v + sign * r.v)
+                        if a < least?.left ?? .infinity { least = (start, width, sign, end, a) }
+                        if a <= goal, best.map({ end < $0.end || (end == $0.end && a < $0.left) }) ?? true { best = (start, width, sign, end, a) }
                     }
                 }
-                before.step(horn: horn)
             }
-            guard let pick = best ?? least.flatMap({ $0.left < now / 2 ? $0 : nil }) else { return nil }
-            return CountTrim(axis: axis, ticks: (firstTick + pick.delay)..<(firstTick + pick.delay + pick.width), counts: pick.sign)
+            guard let pick = best ?? least.flatMap({ $0.left < left / 2 ? $0 : nil }) else { return nil }
+            return CountTrim(axis: axis, ticks: (firstTick + pick.start)..<(firstTick + pick.start + pick.width), counts: pick.sign)
         }
     }
 
