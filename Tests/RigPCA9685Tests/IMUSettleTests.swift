@@ -13,7 +13,7 @@ import Testing
     static let threshold = 0.5
     static let hold = 0.1
 
-    static func rigText(address: String = "0x68") -> String {
+    static func rigText(address: String = "0x68", shaped: Bool = false) -> String {
         """
         {
           "name": "bench head",
@@ -22,7 +22,7 @@ import Testing
           "settle": {"sensor": "imu", "thresholdDegPerS": \(threshold), "holdSeconds": \(hold), "timeoutSeconds": 3},
           "axes": [
             {"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "home": 0,
-             "maxVelocity": 180, "maxAcceleration": 2000}
+             "maxVelocity": 180, "maxAcceleration": 2000\(shaped ? #", "shaper": {"type": "zv", "frequencyHz": 3, "damping": 0.15}"# : "")}
           ]
         }
         """
@@ -55,8 +55,8 @@ import Testing
         var tickSeconds: Double
     }
 
-    static func play(address: String = "0x68", offset: SIMD3<Double>) throws -> Run {
-        let rig = try RigParser.parse(text: rigText(address: address), file: "head.json")
+    static func play(address: String = "0x68", offset: SIMD3<Double>, shaped: Bool = false) throws -> Run {
+        let rig = try RigParser.parse(text: rigText(address: address, shaped: shaped), file: "head.json")
         let log = EventLog()
         let bus = PCA9685Model(log: log)
         let chip = MPU6050Model(log: log)
@@ -71,7 +71,7 @@ import Testing
         )
         var config = PCA9685OutputConfig()
         // A lock name of its own: the sessions here and the resonance test's lock their buses.
-        config.bus = "\(bus.path)-settle-\(address)"
+        config.bus = "\(bus.path)-settle-\(address)\(shaped ? "-shaped" : "")"
         let logs = CapturedLogs()
         let output = PCA9685Output(config: config, bus: bus, stateDirectory: nil, logger: logs.logger)
         let imu = MPU6050(config: try MPU6050Config.parse(try #require(rig.imu)), bus: bus)
@@ -116,6 +116,35 @@ import Testing
             // … after the camera rang above the threshold since the last verdict (the wait was not vacuous).
             #expect((run.truth[previous..<tick].max() ?? 0) > Self.threshold * 4, "\(line)")
             previous = tick
+        }
+    }
+
+    /// With a shaper at the payload's frequency the loop judges by the ringing's envelope:
+    /// every step measured still, and at each verdict the camera truly turned slower than
+    /// the threshold over the readings the verdict stood on — after it had rung above it.
+    @Test func withAShaperTheEnvelopeDecidesAndIsRight() throws {
+        let run = try Self.play(offset: SIMD3(2, -1.5, 0.8), shaped: true)
+        #expect(try run.summary.get().exitCode == 0)
+        let verdicts = run.lines.filter { $0.contains("measured still") }
+        #expect(!verdicts.contains { $0.contains("not measured still") }, "\(verdicts)")
+        // Every step measured still (a step seen moving again after its verdict is measured
+        // on and says so again).
+        for step in 1...3 { #expect(verdicts.contains { $0.contains("step \(step)/3 ") }, "\(verdicts)") }
+        let dt = run.tickSeconds
+        // A quarter period of 3 Hz in readings, and the envelope's readings in a row.
+        let lag = Int((1 / (4 * 3 * dt)).rounded())
+        let hold = max(2, lag / 4)
+        var previous = (tick: 0, step: "")
+        for line in verdicts {
+            let time = try #require(line.components(separatedBy: "t=").dropFirst().first?.components(separatedBy: "s ").first.flatMap { Double($0) }, "\(line)")
+            let step = line.components(separatedBy: " measured").first?.components(separatedBy: " step ").last ?? ""
+            let tick = Int((time / dt).rounded())
+            try #require(tick - hold + 1 > previous.tick && tick - 1 < run.truth.count, "\(line)")
+            let window = run.truth[(tick - hold + 1)...(tick - 1)]
+            #expect(window.allSatisfy { $0 < Self.threshold }, "\(line): \(window.max() ?? 0) °/s at the verdict")
+            // A new step's verdict came after the camera turned above the threshold (its move).
+            if step != previous.step { #expect((run.truth[previous.tick..<tick].max() ?? 0) > Self.threshold, "\(line)") }
+            previous = (tick, step)
         }
     }
 
