@@ -65,6 +65,23 @@ private let rig = simRig([pan, tilt])
         #expect(r.violations.isEmpty)
     }
 
+    @Test func aShapedAxisGoesToAPoseOnAnSCurveItsShaperDoesNotSmooth() {
+        // A command's moves are not shaped: on a shaped axis (trapezoids by default for the
+        // player's moves) they keep an S-curve's ramp, taking as long as on the unshaped axis.
+        var shaped = pan
+        shaped.shaper = ShaperConfig(kind: .zv, frequencyHz: 3, damping: 0.03)
+        shaped.maxJerk = shaped.maxAcceleration / Axis.shapedJerkRampSeconds
+        func ticks(_ axis: Axis) -> Int {
+            var r = CommandRun(rig: simRig([axis]), start: [0])
+            r.inbox.post(.goTo(pose: [20]))
+            return r.run(ticks: 1000) { $0.isAtRest }
+        }
+        #expect(ticks(shaped) == ticks(pan))
+        var trapezoid = pan
+        trapezoid.maxJerk = shaped.maxJerk
+        #expect(ticks(trapezoid) < ticks(pan) - 5)
+    }
+
     @Test func malformedCommandsAreRejectedAndMoveNothing() {
         var r = CommandRun(rig: rig, start: [5, 5])
         r.inbox.post(.goTo(pose: [1]))

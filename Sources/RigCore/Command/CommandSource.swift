@@ -51,6 +51,8 @@ public struct CommandSource: MotionSource {
     private var jogTargets: [Double]
     private var lastJogTick = 0
     private var scaledAxes: [Axis]
+    /// The rig's axes for its moves, which no shaper smooths (`Axis.forUnshapedMoves`).
+    private let unshapedAxes: [Axis]
     private var move = PoseMove()
     private var moveTick = 0
     private var stopRequested = false
@@ -79,7 +81,8 @@ public struct CommandSource: MotionSource {
         zeros = [Double](repeating: 0, count: n)
         jogTargets = [Double](repeating: 0, count: n)
         speedScales = [Double](repeating: 1, count: n)
-        scaledAxes = rig.axes
+        unshapedAxes = rig.axes.map(\.forUnshapedMoves)
+        scaledAxes = unshapedAxes
         clampedAxes = []
         clampedAxes.reserveCapacity(n)
     }
@@ -306,7 +309,7 @@ public struct CommandSource: MotionSource {
         }
         // A stop's park uses the rig's own limits: a client's speed scale (DFMoco `pr`,
         // serve) governs its moves, never how fast the rig gets to safety.
-        move.plan(from: frame, to: moveTarget, axes: parking ? rig.axes : scaledAxes, tickSeconds: rig.tickSeconds)
+        move.plan(from: frame, to: moveTarget, axes: parking ? unshapedAxes : scaledAxes, tickSeconds: rig.tickSeconds)
         moveTick = 0
         mode = parking ? .parking : .moving
     }

@@ -82,6 +82,17 @@ public struct Axis: Sendable, Equatable {
 
     public var softRange: ClosedRange<Double> { softMin...softMax }
 
+    /// This axis for a move its shaper does not smooth (a command's go-to, jog's go-home,
+    /// a stop's park from a command, a stall's resume): its jerk at most an S-curve's
+    /// default ramp, so a shaped axis's trapezoid default (`shapedJerkRampSeconds`) never
+    /// reaches an unshaped move.
+    public var forUnshapedMoves: Axis {
+        guard shaper != nil else { return self }
+        var axis = self
+        axis.maxJerk = min(maxJerk, maxAcceleration / Self.defaultJerkRampSeconds)
+        return axis
+    }
+
     /// What the output should do for `position` this tick.
     @inline(__always)
     public func command(forPosition position: Double) -> ChannelCommand {

@@ -37,7 +37,8 @@ struct ResumeRamp {
     init(axes: [Axis], tickSeconds: Double) {
         accelerations = axes.map(\.maxAcceleration)
         velocities = axes.map(\.maxVelocity)
-        jerks = axes.map(\.maxJerk)
+        // The ramp is not shaped: a shaped axis's trapezoid jerk does not apply to it.
+        jerks = axes.map(\.forUnshapedMoves.maxJerk)
         self.tickSeconds = tickSeconds
     }
 
