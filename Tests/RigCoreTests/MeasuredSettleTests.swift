@@ -312,7 +312,9 @@ import Testing
                 let measured = truth.map { $0 + sigma * g.gaussian() }
                 if detector.observe(rateDegreesPerSecond: Self.magnitude(measured), seconds: 0.005) {
                     verdicts += 1
-                    #expect(Self.magnitude(truth) < threshold, "seed \(seed): still at \(t) s while the head turns at \(Self.magnitude(truth)) °/s")
+                    #expect(
+                        Self.magnitude(truth) < threshold,
+                        "seed \(seed): still at \(t) s while the head turns at \(Self.magnitude(truth)) °/s (f \(f) Hz, σ \(sigma), threshold \(threshold), \(ringing))")
                 }
             }
         }

@@ -162,8 +162,11 @@ extension Rig {
 /// 2·m₁·m₂·|cos δ|) / sin²δ whatever their signs, a bound on every rate the ringing reaches
 /// from then on (its decay only lowers it; the older reading is the larger for it). The
 /// frequency may be off by `tolerance` either way: the bound is the larger at the two ends
-/// of δ's range. Valid only over free ringing: `clear()` on every commanded motion. Pure; its
-/// ring is sized at init (the loop thread allocates nothing).
+/// of δ's range. A noisy sensor can read a magnitude below the true one: each reading is
+/// taken `noiseMargin` × the noise seen in the window (its second differences, which a
+/// ringing sampled several times a period hardly has) higher. Valid only over free ringing:
+/// `clear()` on every commanded motion. Pure; its ring is sized at init (the loop thread
+/// allocates nothing).
 public struct RingingEnvelope: Sendable, Equatable {
     /// Readings between the two (about a quarter of the period).
     public let lag: Int
@@ -173,14 +176,18 @@ public struct RingingEnvelope: Sendable, Equatable {
     private let sinHigh: Double
     private var ring: [Double]
     private var newest = 0
+    /// Readings are raised by this many times the noise's estimated σ.
+    public static let noiseMargin = 3.0
     /// Readings since the last `clear()`, up to `lag + 1`.
     private var filled = 0
 
     /// The ringing at `frequencyHz` (known within `tolerance`), read every `sampleSeconds`;
-    /// nil when the readings are too sparse for it (less than about 3 a period).
+    /// nil when the readings are too sparse for it (fewer than about 6 a period).
     public init?(frequencyHz: Double, sampleSeconds: Double, tolerance: Double = 0.25) {
         guard frequencyHz > 0, sampleSeconds > 0, (0..<0.5).contains(tolerance) else { return nil }
-        let lag = max(1, Int((1 / (4 * frequencyHz * sampleSeconds)).rounded()))
+        let lag = Int((1 / (4 * frequencyHz * sampleSeconds)).rounded())
+        // At least three readings in the window, for the noise's estimate.
+        guard lag >= 2 else { return nil }
         let delta = 2 * Double.pi * frequencyHz * Double(lag) * sampleSeconds
         let low = delta * (1 - tolerance)
         let high = delta * (1 + tolerance)
@@ -208,8 +215,21 @@ public struct RingingEnvelope: Sendable, Equatable {
         guard filled == ring.count else { return .infinity }
         var oldest = newest - lag
         if oldest < 0 { oldest += ring.count }
-        let m1 = ring[newest]
-        let m2 = ring[oldest]
+        // The noise: the window's second differences (σ√6 each for white noise).
+        var sum = 0.0
+        for k in 2...lag {
+            var a = oldest + k
+            if a >= ring.count { a -= ring.count }
+            var b = a - 1
+            if b < 0 { b += ring.count }
+            var c = b - 1
+            if c < 0 { c += ring.count }
+            let d = ring[a] - 2 * ring[b] + ring[c]
+            sum += d * d
+        }
+        let margin = Self.noiseMargin * (sum / (6 * Double(lag - 1))).squareRoot()
+        let m1 = ring[newest] + margin
+        let m2 = ring[oldest] + margin
         func bound(_ c: Double, _ s: Double) -> Double { (m1 * m1 + m2 * m2 + 2 * m1 * m2 * c).squareRoot() / s }
         return max(bound(cosLow, sinLow), bound(cosHigh, sinHigh))
     }
