@@ -314,7 +314,8 @@ import Testing
                     verdicts += 1
                     #expect(
                         Self.magnitude(truth) < threshold,
-                        "seed \(seed): still at \(t) s while the head turns at \(Self.magnitude(truth)) °/s (f \(f) Hz, σ \(sigma), threshold \(threshold), \(ringing))")
+                        "seed \(seed): still at \(t) s while the head turns at \(Self.magnitude(truth)) °/s (f \(f) Hz, σ \(sigma), threshold \(threshold), \(ringing))"
+                    )
                 }
             }
         }
