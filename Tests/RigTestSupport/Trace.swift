@@ -28,6 +28,11 @@ public struct Trace {
         }
     }
 
+    /// Whether the loop may have slowed the rig after a frame that came `gap` wall seconds
+    /// after the one before: it does when it woke a whole tick late, which can leave the
+    /// wake-ups just over a tick apart (when the tick before was late too).
+    public static func cameLate(gap: Double, tickSeconds dt: Double) -> Bool { gap > dt + 0.0005 }
+
     /// Whether the loop stalled (woke a tick or more late: the timeline paused) between the
     /// first and the last of `times` (the loop's time).
     public func stalled(within times: [Double]) -> Bool {
@@ -36,7 +41,7 @@ public struct Trace {
         for row in rows where row.time >= first && row.time <= last {
             defer { previous = row }
             guard let previous, row.time > previous.time else { continue }
-            if row.wall - previous.wall > 1.5 * (row.time - previous.time) + 0.002 { return true }
+            if Self.cameLate(gap: row.wall - previous.wall, tickSeconds: row.time - previous.time) { return true }
         }
         return false
     }
@@ -114,7 +119,7 @@ extension Trace {
             // between wake-ups can be under 1.5 dt when the tick before was late too (1.41 dt
             // slowed a braking rig to 0.71 of its speed in a loaded CI run).
             let gap = k >= 2 ? walls[k - 1] - walls[k - 2] : dt
-            let afterStall = gap > dt + 0.0005
+            let afterStall = Self.cameLate(gap: gap, tickSeconds: dt)
             for (i, axis) in axes.enumerated() {
                 let v = (pose[i] - previous[i]) / dt
                 let a = (v - previousVelocity[i]) / dt

@@ -241,9 +241,13 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         // The timeline's pace (see `ResumeRamp`): 1 except after a stall, when the loop
         // plays between the source's frames and speeds up within the limits.
         var ramp = ResumeRamp(axes: rig.axes, tickSeconds: dt)
+        // In real time a stall passes for the servos and the payload too; a rehearsal faster
+        // than real time (`--speed`, the simulator) drives no servo and only pauses its
+        // timeline.
+        let realTime = options.speed <= 1
         // A group's keyframes path: on the group's clock from its start (`engage`) to its
         // end (the program ended, or a stop: braking and parking play at their own pace).
-        let shared = options.speed <= 1 ? options.sharedTimeline : nil
+        let shared = realTime ? options.sharedTimeline : nil
         var onSharedClock = false
         var sharedDone = false
 
@@ -260,13 +264,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             var stall: LoopEvent?
             var slowedTo = 1.0
             if late >= periodNanoseconds {
-                // In real time the rig goes on from the speed it had over the gap; a
-                // rehearsal faster than real time (`--speed`, the simulator) drives no
-                // servo and only pauses its timeline.
-                if options.speed <= 1 { slowedTo = Double(periodNanoseconds) / Double(max(sinceLast, periodNanoseconds)) }
+                // In real time the rig goes on from the speed it had over the gap, and the
+                // output's model (if any) catches up with the ticks it got no frame for.
+                if realTime { slowedTo = Double(periodNanoseconds) / Double(max(sinceLast, periodNanoseconds)) }
                 let missed = Int(late / periodNanoseconds)
                 missedTicks += missed
-                if options.speed <= 1 { output.elapsedWithoutWrites(ticks: missed) }
+                if realTime { output.elapsedWithoutWrites(ticks: missed) }
                 stalls += 1
                 anchor = woke
                 sinceAnchor = 0
@@ -412,7 +415,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             // A ring-down goes on through a stall in real time: its samples carry the ticks
             // missed too (the timeline's `time` paused).
-            rateRecorder?.record(timeSeconds: options.speed <= 1 ? Double(tick + missedTicks) * dt : time, positions: positions)
+            rateRecorder?.record(timeSeconds: realTime ? Double(tick + missedTicks) * dt : time, positions: positions)
             if let trace {
                 for i in rig.axes.indices where !sent[i].isNaN {
                     trace.push(
