@@ -231,10 +231,11 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     /// A keyframes path on the group's clock (the loop's `LoopOptions.sharedTimeline`):
     /// a rig lost during the path pauses every rig on its path and the group resumes when
     /// it is back, instead of stopping. `axes`: this rig's, for its brake's length. Before
-    /// the run.
+    /// the run, with the path armed (`rig serve` arms its one timeline for each path).
     public func attachTimeline(_ timeline: SharedTimeline, axes: [Axis]) {
+        guard let peaks = timeline.peaks else { return }
         self.timeline = timeline
-        rampSeconds = SharedTimeline.rampSeconds(axes: axes, peaks: timeline.peaks)
+        rampSeconds = SharedTimeline.rampSeconds(axes: axes, peaks: peaks)
     }
 
     /// Disconnects (cleanly: no will) when the run never started.

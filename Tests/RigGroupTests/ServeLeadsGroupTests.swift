@@ -1,5 +1,6 @@
 import Foundation
 import RigTestSupport
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -98,9 +99,12 @@ import Testing
         #expect(f1.transcript.contains("step \(steps) shot at"), "\(f1.transcript)")
     }
 
-    /// A follower killed (SIGKILL) during a keyframes path the leader's page plays: every
-    /// rig stops, and the page's group says `stopped` and which rig was lost.
-    @Test func thePageSaysWhichRigWasLostDuringAPath() async throws {
+    /// A follower killed (SIGKILL) during a keyframes path the leader's page plays: the
+    /// path runs on the group's clock as `rig play --lead` runs it, so the leader brakes on
+    /// its path and holds (not a stop and a park), the page's group says `paused` and which
+    /// rig is missing, and the page's STOP then ends the held path: the rig parks, the group
+    /// says `stopped`.
+    @Test func aRigLostDuringThePagesPathHoldsTheGroupOnItsPath() async throws {
         let broker = try TestBroker()
         defer { broker.stop() }
         let dir = try TestTools.temporaryDirectory()
@@ -124,12 +128,40 @@ import Testing
         #expect(status == 202, "\(reply) \(serve.transcript)")
         let started = try await onThread { serve.err.wait(for: "rig f1 started its path", within: 60) }
         #expect(started, "\(serve.transcript)\n--- f1:\n\(f1.transcript)")
-        f1.kill9()
-        let problem = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> String? in
+        // Under way on the path (pan past 2° of its 40°) before the follower dies.
+        _ = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> Bool? in
             let (_, json) = try await request(base, "GET", "/api/status")
-            guard let group = json["group"] as? [String: Any], group["state"] as? String == "stopped" else { return nil }
-            return group["problem"] as? String ?? ""
+            return ((json["pose"] as? [String: Any])?["pan"] as? Double).map { $0 > 2 } == true ? true : nil
         }
-        #expect(problem.contains("rig f1 lost"), "\(problem) \(serve.transcript)")
+        f1.kill9()
+        let missing = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> [String]? in
+            let (_, json) = try await request(base, "GET", "/api/status")
+            guard let group = json["group"] as? [String: Any], group["state"] as? String == "paused" else { return nil }
+            return group["missing"] as? [String] ?? []
+        }
+        #expect(missing == ["f1"], "\(missing) \(serve.transcript)")
+        let held = try await onThread { serve.err.wait(for: "paused on the path at", within: 60) }
+        #expect(held, "\(serve.transcript)")
+        // Held on the path: at rest (two reads of the same pose) between its ends, still
+        // the program's (not parked).
+        let last = Mutex<Double?>(nil)
+        let rest = try await poll(every: .milliseconds(100), for: .seconds(60)) { () async throws -> Double? in
+            let (_, json) = try await request(base, "GET", "/api/status")
+            guard json["program"] != nil, let pan = (json["pose"] as? [String: Any])?["pan"] as? Double else { return nil }
+            return last.withLock { previous in
+                defer { previous = pan }
+                return previous == pan ? pan : nil
+            }
+        }
+        #expect(rest > 2 && rest < 38, "held at pan \(rest)")
+        #expect(!serve.err.text.contains("stopped: rig f1 lost"), "\(serve.transcript)")
+        let (stopped, stopReply) = try await request(base, "POST", "/api/stop")
+        #expect(stopped == 200 || stopped == 202, "\(stopReply)")
+        let end = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> String? in
+            let (_, json) = try await request(base, "GET", "/api/status")
+            guard json["state"] as? String == "idle", let group = json["group"] as? [String: Any] else { return nil }
+            return group["state"] as? String
+        }
+        #expect(end == "stopped", "\(end) \(serve.transcript)")
     }
 }

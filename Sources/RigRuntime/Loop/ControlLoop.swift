@@ -247,9 +247,13 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         let realTime = options.speed <= 1
         // A group's keyframes path: on the group's clock from its start (`engage`) to its
         // end (the program ended, or a stop: braking and parking play at their own pace).
+        // A host that plays paths one after another (`rig serve`) arms the timeline again
+        // for each: a new generation is a new path, its peaks taken when it engages.
         let shared = realTime ? options.sharedTimeline : nil
         var onSharedClock = false
         var sharedDone = false
+        var sharedGeneration = shared?.generation ?? 0
+        var sharedPeaks: PathPeaks?
 
         while !source.isFinished || ramp.phase < 1 {
             let deadline = anchor + (sinceAnchor + 1) * periodNanoseconds
@@ -302,13 +306,23 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if asked.stop, !deferStop { stopApplied = true }
             let stopWaits = asked.stop && deferStop
+            if let shared, !onSharedClock {
+                let generation = shared.generation
+                if generation != sharedGeneration {
+                    sharedGeneration = generation
+                    sharedDone = false
+                }
+            }
             if let shared, !sharedDone {
-                if stopApplied {
+                let phase = source.progress.phase
+                if stopApplied || onSharedClock && Self.leavesThePath(phase) {
+                    // Stopped (braking, parking: at their own pace).
                     sharedDone = true
                     onSharedClock = false
-                } else if !onSharedClock, shared.engaged, source.progress.phase == .playing {
+                } else if !onSharedClock, phase == .playing, let path = shared.engagedPath, path.generation == sharedGeneration {
                     // The path started this tick (its first frame is the next one taken).
                     onSharedClock = true
+                    sharedPeaks = path.peaks
                     ramp.startPath()
                 }
             }
@@ -372,8 +386,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 limiter.scaleVelocities(by: slowedTo)
                 ramp.slow(to: slowedTo)
             }
-            if onSharedClock, let shared {
-                ramp.track(referenceRate: reference.rate, peaks: shared.peaks, holdHere: reference.holdHere || stopWaits)
+            if onSharedClock, let shared, let sharedPeaks {
+                ramp.track(referenceRate: reference.rate, peaks: sharedPeaks, holdHere: reference.holdHere || stopWaits)
                 shared.publish(
                     SharedTimeline.Report(
                         lagSeconds: ramp.lag * dt, rate: ramp.rate, referenceRate: reference.rate, pathSeconds: ramp.position * dt,
@@ -383,7 +397,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                     // Off the shared clock above its own pace (a stop while catching up):
                     // back to 1 within the limits.
                     ramp.forgetLag()
-                    if let shared { ramp.track(referenceRate: 1, peaks: shared.peaks) }
+                    if let sharedPeaks { ramp.track(referenceRate: 1, peaks: sharedPeaks) }
                 } else {
                     ramp.speedUp(previous: sourcePrevious, next: sourceNext)
                 }
@@ -447,5 +461,13 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             ticks: tick, lateness: stats, cpuNanosecondsPerTick: tick > 0 ? Double(cpu) / Double(tick) : 0,
             grant: grant, finalPose: positions, fault: fault, traceRowsDropped: trace?.droppedRows ?? 0,
             pageFaultsAfterFirstTick: faults, missedTicks: missedTicks, stalls: stalls)
+    }
+
+    /// A source in this phase has left its path (a stop or the end): off the shared clock.
+    static func leavesThePath(_ phase: ProgressPhase) -> Bool {
+        switch phase {
+        case .braking, .parking, .stopping, .finished, .idle: true
+        default: false
+        }
     }
 }

@@ -79,21 +79,42 @@ public final class SharedTimeline: Sendable {
     }
 
     struct Orders {
+        /// The path's peaks (nil: no path armed, the timeline is inert).
+        var peaks: PathPeaks?
+        /// Which path: a new one (`arm`) starts the loop's part afresh.
+        var generation = 0
         var engaged = false
         var segments: [Segment] = []
         var holdHere = false
     }
 
-    public let peaks: PathPeaks
     private let orders = Mutex(Orders())
     private let latest = Mutex(Report())
 
-    public init(peaks: PathPeaks) { self.peaks = peaks }
+    /// One path's timeline (`rig play`, `rig follow`).
+    public init(peaks: PathPeaks) { orders.withLock { $0.peaks = peaks } }
+
+    /// A timeline for a host that plays paths one after another (`rig serve` leading a
+    /// group): inert until `arm`, and armed again for each path.
+    public init() {}
+
+    /// The path's peaks (nil until armed).
+    public var peaks: PathPeaks? { orders.withLock { $0.peaks } }
+
+    /// The next path's timeline: its peaks, nothing engaged, no orders, the report
+    /// cleared. Before that path's program is posted (the loop takes it as a new path).
+    public func arm(_ peaks: PathPeaks) {
+        orders.withLock {
+            $0 = Orders(peaks: peaks, generation: $0.generation + 1)
+        }
+        latest.withLock { $0 = Report() }
+    }
 
     /// The path starts (the loop's tick that starts it engages; `run`: the reference's
-    /// first segment, the group's start; nil: the loop's tick).
+    /// first segment, the group's start; nil: the loop's tick). Nothing while no path is armed.
     public func engage(_ run: Segment? = nil) {
         orders.withLock {
+            guard $0.peaks != nil else { return }
             $0.engaged = true
             if let run { $0.segments = [run] }
         }
@@ -125,7 +146,13 @@ public final class SharedTimeline: Sendable {
 
     // The loop's side.
 
-    var engaged: Bool { orders.withLock { $0.engaged } }
+    /// Engaged, with its path's peaks and generation (nil: not engaged).
+    var engagedPath: (peaks: PathPeaks, generation: Int)? {
+        orders.withLock { o in o.engaged ? o.peaks.map { ($0, o.generation) } : nil }
+    }
+
+    /// The armed path's generation (a new one each `arm`).
+    var generation: Int { orders.withLock { $0.generation } }
 
     func publish(_ report: Report) { latest.withLock { $0 = report } }
 

@@ -57,6 +57,11 @@ extension RigConsole {
         let link = GroupLink(
             settings: settings, steps: steps, axisNames: rig.axes.map(\.name), runner: shots, logger: logger, clock: leading.clock(),
             keyframes: steps.isEmpty)
+        // A keyframes path on the group's clock, as `rig play --lead` plays one.
+        if steps.isEmpty, let groupTimeline, let peaks = PathPeaks(motion: program.motion, axisCount: rig.axes.count, tickSeconds: rig.tickSeconds) {
+            groupTimeline.arm(peaks)
+            link.attachTimeline(groupTimeline, axes: rig.axes)
+        }
         let mailbox = self.mailbox
         let door = SessionDoor(
             mailbox: mailbox, stop: { mailbox.post(.stop) }, stepCount: steps.count, pose: { [weak self] in self?.loopStatus?.positions })

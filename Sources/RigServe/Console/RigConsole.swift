@@ -42,6 +42,9 @@ public final class RigConsole: @unchecked Sendable {
     /// Leading a group (`rig serve --group`): each program's link while it plays, and the
     /// last one's view for the status.
     let groupLeading: GroupLeading?
+    /// Leading a group: the loop's shared timeline, armed for each keyframes path the group
+    /// plays (on the group's clock: held with the group when a rig is lost, resumed together).
+    let groupTimeline: SharedTimeline?
     /// A `"liveView"` settle (`options.stillness`): the live view measured while a program plays.
     private let liveViewSettle: LiveViewStillnessOnDemand?
     let groupLink = Mutex<PendingLink?>(nil)
@@ -119,6 +122,8 @@ public final class RigConsole: @unchecked Sendable {
         outputBox = OutputBox(output)
         var options = options
         options.loop.stopWhenLimited = false
+        groupTimeline = group != nil ? SharedTimeline() : nil
+        options.loop.sharedTimeline = groupTimeline
         liveViewSettle = options.stillness as? LiveViewStillnessOnDemand
         let source = ProgramHost(rig: rig, startPose: startPose, jogTimeoutSeconds: jogTimeoutSeconds)
         // The camera is a part of the session: locked and started with the output, closed
