@@ -464,8 +464,10 @@ public final class LiveViewMotion: StillnessProbe, RateSensor, SessionPart, @unc
 }
 
 /// Why the live view cannot measure the camera's motion (a one-line reason).
-public struct LiveViewMotionUnavailable: Error, Sendable, CustomStringConvertible {
+public struct LiveViewMotionUnavailable: Error, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     public var description: String
+    public init(description: String) { self.description = description }
+    public init(stringLiteral description: String) { self.description = description }
 }
 
 extension LiveViewMotion {

@@ -410,7 +410,9 @@ public final class RigConsole: @unchecked Sendable {
         }
         if program.stepCount > 0, let liveViewSettle {
             // A live-view settle: the live view is measured while this program plays.
-            switch liveViewSettle.begin(camera: (camera as? LateCamera).map { $0.found } ?? camera) {
+            // A camera the rig waits for (off, or not found yet) is not "no camera".
+            let measured = (camera as? LateCamera).map { $0.found } ?? camera
+            switch camera != nil && measured == nil ? .failure("the camera is not connected yet") : liveViewSettle.begin(camera: measured) {
             case .success(let sensor): logger.info("\(original.name): settle measured in \(sensor)")
             case .failure(let why):
                 logger.warning("\(original.name): the live view cannot measure the settle (\(why)): each step waits its timeout, then its fixed settleSeconds")
