@@ -61,6 +61,10 @@ public struct DFMocoDevice: Sendable {
     /// loop has run two more ticks it may not have seen the command yet: the motor counts
     /// as moving.
     private var postedAtTick: [Int?]
+    /// Per motor: the tick its last move (or go-motion) was sent, kept through a stop.
+    private var sentAtTick: [Int?]
+    /// The last tick an observation had every motor still and the head settled.
+    private var stillAtTick: Int?
 
     public init(rig: Rig, version: String) {
         self.rig = rig
@@ -71,6 +75,28 @@ public struct DFMocoDevice: Sendable {
         speedFractions = [Double](repeating: 1, count: n)
         appliedScales = [Double](repeating: 1, count: n)
         postedAtTick = [Int?](repeating: nil, count: n)
+        sentAtTick = [Int?](repeating: nil, count: n)
+    }
+
+    /// A command that moves motor `m` was posted at the observation's tick.
+    private mutating func sent(_ m: Int, _ observed: Observation) {
+        postedAtTick[m] = observed.ticks
+        sentAtTick[m] = observed.ticks
+    }
+
+    /// `ms`: a motor moves, or it moved since the rig was last seen still and the head is
+    /// not yet measured still (the loop's `settling`): Dragonframe waits to shoot. A settle
+    /// after another motor's move leaves this one at 0; a settle no motor's move explains
+    /// (a jog from elsewhere) flags every motor.
+    public mutating func movingDigits(_ observed: Observation) -> String {
+        let moving = (0..<motorCount).map { isMoving(motor: $0, observed) }
+        guard observed.settling else {
+            if !moving.contains(true) { stillAtTick = observed.ticks }
+            return moving.map { $0 ? "1" : "0" }.joined()
+        }
+        let moved = (0..<motorCount).map { m in sentAtTick[m].map { sent in stillAtTick.map { sent >= $0 } ?? true } ?? false }
+        let explained = moved.contains(true)
+        return (0..<motorCount).map { moving[$0] || moved[$0] || !explained ? "1" : "0" }.joined()
     }
 
     public var motorCount: Int { map.motorCount }
@@ -117,9 +143,7 @@ public struct DFMocoDevice: Sendable {
         case .hello:
             r.replies = [hello]
         case .movingStatus:
-            var digits = "ms "
-            for m in 0..<motorCount { digits += observed.settling || isMoving(motor: m, observed) ? "1" : "0" }
-            r.replies = [digits]
+            r.replies = ["ms " + movingDigits(observed)]
         case .motorPosition(let motor):
             r.replies = [positionLine(motor: motor - 1, observed)]
         case .moveMotor(let motor, let position):
@@ -216,7 +240,7 @@ public struct DFMocoDevice: Sendable {
         applyScale(m, scale, &r)
         targets[m] = target
         r.commands.append(.goTo(pose: pendingPose(observed, adding: [m])))
-        postedAtTick[m] = observed.ticks
+        sent(m, observed)
         return true
     }
 
@@ -275,7 +299,7 @@ public struct DFMocoDevice: Sendable {
             let axis = map.axes[m]
             targets[m] = min(max(start, axis.softMin), axis.softMax)
             applyScale(m, speedFractions[m], &r)
-            postedAtTick[m] = observed.ticks
+            sent(m, observed)
             started.append(m)
         }
         if !started.isEmpty { r.commands.append(.goTo(pose: pendingPose(observed, adding: started))) }
@@ -295,7 +319,7 @@ public struct DFMocoDevice: Sendable {
                 r.log.append("go: motor \(m + 1) is not at rest at its start (\(short(start))\(map.axes[m].unit)); the move eases on from where it is")
             }
             targets[m] = nil
-            postedAtTick[m] = observed.ticks
+            sent(m, observed)
         }
         r.commands.append(.follow(tracks: plan.tracks))
         r.log.append("go-motion: shutter open \(short(plan.exposureStartSeconds))…\(short(plan.exposureEndSeconds)) s after go")

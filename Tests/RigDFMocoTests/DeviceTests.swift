@@ -38,15 +38,26 @@ import Testing
     }
 
     /// A rig with a measured settle: stopped, but the head not yet measured still after the
-    /// move (the loop's `settling`): `ms` says every motor moves, so Dragonframe waits to
-    /// shoot; the positions are where the motors are.
-    @Test mutating func whileTheHeadSettlesEveryMotorIsReportedMoving() {
+    /// move (the loop's `settling`): `ms` says the motor that moved still moves, so
+    /// Dragonframe waits to shoot; the positions are where the motors are. The next settle,
+    /// after the other motor's move, flags only that one; a settle no move of a motor
+    /// explains (the rig jogged from elsewhere) flags every motor.
+    @Test mutating func whileTheHeadSettlesTheMotorThatMovedIsReportedMoving() {
+        #expect(device.handle(.movingStatus, still(ticks: 5)).replies == ["ms 00"])
         _ = device.handle(.moveMotor(motor: 1, position: 1000), still(ticks: 10))
         var settling = still(tilt: 10, ticks: 80)
         settling.settling = true
-        #expect(device.handle(.movingStatus, settling).replies == ["ms 11"])
+        #expect(device.handle(.movingStatus, settling).replies == ["ms 10"])
         #expect(device.handle(.motorPosition(motor: 1), settling).replies == ["mp 1 1000"])
         #expect(device.handle(.movingStatus, still(tilt: 10, ticks: 120)).replies == ["ms 00"])
+        _ = device.handle(.moveMotor(motor: 2, position: 500), still(tilt: 10, ticks: 130))
+        var settlingPan = still(pan: 5, tilt: 10, ticks: 200)
+        settlingPan.settling = true
+        #expect(device.handle(.movingStatus, settlingPan).replies == ["ms 01"])
+        #expect(device.handle(.movingStatus, still(pan: 5, tilt: 10, ticks: 240)).replies == ["ms 00"])
+        var jogged = still(pan: 7, tilt: 10, ticks: 300)
+        jogged.settling = true
+        #expect(device.handle(.movingStatus, jogged).replies == ["ms 11"])
     }
 
     @Test mutating func aMoveToWhereTheMotorIsAnswersWithItsPosition() {
