@@ -53,7 +53,8 @@ import Testing
                 Set(levers.keys) == [
                     "S-curve, hold", "trapezoid, hold", "trapezoid, envelope", "trapezoid, hold, trim", "trapezoid, envelope, trim",
                 ])
-            for (key, value) in [("reference", row["reference"]), ("shaped", row["shaped"])] + levers.map({ ($0.key, $0.value) }) {
+            let panoramas: [(String, Any?)] = [("reference", row["reference"]), ("shaped", row["shaped"])] + levers.map { ($0.key, $0.value) }
+            for (key, value) in panoramas {
                 let panorama = try #require(value as? [String: Any], "\(key)")
                 #expect(panorama["frames"] as? Int == 24, "\(key)")
                 #expect(panorama["seconds_per_step"] is Double)

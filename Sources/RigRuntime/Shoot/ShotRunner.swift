@@ -198,7 +198,7 @@ public final class ShotRunner: @unchecked Sendable {
             shotWallClock[step] = at
             shotUnderWay = (step, bracket, time, at)
             fire(step: step, bracket: bracket, at: time)
-        case .shot(.ended(let step, let bracket)) where steps.isEmpty:
+        case .shot(.ended(let step, _)) where steps.isEmpty:
             // A path's frame on the move: the path went on; logged once the camera said.
             shotUnderWay = nil
             framesAwaitingReports.append((step, shotStart[step] ?? time, time, shotWallClock[step]))
