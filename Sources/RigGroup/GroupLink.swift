@@ -193,6 +193,17 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var lastPathState: (atRest: Bool, pathSeconds: Double, atLimit: Bool)?
     /// Said that the path cannot catch up with the group's clock (until it has).
     private var saidBehind = false
+    /// The loop's tick (a frame of the path), for a rejoin's pose.
+    private var tickSeconds = 0.01
+    /// A follower restarted while the group's path was paused: it rejoins it (leads in
+    /// to its path's pose at the group's hold, or at its last frame's moment before it).
+    private var rejoining = false
+    /// The frames on the move this rig's earlier run of the path shot (its shot log), if known.
+    private var earlierFrames: Int?
+    /// The group's leader was lost (its will): no path is rejoined on its stale state.
+    private var leaderLost = false
+    /// The leader: the rigs said to be back without their path (restarted), leading in to it.
+    private var saidRejoining: Set<String> = []
 
     /// Why the run did not finish, when a rig was lost during a keyframes path (every rig
     /// stopped it: `rig play` and `rig follow` exit 1 with it); nil otherwise.
@@ -232,11 +243,19 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     /// a rig lost during the path pauses every rig on its path and the group resumes when
     /// it is back, instead of stopping. `axes`: this rig's, for its brake's length. Before
     /// the run, with the path armed (`rig serve` arms its one timeline for each path).
-    public func attachTimeline(_ timeline: SharedTimeline, axes: [Axis]) {
+    public func attachTimeline(_ timeline: SharedTimeline, axes: [Axis], tickSeconds: Double = 0.01) {
         guard let peaks = timeline.peaks else { return }
         self.timeline = timeline
+        self.tickSeconds = tickSeconds
         rampSeconds = SharedTimeline.rampSeconds(axes: axes, peaks: peaks)
     }
+
+    /// A follower: the frames on the move (1…n) its earlier run of this path shot, read
+    /// from its shot log, when this run may rejoin a path the group paused without it
+    /// (restarted): it leads in to frame n's moment and shoots the rest on its way up to
+    /// the group's hold, none twice and none skipped. Nil: not known (the frames between
+    /// its loss and the hold are not shot; it says which). Before the run.
+    public func attachEarlierFrames(_ frames: Int?) { earlierFrames = frames }
 
     /// Disconnects (cleanly: no will) when the run never started.
     public func close() { client?.close() }
@@ -331,6 +350,15 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         case .readyToStart:
             // A keyframes program at its first pose: armed for the path's start.
             armedAt(0)
+        case .readyToRejoin(let tick):
+            // At rest at its path's pose (a rejoin): on the path from rest, on the group's
+            // clock (its hold: it comes up to it, then ramps in with the group).
+            atRest = true
+            timeline?.engage(restingAtTick: tick)
+            door?.mailbox.post(.advance)
+            logger.notice(
+                "group \(settings.group): at the path's pose at \(fixed(Double(tick) * tickSeconds, 3)) s: on the path from rest, on the group's clock")
+            publishOwnState("rejoining")
         case .programEnded(let stopped):
             if !stopped { endRequested = true }
             if keyframes, !stopped, pathUnderWay {
@@ -478,6 +506,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             guard !isLeader, let state = GroupJSON.decode(LeaderState.self, message.payload) else { return }
             followState(state)
         case .rigState(let rig):
+            if !isLeader, rig == leaderName { leaderLost = GroupJSON.decode(RigState.self, message.payload)?.state == "lost" }
             if !isLeader, rig == leaderName, GroupJSON.decode(RigState.self, message.payload)?.state == "lost" {
                 // The leader is gone during a path: no one can stop the group for it. On the
                 // group's clock the path holds until the leader is back.
@@ -535,12 +564,38 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             }
         }
         releaseHold(state)
+        rejoinIfNeeded(state)
         if state.state == "stopped", !stopping {
             logger.notice("group \(settings.group): the leader stopped: braking and parking")
             stopping = true
             groupStopped = true
             door?.stop()
         }
+    }
+
+    /// A follower started again (the same command) while the group's path is paused
+    /// without it: the leader's state says the path is under way (its clock's segments),
+    /// this rig started it before (`next`), and every rig holds at one path time. It leads
+    /// in to its own path's pose there (or, knowing the frames it shot, at its last
+    /// frame's moment: it shoots the rest on its way up), within its limits; once at rest
+    /// on its path the group ramps in together. Once, before this run's path started.
+    private func rejoinIfNeeded(_ state: LeaderState) {
+        guard !isLeader, keyframes, let timeline, let door, !rejoining, !stopping, !leaderLost, pendingShot == nil, lastShot == nil, !timeline.engaged
+        else { return }
+        guard state.state == "paused", (state.next[settings.name] ?? 0) >= 1, let hold = state.path?.last, hold.kind == "hold" else { return }
+        rejoining = true
+        armed = nil
+        let x = hold.pathSeconds
+        // The frame at the group's path time x is a tick ahead of it (a timeline counts a
+        // tick behind its latest frame).
+        door.mailbox.post(.rejoin(pathSeconds: x + tickSeconds, framesShot: earlierFrames))
+        let frames =
+            earlierFrames.map { "its last frame on the move was \($0): it leads in to that frame's moment and shoots the next ones on its way up" }
+            ?? "the frames on the move it missed while it was away are not shot (no shot log of its earlier run)"
+        logger.notice(
+            "group \(settings.group): rejoining the path the group holds at \(fixed(x, 3)) s: leading in to this rig's pose there within its limits (\(frames))"
+        )
+        publishOwnState("rejoining")
     }
 
     /// An order to shoot: only from the group's leader, in order, not expired, for this
@@ -644,7 +699,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     /// A keyframes path has started on this rig (or its start was ordered) and not ended.
     private var pathUnderWay: Bool {
-        keyframes && !stopping && (isLeader ? lastOrder != nil : pendingShot != nil || lastShot != nil)
+        keyframes && !stopping && (isLeader ? lastOrder != nil : pendingShot != nil || lastShot != nil || rejoining)
     }
 
     /// A rig was lost while a keyframes path ran. A path does not pause and resume yet, so
@@ -749,11 +804,11 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             publishLeaderState()
             return
         }
-        // A rig back without its path (restarted) cannot rejoin it (not yet): the group stops.
-        let restarted = peers.filter { $0.value.path == nil && $0.value.state != "done" }.map(\.key).sorted()
-        if !restarted.isEmpty {
-            stopPath("rig \(restarted.joined(separator: ", ")) came back without its path (restarted: a path cannot be rejoined yet)")
-            return
+        // A rig back without its path (restarted) rejoins it: it leads in to its pose at
+        // the group's hold (published below) and says when it is at rest there.
+        for rig in peers.filter({ $0.value.path == nil && $0.value.state != "done" }).map(\.key).sorted() where !saidRejoining.contains(rig) {
+            saidRejoining.insert(rig)
+            logger.notice("group \(settings.group): rig \(rig) came back without its path (restarted): it rejoins it, leading in to its pose at the group's hold")
         }
         let now = WallClock.nanoseconds()
         if let brake = pathSegments?.last, brake.kind == "brake", now < brake.atNs + Int64(brake.rampSeconds * 1e9) { return }

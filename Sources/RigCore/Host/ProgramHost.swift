@@ -105,6 +105,7 @@ public struct ProgramHost: MotionSource {
     public mutating func redo() { player?.redo() }
     public mutating func goTo(step: Int) { player?.goTo(step: step) }
     public mutating func goHome() { player?.goHome() }
+    public mutating func rejoin(pathSeconds: Double, framesShot: Int?) { player?.rejoin(pathSeconds: pathSeconds, framesShot: framesShot) }
 
     public mutating func stop() {
         guard !stopRequested else { return }

@@ -19,6 +19,8 @@ public enum SourceRequest: Sendable, Equatable {
     case goTo(step: Int)
     /// Go to the rig's home pose between steps.
     case goHome
+    /// Rejoin a group's keyframes path part-way (see `Player.rejoin(pathSeconds:framesShot:)`).
+    case rejoin(pathSeconds: Double, framesShot: Int?)
 }
 
 /// The one mailbox into the control loop: any thread posts; the loop thread hands what
@@ -111,6 +113,7 @@ public final class SourceMailbox: Sendable {
             case .redo: source.redo()
             case .goTo(let step): source.goTo(step: step)
             case .goHome: source.goHome()
+            case .rejoin(let seconds, let frames): source.rejoin(pathSeconds: seconds, framesShot: frames)
             case .motion, .program: source.receive(request)
             }
         }

@@ -24,6 +24,8 @@ public protocol MotionSource: SendableMetatype {
     mutating func goTo(step: Int)
     /// Go to the rig's home pose between steps (see `Player.goHome()`).
     mutating func goHome()
+    /// Rejoin a group's keyframes path part-way (see `Player.rejoin(pathSeconds:framesShot:)`).
+    mutating func rejoin(pathSeconds: Double, framesShot: Int?)
     /// A motion command or a program request from the loop's mailbox; a source that takes
     /// none ignores it.
     mutating func receive(_ request: SourceRequest)
@@ -122,6 +124,7 @@ extension MotionSource {
     public mutating func redo() {}
     public mutating func goTo(step: Int) {}
     public mutating func goHome() {}
+    public mutating func rejoin(pathSeconds: Double, framesShot: Int?) {}
     public mutating func receive(_ request: SourceRequest) {}
     public var limitedAxis: Int? { nil }
     public mutating func takeHostEvent() -> HostEvent? { nil }

@@ -16,6 +16,10 @@ public enum PlayerEvent: Sendable, Equatable {
     /// A keyframes program that holds before its path (`holdsBeforePath`: a group's)
     /// is at the path's first pose after its lead-in; the next `advance()` starts the path.
     case readyToStart
+    /// A keyframes path rejoined part-way (`rejoin(pathSeconds:framesShot:)`): at rest at
+    /// its frame of tick `pathTick` (path time `pathTick · dt`) after the lead-in; the next
+    /// `advance()` goes on from there on the path, from rest.
+    case readyToRejoin(pathTick: Int)
     /// The program's motion is over (normally or after a stop); parking may follow.
     case programEnded(stopped: Bool)
     /// Everything is done, park included: outputs may go to their safe state.
@@ -141,6 +145,10 @@ public struct Player: Sendable {
     /// The last shot ended on the previous tick: `.ready` is reported now (one event per tick).
     var readyPending = false
     let holdsBeforePath: Bool
+    /// A path rejoined part-way: the tick of its frame it leads in to (`rejoin`), and
+    /// whether that lead-in was planned (after the first key's, if it was under way).
+    var rejoinTick: Int?
+    var rejoinPlanned = false
     var pathShots = 0
     /// The path's shot under way ends at this tick of the path (its shutter time up).
     var pathShotEndsAtTick: Int?
@@ -310,6 +318,58 @@ public struct Player: Sendable {
 
     public var isFinished: Bool { phase == .finished }
 
+    /// A group's keyframes path under way without this rig (it was restarted): lead in
+    /// from where the rig is to its path's frame at `pathSeconds` (the tick at or before
+    /// it, `k = ⌊pathSeconds / dt⌋`), at rest, within every axis's limits (a planned move,
+    /// as the lead-in to the first key; after it when that one is under way), then
+    /// `.readyToRejoin(pathTick: k)`; the next `advance()` goes on along the path from
+    /// there, from rest (the caller ramps its timeline in). `framesShot`: the frames on
+    /// the move this path shot before (numbers 1…n, `--interval`): when fewer than the
+    /// frames due by `pathSeconds`, it leads in to frame n's moment instead, so frames
+    /// n+1… are shot on the way, each once; nil: as many as are due by `pathSeconds`.
+    /// Only for a path that holds before it starts (a group's), before it started, once;
+    /// ignored otherwise (no `.readyToRejoin` comes).
+    public mutating func rejoin(pathSeconds: Double, framesShot: Int? = nil) {
+        guard holdsBeforePath, !stopped, rejoinTick == nil, case .continuous(_, let duration) = motion, pathSeconds.isFinite, pathSeconds >= 0
+        else { return }
+        switch phase {
+        case .leadIn, .waitingToStart: break
+        default: return
+        }
+        // The path's last tick before its end (the end itself is the park's).
+        let last = max(0, Int((duration / dt).rounded(.up)) - 1)
+        var k = min(Int((pathSeconds / dt + 1e-6).rounded(.down)), last)
+        if let n = framesShot, let intervalTicks, shooting.timing != nil {
+            // Frame n (1-based) is shot at tick 1 + (n − 1) · interval; before the first: 0.
+            k = min(k, n <= 0 ? 0 : 1 + (n - 1) * intervalTicks)
+        }
+        rejoinTick = k
+        if phase == .waitingToStart { beginRejoinLeadIn() }
+    }
+
+    /// The frames on the move due by the path's tick `k` (shot at ticks 1, 1 + interval, …).
+    func pathFramesDue(byTick k: Int) -> Int {
+        guard let intervalTicks, shooting.timing != nil, k >= 1 else { return 0 }
+        return (k - 1) / intervalTicks + 1
+    }
+
+    /// The lead-in to the rejoined frame's pose, from rest where the rig is.
+    mutating func beginRejoinLeadIn() {
+        guard let k = rejoinTick, case .continuous(let tracks, _) = motion else { return }
+        let t = Double(k) * dt
+        for i in rig.axes.indices {
+            if let track = tracks[i] {
+                target[i] = track.value(at: t)
+            } else {
+                target[i] = rig.axes[i].home
+            }
+        }
+        move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
+        moveTick = 0
+        rejoinPlanned = true
+        phase = .leadIn
+    }
+
     /// The measurement's verdict this tick (the loop's stillness probe): the head is still.
     /// Only a measured settle (`shooting.measuredSettle`) listens.
     public mutating func measured(still: Bool) {
@@ -326,7 +386,14 @@ public struct Player: Sendable {
         case .leadIn:
             if advanceMove() {
                 phaseTicks = 0
-                if holdsBeforePath {
+                if rejoinTick != nil, !rejoinPlanned {
+                    // The first key's lead-in is over: on to the rejoined frame's pose.
+                    beginRejoinLeadIn()
+                } else if let k = rejoinTick {
+                    phase = .waitingToStart
+                    pendingAdvance = false
+                    event = .readyToRejoin(pathTick: k)
+                } else if holdsBeforePath {
                     phase = .waitingToStart
                     pendingAdvance = false
                     event = .readyToStart
@@ -336,7 +403,15 @@ public struct Player: Sendable {
             }
         case .waitingToStart:
             // Go: this very tick is the path's first.
-            if pendingAdvance {
+            if pendingAdvance, let k = rejoinTick {
+                // Rejoined: on the path at its frame k, at rest (no frame taken: the
+                // timeline ramps in from here); the frames due by k are behind it.
+                pendingAdvance = false
+                phase = .path
+                onPath = true
+                phaseTicks = k
+                pathShots = pathFramesDue(byTick: k)
+            } else if pendingAdvance {
                 pendingAdvance = false
                 phase = .path
                 onPath = true

@@ -323,7 +323,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                     // The path started this tick (its first frame is the next one taken).
                     onSharedClock = true
                     sharedPeaks = path.peaks
-                    ramp.startPath()
+                    if let tick = shared.restingAtTick {
+                        // Rejoined part-way: the source rests at that frame; the timeline ramps in.
+                        ramp.startPath(restingAtFrame: tick)
+                    } else {
+                        ramp.startPath()
+                    }
                 }
             }
 

@@ -54,6 +54,17 @@ struct ResumeRamp {
         lag = 0
     }
 
+    /// A path rejoined part-way: the source rests at its frame of tick `frameTick` (its
+    /// latest frame, taken), so the timeline counts from there (a tick behind the frame,
+    /// as a path started from its beginning counts), at rest: rate 0, phase at that frame.
+    mutating func startPath(restingAtFrame frameTick: Int) {
+        position = Double(frameTick - 1)
+        lag = 0
+        rate = 0
+        slope = 0
+        phase = 1
+    }
+
     static let lagTimeConstant = 0.5
     static let rateTimeConstant = 0.1
 

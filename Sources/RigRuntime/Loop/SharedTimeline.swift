@@ -84,6 +84,9 @@ public final class SharedTimeline: Sendable {
         /// Which path: a new one (`arm`) starts the loop's part afresh.
         var generation = 0
         var engaged = false
+        /// A path rejoined part-way: the source's frame tick it rests at (its timeline
+        /// starts there, at rate 0).
+        var restingAtTick: Int?
         var segments: [Segment] = []
         var holdHere = false
     }
@@ -120,6 +123,18 @@ public final class SharedTimeline: Sendable {
         }
     }
 
+    /// The path was rejoined part-way (a restarted rig): the source rests at its frame of
+    /// tick `tick` (`Player.rejoin`), and its timeline starts there from rest, following
+    /// the reference given (`follow`) within the limits (the group's hold: it comes up to
+    /// it along its path, then ramps in with the group).
+    public func engage(restingAtTick tick: Int) {
+        orders.withLock {
+            guard $0.peaks != nil else { return }
+            $0.engaged = true
+            $0.restingAtTick = tick
+        }
+    }
+
     /// The reference from now on: `segments` (in time order) replace the ones after the
     /// first of them; the reference before stays as it was.
     public func follow(_ segments: [Segment]) {
@@ -153,6 +168,12 @@ public final class SharedTimeline: Sendable {
 
     /// The armed path's generation (a new one each `arm`).
     var generation: Int { orders.withLock { $0.generation } }
+
+    /// The path started (or was rejoined) on this rig.
+    public var engaged: Bool { orders.withLock { $0.engaged } }
+
+    /// The frame tick a rejoined path rests at (nil: the path started at its beginning).
+    var restingAtTick: Int? { orders.withLock { $0.restingAtTick } }
 
     func publish(_ report: Report) { latest.withLock { $0 = report } }
 

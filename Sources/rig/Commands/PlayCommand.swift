@@ -127,6 +127,9 @@ struct PlayCommand: ParsableCommand {
         let nudge = RampNudge()
         let stepTrigger =
             program.isStepped ? try makeTrigger(chosenTrigger, program: program, output: device, view: view, nudge: nudge, logger: logger) : nil
+        // A follower restarted during a group's path rejoins it from its last frame on the
+        // move, read from its shot log before this run appends to it.
+        if let link, case .follower = link.settings.role { link.attachEarlierFrames(shoot.earlierPathFrames()) }
         try shoot.open(logger: logger, rampNudge: nudge, speed: speed, display: { line in view.log(line) })
         var parts: [any SessionPart] = shoot.runner.map { [$0] } ?? []
         if let motion = shoot.liveViewMotion {
@@ -163,7 +166,7 @@ struct PlayCommand: ParsableCommand {
             if let peaks = PathPeaks(motion: program.motion, axisCount: rig.axes.count, tickSeconds: rig.tickSeconds) {
                 let timeline = SharedTimeline(peaks: peaks)
                 options.loop.sharedTimeline = timeline
-                link.attachTimeline(timeline, axes: rig.axes)
+                link.attachTimeline(timeline, axes: rig.axes, tickSeconds: rig.tickSeconds)
             }
         }
         options.liveView = view

@@ -146,6 +146,25 @@ struct ShootSetup {
             earlierLog: earlierLog, sha: sha, directory: directory)
     }
 
+    /// A keyframes path shot on the move, before this run opens its log: the frames (1…n)
+    /// its earlier run in that log shot (this run's `--log`, else the newest log of this
+    /// program), when that run did not end (killed, a crash) and was of this program as
+    /// it is now; nil otherwise. What a follower restarted during a group's path rejoins
+    /// from (`GroupLink.attachEarlierFrames`).
+    func earlierPathFrames() -> Int? {
+        guard !program.isStepped, plan.intervalSeconds != nil else { return nil }
+        let path = logPath ?? directory?.logs(of: programPath).first
+        guard let path, FileManager.default.fileExists(atPath: path), let text = try? RigFileReader.readText(path),
+            let log = try? ShotLog(text: text, file: path), let start = log.lastStart, start.programSha256 == sha, log.lastRunEnd == nil
+        else { return nil }
+        // The frames of its last run: the shots after its last start.
+        guard let from = log.events.lastIndex(where: { if case .start = $0 { true } else { false } }) else { return nil }
+        let frames = log.events[from...].compactMap { event -> Int? in
+            if case .shot(let shot) = event, shot.rig == nil, !shot.interrupted { shot.step } else { nil }
+        }
+        return frames.max() ?? 0
+    }
+
     /// Opens the log and the camera and makes the runner (none for a keyframes program
     /// without `--interval`). The camera opens first, so a setting it cannot take is refused before the log begins; it is closed again if the log cannot be opened.
     /// - Parameter rampNudge: what the keys (`+`, `-`) set and the ramp reads.
