@@ -39,11 +39,13 @@ extension GroupEndToEndTests {
     }
 
     /// A trace's frames within the limits (90 °/s, 180 °/s²) tick by tick, and a hold on
-    /// the path (not at either end): at least `frames` frames at one position.
-    func expectHeldOnThePath(_ trace: String, from: Double, frames: Int = 30) throws {
+    /// the path (not at either end): at least `frames` frames at one position. `start`:
+    /// where the rig stood before the trace's first frame (nil: at that frame).
+    func expectHeldOnThePath(_ trace: String, from: Double, frames: Int = 30, start: [Double]? = [0]) throws {
         let parsed = try Trace(path: trace)
         let positions = parsed.frames(axes: ["pan"]).map { $0[0] }
-        let checked = parsed.limitBreaks([Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: [0])
+        let checked = parsed.limitBreaks(
+            [Trace.AxisLimits(name: "pan", maxVelocity: 90, maxAcceleration: 180)], tickSeconds: 0.01, start: start ?? [positions.first ?? 0])
         #expect(checked.breaks.isEmpty, "\(trace): \(checked.breaks.prefix(10))")
         var longest = 0
         var run = 0
@@ -64,6 +66,67 @@ extension GroupEndToEndTests {
             return Int(line[r.upperBound...].prefix { $0.isNumber })
         }
         #expect(shots == Array(1...20), "\(shots)")
+    }
+
+    /// The frame numbers a shot log holds of this rig's own frames on the move (all its runs).
+    func loggedFrames(_ log: String) throws -> [Int] {
+        try groupFrames(log).filter { $0.rig == nil }.map(\.step)
+    }
+
+    /// f1 is killed (SIGKILL) mid-path and started again with the same command: the group
+    /// holds on its paths while f1 is missing; f1 back rejoins the path: it leads in from
+    /// where it stands to its path's pose at its last frame's moment (read from its shot
+    /// log), comes up along its path to the group's hold shooting the frames it missed,
+    /// holds there at rest, and the group ramps in together: both paths end together, every
+    /// frame on the move is in each rig's shot log once (f1's across its two runs), every
+    /// frame of every trace is within the limits, and every rig exits 0.
+    @Test func aFollowerRestartedDuringAKeyframesPathRejoinsItAndTheGroupGoesOn() async throws {
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            let f1Run = try pathRig("f1", from: -40, in: dir, args: ["follow", "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"])
+            let leadRun = try pathRig(
+                "lead", from: 0, in: dir,
+                args: ["play", "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5", "--wait-followers", "120"])
+            let f1State = dir.appendingPathComponent("state-f1")
+            var f1 = try GroupRig(f1Run.args, state: f1State)
+            let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
+            defer {
+                lead.kill9()
+                f1.kill9()
+            }
+            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
+            // Mid-path: f1's fourth frame on the move (3 s into its path).
+            #expect(f1.out.wait(for: "shot 4", within: 120), "\(f1.transcript)")
+            f1.kill9()
+            let firstRun = f1.transcript
+            #expect(lead.err.wait(for: "rig f1 is lost (its will message)", within: 120), "\(lead.transcript)")
+            #expect(lead.err.wait(for: "at rest on the path at", within: 120), "\(lead.transcript)")
+            // The same command again.
+            f1 = try GroupRig(f1Run.args, state: f1State)
+            #expect(f1.err.wait(for: "rejoining the path the group holds at", within: 120), "\(f1.transcript)")
+            #expect(lead.err.wait(for: "rig f1 came back without its path (restarted): it rejoins it", within: 120), "\(lead.transcript)")
+            #expect(f1.err.wait(for: "on the path from rest, on the group's clock", within: 120), "\(f1.transcript)")
+            #expect(lead.err.wait(for: "resumed", within: 120), "\(lead.transcript)")
+            #expect(lead.exitStatus() == 0, "\(lead.transcript)")
+            #expect(f1.exitStatus() == 0, "\(f1.transcript)")
+            // The leader held on its path; f1's second run led in from where it stood and
+            // held at rest on its path before the ramp-in.
+            try expectHeldOnThePath(leadRun.trace, from: 0)
+            try expectHeldOnThePath(f1Run.trace, from: -40, frames: 20, start: nil)
+            let ends = [time(of: "the path ended", in: lead.err.text), time(of: "the path ended", in: f1.err.text)]
+            if let a = ends[0], let b = ends[1] {
+                #expect(abs(a.timeIntervalSince(b)) < 0.1, "the paths ended \(a.timeIntervalSince(b)) s apart")
+            } else {
+                Issue.record("no end: \(lead.transcript)\n\(f1.transcript)")
+            }
+            // Every frame on the move once in each rig's log: none shot twice, none skipped.
+            #expect(try loggedFrames(leadRun.log) == Array(1...20))
+            let f1Frames = try loggedFrames(f1Run.log)
+            #expect(f1Frames.sorted() == Array(1...20), "\(f1Frames)\nfirst run:\n\(firstRun)\nsecond run:\n\(f1.transcript)")
+            expectEveryPathFrameOnce(lead)
+        }
     }
 
     /// The broker is killed mid-path and started again: every rig brakes within its limits
