@@ -702,8 +702,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         keyframes && !stopping && (isLeader ? lastOrder != nil : pendingShot != nil || lastShot != nil || rejoining)
     }
 
-    /// A rig was lost while a keyframes path ran. A path does not pause and resume yet, so
-    /// every rig stops it through its session's one stop (brake within its limits, park):
+    /// A rig was lost while a keyframes path ran without the group's clock (`rig serve`), or
+    /// this rig lost the broker then: every rig stops it through its session's one stop (brake within its limits, park):
     /// this one, the others by a STOP naming why (and, from the leader, its state
     /// `stopped` with who is missing). The run ends stopped because of it (exit 1).
     private func stopPath(_ why: String) {
@@ -918,6 +918,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         peers[rig]?.fresh = true
         peers[rig]?.armed = state.armed
         peers[rig]?.path = state.pathSeconds != nil ? state : nil
+        // On its path again: a later restart is said again.
+        if state.pathSeconds != nil { saidRejoining.remove(rig) }
         if let ramp = state.rampSeconds { peers[rig]?.rampSeconds = ramp }
         if let shot = state.lastShot { peerShot(rig, shot) }
     }

@@ -204,7 +204,7 @@ public final class BUITrigger: StepTrigger, @unchecked Sendable {
             feed(.readyAtHome(after: after))
         case .programEnded(let stopped):
             feed(.programEnded(stopped: stopped))
-        case .moveStarted, .homeMoveStarted, .finished, .shot, .settled, .readyToStart:
+        case .moveStarted, .homeMoveStarted, .finished, .shot, .settled, .readyToStart, .readyToRejoin:
             break
         }
     }

@@ -228,3 +228,71 @@ import Testing
         #expect(abs(result.finalPose[0] - (rig.axes[0].park ?? 0)) < 1e-6, "\(said): parked at \(result.finalPose[0])")
     }
 }
+
+/// A path rejoined part-way on the loop (a follower restarted during the group's pause).
+extension SharedClockTests {
+    /// From its park pose the rig leads in to its path's pose at the group's hold (3.004 s:
+    /// between two ticks), rests there on the group's clock (coming up the part of a tick
+    /// it rests behind), holds until the group's ramp-in, then plays the rest of its path
+    /// from there to its end: every frame within the limits in wall time, the rest exactly
+    /// at the path's pose, and the lag gone once it runs.
+    @Test func aRejoinedPathLeadsInRestsOnTheGroupsHoldAndRampsInWithinTheLimits() throws {
+        let rig = testRig()
+        let motion = keyframes(rig)
+        guard case .continuous(let tracks, _) = motion else { return }
+        let peaks = try #require(PathPeaks(motion: motion, axisCount: rig.axes.count, tickSeconds: rig.tickSeconds))
+        let timeline = SharedTimeline(peaks: peaks)
+        let hold = 3.004
+        let rampAtNs: UInt64 = 6_000_000_000
+        // The group's clock: held at `hold`, a ramp-in of 1 s at 6 s.
+        timeline.follow([
+            SharedTimeline.Segment(.hold, atNs: 0, pathSeconds: hold), SharedTimeline.Segment(.rampIn, atNs: rampAtNs, pathSeconds: hold, rampSeconds: 1),
+        ])
+        let start = [10.0, 0]
+        let clock = StallsClock(stalls: [:])
+        let mailbox = SourceMailbox()
+        mailbox.post(.rejoin(pathSeconds: hold + rig.tickSeconds, framesShot: nil))
+        let output = RecordingOutput()
+        let frames = Mutex<[Frame]>([])
+        let frameTick = Int(((hold + rig.tickSeconds) / rig.tickSeconds + 1e-6).rounded(.down))
+        let options = LoopOptions(realtime: false, stallStopSeconds: 0.5, sharedTimeline: timeline)
+        let loop = ControlLoop(
+            rig: rig, source: Player(rig: rig, motion: motion, startPose: start, holdsBeforePath: true), output: output, clock: clock, options: options,
+            startPose: start, mailbox: mailbox)
+        let rejoined = Mutex<Int?>(nil)
+        output.afterWrite = { [weak loop] _ in
+            let last = output.log.withLock { $0.writes.last }
+            let pan = last?[0].position(on: rig.axes[0]) ?? .nan
+            let light = last?[1].position(on: rig.axes[1]) ?? .nan
+            frames.withLock { $0.append(Frame(t: Double(clock.now()) / 1e9, pan: pan, light: light, report: timeline.report)) }
+            // At rest at the rejoined frame's pose (`.readyToRejoin`, as the group link hears
+            // it): on the path from there, on the group's clock.
+            while let event = loop?.events.pop() {
+                guard case .player(.readyToRejoin(let tick), _) = event else { continue }
+                rejoined.withLock { $0 = tick }
+                timeline.engage(restingAtTick: tick)
+                mailbox.post(.advance)
+            }
+        }
+        let result = loop.run()
+        #expect(rejoined.withLock { $0 } == frameTick)
+        let all = frames.withLock { $0 }
+        #expect(result.fault == nil, "\(String(describing: result.fault))")
+        Self.withinLimits(all, rig: rig, said: "rejoined at \(hold) s")
+        // Engaged well before the ramp-in, and from then to it at rest at the path's pose.
+        let engaged = try #require(all.firstIndex { $0.report.engaged })
+        #expect(all[engaged].t < 5)
+        let held = all[engaged...].prefix { $0.t < Double(rampAtNs) / 1e9 }
+        #expect(held.count > 100)
+        for f in held.suffix(50) {
+            #expect(f.report.atRest, "\(f.t): \(f.report)")
+            #expect(abs(f.report.pathSeconds - hold) < 1e-3, "\(f.report)")
+            #expect(abs(f.pan - (tracks[0]?.value(at: Double(frameTick) * rig.tickSeconds) ?? .nan)) < 0.01, "\(f.pan)")
+        }
+        // After the ramp-in the path runs at the group's pace to its end (pan's last key, 20).
+        let running = try #require(all.first { $0.t > Double(rampAtNs) / 1e9 + 1.2 })
+        #expect(abs(running.report.lagSeconds) < rig.tickSeconds, "\(running.report)")
+        #expect(all.contains { abs($0.pan - 20) < 1e-3 }, "the path did not end")
+        #expect(abs(result.finalPose[0] - 10) < 1e-3, "parked at 10")
+    }
+}

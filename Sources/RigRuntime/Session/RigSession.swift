@@ -438,6 +438,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         case .homeMoveStarted: line = "\(t) move to the home pose"
         case .readyAtHome(let after): line = "\(t) settled at home (next: step \(after + 2)/\(stepCount))"
         case .readyToStart: line = "\(t) at the first key: the path starts at the group's time"
+        case .readyToRejoin(let tick): line = "\(t) at the path's pose at \(fixed(Double(tick) * rig.tickSeconds, 2)) s: it goes on from there with the group"
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
         case .settled(let step, let seconds, let measured):

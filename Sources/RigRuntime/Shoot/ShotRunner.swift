@@ -240,7 +240,7 @@ public final class ShotRunner: @unchecked Sendable {
                 logger.warning("\(message)")
                 display("⚠ \(message)")
             }
-        case .finished, .readyAtHome, .readyToStart:
+        case .finished, .readyAtHome, .readyToStart, .readyToRejoin:
             break
         }
     }
