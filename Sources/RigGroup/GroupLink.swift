@@ -808,7 +808,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         // the group's hold (published below) and says when it is at rest there.
         for rig in peers.filter({ $0.value.path == nil && $0.value.state != "done" }).map(\.key).sorted() where !saidRejoining.contains(rig) {
             saidRejoining.insert(rig)
-            logger.notice("group \(settings.group): rig \(rig) came back without its path (restarted): it rejoins it, leading in to its pose at the group's hold")
+            logger.notice(
+                "group \(settings.group): rig \(rig) came back without its path (restarted): it rejoins it, leading in to its pose at the group's hold")
         }
         let now = WallClock.nanoseconds()
         if let brake = pathSegments?.last, brake.kind == "brake", now < brake.atNs + Int64(brake.rampSeconds * 1e9) { return }

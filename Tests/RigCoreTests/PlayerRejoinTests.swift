@@ -86,7 +86,8 @@ import Testing
         }
         let k = try #require(ready)
         // Frame n is shot at tick 1 + (n − 1) · 100.
-        let expectedTick = framesShot.map { min(Int((t0 / 0.01 + 1e-6).rounded(.down)), $0 == 0 ? 0 : 1 + ($0 - 1) * 100) } ?? Int((t0 / 0.01 + 1e-6).rounded(.down))
+        let expectedTick =
+            framesShot.map { min(Int((t0 / 0.01 + 1e-6).rounded(.down)), $0 == 0 ? 0 : 1 + ($0 - 1) * 100) } ?? Int((t0 / 0.01 + 1e-6).rounded(.down))
         #expect(k == expectedTick)
         #expect(pose == pathPose(Double(k) * 0.01))
         player.advance()
