@@ -106,6 +106,8 @@ extension GroupEndToEndTests {
             // The same command again.
             f1 = try GroupRig(f1Run.args, state: f1State)
             #expect(f1.err.wait(for: "rejoining the path the group holds at", within: 120), "\(f1.transcript)")
+            // It read its last frame from its shot log (the same --log): it shoots the rest on its way up.
+            #expect(f1.err.wait(for: "its last frame on the move was ", within: 120), "\(f1.transcript)")
             #expect(lead.err.wait(for: "rig f1 came back without its path (restarted): it rejoins it", within: 120), "\(lead.transcript)")
             #expect(f1.err.wait(for: "on the path from rest, on the group's clock", within: 120), "\(f1.transcript)")
             #expect(lead.err.wait(for: "resumed", within: 120), "\(lead.transcript)")
