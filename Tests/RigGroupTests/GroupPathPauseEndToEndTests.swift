@@ -119,7 +119,7 @@ extension GroupEndToEndTests {
             try expectHeldOnThePath(f1Run.trace, from: -40, frames: 20, start: nil)
             let ends = [time(of: "the path ended", in: lead.err.text), time(of: "the path ended", in: f1.err.text)]
             if let a = ends[0], let b = ends[1] {
-                #expect(abs(a.timeIntervalSince(b)) < 0.1, "the paths ended \(a.timeIntervalSince(b)) s apart")
+                #expect(abs(a.timeIntervalSince(b)) < 0.1, "the paths ended \(a.timeIntervalSince(b)) s apart\n\(lead.transcript)\n\(f1.transcript)")
             } else {
                 Issue.record("no end: \(lead.transcript)\n\(f1.transcript)")
             }
