@@ -60,7 +60,7 @@ extension RigConsole {
         // A keyframes path on the group's clock, as `rig play --lead` plays one.
         if steps.isEmpty, let groupTimeline, let peaks = PathPeaks(motion: program.motion, axisCount: rig.axes.count, tickSeconds: rig.tickSeconds) {
             groupTimeline.arm(peaks)
-            link.attachTimeline(groupTimeline, axes: rig.axes)
+            link.attachTimeline(groupTimeline, axes: rig.axes, tickSeconds: rig.tickSeconds)
         }
         let mailbox = self.mailbox
         let door = SessionDoor(
