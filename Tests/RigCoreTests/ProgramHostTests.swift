@@ -173,7 +173,7 @@ private let threeSteps = Motion.stepped([
         run.post(.play(HostedProgram(name: "b", motion: threeSteps, trigger: .auto)))
         run.post(.resume)
         run.run(maxTicks: 2) { _ in false }
-        #expect(run.hostEvents == [.started(program: "a"), .refused(.play, .notAtRest), .refused(.resume, .notPaused)])
+        #expect(run.hostEvents == [.started(program: "a", steps: 3), .refused(.play, .notAtRest), .refused(.resume, .notPaused)])
         run.hostEvents = []
         run.post(.stop)
         #expect(run.run { $0.player == nil && $0.isAtRest })
@@ -181,7 +181,7 @@ private let threeSteps = Motion.stepped([
         run.hostEvents = []
         run.post(.play(HostedProgram(name: "b", motion: threeSteps, trigger: .auto)))
         #expect(run.run { $0.programsStarted == 2 && $0.player == nil })
-        #expect(run.hostEvents == [.started(program: "b"), .ended(program: "b", .completed)])
+        #expect(run.hostEvents == [.started(program: "b", steps: 3), .ended(program: "b", .completed)])
         #expect(run.violations.isEmpty)
     }
 

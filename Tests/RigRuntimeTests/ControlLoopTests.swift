@@ -139,13 +139,24 @@ import Testing
         #expect(t < 0.1)
         var limitedEvents = 0
         var hostEvents: [HostEvent] = []
+        var firstOfTheProgram: LoopEvent?
         while let event = loop.events.pop() {
             if case .limiterIntervened(axis: "pan", _) = event { limitedEvents += 1 }
             if case .host(let done, _) = event { hostEvents.append(done) }
+            switch event {
+            case .host, .player: firstOfTheProgram = firstOfTheProgram ?? event
+            default: break
+            }
         }
         #expect(limitedEvents >= 1)
+        // Its start (with its step count: a path has none) before any event of its frames.
+        if case .host(.started(_, let steps), _)? = firstOfTheProgram {
+            #expect(steps == 0)
+        } else {
+            Issue.record("the program's first event is \(String(describing: firstOfTheProgram))")
+        }
         // The host says how the program ended: stopped by the limiter on pan (axis 0).
-        #expect(hostEvents == [.started(program: "too fast"), .ended(program: "too fast", .limited(axis: 0))])
+        #expect(hostEvents == [.started(program: "too fast", steps: 0), .ended(program: "too fast", .limited(axis: 0))])
         var monitor = LimitMonitor(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [-80, 0])
         for commands in output.log.withLock({ $0.writes }) {
             let pose = rig.axes.indices.map { commands[$0].position(on: rig.axes[$0]) ?? 0 }

@@ -2,8 +2,8 @@
 /// programs ended that `rig serve` and the session's parts follow (nothing is guessed
 /// from polled state). Made on the loop thread, reported through the loop's events.
 public enum HostEvent: Sendable, Equatable, CustomStringConvertible {
-    /// A program took the rig (its first tick is next).
-    case started(program: String)
+    /// A program took the rig (its first tick is next); `steps`: its step count (0 for a path).
+    case started(program: String, steps: Int)
     /// A request changed nothing, and why.
     case refused(ProgramRequest.Kind, HostRefusal)
     /// The program is over and the rig parked: the host takes motion commands again (or,
@@ -12,7 +12,7 @@ public enum HostEvent: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .started(let name): "\(name) started"
+        case .started(let name, _): "\(name) started"
         case .refused(let kind, let why): "\(kind) refused: \(why)"
         case .ended(let name, let how): "\(name) \(how)"
         }

@@ -70,7 +70,7 @@ public struct ProgramHost: MotionSource {
             player = program.player(rig: rig, from: startPose)
             self.program = program
             programsStarted = 1
-            report(.started(program: program.name))
+            report(.started(program: program.name, steps: program.stepCount))
         }
     }
 
@@ -291,7 +291,7 @@ public struct ProgramHost: MotionSource {
             isPaused = false
             pausedSeconds = 0
             endCause = nil
-            report(.started(program: new.name))
+            report(.started(program: new.name, steps: new.stepCount))
             if let prepared, prepared.startPose == commands.positions {
                 // Built off the loop thread from this very pose: nothing to allocate here.
                 player = prepared.player

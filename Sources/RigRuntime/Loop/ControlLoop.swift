@@ -343,6 +343,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 events.push(stall)
                 pushed = true
             }
+            // What this tick's requests did first: a program taken (`started`, with its step
+            // count) comes before its first frame's events.
+            while let done = source.takeHostEvent() {
+                events.push(.host(done, timeSeconds: time))
+                pushed = true
+            }
             var sourceLimited: Int?
             ramp.move()
             var reference = (path: 0.0, rate: 1.0, holdHere: false)

@@ -403,7 +403,8 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
                 if case .ready = e { stepsReady += 1 }
                 session.logEvent(e, time: t, stepCount: stepCount)
             case .host(let done, _):
-                if case .started = done { stepCount = loop.status.progress.stepCount ?? 0 }
+                // The program's own count (the loop's status may not show it yet).
+                if case .started(_, let steps) = done { stepCount = steps }
                 if case .refused = done { logger.debug("\(done)") }
             case .limiterIntervened(let axis, let t):
                 // Only a program's frame (or any frame, when a bent frame stops the run) is

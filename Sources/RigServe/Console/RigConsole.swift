@@ -216,7 +216,7 @@ public final class RigConsole: @unchecked Sendable {
     /// refused (said, not dropped silently), or ended.
     private func follow(_ done: HostEvent) {
         switch done {
-        case .started(let name):
+        case .started(let name, _):
             shared.withLock { s in if s.run?.name == name { s.run?.started = true } }
         case .refused(.play, let why):
             let refused = shared.withLock { s -> Bool in
