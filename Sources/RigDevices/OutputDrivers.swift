@@ -50,7 +50,12 @@ public enum OutputDrivers {
     public static func make(for rig: Rig, logger: Logger) throws -> Output {
         switch try config(rig) {
         case .sim(let config): SimOutput(config: config, rig: rig)
-        case .pca9685(let config): PCA9685Output(config: config, logger: logger)
+        case .pca9685(let config):
+            {
+                let output = PCA9685Output(config: config, logger: logger)
+                output.countTrim = CountTrim(rig: rig, periodMicroseconds: output.periodMicroseconds)
+                return output
+            }()
         case .blecontrol(let config): BLEControlOutput(config: config, logger: logger)
         }
     }

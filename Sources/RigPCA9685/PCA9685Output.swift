@@ -25,6 +25,10 @@ import SystemPackage
 /// `counts / 4096 × servoFramePeriodMicroseconds` (the period every output reports pwm
 /// in); 0 for `.off`. Every channel is reported every tick: the chip keeps producing
 /// unchanged channels' pulses.
+///
+/// With `countTrim` set (`OutputDrivers.make` sets it from the rig), a shaped servo axis's
+/// count is moved by the one-count trim after its moves (`CountTrim`: only where the PWM
+/// period is one loop tick); `sent` reports the trimmed pulse.
 public final class PCA9685Output: Output {
     public let config: PCA9685OutputConfig
     public let label: String
@@ -43,6 +47,10 @@ public final class PCA9685Output: Output {
     private var channelNumbers: [Int] = []
     /// Between a successful `start` and `shutdown`.
     private var started = false
+    /// The one-count trim of the rig's axes (in `start` order), if it can work here: set
+    /// before `start` (`CountTrim(rig:periodMicroseconds:)` with this output's real
+    /// `periodMicroseconds`).
+    public var countTrim: CountTrim?
 
     /// Times a reset chip was found and initialised again.
     var recoveries: Int { chip.recoveries }
@@ -116,7 +124,15 @@ public final class PCA9685Output: Output {
         }
         for index in commands.indices {
             let channel = channelNumbers[index]
-            let encoded = registers(for: commands[index], channel: channel)
+            var trimCounts = 0
+            if countTrim != nil, case .pulse(let microseconds) = commands[index] {
+                let counts = PCA9685Math.counts(pulseMicroseconds: microseconds, periodMicroseconds: periodMicroseconds)
+                trimCounts =
+                    countTrim?.counts(
+                        axis: index, commandedMicroseconds: microseconds,
+                        quantizedMicroseconds: PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds)) ?? 0
+            }
+            let encoded = registers(for: commands[index], channel: channel, trimCounts: trimCounts)
             chip.set(channel, encoded.registers)
             sent[index] = encoded.sentMicroseconds
         }
@@ -155,6 +171,9 @@ public final class PCA9685Output: Output {
 
     public var pwmPeriodMicroseconds: Double { periodMicroseconds }
 
+    /// The chip held its pulses through a stall: a trim under way is lost.
+    public func elapsedWithoutWrites(ticks: Int) { countTrim?.cancel() }
+
     public func lastKnownCommand(for channel: OutputChannel) -> ChannelCommand? {
         savedPose()?.command(for: channel)
     }
@@ -177,12 +196,15 @@ public final class PCA9685Output: Output {
     }
 
     @inline(__always)
-    private func registers(for command: ChannelCommand, channel: Int) -> (registers: PCA9685ChannelRegisters, sentMicroseconds: Double) {
+    private func registers(
+        for command: ChannelCommand, channel: Int, trimCounts: Int = 0
+    ) -> (registers: PCA9685ChannelRegisters, sentMicroseconds: Double) {
         switch command {
         case .off:
             return (.fullOff, 0)
         case .pulse(let microseconds):
-            let counts = PCA9685Math.counts(pulseMicroseconds: microseconds, periodMicroseconds: periodMicroseconds)
+            // The trim's count stays within the axis's soft limits (`CountTrim` checks).
+            let counts = PCA9685Math.counts(pulseMicroseconds: microseconds, periodMicroseconds: periodMicroseconds) + trimCounts
             return (
                 .pulse(counts: counts, phase: phase(channel: channel)),
                 PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds)

@@ -179,3 +179,61 @@ import Testing
         #expect(abs(horn[2] - 3) <= halfCount && horn[3] == horn[2], "\(horn)")
     }
 }
+
+/// The one-count trim in the simulated output: on a shaped axis at 200 Hz (a count every
+/// tick) it leaves the payload still after a move where the plain counts ring; at 50 Hz it
+/// is off and the pulses are the untrimmed ones.
+@Suite struct SimOutputTrimTests {
+    static func rig(pwmHz: Double, trim: Bool) throws -> (Rig, SimOutputConfig) {
+        var rig = testRig(loopRateHz: 200)
+        rig.axes[0].payload = Payload(frequencyHz: 3, damping: 0.03)
+        rig.axes[0].shaper = ShaperConfig(kind: .zv, frequencyHz: 3, damping: 0.03, trim: trim)
+        var config = SimOutputConfig()
+        config.frequencyHz = pwmHz
+        return (rig, config)
+    }
+
+    /// Shaped moves to each of `ends` from 0; per move the camera's rate amplitude a ringing
+    /// period after it (°/s), and every pulse sent.
+    static func moves(_ rig: Rig, _ config: SimOutputConfig, ends: [Double]) throws -> (left: [Double], sent: [Double]) {
+        var left: [Double] = []
+        var pulses: [Double] = []
+        for end in ends {
+            let sim = SimOutput(config: config, rig: rig)
+            try sim.start(channels: rig.axes.map(OutputChannel.init), initial: [rig.axes[0].command(forPosition: 0), .duty(percent: 0)])
+            var shaper = InputShaper(axes: rig.axes, tickSeconds: rig.tickSeconds, startPose: [0, 0])
+            var out = [0.0, 0]
+            var sent = [Double](repeating: .nan, count: 2)
+            for k in 0..<260 {
+                let s = min(Double(k + 1) / 60, 1)
+                shaper.shape([end * (1 - cos(Double.pi * s)) / 2, 0], into: &out)
+                try sim.write([rig.axes[0].command(forPosition: out[0]), .duty(percent: 0)], sent: &sent)
+                pulses.append(sent[0])
+            }
+            let w = 2 * Double.pi * 3
+            let e = sim.cameraMotion.angles[0] - sim.hornPositions[0]
+            let v = sim.cameraMotion.rates[0]
+            left.append((v * v + w * w * e * e).squareRoot())
+        }
+        return (left, pulses)
+    }
+
+    @Test func at200HzTheTrimStillsWhatTheCountsLeave() throws {
+        let ends = stride(from: 20.0, through: 21, by: 0.1).map { $0 }
+        let (on, config) = try Self.rig(pwmHz: 200, trim: true)
+        let (off, _) = try Self.rig(pwmHz: 200, trim: false)
+        let trimmed = try Self.moves(on, config, ends: ends)
+        let plain = try Self.moves(off, config, ends: ends)
+        // The default settle's threshold is 0.5 °/s; the trim aims below half of it.
+        #expect(plain.left.filter { $0 > 0.25 }.count >= ends.count / 3, "the plain counts ring: \(plain.left)")
+        for (t, p) in zip(trimmed.left, plain.left) { #expect(t <= max(0.25, p / 2), "\(t) °/s trimmed against \(p)") }
+        #expect(trimmed.sent != plain.sent)
+    }
+
+    @Test func at50HzTheTrimIsOff() throws {
+        let ends = stride(from: 20.0, through: 21, by: 0.25).map { $0 }
+        let (on, config) = try Self.rig(pwmHz: 50, trim: true)
+        let (off, _) = try Self.rig(pwmHz: 50, trim: false)
+        #expect(try Self.moves(on, config, ends: ends).sent == Self.moves(off, config, ends: ends).sent)
+    }
+}

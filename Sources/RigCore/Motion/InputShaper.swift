@@ -22,19 +22,24 @@ public struct ShaperConfig: Sendable, Equatable {
     public var kind: Kind
     public var frequencyHz: Double
     public var damping: Double
+    /// Whether an output that rounds to counts plays the one-count trim after this axis's
+    /// moves (`"trim"`, default true; `CountTrim` says where it can work).
+    public var trim = true
 
-    public init(kind: Kind, frequencyHz: Double, damping: Double) {
+    public init(kind: Kind, frequencyHz: Double, damping: Double, trim: Bool = true) {
         self.kind = kind
         self.frequencyHz = frequencyHz
         self.damping = damping
+        self.trim = trim
     }
 
     public static func parse(_ value: ValueReader) throws(FileError) -> ShaperConfig {
         let object = try value.object()
         let kind = Kind(rawValue: try object.required("type", "\"zv\", \"mzv\", \"ei\" or \"zvd\"").oneOf(Kind.allCases.map(\.rawValue))) ?? .zv
         let mode = try Payload.parseMode(object)
+        let trim = try object.optional("trim")?.bool() ?? true
         try object.finish()
-        return ShaperConfig(kind: kind, frequencyHz: mode.frequencyHz, damping: mode.damping)
+        return ShaperConfig(kind: kind, frequencyHz: mode.frequencyHz, damping: mode.damping, trim: trim)
     }
 
     /// The impulses: amplitudes (positive, summing to 1) and their times, seconds.

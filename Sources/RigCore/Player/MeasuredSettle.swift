@@ -83,6 +83,11 @@ public struct StillnessDetector: Sendable, Equatable {
     /// Readings in a row whose envelope was below the threshold, and how many it takes.
     private var envelopeQuiet = 0
     private let envelopeHold: Int
+    /// `commanded(sent:framesMoving:)`'s last pulses, the ticks since one changed, and how
+    /// many ticks after a change the servo may still be answering it.
+    private var lastSent: [Double] = []
+    private var sinceSentChange = Int.max
+    private var answerTicks = 1
 
     public init(thresholdDegreesPerSecond: Double, holdSeconds: Double, envelope: RingingEnvelope? = nil) {
         self.thresholdDegreesPerSecond = thresholdDegreesPerSecond
@@ -99,9 +104,17 @@ public struct StillnessDetector: Sendable, Equatable {
 
     /// The detector the loop runs for `rig`'s settle: by the envelope when the rig knows
     /// the ringing's frequency (`Rig.settleRingingHz`, read once a tick), else by the hold.
-    public init(_ settle: MeasuredSettle, rig: Rig) {
+    /// `pwmPeriodSeconds`: how long a pulse written may wait to be latched (the output's
+    /// PWM period), for `commanded(sent:framesMoving:)`.
+    public init(_ settle: MeasuredSettle, rig: Rig, pwmPeriodSeconds: Double = 0) {
         let envelope = rig.settleRingingHz(settle).flatMap { RingingEnvelope(frequencyHz: $0, sampleSeconds: rig.tickSeconds) }
         self.init(thresholdDegreesPerSecond: settle.thresholdDegreesPerSecond, holdSeconds: settle.holdSeconds, envelope: envelope)
+        lastSent = rig.axes.map { _ in Double.nan }
+        // A pulse is latched up to a PWM period after it is written, and the servo answers
+        // its lag later (`lagSeconds`, 0 unless the file says), one tick more for its own loop.
+        let latch = Int((max(pwmPeriodSeconds, 0) / rig.tickSeconds - 1e-9).rounded(.up))
+        let lag = rig.axes.map { Int(($0.servo.lagSeconds / rig.tickSeconds).rounded(.up)) }.max() ?? 0
+        answerTicks = max(latch, 1) + lag
     }
 
     /// One measurement: the rate magnitude (°/s) over the `seconds` since the last one.
@@ -128,6 +141,23 @@ public struct StillnessDetector: Sendable, Equatable {
         guard moving, envelope != nil else { return }
         envelope?.clear()
         envelopeQuiet = 0
+    }
+
+    /// Motion as the output sent it (told before `observe`, instead of `commanded(moving:)`):
+    /// the envelope starts again after the last tick whose pulses (`sent`, per axis: what
+    /// the output programmed, its counts) changed, and the servo's answer to it (a latch
+    /// period and its lag) — not after the last frame change: a shaped move's last frames
+    /// stay within one count, and the servo cannot move the camera on a count it was not
+    /// sent. A NaN (nothing sent, nothing known) leaves it to `framesMoving`.
+    public mutating func commanded(sent: [Double], framesMoving: Bool) {
+        var changed = false
+        var known = sent.count == lastSent.count
+        for i in sent.indices where i < lastSent.count {
+            if sent[i].isNaN { known = false } else if sent[i] != lastSent[i] { changed = true }
+            lastSent[i] = sent[i]
+        }
+        if changed { sinceSentChange = 0 } else if sinceSentChange < Int.max { sinceSentChange += 1 }
+        commanded(moving: known ? sinceSentChange <= answerTicks : framesMoving)
     }
 
     public var isStill: Bool {

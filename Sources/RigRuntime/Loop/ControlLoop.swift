@@ -160,7 +160,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         self.rig = rig
         rateRecorder = rates
         stillnessProbe = stillness?.probe
-        self.stillness = StillnessDetector(stillness?.settle ?? MeasuredSettle(sensor: .sim), rig: rig)
+        self.stillness = StillnessDetector(
+            stillness?.settle ?? MeasuredSettle(sensor: .sim), rig: rig, pwmPeriodSeconds: output.pwmPeriodMicroseconds / 1_000_000)
         settleTimeoutSeconds = stillness?.settle.timeoutSeconds ?? 0
         self.mailbox = mailbox
         delivered = SourceMailbox.buffer(capacity: mailbox.capacity)
@@ -427,7 +428,8 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 var moving = false
                 for v in limiter.velocities where v != 0 { moving = true }
                 stillnessProbe.commanded(moving: moving)
-                stillness.commanded(moving: moving)
+                // The envelope's window starts after the last count the output sent.
+                stillness.commanded(sent: sent, framesMoving: moving)
                 stillness.observe(rateDegreesPerSecond: stillnessProbe.rateDegreesPerSecond() ?? .nan, seconds: dt)
                 source.measured(still: stillness.isStill)
                 if moving {

@@ -11,7 +11,9 @@ import Synchronization
 /// two, a new command waits), answering `lagSeconds` later and leaving an error within
 /// half its deadband uncorrected, the horn slewing, and the camera on it a damped spring
 /// (`PayloadResponse`) that rings after every move. Other axes send the commanded pulse,
-/// unquantized, and the camera is the horn.
+/// unquantized, and the camera is the horn. Where a count is latched every tick (the PWM
+/// period one loop tick), a modelled shaped axis gets the one-count trim after its moves
+/// (`CountTrim`), as a `pca9685` output's does.
 public final class SimOutput: Output, @unchecked Sendable {
     public let config: SimOutputConfig
     private let axes: [Axis]
@@ -37,6 +39,8 @@ public final class SimOutput: Output, @unchecked Sendable {
     private var held: [ChannelCommand] = []
     private var heldSent: [Double] = []
     private let shutDown = Atomic<Bool>(false)
+    /// The one-count trim, where it can work (nil elsewhere).
+    private var trim: CountTrim?
     /// The safe commands the rig was left in (for tests and the final report).
     public private(set) var safeState: [ChannelCommand] = []
 
@@ -58,6 +62,8 @@ public final class SimOutput: Output, @unchecked Sendable {
         self.tickSeconds = rig.tickSeconds
         periodSeconds = config.periodMicroseconds / 1_000_000
         modelled = rig.axes.map { $0.kind == .servo && ($0.payload != nil || $0.servo != ServoImperfection()) }
+        // Only a modelled axis is sent in counts (elsewhere the camera is the horn).
+        trim = CountTrim(rig: rig, periodMicroseconds: config.periodMicroseconds)
     }
 
     public var label: String { "sim" }
@@ -84,7 +90,7 @@ public final class SimOutput: Output, @unchecked Sendable {
 
     public func write(_ commands: [ChannelCommand], sent: inout [Double]) throws(OutputFault) {
         for i in commands.indices where i < held.count { held[i] = commands[i] }
-        advance(commands, sent: &sent)
+        advance(commands, sent: &sent, trimming: true)
         publish()
     }
 
@@ -92,12 +98,15 @@ public final class SimOutput: Output, @unchecked Sendable {
     /// payload went on ringing (up to 30 s of it), as a real head does through a stall.
     public func elapsedWithoutWrites(ticks: Int) {
         guard !held.isEmpty, ticks > 0 else { return }
-        for _ in 0..<min(ticks, Int(30 / tickSeconds)) { advance(held, sent: &heldSent) }
+        // The servos held the last pulses: a trim under way is lost.
+        trim?.cancel()
+        for _ in 0..<min(ticks, Int(30 / tickSeconds)) { advance(held, sent: &heldSent, trimming: false) }
         publish()
     }
 
-    /// One tick of the modelled chain with `commands`.
-    private func advance(_ commands: [ChannelCommand], sent: inout [Double]) {
+    /// One tick of the modelled chain with `commands` (`trimming`: a write, whose counts the
+    /// trim may move; a stall's catch-up holds them).
+    private func advance(_ commands: [ChannelCommand], sent: inout [Double], trimming: Bool) {
         let step = config.servoSpeedDegreesPerSecond * tickSeconds
         lagNewest = lagNewest + 1 == lagWindow ? 0 : lagNewest + 1
         // A period begins with this tick: the servo gets this tick's pulse.
@@ -113,7 +122,11 @@ public final class SimOutput: Output, @unchecked Sendable {
                     horn[i] += min(max(target - horn[i], -step), step)
                     continue
                 }
-                let quantized = Self.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds)
+                var quantized = Self.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds)
+                if trimming, trim != nil {
+                    let counts = trim?.counts(axis: i, commandedMicroseconds: us, quantizedMicroseconds: quantized) ?? 0
+                    quantized += Double(counts) * Self.countMicroseconds(periodMicroseconds: config.periodMicroseconds)
+                }
                 sent[i] = quantized
                 if newPeriod { latched[i] = axes[i].calibration?.angle(forPulseMicroseconds: quantized) ?? horn[i] }
                 let base = i * lagWindow

@@ -19,7 +19,10 @@ struct BenchSettleCommand: ParsableCommand {
             half a ringing period, a timeout sized to the payload: how long one output count's \
             step rings above the threshold), lever by lever: S-curves and the hold (round 5), \
             trapezoids (a shaped axis's default), the settle by the ringing's envelope, and a \
-            one-count trim after each move (a prototype; only where the PWM period is one tick). \
+            one-count trim after each move (the product's, as rig play plays it: only where the \
+            PWM period is one tick; the rows without it set the shaper's "trim": false), the \
+            envelope's window starting at the last count sent. Residual wobble is with the \
+            trim (the product's default). \
             Reports per payload and frequency: the mean time \
             per step from the start of its move to the start of its exposure, shaped ÷ \
             reference; and the frames whose blur (the camera's angular excursion during the \
@@ -115,7 +118,8 @@ struct BenchSettleCommand: ParsableCommand {
         case trapezoid = "trapezoid, hold"
         /// … and the settle by the ringing's envelope (the loop's, with shapers).
         case envelope = "trapezoid, envelope"
-        /// … and a one-count trim after each move (a prototype in the bench).
+        /// … and the one-count trim after each move (the product's `CountTrim`, on by
+        /// default; the other rows turn it off with the shaper's `"trim": false`).
         case trimHold = "trapezoid, hold, trim"
         case trim = "trapezoid, envelope, trim"
 
@@ -151,10 +155,10 @@ struct BenchSettleCommand: ParsableCommand {
                             SettleBench.program(
                                 rig: SettleBench.rig(
                                     payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), settle: settle,
-                                    deadbandDeg: deadband, pwmHz: hz, jerkRampSeconds: lever.jerkRampSeconds),
+                                    deadbandDeg: deadband, pwmHz: hz, jerkRampSeconds: lever.jerkRampSeconds, trim: lever.trim),
                                 poses: poses, settleSeconds: Self.referenceSettleSeconds),
                             exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels,
-                            envelope: lever.envelope, trim: lever.trim)
+                            envelope: lever.envelope)
                     }
                     let shaped = levers[levers.count - 1]
                     func wobble(_ shaper: ShaperConfig?) throws -> Double {

@@ -20,16 +20,18 @@ enum SettleBench {
     /// `payload`, shaped by `shaper` when given, settling by the simulated sensor when
     /// `settle` is given.
     /// `jerkRampSeconds` sets each axis's `maxJerk` (its ramp to `maxAcceleration`); nil:
-    /// the default (a shaped axis's trapezoids).
+    /// the default (a shaped axis's trapezoids). `trim`: the shapers' `"trim"` (the
+    /// product's one-count trim, `CountTrim`, where the PWM period is one tick).
     static func rig(
-        payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0, pwmHz: Double = 50, jerkRampSeconds: Double? = nil
+        payload: Payload, shaper: ShaperConfig?, settle: MeasuredSettle?, deadbandDeg: Double = 0, pwmHz: Double = 50, jerkRampSeconds: Double? = nil,
+        trim: Bool = true
     ) -> String {
         var axisExtra = ", \"payload\": {\"frequencyHz\": \(number(payload.frequencyHz)), \"damping\": \(number(payload.damping))}"
         func jerk(_ acceleration: Double) -> String { jerkRampSeconds.map { ", \"maxJerk\": \(number(acceleration / $0))" } ?? "" }
         if deadbandDeg > 0 { axisExtra += ", \"deadbandDeg\": \(number(deadbandDeg))" }
         if let shaper {
             axisExtra +=
-                ", \"shaper\": {\"type\": \"\(shaper.kind.rawValue)\", \"frequencyHz\": \(number(shaper.frequencyHz)), \"damping\": \(number(shaper.damping))}"
+                ", \"shaper\": {\"type\": \"\(shaper.kind.rawValue)\", \"frequencyHz\": \(number(shaper.frequencyHz)), \"damping\": \(number(shaper.damping))\(trim ? "" : ", \"trim\": false")}"
         }
         var rigExtra = ""
         if let settle {
@@ -77,11 +79,11 @@ enum SettleBench {
     /// `exposureSeconds`; blur is the camera's angular excursion during the exposure (all
     /// axes, √Σ) × `pixelsPerDegree`. The lead-in (step 1's move from home) is left out
     /// of the time per step. `envelope`: the settle sensor's verdict by the ringing's
-    /// envelope (as the loop runs it for a rig with shapers), else by the hold alone.
-    /// `trim`: a one-count trim after each move (`CountTrim`, a prototype the product
-    /// does not play).
+    /// envelope (as the loop runs it for a rig with shapers: its window from the last count
+    /// sent), else by the hold alone. The one-count trim is the rig file's (its shapers'
+    /// `"trim"`), played by the simulated output as `rig play` plays it.
     static func panorama(
-        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double, envelope: Bool = false, trim: Bool = false
+        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double, envelope: Bool = false
     ) throws -> PanoramaFigures {
         let rig = program.rig
         let start = rig.homePose
@@ -93,12 +95,9 @@ enum SettleBench {
         plan.measuredSettle = rig.settle
         var player = Player(rig: rig, motion: program.motion, startPose: start, shooting: plan)
         let settle = rig.settle ?? MeasuredSettle(sensor: .sim)
-        var detector = envelope ? StillnessDetector(settle, rig: rig) : StillnessDetector(settle)
         let config = try simConfig(rig)
-        // The trim's count and its timing need a count latched every tick (a PWM period of one tick).
-        let trimming = trim && abs(config.periodMicroseconds / 1_000_000 - rig.tickSeconds) < 1e-9
-        let countMicroseconds = SimOutput.countMicroseconds(periodMicroseconds: config.periodMicroseconds)
-        var trims: [CountTrim] = []
+        var detector =
+            envelope ? StillnessDetector(settle, rig: rig, pwmPeriodSeconds: config.periodMicroseconds / 1_000_000) : StillnessDetector(settle)
         var previous = start
         var frame = start
         var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
@@ -118,49 +117,8 @@ enum SettleBench {
             var moving = false
             for i in rig.axes.indices where frame[i] != previous[i] { moving = true }
             previous = frame
-            for t in trims where t.ticks.contains(ticks) {
-                if case .pulse(let us) = commands[t.axis] { commands[t.axis] = .pulse(microseconds: us + t.counts * countMicroseconds) }
-                moving = true
-            }
             try output.write(commands, sent: &sent)
             let angles = output.cameraMotion.angles
-            if trimming, case .moveStarted? = event {
-                // The move's frames are known now (the player is a value: a copy plays them
-                // ahead); the trim is planned against the counts they will send.
-                var ahead = player
-                var next = frame
-                var horns: [[Double]] = rig.axes.map { _ in [] }
-                var arrived = false
-                while !arrived, horns[0].count < Bounds.maxTicks {
-                    _ = ahead.tick(into: &next)
-                    for i in rig.axes.indices {
-                        var angle = next[i]
-                        if case .pulse(let us) = rig.axes[i].command(forPosition: next[i]), let calibration = rig.axes[i].calibration {
-                            angle = calibration.angle(
-                                forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds))
-                        }
-                        horns[i].append(angle)
-                    }
-                    if case .settling = ahead.phase { arrived = true }
-                }
-                let (cameraAngles, rates) = output.cameraMotion
-                trims.removeAll()
-                for i in rig.axes.indices {
-                    guard let payload = rig.axes[i].payload, let calibration = rig.axes[i].calibration,
-                        case .pulse(let us) = rig.axes[i].command(forPosition: next[i])
-                    else { continue }
-                    let here = calibration.angle(
-                        forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds))
-                    let up = calibration.angle(
-                        forPulseMicroseconds: SimOutput.quantized(pulseMicroseconds: us + countMicroseconds, periodMicroseconds: config.periodMicroseconds))
-                    if let t = CountTrim.plan(
-                        axis: i, payload: payload, tickSeconds: rig.tickSeconds, angle: cameraAngles[i], rate: rates[i], hornAhead: horns[i],
-                        countDegrees: up - here, goalDegreesPerSecond: 0.5 * settle.thresholdDegreesPerSecond, firstTick: ticks + 1)
-                    {
-                        trims.append(t)
-                    }
-                }
-            }
             switch event {
             case .moveStarted(let step)?: moveStart[step] = ticks
             case .settled(_, _, let measured)?: if rig.settle != nil, !measured { timeouts += 1 }
@@ -184,7 +142,7 @@ enum SettleBench {
                     high[i] = max(high[i], angles[i])
                 }
             }
-            detector.commanded(moving: moving)
+            detector.commanded(sent: sent, framesMoving: moving)
             detector.observe(rateDegreesPerSecond: output.rateDegreesPerSecond() ?? .nan, seconds: rig.tickSeconds)
             player.measured(still: detector.isStill)
         }
@@ -193,73 +151,6 @@ enum SettleBench {
         return PanoramaFigures(
             secondsPerStep: mean, blurredFrames: blurs.filter { $0 > blurLimitPixels }.count, frames: blurs.count,
             worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
-    }
-
-    /// A one-count trim (prototype): one axis's pulse one count up (or down) over `ticks`,
-    /// then back, so the count's two steps cancel the ringing the move's count staircase
-    /// leaves (their response has amplitude 2q·|sin(ωτ/2)| for a pulse τ long, its phase
-    /// set by its start). Planned when the move starts, on the payload's model, against
-    /// the counts the move will send; it may start within the move's last ringing period.
-    /// The count must be latched every tick (a PWM period of one tick).
-    struct CountTrim {
-        var axis: Int
-        var ticks: Range<Int>
-        var counts: Double
-
-        /// `hornAhead`: the horn's angle at each tick from `firstTick` until the move has
-        /// arrived (the last). The trim that ends earliest (at the arrival at best) and
-        /// leaves the camera ringing below `goal` (°/s of rate amplitude), starting at most
-        /// a ringing period before the arrival or after it and lasting at most a period;
-        /// failing that the one that leaves least, if it halves what is there; nil when the
-        /// counts leave less than the goal anyway.
-        static func plan(
-            axis: Int, payload: Payload, tickSeconds: Double, angle: Double, rate: Double, hornAhead: [Double], countDegrees: Double,
-            goalDegreesPerSecond goal: Double, firstTick: Int
-        ) -> CountTrim? {
-            guard let final = hornAhead.last else { return nil }
-            let w = 2 * Double.pi * payload.frequencyHz
-            func amplitude(_ e: Double, _ v: Double) -> Double { (v * v + w * w * e * e).squareRoot() }
-            let arrival = hornAhead.count
-            let span = Int((1 / (payload.frequencyHz * tickSeconds)).rounded(.up))
-            // The camera without a trim, relative to the final horn, k ticks from now.
-            var p = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: angle)
-            p.rate = rate
-            var base: [(e: Double, v: Double)] = [(angle - final, rate)]
-            for k in 0..<(arrival + 2 * span) {
-                p.step(horn: k < arrival ? hornAhead[k] : final)
-                base.append((p.angle - final, p.rate))
-            }
-            let left = amplitude(base[arrival].e, base[arrival].v)
-            guard left > goal else { return nil }
-            // A one-count pulse of `width` ticks from rest, `lag` ticks after it began (linear:
-            // added to the untrimmed camera).
-            var pulse: [[(e: Double, v: Double)]] = [[]]
-            for width in 1...span {
-                var q = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: 0)
-                var states: [(e: Double, v: Double)] = [(0, 0)]
-                for k in 0..<(2 * span) {
-                    q.step(horn: k < width ? countDegrees : 0)
-                    states.append((q.angle, q.rate))
-                }
-                pulse.append(states)
-            }
-            var best: (start: Int, width: Int, sign: Double, end: Int, left: Double)?
-            var least: (start: Int, width: Int, sign: Double, end: Int, left: Double)?
-            for start in max(0, arrival - span)...(arrival + span) {
-                for width in 1...span {
-                    let end = max(arrival, start + width)
-                    guard end - start < pulse[width].count, end < base.count else { continue }
-                    for sign in [1.0, -1.0] {
-                        let r = pulse[width][end - start]
-                        let a = amplitude(base[end].e + sign * r.e, base[end].v + sign * r.v)
-                        if a < least?.left ?? .infinity { least = (start, width, sign, end, a) }
-                        if a <= goal, best.map({ end < $0.end || (end == $0.end && a < $0.left) }) ?? true { best = (start, width, sign, end, a) }
-                    }
-                }
-            }
-            guard let pick = best ?? least.flatMap({ $0.left < left / 2 ? $0 : nil }) else { return nil }
-            return CountTrim(axis: axis, ticks: (firstTick + pick.start)..<(firstTick + pick.start + pick.width), counts: pick.sign)
-        }
     }
 
     /// The largest ringing of the camera about the horn after one pan move of `degrees`

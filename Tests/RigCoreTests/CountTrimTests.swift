@@ -1,0 +1,168 @@
+import Foundation
+import RigSky
+import Testing
+
+@testable import RigCore
+@testable import RigFormat
+
+/// The one-count trim: a shaped move's counts leave a residual ringing; the trim's pulse
+/// pair cancels it on the payload's model, within the soft limits, and only where a count
+/// is latched every tick.
+@Suite struct CountTrimTests {
+    static let tickSeconds = 0.005
+    /// A PCA9685 at 200 Hz: a count latched every 5 ms tick.
+    static let period200 = 5_000.0
+
+    static func axis(frequencyHz: Double, damping: Double, kind: ShaperConfig.Kind = .zv, softMin: Double = -85, softMax: Double = 85) -> Axis {
+        var axis = servoAxis("pan", channel: 0, softMin: softMin, softMax: softMax, maxVelocity: 180, maxAcceleration: 720)
+        axis.calibration = try? Calibration.make(points: [(-90, 500), (90, 2500)], inverted: false).get()
+        axis.shaper = ShaperConfig(kind: kind, frequencyHz: frequencyHz, damping: damping)
+        return axis
+    }
+
+    /// What a shaped move from `from` to `to` leaves: each tick's commanded pulse rounded to
+    /// whole counts (as the output does), trimmed when `trim` is given, played on the
+    /// payload (the shaper's frequency and damping); the rate amplitude of the ringing a
+    /// ringing period after the trim (or the move) ended, the pulses sent, and the ticks trimmed.
+    static func play(
+        _ axis: Axis, from: Double, to: Double, periodMicroseconds: Double = period200, trim: CountTrim?
+    ) -> (residual: Double, sentAngles: [Double], trimmedTicks: Int) {
+        var trim = trim
+        let shaper = axis.shaper!
+        let payload = Payload(frequencyHz: shaper.frequencyHz, damping: shaper.damping)
+        let calibration = axis.calibration!
+        var shaping = InputShaper(axes: [axis], tickSeconds: tickSeconds, startPose: [from])
+        var camera = PayloadResponse(payload: payload, tickSeconds: tickSeconds, angle: from)
+        // A smooth reference move (a raised cosine over 0.3 s), then the shaper's tail and
+        // two ringing periods of holding.
+        let moveTicks = 60
+        let holdTicks = shaping.tailTicks + Int(2 / (payload.frequencyHz * tickSeconds)) + 10
+        var out = [from]
+        var sent: [Double] = []
+        var trimmed = 0
+        for k in 0..<(moveTicks + holdTicks) {
+            let s = min(Double(k + 1) / Double(moveTicks), 1)
+            shaping.shape([from + (to - from) * (1 - cos(Double.pi * s)) / 2], into: &out)
+            let us = calibration.pulseMicroseconds(forAngle: out[0])
+            var q = (us / periodMicroseconds * 4096).rounded() / 4096 * periodMicroseconds
+            let counts = trim?.counts(axis: 0, commandedMicroseconds: us, quantizedMicroseconds: q) ?? 0
+            if counts != 0 { trimmed += 1 }
+            q += Double(counts) * periodMicroseconds / 4096
+            let angle = calibration.angle(forPulseMicroseconds: q)
+            sent.append(angle)
+            camera.step(horn: angle)
+        }
+        let w = 2 * Double.pi * payload.frequencyHz
+        let final = sent.last ?? to
+        let e = camera.angle - final
+        return ((camera.rate * camera.rate + w * w * e * e).squareRoot(), sent, trimmed)
+    }
+
+    static func uniform(_ g: inout SplitMix64, _ range: ClosedRange<Double>) -> Double {
+        range.lowerBound + Double(g.next() >> 11) / Double(1 << 53) * (range.upperBound - range.lowerBound)
+    }
+
+    /// Over random payloads (2–8 Hz, ζ 0.01–0.08), shapers and moves (some ending on a soft
+    /// limit): the trimmed counts leave the ringing below the goal (or, where a single pulse
+    /// pair cannot, at most half the untrimmed one), never more than the untrimmed counts
+    /// leave, and no pulse is sent outside the soft limits the untrimmed rounding kept.
+    @Test func theTrimLeavesEachMovesRingingBelowTheGoalWithinTheSoftLimits() throws {
+        var g = SplitMix64(seed: 36)
+        let goal = 0.25
+        var belowGoal = 0
+        var cases = 0
+        for _ in 0..<60 {
+            let f = Self.uniform(&g, 2...8)
+            let z = Self.uniform(&g, 0.01...0.08)
+            let kind = ShaperConfig.Kind.allCases[Int(g.next() % 4)]
+            let softMax = Self.uniform(&g, 30...85)
+            let axis = Self.axis(frequencyHz: f, damping: z, kind: kind, softMin: -softMax, softMax: softMax)
+            let from = Self.uniform(&g, -softMax...softMax)
+            let to = g.next() % 3 == 0 ? softMax : Self.uniform(&g, -softMax...softMax)
+            let trim = try #require(CountTrim(axes: [axis], tickSeconds: Self.tickSeconds, periodMicroseconds: Self.period200, goalDegreesPerSecond: goal))
+            let plain = Self.play(axis, from: from, to: to, trim: nil)
+            let trimmed = Self.play(axis, from: from, to: to, trim: trim)
+            cases += 1
+            let what = "\(kind) at \(f) Hz, ζ \(z), \(from)° → \(to)° (soft ±\(softMax)°)"
+            #expect(trimmed.residual <= max(plain.residual, goal) * 1.0001, "\(what): \(trimmed.residual) °/s trimmed, \(plain.residual) untrimmed")
+            if plain.residual <= goal {
+                #expect(trimmed.trimmedTicks == 0, "\(what): trimmed a ringing already below the goal")
+            } else {
+                #expect(trimmed.residual <= goal || trimmed.residual <= plain.residual / 2, "\(what): \(trimmed.residual) °/s left of \(plain.residual)")
+            }
+            if trimmed.residual <= goal { belowGoal += 1 }
+            for (a, b) in zip(trimmed.sentAngles, plain.sentAngles) {
+                #expect(a >= min(-softMax, b) && a <= max(softMax, b), "\(what): sent \(a)° outside ±\(softMax)°")
+            }
+        }
+        // The trim is the lever: nearly every move ends still enough (the untrimmed counts
+        // leave most above the goal).
+        #expect(belowGoal >= cases * 9 / 10, "\(belowGoal) of \(cases) below the goal")
+    }
+
+    @Test func aMoveEndingOnTheSoftLimitIsTrimmedOnlyInward() throws {
+        // A move whose counts ring and end on the limit: the trim that would go past it is not tried.
+        var trimmedOutward = 0
+        var trimmedAtAll = 0
+        for end in stride(from: 40.0, through: 41, by: 0.05) {
+            let axis = Self.axis(frequencyHz: 3, damping: 0.03, softMin: -end, softMax: end)
+            let trim = try #require(CountTrim(axes: [axis], tickSeconds: Self.tickSeconds, periodMicroseconds: Self.period200, goalDegreesPerSecond: 0.25))
+            let plain = Self.play(axis, from: 0, to: end, trim: nil)
+            let run = Self.play(axis, from: 0, to: end, trim: trim)
+            if run.trimmedTicks > 0 { trimmedAtAll += 1 }
+            for (a, b) in zip(run.sentAngles, plain.sentAngles) where a != b && a > end { trimmedOutward += 1 }
+        }
+        #expect(trimmedOutward == 0)
+        #expect(trimmedAtAll > 0, "some of these moves need a trim (inward)")
+    }
+
+    @Test func offAt50HzWithoutAShaperOrWithTrimFalse() throws {
+        let shaped = Self.axis(frequencyHz: 3, damping: 0.03)
+        #expect(CountTrim(axes: [shaped], tickSeconds: Self.tickSeconds, periodMicroseconds: 20_000, goalDegreesPerSecond: 0.25) == nil)
+        #expect(CountTrim(axes: [shaped], tickSeconds: 0.01, periodMicroseconds: Self.period200, goalDegreesPerSecond: 0.25) == nil)
+        var unshaped = shaped
+        unshaped.shaper = nil
+        #expect(CountTrim(axes: [unshaped], tickSeconds: Self.tickSeconds, periodMicroseconds: Self.period200, goalDegreesPerSecond: 0.25) == nil)
+        var off = shaped
+        off.shaper?.trim = false
+        #expect(CountTrim(axes: [off], tickSeconds: Self.tickSeconds, periodMicroseconds: Self.period200, goalDegreesPerSecond: 0.25) == nil)
+        // A mixed rig trims only its shaped servo axis, and asking about another is a no-op.
+        var trim = try #require(
+            CountTrim(axes: [unshaped, shaped], tickSeconds: Self.tickSeconds, periodMicroseconds: Self.period200, goalDegreesPerSecond: 0.25))
+        #expect(!trim.trims(axis: 0) && trim.trims(axis: 1))
+        for us in stride(from: 1500.0, through: 1700, by: 1) { #expect(trim.counts(axis: 0, commandedMicroseconds: us, quantizedMicroseconds: us) == 0) }
+        // The rig file's key.
+        func shaper(_ text: String) throws -> ShaperConfig {
+            try ShaperConfig.parse(ValueReader(JSONParser.parse(text), JSONContext(file: "t.json")))
+        }
+        #expect(try shaper(#"{"type": "zv", "frequencyHz": 3, "trim": false}"#).trim == false)
+        #expect(try shaper(#"{"type": "zv", "frequencyHz": 3}"#).trim)
+    }
+
+    /// A new motion drops a plan: the trim never plays into the next move.
+    @Test func aNewMoveCancelsThePlan() throws {
+        let axis = Self.axis(frequencyHz: 3, damping: 0.03)
+        var found = false
+        for end in stride(from: 10.0, through: 11, by: 0.05) where !found {
+            var trim = try #require(CountTrim(axes: [axis], tickSeconds: Self.tickSeconds, periodMicroseconds: Self.period200, goalDegreesPerSecond: 0.25))
+            let calibration = axis.calibration!
+            func q(_ us: Double) -> Double { (us / Self.period200 * 4096).rounded() / 4096 * Self.period200 }
+            // A step move (counts ringing), then the same pulse until the trim plans.
+            for k in 0..<3 {
+                let us = calibration.pulseMicroseconds(forAngle: end * Double(k) / 2)
+                _ = trim.counts(axis: 0, commandedMicroseconds: us, quantizedMicroseconds: q(us))
+            }
+            let us = calibration.pulseMicroseconds(forAngle: end)
+            _ = trim.counts(axis: 0, commandedMicroseconds: us, quantizedMicroseconds: q(us))
+            guard trim.isTrimming else { continue }
+            found = true
+            // The next tick moves on: the plan is gone, nothing is trimmed after.
+            for k in 1...200 {
+                let next = calibration.pulseMicroseconds(forAngle: end + Double(k) * 0.5)
+                #expect(trim.counts(axis: 0, commandedMicroseconds: next, quantizedMicroseconds: q(next)) == 0)
+            }
+            #expect(!trim.isTrimming)
+        }
+        #expect(found, "some step leaves a ringing to trim")
+    }
+}
