@@ -110,7 +110,10 @@ public final class PCA9685Output: Output {
         channelNumbers = channels.map(\.channel)
         chip.allOff()
         for (index, command) in initial.enumerated() {
-            chip.set(channelNumbers[index], registers(for: command, channel: channelNumbers[index]).registers)
+            let encoded = registers(for: command, channel: channelNumbers[index])
+            chip.set(channelNumbers[index], encoded.registers)
+            // The camera rests on the first pulse sent (the trim's model starts there).
+            if case .pulse = command { countTrim?.start(axis: index, quantizedMicroseconds: encoded.sentMicroseconds) }
         }
         try chip.initialise()
         started = true
@@ -170,6 +173,15 @@ public final class PCA9685Output: Output {
     }
 
     public var pwmPeriodMicroseconds: Double { periodMicroseconds }
+
+    public var looksAhead: Bool { countTrim != nil }
+
+    public func expect(pulses: [Double], window: Int, ticks: Int) {
+        let period = periodMicroseconds
+        countTrim?.expect(pulses: pulses, window: window, ticks: ticks) {
+            PCA9685Math.pulseMicroseconds(counts: PCA9685Math.counts(pulseMicroseconds: $0, periodMicroseconds: period), periodMicroseconds: period)
+        }
+    }
 
     /// The chip held its pulses through a stall: a trim under way is lost.
     public func elapsedWithoutWrites(ticks: Int) { countTrim?.cancel() }

@@ -129,6 +129,10 @@ public struct ProgramHost: MotionSource {
 
     /// The rig stood still through a stall: a program stops from rest and parks; a jog
     /// or move halts. The server goes on (false) unless it was stopping already.
+    public func framesAhead(into rows: inout [Double], window: Int) -> Int {
+        player?.framesAhead(into: &rows, window: window) ?? 0
+    }
+
     public mutating func stallStop() -> Bool {
         let ending = commands.stallStop()
         guard player != nil else { return ending }

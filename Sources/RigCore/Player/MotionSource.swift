@@ -41,6 +41,13 @@ public protocol MotionSource: SendableMetatype {
     mutating func takeHostEvent() -> HostEvent?
     /// Where the timeline is, for the live view.
     var progress: PlaybackProgress { get }
+    /// The frames of the planned move under way, if the source knows them (a program's
+    /// step, its way home): returns the ticks from now until its frames stop changing (the
+    /// next `tick` is tick 1), and leaves the last `window` of those ticks' frames in `rows`
+    /// (tick `k` at row `(k − 1) % window`, one column per axis; `rows` holds `window` ×
+    /// axes). 0: no planned move (jog, a path). For the outputs' one-count trim
+    /// (`CountTrim`); called when a move starts. Default: 0.
+    func framesAhead(into rows: inout [Double], window: Int) -> Int
 }
 
 /// What a motion source is doing, typed from the source to whoever shows it: the live
@@ -132,9 +139,47 @@ extension MotionSource {
         stop()
         return true
     }
+    public func framesAhead(into rows: inout [Double], window: Int) -> Int { 0 }
 }
 
 extension Player: MotionSource {
+    /// Plays a copy of the player ahead (it is a value, and deterministic) until the
+    /// move's frames stop changing, at most a minute. Allocates (the copy's own arrays):
+    /// once a move, not once a tick.
+    public func framesAhead(into rows: inout [Double], window: Int) -> Int {
+        switch phase {
+        case .moving, .movingHome, .leadIn: break
+        default: return 0
+        }
+        let n = emitted.count
+        guard window > 0, rows.count >= window * n else { return 0 }
+        var ahead = self
+        var frame = emitted
+        var previous = emitted
+        var arrival = 0
+        var k = 0
+        while k < Int(60 / dt) {
+            k += 1
+            _ = ahead.tick(into: &frame)
+            var changed = false
+            for i in 0..<n where frame[i] != previous[i] { changed = true }
+            if changed {
+                arrival = k
+                let row = (k - 1) % window
+                for i in 0..<n {
+                    rows[row * n + i] = frame[i]
+                    previous[i] = frame[i]
+                }
+            } else {
+                switch ahead.phase {
+                case .moving, .movingHome, .leadIn: continue
+                default: return arrival
+                }
+            }
+        }
+        return 0
+    }
+
     public var progress: PlaybackProgress {
         var p = PlaybackProgress(elapsedSeconds: elapsedSeconds, phase: .ready)
         switch motion {

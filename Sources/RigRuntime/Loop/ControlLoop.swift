@@ -255,6 +255,11 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         var sharedDone = false
         var sharedGeneration = shared?.generation ?? 0
         var sharedPeaks: PathPeaks?
+        // A planned move's coming pulses for an output that trims its counts (`CountTrim`):
+        // the source's frames ahead and their pulses, sized here (no allocation per tick).
+        let aheadWindow = output.looksAhead ? CountTrim.aheadTicks : 0
+        var aheadRows = [Double](repeating: 0, count: aheadWindow * rig.axes.count)
+        var aheadPulses = [Double](repeating: .nan, count: aheadWindow * rig.axes.count)
 
         while !source.isFinished || ramp.phase < 1 {
             let deadline = anchor + (sinceAnchor + 1) * periodNanoseconds
@@ -357,11 +362,18 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 reference = shared.reference(atNs: woke, periodNs: periodNanoseconds)
                 ramp.compare(referenceTicks: reference.path / dt)
             }
+            var framesTaken = 0
+            var moveStarted = false
             while ramp.takeFrame(sourceFinished: source.isFinished) {
                 swap(&sourcePrevious, &sourceNext)
+                framesTaken += 1
                 if let event = source.tick(into: &sourceNext) {
                     events.push(.player(event, timeSeconds: time))
                     pushed = true
+                    switch event {
+                    case .moveStarted, .homeMoveStarted: moveStarted = true
+                    default: break
+                    }
                     // The path ended: the park plays at its own pace.
                     if case .programEnded = event, onSharedClock {
                         onSharedClock = false
@@ -415,9 +427,16 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 }
             }
 
+            // A move starts on the source's own timeline: its coming frames, as pulses.
+            var aheadTicks = 0
+            if aheadWindow > 0, moveStarted, framesTaken == 1, ramp.rate == 1, !onSharedClock {
+                aheadTicks = source.framesAhead(into: &aheadRows, window: aheadWindow)
+                OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: aheadWindow, axes: rig.axes, into: &aheadPulses)
+            }
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: positions[i]) }
             do {
                 try output.write(commands, sent: &sent)
+                if aheadTicks > 0 { output.expect(pulses: aheadPulses, window: aheadWindow, ticks: aheadTicks) }
             } catch {
                 events.push(.outputFault(error, timeSeconds: time))
                 eventsPushed.signal()

@@ -71,6 +71,17 @@ public protocol Output: AnyObject {
     /// Hardware held its last pulses by itself; a model of it (the simulator) catches up.
     /// Called on the loop thread before the late tick's write: must not allocate.
     func elapsedWithoutWrites(ticks: Int)
+
+    /// Whether the output wants a planned move's coming pulses (`expect(pulses:window:ticks:)`):
+    /// it plays the one-count trim (`CountTrim`). Read once, at the loop's start.
+    var looksAhead: Bool { get }
+
+    /// A planned move's coming commands, after this tick's write: its frames stop changing
+    /// `ticks` ticks from now (the next write is tick 1); `pulses` holds the last `window`
+    /// ticks' commanded pulses, µs (tick `k` at row `k − ticks + window − 1`, one column per
+    /// channel in `start` order, NaN for a channel that is not sent a pulse; rows before
+    /// tick 1 unused). Called on the loop thread: must not allocate.
+    func expect(pulses: [Double], window: Int, ticks: Int)
 }
 
 extension Output {
@@ -81,6 +92,31 @@ extension Output {
     public var exclusiveResources: [String] { [] }
     public func modelledCameraAngle(axis: Int) -> Double? { nil }
     public func elapsedWithoutWrites(ticks: Int) {}
+    public var looksAhead: Bool { false }
+    public func expect(pulses: [Double], window: Int, ticks: Int) {}
+}
+
+/// A planned move's frames ahead (`MotionSource.framesAhead`) as the pulses an output
+/// expects (`Output.expect(pulses:window:ticks:)`): the control loop's and the bench's.
+public enum OutputLookAhead {
+    /// `rows`: the source's last `window` frames of a move ending `ticks` ticks from now
+    /// (tick `k` at row `(k − 1) % window`); `pulses` (the same size): tick `k`'s commanded
+    /// pulses at row `k − ticks + window − 1`, NaN for an axis not sent a pulse.
+    public static func pulses(ofFramesAhead rows: [Double], ticks: Int, window: Int, axes: [Axis], into pulses: inout [Double]) {
+        let n = axes.count
+        guard ticks > 0, window > 0, rows.count >= window * n, pulses.count >= window * n else { return }
+        for k in max(1, ticks - window + 1)...ticks {
+            let from = (k - 1) % window
+            let to = k - ticks + window - 1
+            for i in 0..<n {
+                if case .pulse(let us) = axes[i].command(forPosition: rows[from * n + i]) {
+                    pulses[to * n + i] = us
+                } else {
+                    pulses[to * n + i] = .nan
+                }
+            }
+        }
+    }
 }
 
 /// Why an output failed, typed across the output boundary: the cause (what a caller may

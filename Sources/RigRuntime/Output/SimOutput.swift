@@ -69,7 +69,16 @@ public final class SimOutput: Output, @unchecked Sendable {
     public var label: String { "sim" }
 
     public func start(channels: [OutputChannel], initial: [ChannelCommand]) throws {
-        horn = axes.indices.map { i in position(of: initial[i], axis: axes[i]) ?? axes[i].home }
+        horn = axes.indices.map { i in
+            // A modelled axis starts on the whole count a PCA9685 sends for its first pulse
+            // (the camera at rest there), as the trim's model does.
+            if modelled[i], case .pulse(let us) = initial[i], let calibration = axes[i].calibration {
+                let quantized = Self.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds)
+                trim?.start(axis: i, quantizedMicroseconds: quantized)
+                return calibration.angle(forPulseMicroseconds: quantized)
+            }
+            return position(of: initial[i], axis: axes[i]) ?? axes[i].home
+        }
         cameras = axes.indices.map { i in axes[i].payload.map { PayloadResponse(payload: $0, tickSeconds: tickSeconds, angle: horn[i]) } }
         lagTicks = axes.map { Int(($0.servo.lagSeconds / tickSeconds).rounded()) }
         lagWindow = (lagTicks.max() ?? 0) + 1
@@ -102,6 +111,13 @@ public final class SimOutput: Output, @unchecked Sendable {
         trim?.cancel()
         for _ in 0..<min(ticks, Int(30 / tickSeconds)) { advance(held, sent: &heldSent, trimming: false) }
         publish()
+    }
+
+    public var looksAhead: Bool { trim != nil }
+
+    public func expect(pulses: [Double], window: Int, ticks: Int) {
+        let period = config.periodMicroseconds
+        trim?.expect(pulses: pulses, window: window, ticks: ticks) { Self.quantized(pulseMicroseconds: $0, periodMicroseconds: period) }
     }
 
     /// One tick of the modelled chain with `commands` (`trimming`: a write, whose counts the

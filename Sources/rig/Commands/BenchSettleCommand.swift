@@ -20,9 +20,10 @@ struct BenchSettleCommand: ParsableCommand {
             step rings above the threshold), lever by lever: S-curves and the hold (round 5), \
             trapezoids (a shaped axis's default), the settle by the ringing's envelope, and a \
             one-count trim after each move (the product's, as rig play plays it: only where the \
-            PWM period is one tick; the rows without it set the shaper's "trim": false), the \
-            envelope's window starting at the last count sent. Residual wobble is with the \
-            trim (the product's default). \
+            PWM period is one tick, told each move's coming pulses when it starts; the rows \
+            without it set the shaper's "trim": false), the envelope's window starting at the \
+            last count sent. Residual wobble is with the trim (the product's default), the \
+            camera's largest distance from where it comes to rest. \
             Reports per payload and frequency: the mean time \
             per step from the start of its move to the start of its exposure, shaped ÷ \
             reference; and the frames whose blur (the camera's angular excursion during the \

@@ -102,6 +102,10 @@ enum SettleBench {
         var frame = start
         var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
         var sent = [Double](repeating: 0, count: rig.axes.count)
+        // As the control loop does: a move's coming pulses for the trim.
+        let window = output.looksAhead ? CountTrim.aheadTicks : 0
+        var aheadRows = [Double](repeating: 0, count: window * rig.axes.count)
+        var aheadPulses = [Double](repeating: .nan, count: window * rig.axes.count)
         var moveStart: [Int: Int] = [:]
         var stepTicks: [Int] = []
         var exposing = false
@@ -117,7 +121,17 @@ enum SettleBench {
             var moving = false
             for i in rig.axes.indices where frame[i] != previous[i] { moving = true }
             previous = frame
+            var aheadTicks = 0
+            switch event {
+            case .moveStarted?, .homeMoveStarted?:
+                if window > 0 {
+                    aheadTicks = player.framesAhead(into: &aheadRows, window: window)
+                    OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: window, axes: rig.axes, into: &aheadPulses)
+                }
+            default: break
+            }
             try output.write(commands, sent: &sent)
+            if aheadTicks > 0 { output.expect(pulses: aheadPulses, window: window, ticks: aheadTicks) }
             let angles = output.cameraMotion.angles
             switch event {
             case .moveStarted(let step)?: moveStart[step] = ticks
@@ -153,8 +167,12 @@ enum SettleBench {
             worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
     }
 
-    /// The largest ringing of the camera about the horn after one pan move of `degrees`
-    /// arrives (the shaped output included), over `windowSeconds`, in degrees.
+    /// The largest ringing of the camera after one pan move of `degrees` arrives (the
+    /// shaped output included, and the one-count trim where the rig plays it), over
+    /// `windowSeconds`, in degrees: the camera's largest distance from where it comes to
+    /// rest (the horn at the window's end), not from the horn as it goes: the trim's pulse
+    /// moves the horn by a count for a few ticks to still the camera, and the camera's
+    /// motion is what blurs.
     static func residualWobble(
         payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, pwmHz: Double = 50, windowSeconds: Double = 3
     ) throws -> Double {
@@ -169,23 +187,31 @@ enum SettleBench {
         var frame = start
         var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
         var sent = [Double](repeating: 0, count: rig.axes.count)
-        var worst = 0.0
-        var settling = false
+        let window = output.looksAhead ? CountTrim.aheadTicks : 0
+        var aheadRows = [Double](repeating: 0, count: window * rig.axes.count)
+        var aheadPulses = [Double](repeating: .nan, count: window * rig.axes.count)
+        var camera: [Double] = []
         var ticks = 0
         while !player.isFinished, ticks < Bounds.maxTicks {
             ticks += 1
-            _ = player.tick(into: &frame)
+            let event = player.tick(into: &frame)
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
+            var aheadTicks = 0
+            if case .moveStarted? = event, window > 0 {
+                aheadTicks = player.framesAhead(into: &aheadRows, window: window)
+                OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: window, axes: rig.axes, into: &aheadPulses)
+            }
             try output.write(commands, sent: &sent)
+            if aheadTicks > 0 { output.expect(pulses: aheadPulses, window: window, ticks: aheadTicks) }
             if case .settling = player.phase {
-                settling = true
-                worst = max(worst, abs(output.cameraMotion.angles[0] - output.hornPositions[0]))
-            } else if settling {
+                camera.append(output.cameraMotion.angles[0])
+            } else if !camera.isEmpty {
                 break
             }
         }
+        let rest = output.hornPositions[0]
         output.shutdown(safe: rig.axes.map { _ in .off })
-        return worst
+        return camera.map { abs($0 - rest) }.max() ?? 0
     }
 
     /// The rig's simulated output section, as `rig play` reads it.
