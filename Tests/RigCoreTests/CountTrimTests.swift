@@ -259,3 +259,52 @@ import Testing
         #expect(found, "some step leaves a ringing to trim")
     }
 }
+
+/// The look-ahead the loop hands the trim: at each move's start (and the first tick) the player tells the ticks
+/// until the move's frames stop changing and the last of those frames, exactly as it then
+/// plays them.
+@Suite struct FramesAheadTests {
+    @Test func thePlayerTellsEachMovesFramesAsItThenPlaysThem() {
+        var pan = servoAxis("pan", channel: 0, maxVelocity: 200, maxAcceleration: 2000)
+        pan.shaper = ShaperConfig(kind: .zv, frequencyHz: 3, damping: 0.03)
+        var tilt = servoAxis("tilt", channel: 1, maxVelocity: 90, maxAcceleration: 400)
+        tilt.shaper = ShaperConfig(kind: .mzv, frequencyHz: 5, damping: 0.05)
+        let rig = simRig([pan, tilt], loopRateHz: 200)
+        let poses: [[Double]] = [[30, 10], [-20, 5], [-20, 5], [0, -10], [0, 20]]
+        let steps = poses.enumerated().map { Step(pose: $1, settleSeconds: 0.1, label: "\($0 + 1)") }
+        var player = Player(rig: rig, motion: .stepped(steps), startPose: [0, 0])
+        let window = 20
+        var rows = [Double](repeating: .nan, count: window * 2)
+        var frame = [0.0, 0]
+        var frames: [[Double]] = []
+        var told: [(tick: Int, ticks: Int, rows: [Double])] = []
+        while !player.isFinished, frames.count < 20_000 {
+            let event = player.tick(into: &frame)
+            frames.append(frame)
+            switch event {
+            // The first move starts with the program (no event), as the loop knows.
+            case _ where frames.count == 1, .moveStarted?: told.append((frames.count - 1, player.framesAhead(into: &rows, window: window), rows))
+            case .ready?: player.advance()
+            default: break
+            }
+        }
+        #expect(told.count == poses.count)
+        var moves = 0
+        for (t, n, rows) in told {
+            guard n > 0 else {
+                // Nothing to move: the frames stay.
+                #expect(frames[t + 1] == frames[t])
+                continue
+            }
+            moves += 1
+            #expect(frames[t + n] != frames[t + n - 1], "the move's last change is tick \(n)")
+            let rest = frames[t + n]
+            #expect(frames[(t + n)...].prefix(while: { $0 == rest }).count > 10, "then the frames stay")
+            for k in max(1, n - window + 1)...n {
+                let row = (k - 1) % window
+                #expect(Array(rows[(row * 2)..<(row * 2 + 2)]) == frames[t + k], "tick \(k) of \(n)")
+            }
+        }
+        #expect(moves == poses.count - 1)
+    }
+}

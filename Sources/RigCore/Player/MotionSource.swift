@@ -144,7 +144,8 @@ extension MotionSource {
 
 extension Player: MotionSource {
     /// Plays a copy of the player ahead (it is a value, and deterministic) until the
-    /// move's frames stop changing, at most a minute. Allocates (the copy's own arrays):
+    /// move's frames stop changing (its shaper's tail included), at most a minute; 0 for a
+    /// lead-in that runs into its path. Allocates (the copy's own arrays):
     /// once a move, not once a tick.
     public func framesAhead(into rows: inout [Double], window: Int) -> Int {
         switch phase {
@@ -164,6 +165,8 @@ extension Player: MotionSource {
             var changed = false
             for i in 0..<n where frame[i] != previous[i] { changed = true }
             if changed {
+                // A lead-in that runs into its path does not come to rest.
+                if case .path = ahead.phase { return 0 }
                 arrival = k
                 let row = (k - 1) % window
                 for i in 0..<n {

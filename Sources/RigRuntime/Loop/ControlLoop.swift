@@ -427,9 +427,10 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                 }
             }
 
-            // A move starts on the source's own timeline: its coming frames, as pulses.
+            // A move starts on the source's own timeline (a program's first move starts with
+            // its first tick): its coming frames, as pulses.
             var aheadTicks = 0
-            if aheadWindow > 0, moveStarted, framesTaken == 1, ramp.rate == 1, !onSharedClock {
+            if aheadWindow > 0, moveStarted || tick == 1, framesTaken == 1, ramp.rate == 1, !onSharedClock {
                 aheadTicks = source.framesAhead(into: &aheadRows, window: aheadWindow)
                 OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: aheadWindow, axes: rig.axes, into: &aheadPulses)
             }

@@ -123,7 +123,7 @@ enum SettleBench {
             previous = frame
             var aheadTicks = 0
             switch event {
-            case .moveStarted?, .homeMoveStarted?:
+            case _ where ticks == 1, .moveStarted?, .homeMoveStarted?:
                 if window > 0 {
                     aheadTicks = player.framesAhead(into: &aheadRows, window: window)
                     OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: window, axes: rig.axes, into: &aheadPulses)
@@ -197,7 +197,7 @@ enum SettleBench {
             let event = player.tick(into: &frame)
             for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
             var aheadTicks = 0
-            if case .moveStarted? = event, window > 0 {
+            if window > 0, ticks == 1 || event.map({ if case .moveStarted = $0 { true } else { false } }) == true {
                 aheadTicks = player.framesAhead(into: &aheadRows, window: window)
                 OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: window, axes: rig.axes, into: &aheadPulses)
             }
