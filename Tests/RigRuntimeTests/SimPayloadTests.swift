@@ -240,3 +240,50 @@ import Testing
         #expect(try Self.moves(on, config, ends: ends).sent == Self.moves(off, config, ends: ends).sent)
     }
 }
+
+/// The loop hands the output each planned move's coming pulses when the move starts (a
+/// program on the program host, as `rig play` plays it), and they are the pulses it then
+/// writes: the trim starts its pulse before the frames stop.
+@Suite struct LoopLookAheadTests {
+    @Test func theLoopTellsEachMovesPulsesAheadAndTheTrimStartsBeforeTheFramesStop() throws {
+        var rig = testRig(loopRateHz: 200)
+        rig.axes[0].payload = Payload(frequencyHz: 3, damping: 0.03)
+        rig.axes[0].shaper = ShaperConfig(kind: .zv, frequencyHz: 3, damping: 0.03)
+        var config = SimOutputConfig()
+        config.frequencyHz = 200
+        let poses = stride(from: -30.0, through: 30, by: 7.3).map { [$0, 0.0] }
+        let steps = poses.enumerated().map { Step(pose: $1, settleSeconds: 0.8, label: "\($0 + 1)") }
+        let output = RecordingOutput(SimOutput(config: config, rig: rig))
+        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: rig.homePose[$0]) })
+        let loop = ControlLoop(
+            rig: rig,
+            source: ProgramHost(
+                rig: rig, startPose: rig.homePose, program: HostedProgram(name: "p", motion: .stepped(steps), trigger: .auto), endsWithProgram: true),
+            output: output, clock: ManualClock(), options: LoopOptions(realtime: false), startPose: rig.homePose)
+        let result = loop.run()
+        #expect(result.fault == nil)
+        let (writes, expected) = output.log.withLock { ($0.writes, $0.expected) }
+        let sent = output.sentByChannel.withLock { $0[0] }
+        // Every step's move, the first included (it starts with the program).
+        #expect(expected.count == poses.count)
+        var trimmedEarly = 0
+        for (after, ticks, pulses) in expected {
+            var last = 0
+            for k in 1...ticks {
+                guard case .pulse(let us) = writes[after + k - 1][0], case .pulse(let before) = writes[after + k - 2][0] else { continue }
+                if !pulses[k - 1][0].isNaN { #expect(us == pulses[k - 1][0], "tick \(k) of \(ticks)") }
+                if us != before { last = k }
+            }
+            #expect(last == ticks, "the frames stop changing after tick \(ticks)")
+            // A pulse sent other than its own whole count while the frames still change.
+            for k in 1...ticks {
+                guard case .pulse(let us) = writes[after + k - 1][0] else { continue }
+                if sent[after + k - 1] != SimOutput.quantized(pulseMicroseconds: us, periodMicroseconds: config.periodMicroseconds) {
+                    trimmedEarly += 1
+                    break
+                }
+            }
+        }
+        #expect(trimmedEarly > 0, "some move's trim starts before its frames stop")
+    }
+}

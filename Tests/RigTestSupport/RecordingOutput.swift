@@ -15,6 +15,10 @@ public final class RecordingOutput: Output, @unchecked Sendable {
         public var shutdowns: [[ChannelCommand]] = []
         /// What was put on the text display (as the BLEControl board's LCD), in order.
         public var texts: [[String]] = []
+        /// Each planned move's coming pulses the loop told (`expect`): after how many
+        /// writes, the ticks until the move's frames stop, and the pulses by tick (1…ticks;
+        /// only the last `window` told, NaN before), one array per tick.
+        public var expected: [(afterWrites: Int, ticks: Int, pulses: [[Double]])] = []
     }
 
     public let inner: Output?
@@ -69,6 +73,18 @@ public final class RecordingOutput: Output, @unchecked Sendable {
     }
 
     public func elapsedWithoutWrites(ticks: Int) { inner?.elapsedWithoutWrites(ticks: ticks) }
+
+    public var looksAhead: Bool { inner?.looksAhead ?? false }
+
+    public func expect(pulses: [Double], window: Int, ticks: Int) {
+        let columns = window > 0 ? pulses.count / window : 0
+        let byTick = (1...max(ticks, 1)).map { k in
+            let row = k - ticks + window - 1
+            return row >= 0 && row < window ? Array(pulses[(row * columns)..<(row * columns + columns)]) : [Double](repeating: .nan, count: columns)
+        }
+        log.withLock { $0.expected.append(($0.writes.count, ticks, byTick)) }
+        inner?.expect(pulses: pulses, window: window, ticks: ticks)
+    }
 
     public func shutdown(safe: [ChannelCommand]) {
         log.withLock { $0.shutdowns.append(safe) }
