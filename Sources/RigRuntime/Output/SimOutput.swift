@@ -11,9 +11,11 @@ import Synchronization
 /// two, a new command waits), answering `lagSeconds` later and leaving an error within
 /// half its deadband uncorrected, the horn slewing, and the camera on it a damped spring
 /// (`PayloadResponse`) that rings after every move. Other axes send the commanded pulse,
-/// unquantized, and the camera is the horn. Where a count is latched every tick (the PWM
-/// period one loop tick), a modelled shaped axis gets the one-count trim after its moves
-/// (`CountTrim`), as a `pca9685` output's does.
+/// unquantized, and the camera is the horn. A modelled axis starts at rest on the whole
+/// count its initial pulse rounds to (what a PCA9685 sends at start). Where a count is
+/// latched every tick (the PWM period one loop tick), a modelled shaped axis gets the
+/// one-count trim after its moves (`CountTrim`, told a program's coming pulses through
+/// `expect`), as a `pca9685` output's does.
 public final class SimOutput: Output, @unchecked Sendable {
     public let config: SimOutputConfig
     private let axes: [Axis]
