@@ -5,22 +5,7 @@ import Testing
 /// A group's keyframes path rejoined part-way (`Player.rejoin`): a restarted rig leads in
 /// from where it stands to its path's pose at a path time, at rest and within its limits,
 /// then goes on along the path from that frame, its frames on the move numbered from it.
-@Suite struct PlayerRejoinTests {
-    let rig = simRig([
-        servoAxis("pan", channel: 0, softMin: -90, softMax: 90, park: -10),
-        servoAxis("tilt", channel: 1, softMin: -45, softMax: 45, park: 20, maxVelocity: 60, maxAcceleration: 120),
-    ])
-
-    /// Pan −60 → 60 in 4 s, tilt 0 → 30 → 0.
-    var sweep: Motion {
-        .continuous(
-            tracks: [
-                AxisTrack(keys: [Keyframe(time: 0, value: -60), Keyframe(time: 4, value: 60)]),
-                AxisTrack(keys: [Keyframe(time: 0, value: 0), Keyframe(time: 2, value: 30), Keyframe(time: 4, value: 0)]),
-            ],
-            durationSeconds: 4)
-    }
-
+extension PlayerTests {
     func pathPose(_ t: Double) -> [Double] {
         guard case .continuous(let tracks, _) = sweep else { return [] }
         return tracks.map { $0?.value(at: t) ?? 0 }

@@ -68,6 +68,32 @@ extension GroupEndToEndTests {
         #expect(shots == Array(1...20), "\(shots)")
     }
 
+    /// The two rigs of the path tests through `broker`: f1 (`rig follow`, pan −40 → 0) and
+    /// the leader (`rig play --lead`, pan 0 → 40), each shooting on the move every second.
+    func pathGroup(_ broker: TestBroker, in dir: URL) throws -> (
+        f1: (args: [String], trace: String, log: String), lead: (args: [String], trace: String, log: String)
+    ) {
+        let f1 = try pathRig("f1", from: -40, in: dir, args: ["follow", "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"])
+        let lead = try pathRig(
+            "lead", from: 0, in: dir,
+            args: ["play", "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5", "--wait-followers", "120"])
+        return (f1, lead)
+    }
+
+    /// Both paths ended within 0.1 s of each other, and what a loaded machine's stalls took
+    /// from either rig after the lines `leadFrom` and `f1From` (a path's last 4 s play at
+    /// their own pace: a stall there is not made up).
+    func expectPathsEndedTogether(_ lead: GroupRig, _ f1: GroupRig, leadFrom: String, f1From: String) {
+        guard let a = time(of: "the path ended", in: lead.err.text), let b = time(of: "the path ended", in: f1.err.text) else {
+            Issue.record("no end: \(lead.transcript)\n\(f1.transcript)")
+            return
+        }
+        let stalled = stalledSeconds(after: leadFrom, in: lead.err.text) + stalledSeconds(after: f1From, in: f1.err.text)
+        #expect(
+            abs(a.timeIntervalSince(b)) < 0.1 + stalled,
+            "the paths ended \(a.timeIntervalSince(b)) s apart (\(stalled) s of stalls)\n\(lead.transcript)\n\(f1.transcript)")
+    }
+
     /// The frame numbers a shot log holds of this rig's own frames on the move (all its runs).
     func loggedFrames(_ log: String) throws -> [Int] {
         try groupFrames(log).filter { $0.rig == nil }.map(\.step)
@@ -85,10 +111,7 @@ extension GroupEndToEndTests {
             let broker = try TestBroker()
             defer { broker.stop() }
             let dir = try TestTools.temporaryDirectory()
-            let f1Run = try pathRig("f1", from: -40, in: dir, args: ["follow", "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"])
-            let leadRun = try pathRig(
-                "lead", from: 0, in: dir,
-                args: ["play", "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5", "--wait-followers", "120"])
+            let (f1Run, leadRun) = try pathGroup(broker, in: dir)
             let f1State = dir.appendingPathComponent("state-f1")
             var f1 = try GroupRig(f1Run.args, state: f1State)
             let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
@@ -117,16 +140,7 @@ extension GroupEndToEndTests {
             // held at rest on its path before the ramp-in.
             try expectHeldOnThePath(leadRun.trace, from: 0)
             try expectHeldOnThePath(f1Run.trace, from: -40, frames: 20, start: nil)
-            let ends = [time(of: "the path ended", in: lead.err.text), time(of: "the path ended", in: f1.err.text)]
-            if let a = ends[0], let b = ends[1] {
-                // Within 0.1 s, and the stalls either rig's log reports after the hold.
-                let stalled = stalledSeconds(after: "at rest on the path at", in: lead.err.text) + stalledSeconds(after: "rejoining the path", in: f1.err.text)
-                #expect(
-                    abs(a.timeIntervalSince(b)) < 0.1 + stalled,
-                    "the paths ended \(a.timeIntervalSince(b)) s apart (\(stalled) s of stalls)\n\(lead.transcript)\n\(f1.transcript)")
-            } else {
-                Issue.record("no end: \(lead.transcript)\n\(f1.transcript)")
-            }
+            expectPathsEndedTogether(lead, f1, leadFrom: "at rest on the path at", f1From: "rejoining the path")
             // Every frame on the move once in each rig's log: none shot twice, none skipped.
             #expect(try loggedFrames(leadRun.log) == Array(1...20))
             let f1Frames = try loggedFrames(f1Run.log)
@@ -144,10 +158,7 @@ extension GroupEndToEndTests {
             let broker = try TestBroker()
             defer { broker.stop() }
             let dir = try TestTools.temporaryDirectory()
-            let f1Run = try pathRig("f1", from: -40, in: dir, args: ["follow", "--broker", broker.url, "--group", "g1", "--name", "f1", "--leader", "lead"])
-            let leadRun = try pathRig(
-                "lead", from: 0, in: dir,
-                args: ["play", "--lead", broker.url, "--group", "g1", "--followers", "f1", "--name", "lead", "--lead-time", "0.5", "--wait-followers", "120"])
+            let (f1Run, leadRun) = try pathGroup(broker, in: dir)
             let f1 = try GroupRig(f1Run.args, state: dir.appendingPathComponent("state-f1"))
             let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
             defer {
@@ -166,15 +177,7 @@ extension GroupEndToEndTests {
             #expect(f1.exitStatus() == 0, "\(f1.transcript)")
             try expectHeldOnThePath(leadRun.trace, from: 0)
             try expectHeldOnThePath(f1Run.trace, from: -40)
-            let ends = [time(of: "the path ended", in: lead.err.text), time(of: "the path ended", in: f1.err.text)]
-            if let a = ends[0], let b = ends[1] {
-                // Within 0.1 s, and what a loaded machine's stalls took from either rig after
-                // the hold (a path's last 4 s play at their own pace: a stall there is not made up).
-                let stalled = stalledSeconds(after: "holding on the path", in: lead.err.text) + stalledSeconds(after: "holding on the path", in: f1.err.text)
-                #expect(abs(a.timeIntervalSince(b)) < 0.1 + stalled, "the paths ended \(a.timeIntervalSince(b)) s apart (\(stalled) s of stalls)")
-            } else {
-                Issue.record("no end: \(lead.transcript)\n\(f1.transcript)")
-            }
+            expectPathsEndedTogether(lead, f1, leadFrom: "holding on the path", f1From: "holding on the path")
             expectEveryPathFrameOnce(lead)
             expectEveryPathFrameOnce(f1)
         }
