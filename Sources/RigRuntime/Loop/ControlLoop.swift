@@ -249,11 +249,12 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
         // A group's keyframes path: on the group's clock from its start (`engage`) to its
         // end (the program ended, or a stop: braking and parking play at their own pace).
         // A host that plays paths one after another (`rig serve`) arms the timeline again
-        // for each: a new generation is a new path, its peaks taken when it engages.
+        // for each: a new generation is a new path, its peaks taken when it engages. A path
+        // this loop left (its end, a stop) is not engaged again.
         let shared = realTime ? options.sharedTimeline : nil
         var onSharedClock = false
-        var sharedDone = false
-        var sharedGeneration = shared?.generation ?? 0
+        var sharedGeneration = 0
+        var leftGeneration: Int?
         var sharedPeaks: PathPeaks?
         // A planned move's coming pulses for an output that trims its counts (`CountTrim`):
         // the source's frames ahead and their pulses, sized here (no allocation per tick).
@@ -312,24 +313,19 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
             }
             if asked.stop, !deferStop { stopApplied = true }
             let stopWaits = asked.stop && deferStop
-            if let shared, !onSharedClock {
-                let generation = shared.generation
-                if generation != sharedGeneration {
-                    sharedGeneration = generation
-                    sharedDone = false
-                }
-            }
-            if let shared, !sharedDone {
-                let phase = source.progress.phase
-                if stopApplied || onSharedClock && Self.leavesThePath(phase) {
-                    // Stopped (braking, parking: at their own pace).
-                    sharedDone = true
-                    onSharedClock = false
-                } else if !onSharedClock, phase == .playing, let path = shared.engagedPath, path.generation == sharedGeneration {
+            if let shared {
+                if onSharedClock {
+                    if stopApplied || Self.leavesThePath(source.progress.phase) {
+                        // Stopped (braking, parking: at their own pace).
+                        onSharedClock = false
+                        leftGeneration = sharedGeneration
+                    }
+                } else if !stopApplied, source.progress.phase == .playing, let path = shared.engagedPath, path.generation != leftGeneration {
                     // The path started this tick (its first frame is the next one taken).
                     onSharedClock = true
+                    sharedGeneration = path.generation
                     sharedPeaks = path.peaks
-                    if let tick = shared.restingAtTick {
+                    if let tick = path.restingAtTick {
                         // Rejoined part-way: the source rests at that frame; the timeline ramps in.
                         ramp.startPath(restingAtFrame: tick)
                     } else {
@@ -377,7 +373,7 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                     // The path ended: the park plays at its own pace.
                     if case .programEnded = event, onSharedClock {
                         onSharedClock = false
-                        sharedDone = true
+                        leftGeneration = sharedGeneration
                     }
                 }
                 sourceLimited = sourceLimited ?? source.limitedAxis
@@ -417,11 +413,11 @@ public final class ControlLoop<Source: MotionSource>: @unchecked Sendable {
                         lagSeconds: ramp.lag * dt, rate: ramp.rate, referenceRate: reference.rate, pathSeconds: ramp.position * dt,
                         atLimit: ramp.lag * dt > 0.005 && ramp.cap <= 1, engaged: true))
             } else {
-                if sharedDone, ramp.rate > 1 {
-                    // Off the shared clock above its own pace (a stop while catching up):
-                    // back to 1 within the limits.
+                if ramp.rate > 1, let sharedPeaks {
+                    // Off the shared clock above its own pace (a stop while catching up; alone
+                    // the rate never passes 1): back to 1 within the limits.
                     ramp.forgetLag()
-                    if let sharedPeaks { ramp.track(referenceRate: 1, peaks: sharedPeaks) }
+                    ramp.track(referenceRate: 1, peaks: sharedPeaks)
                 } else {
                     ramp.speedUp(previous: sourcePrevious, next: sourceNext)
                 }

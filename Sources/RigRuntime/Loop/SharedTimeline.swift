@@ -161,19 +161,14 @@ public final class SharedTimeline: Sendable {
 
     // The loop's side.
 
-    /// Engaged, with its path's peaks and generation (nil: not engaged).
-    var engagedPath: (peaks: PathPeaks, generation: Int)? {
-        orders.withLock { o in o.engaged ? o.peaks.map { ($0, o.generation) } : nil }
+    /// Engaged, with its path's peaks, generation and, for a path rejoined part-way, the
+    /// source's frame tick it rests at (nil: not engaged).
+    var engagedPath: (peaks: PathPeaks, generation: Int, restingAtTick: Int?)? {
+        orders.withLock { o in o.engaged ? o.peaks.map { ($0, o.generation, o.restingAtTick) } : nil }
     }
-
-    /// The armed path's generation (a new one each `arm`).
-    var generation: Int { orders.withLock { $0.generation } }
 
     /// The path started (or was rejoined) on this rig.
     public var engaged: Bool { orders.withLock { $0.engaged } }
-
-    /// The frame tick a rejoined path rests at (nil: the path started at its beginning).
-    var restingAtTick: Int? { orders.withLock { $0.restingAtTick } }
 
     func publish(_ report: Report) { latest.withLock { $0 = report } }
 
