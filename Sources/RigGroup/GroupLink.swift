@@ -558,8 +558,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         myNext = state.next[settings.name]
         if let timeline, keyframes, !stopping {
             if let path = state.path, path != pathSegments {
-                pathSegments = path
-                timeline.follow(path.map(Self.segment))
+                follow(path, on: timeline)
                 logger.info("group \(settings.group): the group's path clock: \(Self.describe(path))")
             }
         }
@@ -741,6 +740,16 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
 
     /// This rig lost the broker (or the leader was lost) while its path ran: it brakes to
     /// rest on its path and holds there until it hears the group again.
+    /// The group's path clock from now on (`path`, the leader's order or this rig's own
+    /// hold), on this rig's timeline.
+    private func follow(_ path: [PathSegment], on timeline: SharedTimeline) {
+        pathSegments = path
+        timeline.follow(path.map(Self.segment))
+    }
+
+    /// The longest brake any rig of the group needs (each says its own).
+    private var groupRampSeconds: Double { peers.values.compactMap(\.rampSeconds).reduce(rampSeconds, max) }
+
     private func holdForBroker() {
         guard let timeline, pathUnderWay, !heldForBroker else { return }
         heldForBroker = true
@@ -766,8 +775,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         let x = timeline.report.pathSeconds
         pathPaused = true
         holdAt = x
-        pathSegments = [PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0)]
-        timeline.follow(pathSegments?.map(Self.segment) ?? [])
+        follow([PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0)], on: timeline)
         timeline.holdHere(false)
         logger.warning("group \(settings.group): back on the broker: the path holds at \(fixed(x, 3)) s until every rig is back")
     }
@@ -779,11 +787,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         pathPaused = true
         holdAt = nil
         let atNs = WallClock.nanoseconds() + 50_000_000
-        let ramp = peers.values.compactMap(\.rampSeconds).reduce(rampSeconds, max)
+        let ramp = groupRampSeconds
         let x = timeline.referencePath(atNs: Self.loopNs(atNs)) ?? timeline.report.pathSeconds
         let brake = PathSegment(kind: "brake", atNs: atNs, pathSeconds: x, rampSeconds: ramp)
-        pathSegments = [brake]
-        timeline.follow([Self.segment(brake)])
+        follow([brake], on: timeline)
         logger.warning("group \(settings.group): pausing the path: every rig brakes to a hold at \(fixed(x + ramp / 2, 3)) s of its path")
         publishLeaderState(force: true)
     }
@@ -818,8 +825,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if holdAt.map({ furthest > $0 + 1e-4 }) ?? true {
             // Hold where the furthest rig is (a rig that held itself is behind: it comes up).
             holdAt = furthest
-            pathSegments = [PathSegment(kind: "hold", atNs: now, pathSeconds: furthest, rampSeconds: 0)]
-            timeline.follow(pathSegments?.map(Self.segment) ?? [])
+            follow([PathSegment(kind: "hold", atNs: now, pathSeconds: furthest, rampSeconds: 0)], on: timeline)
             logger.info("group \(settings.group): every rig holds at \(fixed(furthest, 3)) s of its path")
             publishLeaderState(force: true)
             return
@@ -829,12 +835,12 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         guard there(own.atRest, own.pathSeconds), peers.values.allSatisfy({ $0.state == "done" || there($0.path?.atRest, $0.path?.pathSeconds) }) else {
             return
         }
-        let ramp = peers.values.compactMap(\.rampSeconds).reduce(rampSeconds, max)
+        let ramp = groupRampSeconds
         let at = now + Int64(settings.leadSeconds * 1e9)
-        pathSegments = [
-            PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0), PathSegment(kind: "rampIn", atNs: at, pathSeconds: x, rampSeconds: ramp),
-        ]
-        timeline.follow(pathSegments?.map(Self.segment) ?? [])
+        follow(
+            [
+                PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0), PathSegment(kind: "rampIn", atNs: at, pathSeconds: x, rampSeconds: ramp),
+            ], on: timeline)
         pathPaused = false
         holdAt = nil
         logger.notice(
