@@ -127,12 +127,13 @@ public struct ProgramHost: MotionSource {
         return p
     }
 
-    /// The rig stood still through a stall: a program stops from rest and parks; a jog
-    /// or move halts. The server goes on (false) unless it was stopping already.
+    /// The program's planned move under way, ahead (`Player.framesAhead`); 0 for commands.
     public func framesAhead(into rows: inout [Double], window: Int) -> Int {
         player?.framesAhead(into: &rows, window: window) ?? 0
     }
 
+    /// The rig stood still through a stall: a program stops from rest and parks; a jog
+    /// or move halts. The server goes on (false) unless it was stopping already.
     public mutating func stallStop() -> Bool {
         let ending = commands.stallStop()
         guard player != nil else { return ending }

@@ -143,10 +143,14 @@ extension MotionSource {
 }
 
 extension Player: MotionSource {
+    /// The longest move `framesAhead` plays ahead, seconds (at 200 Hz, 2000 of the copy's ticks).
+    public static let lookAheadSeconds = 10.0
+
     /// Plays a copy of the player ahead (it is a value, and deterministic) until the
-    /// move's frames stop changing (its shaper's tail included), at most a minute; 0 for a
-    /// lead-in that runs into its path. Allocates (the copy's own arrays):
-    /// once a move, not once a tick.
+    /// move's frames stop changing (its shaper's tail included); 0 for a lead-in that runs
+    /// into its path, and for a move longer than `lookAheadSeconds` (the loop's tick waits
+    /// for this: the trim then plans when its frames stop). Allocates (the copy's own
+    /// arrays): once a move, not once a tick.
     public func framesAhead(into rows: inout [Double], window: Int) -> Int {
         switch phase {
         case .moving, .movingHome, .leadIn: break
@@ -159,7 +163,7 @@ extension Player: MotionSource {
         var previous = emitted
         var arrival = 0
         var k = 0
-        while k < Int(60 / dt) {
+        while k < Int(Self.lookAheadSeconds / dt) {
             k += 1
             _ = ahead.tick(into: &frame)
             var changed = false
