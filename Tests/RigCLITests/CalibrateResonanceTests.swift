@@ -25,7 +25,14 @@ import Testing
 
     @Test(.blocking) func writesAShaperTheRigLoadsAndLeavesEveryOtherByte() throws {
         let path = try RigProcess.temporaryFile("head.json", contents: Self.rigText)
-        let result = try RigProcess.run(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--seconds", "3", "--no-realtime"])
+        var result = try RigProcess.run(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--seconds", "3", "--no-realtime"])
+        // On a loaded machine the loop (no real-time priority here) can miss a tenth of a
+        // ring-down's readings in 1-tick stalls: the calibration is then refused, rightly,
+        // with nothing saved; it is run again, at most twice.
+        for _ in 0..<2 where result.status != 0 && result.stderr.contains("the sensor's readings failed") {
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.rigText, "a refused calibration changed the file")
+            result = try RigProcess.run(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--seconds", "3", "--no-realtime"])
+        }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("measuring the simulated payload's own motion"))
         #expect(result.stdout.contains("ring-down 3 of 3"))
