@@ -30,7 +30,10 @@ extension Player {
         }
         if t >= duration {
             event = .programEnded(stopped: false)
-            beginPark()
+            // A path that ends on the move (a linear last key) stops on its end at once:
+            // the checker judges that one step to rest. The park then starts a tick later
+            // from rest, so its first step is not added on top of it.
+            beginPark(fromRestAfterThisTick: positions != previous)
         }
         return event
     }
@@ -366,12 +369,14 @@ extension Player {
         return .homeMoveStarted(after: after)
     }
 
-    mutating func beginPark() {
+    /// `fromRestAfterThisTick`: the rig moved this tick; the park holds the pose one
+    /// tick (its sample at 0) before its first step.
+    mutating func beginPark(fromRestAfterThisTick: Bool = false) {
         approachPending = false
         atStep = nil
         for i in rig.axes.indices { target[i] = rig.axes[i].park ?? positions[i] }
         move.plan(from: positions, to: target, axes: rig.axes, tickSeconds: dt)
-        moveTick = 0
+        moveTick = fromRestAfterThisTick ? -1 : 0
         phase = .parking
     }
 }
