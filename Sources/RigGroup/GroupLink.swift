@@ -166,6 +166,10 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var lastOrder: (step: Int, atNs: Int64)?
     private var lastPublishedState: LeaderState?
     private var pauseNotice: String?
+    /// What the path's hold waits for once no rig is missing (said once per change).
+    private var holdNotice: String?
+    private var pauseNoticeKey: String?
+    private var holdSinceNs: Int64 = 0
     /// This rig's STOP went out already (its program stopped here).
     private var stopPublished = false
     /// The peers' clocks were checked against the bound (`prepare`, or before the first
@@ -204,6 +208,8 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     private var leaderLost = false
     /// The leader: the rigs said to be back without their path (restarted), leading in to it.
     private var saidRejoining: Set<String> = []
+    /// This follower (a stepped program) was told the group holds a path for it.
+    private var saidNoPath = false
 
     /// Why the run did not finish, when a rig was lost during a keyframes path (every rig
     /// stopped it: `rig play` and `rig follow` exit 1 with it); nil otherwise.
@@ -579,6 +585,13 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
     /// frame's moment: it shoots the rest on its way up), within its limits; once at rest
     /// on its path the group ramps in together. Once, before this run's path started.
     private func rejoinIfNeeded(_ state: LeaderState) {
+        if !isLeader, !keyframes, !saidNoPath, state.state == "paused", state.path?.last?.kind == "hold" {
+            // The group holds on its paths for this rig, which plays steps: it cannot join.
+            saidNoPath = true
+            logger.error(
+                "group \(settings.group): the group holds its keyframes paths for this rig, but this rig's program has steps: it cannot rejoin the path (start it again with its keyframes program, or STOP the group)"
+            )
+        }
         guard !isLeader, keyframes, let timeline, let door, !rejoining, !stopping, !leaderLost, pendingShot == nil, lastShot == nil, !timeline.engaged
         else { return }
         guard state.state == "paused", (state.next[settings.name] ?? 0) >= 1, let hold = state.path?.last, hold.kind == "hold" else { return }
@@ -775,6 +788,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         let x = timeline.report.pathSeconds
         pathPaused = true
         holdAt = x
+        holdSinceNs = now
         follow([PathSegment(kind: "hold", atNs: now, pathSeconds: x, rampSeconds: 0)], on: timeline)
         timeline.holdHere(false)
         logger.warning("group \(settings.group): back on the broker: the path holds at \(fixed(x, 3)) s until every rig is back")
@@ -802,9 +816,15 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         guard let timeline else { return }
         let missing = peers.filter { $0.value.lost || !$0.value.fresh }.map(\.key).sorted()
         let reference = timeline.referencePath(atNs: MonotonicClock().now()) ?? 0
-        let notice = "paused on the path at \(fixed(holdAt ?? reference, 2)) s: waiting for \(missing.joined(separator: ", ")) (lost)"
         if !missing.isEmpty {
-            if pauseNotice != notice {
+            // Said again when who is missing changes, or the hold's place (not while the
+            // rigs brake towards it).
+            let key = "\(missing) \(holdAt.map { fixed($0, 2) } ?? "braking")"
+            if pauseNoticeKey != key {
+                pauseNoticeKey = key
+                // Where the rigs hold: the hold, or where the brake ends.
+                let brake = pathSegments?.last.flatMap { $0.kind == "brake" ? $0.pathSeconds + $0.rampSeconds / 2 : nil }
+                let notice = "paused on the path at \(fixed(holdAt ?? brake ?? reference, 2)) s: waiting for \(missing.joined(separator: ", ")) (lost)"
                 pauseNotice = notice
                 logger.warning("group \(settings.group): \(notice)")
             }
@@ -825,6 +845,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         if holdAt.map({ furthest > $0 + 1e-4 }) ?? true {
             // Hold where the furthest rig is (a rig that held itself is behind: it comes up).
             holdAt = furthest
+            holdSinceNs = now
             follow([PathSegment(kind: "hold", atNs: now, pathSeconds: furthest, rampSeconds: 0)], on: timeline)
             logger.info("group \(settings.group): every rig holds at \(fixed(furthest, 3)) s of its path")
             publishLeaderState(force: true)
@@ -832,9 +853,22 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         }
         guard let x = holdAt else { return }
         let there = { (rest: Bool?, path: Double?) in rest == true && abs((path ?? -1) - x) < 0.02 }
-        guard there(own.atRest, own.pathSeconds), peers.values.allSatisfy({ $0.state == "done" || there($0.path?.atRest, $0.path?.pathSeconds) }) else {
+        let coming = peers.filter { $0.value.state != "done" && !there($0.value.path?.atRest, $0.value.path?.pathSeconds) }
+            .map { "\($0.key) (\($0.value.state))" }.sorted()
+        guard there(own.atRest, own.pathSeconds), coming.isEmpty else {
+            // Who the hold waits for, once the rigs have had 5 s to get there (a rejoin
+            // that never arrives holds the group at rest: it says so, once per change;
+            // STOP ends it).
+            guard now - holdSinceNs > 5_000_000_000 else { return }
+            let waiting = (there(own.atRest, own.pathSeconds) ? [] : ["\(settings.name) (this rig)"]) + coming
+            let notice = "paused on the path at \(fixed(x, 2)) s: waiting for \(waiting.joined(separator: ", ")) to come to rest there"
+            if holdNotice != notice {
+                holdNotice = notice
+                logger.notice("group \(settings.group): \(notice)")
+            }
             return
         }
+        holdNotice = nil
         let ramp = groupRampSeconds
         let at = now + Int64(settings.leadSeconds * 1e9)
         follow(
@@ -847,6 +881,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
             "group \(settings.group): resumed\(pauseNotice.map { " (was \($0))" } ?? ""): every rig's path goes on from \(fixed(x, 3)) s at \(UTCTime.isoMicros(nanoseconds: at))"
         )
         pauseNotice = nil
+        pauseNoticeKey = nil
         publishLeaderState(force: true)
     }
 
@@ -1008,6 +1043,7 @@ public final class GroupLink: SessionPart, @unchecked Sendable {
         }
         if let notice = pauseNotice {
             pauseNotice = nil
+            pauseNoticeKey = nil
             logger.notice("group \(settings.group): resumed (was \(notice))")
         }
         if !clocksChecked {

@@ -149,6 +149,41 @@ extension GroupEndToEndTests {
         }
     }
 
+    /// f1 is killed mid-path and started again with a program that is not its path (its
+    /// stepped one): it cannot rejoin the path, so the group holds at rest on its paths and
+    /// the leader says whom the hold waits for (not silently, forever); a STOP ends it:
+    /// every rig parks and exits.
+    @Test func aRigBackWithoutItsPathIsNamedWhileTheGroupHolds() async throws {
+        try await onThread {
+            let broker = try TestBroker()
+            defer { broker.stop() }
+            let dir = try TestTools.temporaryDirectory()
+            let (f1Run, leadRun) = try pathGroup(broker, in: dir)
+            let f1State = dir.appendingPathComponent("state-f1")
+            var f1 = try GroupRig(f1Run.args, state: f1State)
+            let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
+            defer {
+                lead.kill9()
+                f1.kill9()
+            }
+            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
+            #expect(f1.out.wait(for: "shot 3", within: 120), "\(f1.transcript)")
+            f1.kill9()
+            #expect(lead.err.wait(for: "at rest on the path at", within: 120), "\(lead.transcript)")
+            // The same follower, its stepped program instead of its path.
+            var args = f1Run.args
+            args[1] = dir.appendingPathComponent("f1-program.json").path
+            if let i = args.firstIndex(of: "--interval") { args.removeSubrange(i...(i + 1)) }
+            f1 = try GroupRig(args, state: f1State)
+            #expect(lead.err.wait(for: "to come to rest there", within: 120), "\(lead.transcript)\n\(f1.transcript)")
+            #expect(lead.err.text.contains("s: waiting for f1 ("), "\(lead.transcript)")
+            #expect(f1.err.wait(for: "this rig's program has steps: it cannot rejoin the path", within: 120), "\(f1.transcript)")
+            try broker.publish("rig/g1/stop", #"{"from": "test"}"#)
+            #expect(lead.exitStatus() != nil, "\(lead.transcript)")
+            #expect(f1.exitStatus() != nil, "\(f1.transcript)")
+        }
+    }
+
     /// The broker is killed mid-path and started again: every rig brakes within its limits
     /// and holds on its path, and once the broker is back the leader holds the group at one
     /// path time and ramps every rig in together: the paths end together, every frame on

@@ -68,6 +68,11 @@ import Testing
         let lines = LiveView.lines(status, axes: rig.axes, outputStatus: "ready")
         #expect(lines[0] == "step 3/5  moving  [##########--------------] 40%  ETA 0:30  ·  ready")
         #expect(lines[1] == "pan 12.3°   light 40.0%")
+        // Before the first step (a follower waiting for its group's first order): 0 %, not −100 %.
+        let before = LoopStatus(
+            positions: [0, 0], velocities: [0, 0], progress: PlaybackProgress(elapsedSeconds: 5, step: 0, stepCount: 1, phase: .waiting),
+            ticks: 500, latenessMaxMicroseconds: 10)
+        #expect(LiveView.lines(before, axes: rig.axes, outputStatus: nil)[0] == "step 0/1  waiting  [------------------------] 0%")
     }
 }
 

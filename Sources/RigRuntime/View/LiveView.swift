@@ -79,7 +79,8 @@ public final class LiveView: @unchecked Sendable {
         var eta: Double?
         if let step = p.step, let count = p.stepCount {
             first = "step \(step)/\(count)  \(p.phase)"
-            fraction = Double(step - 1) / Double(max(count, 1))
+            // Step 0: before the first (a follower waiting for its group's first order).
+            fraction = Double(max(step - 1, 0)) / Double(max(count, 1))
             if step > 1 { eta = p.elapsedSeconds / Double(step - 1) * Double(count - step + 1) }
         } else if let total = p.totalSeconds, total > 0 {
             let t = min(p.elapsedSeconds, total)
