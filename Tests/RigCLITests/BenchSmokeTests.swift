@@ -74,6 +74,30 @@ import Testing
         #expect(lines.filter { $0.hasPrefix("4 Hz") }.count == 2 * (1 + 5 + 4) + 1, "\(result.stdout)")
     }
 
+    /// `--jerk-ramp` gives the shaped axes' moves a jerk ramp (a rig file's `maxJerk`): the
+    /// shaped runs change, the S-curve reference does not, and the JSON says the ramp.
+    @Test(.blocking) func benchSettleTakesAJerkRampForTheShapedMoves() throws {
+        func run(_ extra: [String]) throws -> (ramp: Any?, reference: Double, levers: [String: Double]) {
+            let result = try RigProcess.run(["bench", "settle", "--payloads", "3", "--pwm-hz", "200", "--json"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let row = try #require((object["rows"] as? [[String: Any]])?.first)
+            let levers = try #require(row["levers"] as? [String: [String: Any]])
+            let reference = try #require((row["reference"] as? [String: Any])?["seconds_per_step"] as? Double)
+            return (object["jerk_ramp_s"], reference, levers.compactMapValues { $0["seconds_per_step"] as? Double })
+        }
+        let plain = try run([])
+        let ramped = try run(["--jerk-ramp", "0.08"])
+        #expect(plain.ramp is NSNull)
+        #expect(ramped.ramp as? Double == 0.08)
+        #expect(plain.reference == ramped.reference)
+        #expect(plain.levers["S-curve, hold"] == ramped.levers["S-curve, hold"])
+        #expect(plain.levers["trapezoid, hold"] != ramped.levers["trapezoid, hold"])
+        let bad = try RigProcess.run(["bench", "settle", "--jerk-ramp", "2"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--jerk-ramp 2: valid: 0.001…1 s"), "\(bad.stderr)")
+    }
+
     @Test(.blocking) func benchSettleRefusesABadPayload() throws {
         let result = try RigProcess.run(["bench", "settle", "--payloads", "0"])
         #expect(result.status != 0)

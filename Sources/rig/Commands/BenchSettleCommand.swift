@@ -73,6 +73,13 @@ struct BenchSettleCommand: ParsableCommand {
             valueName: "s"))
     var hold: Double?
 
+    @Option(
+        name: .customLong("jerk-ramp"),
+        help: ArgumentHelp(
+            "The shaped axes' jerk ramp, seconds: maxJerk = maxAcceleration / S on the shaped runs' moves and the wobble's shaped moves (default: a shaped axis's trapezoids, 0.001).",
+            valueName: "s"))
+    var jerkRamp: Double?
+
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
@@ -93,6 +100,7 @@ struct BenchSettleCommand: ParsableCommand {
         }
         if let hold, !MeasuredSettle.holdRangeSeconds.contains(hold) { throw ValidationError("--hold \(format(hold)): valid: 0…5 s") }
         if let timeout, !MeasuredSettle.timeoutRangeSeconds.contains(timeout) { throw ValidationError("--timeout \(format(timeout)): valid: 0.05…600 s") }
+        if let jerkRamp, !Axis.jerkRampSecondsRange.contains(jerkRamp) { throw ValidationError("--jerk-ramp \(format(jerkRamp)): valid: 0.001…1 s") }
     }
 
     struct Row {
@@ -124,7 +132,8 @@ struct BenchSettleCommand: ParsableCommand {
         case trimHold = "trapezoid, hold, trim"
         case trim = "trapezoid, envelope, trim"
 
-        var jerkRampSeconds: Double? { self == .before ? Axis.defaultJerkRampSeconds : nil }
+        /// The moves' jerk ramp: `shaped` on every row but the S-curve one (nil: the default).
+        func jerkRampSeconds(shaped: Double?) -> Double? { self == .before ? Axis.defaultJerkRampSeconds : shaped }
         var envelope: Bool { self == .envelope || self == .trim }
         var trim: Bool { self == .trimHold || self == .trim }
     }
@@ -156,14 +165,15 @@ struct BenchSettleCommand: ParsableCommand {
                             SettleBench.program(
                                 rig: SettleBench.rig(
                                     payload: payload, shaper: ShaperConfig(kind: kind, frequencyHz: f, damping: damping), settle: settle,
-                                    deadbandDeg: deadband, pwmHz: hz, jerkRampSeconds: lever.jerkRampSeconds, trim: lever.trim),
+                                    deadbandDeg: deadband, pwmHz: hz, jerkRampSeconds: lever.jerkRampSeconds(shaped: jerkRamp), trim: lever.trim),
                                 poses: poses, settleSeconds: Self.referenceSettleSeconds),
                             exposureSeconds: exposure, pixelsPerDegree: pixelsPerDegree, blurLimitPixels: Self.blurLimitPixels,
                             envelope: lever.envelope)
                     }
                     let shaped = levers[levers.count - 1]
                     func wobble(_ shaper: ShaperConfig?) throws -> Double {
-                        try SettleBench.residualWobble(payload: payload, shaper: shaper, degrees: 20, deadbandDeg: deadband, pwmHz: hz)
+                        try SettleBench.residualWobble(
+                            payload: payload, shaper: shaper, degrees: 20, deadbandDeg: deadband, pwmHz: hz, jerkRampSeconds: shaper == nil ? nil : jerkRamp)
                     }
                     let unshaped = try wobble(nil)
                     let wobbles = try ShaperConfig.Kind.allCases.map { kind in
@@ -192,7 +202,8 @@ struct BenchSettleCommand: ParsableCommand {
                 + "\(format(imageWidth)) px wide (\(fixed(pixelsPerDegree, 1)) px/°), exposure \(fixed(exposure, 4)) s, damping \(format(damping)), deadband \(format(deadband))°"
         )
         print(
-            "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped (every lever): trapezoids through \(kind.rawValue) at the payload's frequency, "
+            "reference: S-curve moves + fixed \(format(Self.referenceSettleSeconds)) s settle; shaped (every lever): "
+                + (jerkRamp.map { "moves with a \(format($0)) s jerk ramp" } ?? "trapezoids") + " through \(kind.rawValue) at the payload's frequency, "
                 + "a one-count trim after each move (PWM period = tick only), the simulated settle sensor below \(fixed(threshold, 3)) °/s by the ringing's envelope "
                 + "(without it: held "
                 + (hold.map { "\(format($0)) s" } ?? "half a ringing period") + "), timeout "
@@ -266,6 +277,6 @@ struct BenchSettleCommand: ParsableCommand {
                 + "\"wobble_ratio_20pct_off\": {\(wobble)}, \"identified\": \(id)}"
         }
         return "{\"damping\": \(number(damping)), \"exposure_s\": \(number(exposure)), \"image_width_px\": \(number(imageWidth)), "
-            + "\"blur_limit_px\": \(number(Self.blurLimitPixels)), \"threshold_deg_per_s\": \(number(threshold)), \"shaper\": \"\(shaper)\", \"noise_deg_per_s\": \(number(noise)), \"deadband_deg\": \(number(deadband)), \"rows\": [\(items.joined(separator: ", "))]}"
+            + "\"blur_limit_px\": \(number(Self.blurLimitPixels)), \"threshold_deg_per_s\": \(number(threshold)), \"shaper\": \"\(shaper)\", \"noise_deg_per_s\": \(number(noise)), \"deadband_deg\": \(number(deadband)), \"jerk_ramp_s\": \(jerkRamp.map(number) ?? "null"), \"rows\": [\(items.joined(separator: ", "))]}"
     }
 }

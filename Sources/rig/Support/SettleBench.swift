@@ -169,15 +169,17 @@ enum SettleBench {
 
     /// The largest ringing of the camera after one pan move of `degrees` arrives (the
     /// shaped output included, and the one-count trim where the rig plays it), over
-    /// `windowSeconds`, in degrees: the camera's largest distance from where it comes to
+    /// `windowSeconds`, in degrees (`jerkRampSeconds`: as for `rig`): the camera's largest distance from where it comes to
     /// rest (the horn at the window's end), not from the horn as it goes: the trim's pulse
     /// moves the horn by a count for a few ticks to still the camera, and the camera's
     /// motion is what blurs.
     static func residualWobble(
-        payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, pwmHz: Double = 50, windowSeconds: Double = 3
+        payload: Payload, shaper: ShaperConfig?, degrees: Double, deadbandDeg: Double = 0, pwmHz: Double = 50, jerkRampSeconds: Double? = nil,
+        windowSeconds: Double = 3
     ) throws -> Double {
         let program = try program(
-            rig: rig(payload: payload, shaper: shaper, settle: nil, deadbandDeg: deadbandDeg, pwmHz: pwmHz), poses: [(degrees, 0)],
+            rig: rig(payload: payload, shaper: shaper, settle: nil, deadbandDeg: deadbandDeg, pwmHz: pwmHz, jerkRampSeconds: jerkRampSeconds),
+            poses: [(degrees, 0)],
             settleSeconds: windowSeconds)
         let rig = program.rig
         let start = rig.homePose
