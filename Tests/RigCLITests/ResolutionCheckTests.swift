@@ -38,6 +38,29 @@ import Testing
         #expect(!tiny.contains("not still"), "\(tiny)")
     }
 
+    /// A shaped axis tells the loop the ringing's frequency: stillness is then judged by the
+    /// ringing's envelope, not the hold, and the header says so (it named a hold no step used).
+    @Test(.blocking) func aShapedRigsSettleIsSaidToBeJudgedByTheEnvelope() throws {
+        func rig(shaper: String) -> String {
+            """
+            {"rig": {"output": {"type": "sim"}, "settle": {"sensor": "sim", "thresholdDegPerS": 0.5, "holdSeconds": 0.17, "timeoutSeconds": 6},
+                     "axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90], "maxVelocity": 90,
+                               "maxAcceleration": 300, "payload": {"frequencyHz": 3, "damping": 0.03}\(shaper)}]},
+             "kind": "steps", "trigger": "auto", "settleSeconds": 0.5, "steps": [{"pose": {"pan": 10}}]}
+            """
+        }
+        let shaped = try RigProcess.run(
+            ["check", try RigProcess.temporaryFile("shaped.json", contents: rig(shaper: #", "shaper": {"type": "zv", "frequencyHz": 3, "damping": 0.03}"#))])
+        #expect(shaped.status == 0, "\(shaped.stderr)")
+        #expect(
+            shaped.stdout.contains("settle measured by sim: still the ringing's envelope (at the shapers' 3 Hz) below 0.5 °/s, no hold, timeout 6 s"),
+            "\(shaped.stdout)")
+        #expect(!shaped.stdout.contains("for 0.17 s"), "\(shaped.stdout)")
+        // Unshaped, the hold decides and is named.
+        let plain = try RigProcess.run(["check", try RigProcess.temporaryFile("plain.json", contents: rig(shaper: ""))])
+        #expect(plain.stdout.contains("settle measured by sim: still below 0.5 °/s for 0.17 s, timeout 6 s"), "\(plain.stdout)")
+    }
+
     @Test(.blocking) func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
         let program = try RigProcess.temporaryFile(
             "slow.json",

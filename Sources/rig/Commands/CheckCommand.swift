@@ -60,9 +60,14 @@ struct CheckCommand: ParsableCommand {
         guard let settle = program.rig.settle, case .stepped(let steps) = program.motion else { return [] }
         let expected = SettleForecast.expected(
             rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: ShootSetup.checkPlan(program))
-        var lines = [
-            "\(file): settle measured by \(settle.sensor.rawValue): still below \(format(settle.thresholdDegreesPerSecond)) °/s for \(format(settle.holdSeconds)) s, timeout \(format(settle.timeoutSeconds)) s; expected per step:"
-        ]
+        // With the ringing's frequency known (the shapers'), the loop judges by its envelope
+        // and the hold is not used (`StillnessDetector.init(_:rig:)`): say which.
+        let envelope = StillnessDetector(settle, rig: program.rig).envelope != nil
+        let still =
+            program.rig.settleRingingHz(settle).flatMap { envelope ? $0 : nil }.map {
+                "the ringing's envelope (at the shapers' \(format($0)) Hz) below \(format(settle.thresholdDegreesPerSecond)) °/s, no hold"
+            } ?? "below \(format(settle.thresholdDegreesPerSecond)) °/s for \(format(settle.holdSeconds)) s"
+        var lines = ["\(file): settle measured by \(settle.sensor.rawValue): still \(still), timeout \(format(settle.timeoutSeconds)) s; expected per step:"]
         for s in expected where steps.indices.contains(s.step) {
             let fallback = s.measured ? "" : " (not still within the timeout: the fixed \(format(steps[s.step].settleSeconds)) s settle)"
             // A step's label is its own name, or "step N" already (then said once).
