@@ -137,6 +137,10 @@ func errorLine(_ file: BadFile) -> String {
             }
             """, "r.json:3:32: error: $.axes[0].channel: expected an integer, found 1.5"),
         .rig("name as a number", #"{"name": 5, "axes": []}"#, "r.json:1:10: error: $.name: expected a string, found a number"),
+        // A choice given as another type says the choices too (it said only "a string").
+        .rig(
+            "shaper type as a number", #"{"axes": [{"name": "pan", "channel": 0, "shaper": {"type": 5, "frequencyHz": 3}}]}"#,
+            #"r.json:1:60: error: $.axes[0].shaper.type: expected one of "zv", "mzv", "ei", "zvd", found a number"#),
         .rig("axes as an object", #"{"axes": {}}"#, "r.json:1:10: error: $.axes: expected an array, found an object"),
         .rig("no axes", #"{"axes": []}"#, "r.json:1:10: error: $.axes: must not be empty"),
         .rig(

@@ -73,9 +73,11 @@ public struct ValueReader: Sendable {
 
     /// A string that must be one of `choices`.
     public func oneOf(_ choices: [String]) throws(FileError) -> String {
-        let value = try string()
+        let quoted = choices.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard case .string(let string) = node.value else { throw typeError("one of \(quoted)") }
+        let value = string.text
         guard choices.contains(value) else {
-            throw error("\"\(elided(value))\" is not valid; valid: \(choices.map { "\"\($0)\"" }.joined(separator: ", "))")
+            throw error("\"\(elided(value))\" is not valid; valid: \(quoted)")
         }
         return value
     }
