@@ -69,6 +69,25 @@ import Testing
         #expect(abs(settle.timeoutSeconds - ring) <= 1, "\(settle), the ringing of a count \(ring) s")
     }
 
+    /// `--dry-run` says the file was left as it was and what it would have written (it
+    /// printed nothing about the file), and the settle to paste names the file the user
+    /// gave (it named the rig's "name", which is not a file).
+    @Test(.blocking) func aDryRunSaysTheFileIsUnchangedAndTheSettleNamesTheFile() throws {
+        let path = try RigProcess.temporaryFile("head.json", contents: Self.rigText)
+        var result = try RigProcess.run(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--seconds", "2", "--dry-run", "--no-realtime"])
+        // A loaded machine's stalls can refuse a ring-down (see above): run again, at most twice.
+        for _ in 0..<2 where result.status != 0 && result.stderr.contains("the sensor's readings failed") {
+            result = try RigProcess.run(["calibrate", "resonance", "--rig", path, "--axis", "pan", "--seconds", "2", "--dry-run", "--no-realtime"])
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.rigText)
+        #expect(!result.stdout.contains("saved"), "\(result.stdout)")
+        let dry = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("dry run: ") }, "\(result.stdout)")
+        #expect(dry.hasPrefix("dry run: \(path) not changed (axis \"pan\" would get \"shaper\": {\"type\": \"zv\", \"frequencyHz\": "), "\(dry)")
+        let settle = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("settle: ") }, "\(result.stdout)")
+        #expect(settle.contains("put into \(path): \"settle\": {\"sensor\": \"sim\""), "\(settle)")
+    }
+
     @Test(.blocking) func realHardwareWithoutAnIMUIsOneLine() throws {
         let text = """
             {"output": {"type": "pca9685", "bus": "/dev/i2c-nowhere"},

@@ -111,14 +111,16 @@ public func runResonanceCalibration(
     let median = ResonanceMedian(part.trials.map(\.payload))
     result.result = median.payload
     options.show(median.description + "\n")
-    guard options.save else { return result }
     let shaper = ShaperConfig(kind: .zv, frequencyHz: median.payload.frequencyHz, damping: median.payload.damping)
+    let written = "\"shaper\": {\"type\": \"zv\", \"frequencyHz\": \(format(shaper.frequencyHz)), \"damping\": \(format(shaper.damping))}"
+    guard options.save else {
+        options.show("dry run: \(options.rigPath) not changed (axis \"\(axis.name)\" would get \(written))\n")
+        return result
+    }
     do throws(RigFileEditError) {
         result.savedRig = try RigFileEditor.setShaper(shaper, axis: options.axisName, in: options.rigPath)
         result.saved = shaper
-        options.show(
-            "saved \"shaper\": {\"type\": \"zv\", \"frequencyHz\": \(format(shaper.frequencyHz)), \"damping\": \(format(shaper.damping))} into axis \"\(axis.name)\" of \(options.rigPath)\n"
-        )
+        options.show("saved \(written) into axis \"\(axis.name)\" of \(options.rigPath)\n")
     } catch {
         result.failure = "not saved: \(error)"
     }

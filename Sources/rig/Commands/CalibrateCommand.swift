@@ -267,15 +267,16 @@ struct CalibrateResonance: ParsableCommand {
         if let failure = summary.failure { printError("error: \(failure)") }
         if let payload = summary.result, let index = model.axisIndex(named: axis) {
             let sensor: MeasuredSettle.Sensor = model.imu != nil ? .imu : camera != nil ? .liveView : .sim
-            say(Self.settleSuggestion(payload: payload, rig: model, axis: index, sensor: sensor))
+            say(Self.settleSuggestion(payload: payload, rig: model, file: rig, axis: index, sensor: sensor))
         }
         try SessionSetup.end(summary.session)
         if summary.failure != nil { throw ExitCode(1) }
     }
 
     /// A measured settle sized to the ringing found (`MeasuredSettle.sized`), as a line to
-    /// paste into the rig file: the timeout from one output count's step on this axis.
-    static func settleSuggestion(payload: Payload, rig: Rig, axis index: Int, sensor: MeasuredSettle.Sensor) -> String {
+    /// paste into the rig file (`file`, as the user named it): the timeout from one output
+    /// count's step on this axis.
+    static func settleSuggestion(payload: Payload, rig: Rig, file: String, axis index: Int, sensor: MeasuredSettle.Sensor) -> String {
         let axis = rig.axes[index]
         // One output count in µs (a PCA9685 at 50 Hz for a continuous output), in degrees
         // where the axis turns most per µs.
@@ -284,7 +285,7 @@ struct CalibrateResonance: ParsableCommand {
         let count = countMicroseconds * steepest
         let settle = MeasuredSettle.sized(sensor: sensor, payload: payload, countDegrees: count)
         return
-            "settle: to wait for stillness instead of a guessed settleSeconds, put into \(rig.name.isEmpty ? "the rig file" : "the rig file (\(rig.name))"): "
+            "settle: to wait for stillness instead of a guessed settleSeconds, put into \(file): "
             + "\"settle\": {\"sensor\": \"\(sensor.rawValue)\", \"thresholdDegPerS\": \(format(settle.thresholdDegreesPerSecond)), \"holdSeconds\": \(format(settle.holdSeconds)), \"timeoutSeconds\": \(format(settle.timeoutSeconds))}"
             + " (held half a ringing period; the timeout: one output count's step, \(fixed(count, 3))°, rings this long above \(format(settle.thresholdDegreesPerSecond)) °/s)"
     }
