@@ -17,12 +17,28 @@ public enum OutputDrivers {
         case pca9685(PCA9685OutputConfig)
         case blecontrol(BLEControlOutputConfig)
 
-        /// The smallest step this output makes (none for the simulator).
-        public var quantum: OutputQuantum {
+        /// The smallest step this output makes on `axis`: the simulator sends the axes it
+        /// models in PCA9685 counts (`SimOutput.models`), any other axis continuously.
+        public func quantum(for axis: Axis) -> OutputQuantum {
             switch self {
             case .pca9685(let config): config.quantum
             case .blecontrol: BLEControlOutputConfig.quantum
-            case .sim: .continuous
+            case .sim(let config): SimOutput.models(axis) ? config.countQuantum : .continuous
+            }
+        }
+
+        /// The output's pulses as the simulator models them, for a forecast of what the
+        /// rig's head does (`rig check`'s settle): the simulator's own, or a PCA9685's at
+        /// the frequency the chip really makes; nil for a BLEControl board (its servos'
+        /// timing is the board's).
+        public var simulatedModel: SimOutputConfig? {
+            switch self {
+            case .sim(let config): return config
+            case .pca9685(let config):
+                var model = SimOutputConfig()
+                model.frequencyHz = config.actualFrequencyHz
+                return model
+            case .blecontrol: return nil
             }
         }
     }

@@ -61,6 +61,50 @@ import Testing
         #expect(plain.stdout.contains("settle measured by sim: still below 0.5 °/s for 0.17 s, timeout 6 s"), "\(plain.stdout)")
     }
 
+    /// The simulator sends the axes it models (a payload) in a PCA9685's counts at its
+    /// `frequencyHz`: `check` says what a count is worth there, and forecasts each step's
+    /// measured settle on those counts (at 50 Hz a count's step rings for seconds at 3 Hz;
+    /// at 200 Hz on a 200 Hz loop the one-count trim cancels it), as `play` measures it.
+    @Test(.blocking) func theSimsCountsAreItsResolutionAndWhatTheSettleForecastRingsOn() throws {
+        func program(pwmHz: Int, loopHz: Int) -> String {
+            """
+            {"rig": {"loopRateHz": \(loopHz), "output": {"type": "sim", "frequencyHz": \(pwmHz)},
+                     "settle": {"sensor": "sim", "thresholdDegPerS": 0.5, "holdSeconds": 0.17, "timeoutSeconds": 5},
+                     "axes": [{"name": "pan", "channel": 0, "pulseUs": [500, 2500], "angleDeg": [-90, 90], "softLimits": [-85, 85],
+                               "maxVelocity": 90, "maxAcceleration": 180, "payload": {"frequencyHz": 3, "damping": 0.03},
+                               "shaper": {"type": "zv", "frequencyHz": 3, "damping": 0.03}},
+                              {"name": "tilt", "channel": 1, "pulseUs": [1000, 2000], "angleDeg": [-45, 45]}]},
+             "kind": "steps", "trigger": "auto", "settleSeconds": 0.5,
+             "steps": [{"pose": {"pan": -30}}, {"pose": {"pan": -10}}, {"pose": {"pan": 10}}, {"pose": {"pan": 30}}, {"pose": {"pan": 50}}]}
+            """
+        }
+        func settles(_ stdout: String) -> [Double] {
+            stdout.split(separator: "\n").compactMap { line in
+                guard line.hasPrefix("  step "), let colon = line.range(of: ": ") else { return nil }
+                return Double(line[colon.upperBound...].prefix { $0 != " " })
+            }
+        }
+        let slow = try RigProcess.run(["check", try RigProcess.temporaryFile("sim50.json", contents: program(pwmHz: 50, loopHz: 100))])
+        #expect(slow.status == 0, "\(slow.stderr)")
+        #expect(slow.stdout.contains("resolution per output count (sim modelling a PCA9685 at 50 Hz): pan 4.88 µs ≈ 0.439°, tilt continuous"), "\(slow.stdout)")
+        #expect(slow.stdout.contains("expected per step (on the output's counts at 50.0 Hz):"), "\(slow.stdout)")
+        let at50 = settles(slow.stdout)
+        #expect(at50.count == 5, "\(slow.stdout)")
+        // A count's step (0.44°) at 3 Hz, ζ 0.03 rings above 0.5 °/s for seconds.
+        #expect(at50.dropFirst().allSatisfy { $0 > 1 }, "\(slow.stdout)")
+        // The shoot is timed with them (7 s of moves and fixed settles without).
+        let line = try #require(slow.stdout.split(separator: "\n").first { $0.contains(": shoot: 5 steps, no camera, takes about ") })
+        #expect(line.hasSuffix("(moves and settles; each settle as expected below)"), "\(line)")
+        let total = line.components(separatedBy: "takes about ").last.flatMap { Double($0.prefix { $0.isNumber }) }
+        #expect((total ?? 0) > 7 + at50.reduce(0, +) - 5 * 0.5 - 1, "\(line)")
+        let fast = try RigProcess.run(["check", try RigProcess.temporaryFile("sim200.json", contents: program(pwmHz: 200, loopHz: 200))])
+        #expect(fast.status == 0, "\(fast.stderr)")
+        #expect(fast.stdout.contains("pan 1.22 µs ≈ 0.110°"), "\(fast.stdout)")
+        let at200 = settles(fast.stdout)
+        #expect(at200.count == 5, "\(fast.stdout)")
+        #expect(at200.dropFirst().allSatisfy { $0 < 0.5 }, "\(fast.stdout)")
+    }
+
     @Test(.blocking) func aSlowTimelapseOnAPCA9685IsWarnedAboutButStillFeasible() throws {
         let program = try RigProcess.temporaryFile(
             "slow.json",

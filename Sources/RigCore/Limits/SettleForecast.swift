@@ -12,6 +12,12 @@ public enum SettleForecast {
         public var seconds: Double
         /// False: not still within the timeout; the fixed settle applies.
         public var measured: Bool
+
+        public init(step: Int, seconds: Double, measured: Bool) {
+            self.step = step
+            self.seconds = seconds
+            self.measured = measured
+        }
     }
 
     /// The expected settle of every step (the last time each was reached), in step order.

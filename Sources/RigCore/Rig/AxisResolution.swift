@@ -34,7 +34,13 @@ public struct AxisResolution: Sendable, Equatable {
 
     /// The resolution of every axis of `rig` on an output with `quantum`.
     public static func of(_ rig: Rig, quantum: OutputQuantum) -> [AxisResolution] {
+        of(rig) { _ in quantum }
+    }
+
+    /// The resolution of every axis of `rig`, each on its output's `quantum(axis)`.
+    public static func of(_ rig: Rig, quantum quantumOf: (Axis) -> OutputQuantum) -> [AxisResolution] {
         rig.axes.map { axis in
+            let quantum = quantumOf(axis)
             switch axis.kind {
             case .pwm:
                 return AxisResolution(axis: axis.name, countSize: quantum.dutyPercent, unitsPerCount: quantum.dutyPercent)
@@ -106,6 +112,11 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
     /// Checks a stepped program frame by frame (each step is a frame) against `quantum`:
     /// the count each frame's pose sends, and whether it changes when the pose does.
     public static func check(_ program: Program, quantum: OutputQuantum) -> [TimelapseResolutionWarning] {
+        check(program) { _ in quantum }
+    }
+
+    /// The same, each axis on its output's `quantum(axis)`.
+    public static func check(_ program: Program, quantum: (Axis) -> OutputQuantum) -> [TimelapseResolutionWarning] {
         switch program.motion {
         case .stepped(let steps):
             return check(poses: steps.map(\.pose), rig: program.rig, quantum: quantum, per: .frame)
@@ -124,11 +135,12 @@ public struct TimelapseResolutionWarning: Sendable, Equatable, CustomStringConve
     }
 
     /// The check on poses a frame (or a second) apart.
-    static func check(poses: [[Double]], rig: Rig, quantum: OutputQuantum, per: Sample) -> [TimelapseResolutionWarning] {
+    static func check(poses: [[Double]], rig: Rig, quantum quantumOf: (Axis) -> OutputQuantum, per: Sample) -> [TimelapseResolutionWarning] {
         guard poses.count > 1 else { return [] }
-        let resolutions = AxisResolution.of(rig, quantum: quantum)
+        let resolutions = AxisResolution.of(rig, quantum: quantumOf)
         var warnings: [TimelapseResolutionWarning] = []
         for (index, axis) in rig.axes.enumerated() {
+            let quantum = quantumOf(axis)
             guard let perCount = resolutions[index].unitsPerCount, let count = resolutions[index].countSize, count > 0 else { continue }
             func counts(_ position: Double) -> Double {
                 switch axis.kind {

@@ -58,12 +58,19 @@ public final class SimOutput: Output, @unchecked Sendable {
     /// One count of a PCA9685 with PWM period `period`, microseconds.
     public static func countMicroseconds(periodMicroseconds period: Double) -> Double { period / countsPerPeriod }
 
+    /// Whether the simulator models `axis` (a servo with a `payload`, a `deadbandDeg` or a
+    /// `lagSeconds`): sent in PCA9685 counts at `SimOutputConfig.frequencyHz`, the horn and
+    /// its camera simulated. Any other axis is continuous and its camera is the frame.
+    public static func models(_ axis: Axis) -> Bool {
+        axis.kind == .servo && (axis.payload != nil || axis.servo != ServoImperfection())
+    }
+
     public init(config: SimOutputConfig, rig: Rig) {
         self.config = config
         self.axes = rig.axes
         self.tickSeconds = rig.tickSeconds
         periodSeconds = config.periodMicroseconds / 1_000_000
-        modelled = rig.axes.map { $0.kind == .servo && ($0.payload != nil || $0.servo != ServoImperfection()) }
+        modelled = rig.axes.map(Self.models)
         // Only a modelled axis is sent in counts (elsewhere the camera is the horn).
         trim = CountTrim(rig: rig, periodMicroseconds: config.periodMicroseconds)
     }

@@ -21,6 +21,8 @@ public struct SimOutputConfig: Sendable, Equatable {
 
     /// One PWM period, µs.
     public var periodMicroseconds: Double { 1_000_000 / frequencyHz }
+    /// One count of a modelled axis (`SimOutput.models`): a PCA9685's at `frequencyHz`.
+    public var countQuantum: OutputQuantum { OutputQuantum(pulseMicroseconds: periodMicroseconds / 4096, dutyPercent: nil) }
 
     /// Reads the rig's output section (its type is `sim`) and checks the axes' channels.
     public static func parse(_ output: OutputConfig, axes: [Axis]) throws(FileError) -> SimOutputConfig {

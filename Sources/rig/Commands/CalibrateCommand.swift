@@ -155,11 +155,11 @@ struct CalibrateServo: ParsableCommand {
     }
 
     /// What one output count is worth on the new calibration: on this rig's output, and
-    /// on a PCA9685 at 50 Hz when the output is continuous (the simulator).
+    /// on a PCA9685 at 50 Hz when the output is continuous (an axis the simulator does not model).
     static func resolution(_ table: Calibration, rig: Rig, axis: String) -> [String] {
         var lines = ["calibration: " + zip(table.angles, table.pulses).map { "\(format($0))° at \(format($1)) µs" }.joined(separator: ", ")]
         let slopes = Self.degreesPerMicrosecond(table)
-        let quantum = (try? OutputDrivers.config(rig))?.quantum ?? .continuous
+        let quantum = rig.axes.first { $0.name == axis }.flatMap { (try? OutputDrivers.config(rig))?.quantum(for: $0) } ?? .continuous
         let count: Double
         var what: String
         if let step = quantum.pulseMicroseconds {
@@ -171,7 +171,8 @@ struct CalibrateServo: ParsableCommand {
         }
         if let low = slopes.min(), let high = slopes.max() {
             let range = low == high ? "\(fixed(low * count, 3))°" : "\(fixed(low * count, 3))…\(fixed(high * count, 3))° (by segment)"
-            lines.append("resolution of \(axis): \(what) ≈ \(range); 1 µs ≈ \(fixed(low, 4))…\(fixed(high, 4))°")
+            let perMicrosecond = low == high ? "\(fixed(low, 4))°" : "\(fixed(low, 4))…\(fixed(high, 4))°"
+            lines.append("resolution of \(axis): \(what) ≈ \(range); 1 µs ≈ \(perMicrosecond)")
         }
         return lines
     }
@@ -280,7 +281,7 @@ struct CalibrateResonance: ParsableCommand {
         let axis = rig.axes[index]
         // One output count in µs (a PCA9685 at 50 Hz for a continuous output), in degrees
         // where the axis turns most per µs.
-        let countMicroseconds = (try? OutputDrivers.config(rig))?.quantum.pulseMicroseconds ?? servoFramePeriodMicroseconds / 4096
+        let countMicroseconds = (try? OutputDrivers.config(rig))?.quantum(for: axis).pulseMicroseconds ?? servoFramePeriodMicroseconds / 4096
         let steepest = axis.calibration.flatMap { CalibrateServo.degreesPerMicrosecond($0).max() } ?? 0.09
         let count = countMicroseconds * steepest
         let settle = MeasuredSettle.sized(sensor: sensor, payload: payload, countDegrees: count)

@@ -4,6 +4,7 @@ import RigCore
 import RigDevices
 import RigFormat
 import RigGPhoto2
+import RigRuntime
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,10 +41,15 @@ struct CheckCommand: ParsableCommand {
             rig: program.rig, motion: program.motion, startPose: prepared.startPose,
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
-        for line in ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file)) { print(line) }
+        let settles = Self.expectedSettles(program, startPose: prepared.startPose)
+        // The measured settle's time beyond the steps' fixed settles (which the check timed).
+        let settleExtra = settles.map { forecast in
+            forecast.steps.reduce(0.0) { $0 + $1.seconds - (program.steps.indices.contains($1.step) ? program.steps[$1.step].settleSeconds : 0) }
+        }
+        for line in ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settleExtraSeconds: settleExtra) { print(line) }
         for line in TrackReport.lines(program) { print("\(file): \(line)") }
         for line in ResolutionReport.describe(program: program) { print(line) }
-        for line in settleLines(program, startPose: prepared.startPose) { print(line) }
+        for line in settleLines(program, settles) { print(line) }
         if let misses = IntervalMiss.summary(report.intervalMisses) { print("\(file): error: \(misses)") }
         // What `rig play` and `rig serve` refuse for the rig's camera, refused here too.
         if let problem = CameraBackends.problem(program) {
@@ -55,11 +61,26 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// With a measured settle (`"settle"` in the rig): the settle each step is expected to
-    /// take, from the axes' payloads (`SettleForecast`); `play` logs the measured one beside it.
-    private func settleLines(_ program: Program, startPose: [Double]) -> [String] {
-        guard let settle = program.rig.settle, case .stepped(let steps) = program.motion else { return [] }
-        let expected = SettleForecast.expected(
-            rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: ShootSetup.checkPlan(program))
+    /// take, from the axes' payloads on the rig's own output as the simulator models it
+    /// (its counts at its PWM frequency, the one-count trim where it plays:
+    /// `SettleBench.expectedSettles`), else on the frames (`SettleForecast`); `play` logs
+    /// the measured one beside it.
+    static func expectedSettles(_ program: Program, startPose: [Double]) -> (steps: [SettleForecast.StepSettle], countsHz: Double?)? {
+        guard let settle = program.rig.settle, program.isStepped else { return nil }
+        let plan = ShootSetup.checkPlan(program)
+        if let model = (try? OutputDrivers.config(program.rig))?.simulatedModel,
+            let steps = try? SettleBench.expectedSettles(program, startPose: startPose, plan: plan, settle: settle, output: model)
+        {
+            // Where the payloads ring on the output's counts, the PWM frequency.
+            return (steps, program.rig.axes.contains { SimOutput.models($0) } ? model.frequencyHz : nil)
+        }
+        return (SettleForecast.expected(rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: plan), nil)
+    }
+
+    /// The forecast's lines (`expectedSettles`).
+    private func settleLines(_ program: Program, _ forecast: (steps: [SettleForecast.StepSettle], countsHz: Double?)?) -> [String] {
+        guard let settle = program.rig.settle, case .stepped(let steps) = program.motion, let forecast else { return [] }
+        let expected = forecast.steps
         // With the ringing's frequency known (the shapers'), the loop judges by its envelope
         // and the hold is not used (`StillnessDetector.init(_:rig:)`): say which.
         let envelope = StillnessDetector(settle, rig: program.rig).envelope != nil
@@ -67,7 +88,10 @@ struct CheckCommand: ParsableCommand {
             program.rig.settleRingingHz(settle).flatMap { envelope ? $0 : nil }.map {
                 "the ringing's envelope (at the shapers' \(format($0)) Hz) below \(format(settle.thresholdDegreesPerSecond)) °/s, no hold"
             } ?? "below \(format(settle.thresholdDegreesPerSecond)) °/s for \(format(settle.holdSeconds)) s"
-        var lines = ["\(file): settle measured by \(settle.sensor.rawValue): still \(still), timeout \(format(settle.timeoutSeconds)) s; expected per step:"]
+        let on = forecast.countsHz.map { " (on the output's counts at \(fixed($0, 1)) Hz)" } ?? ""
+        var lines = [
+            "\(file): settle measured by \(settle.sensor.rawValue): still \(still), timeout \(format(settle.timeoutSeconds)) s; expected per step\(on):"
+        ]
         for s in expected where steps.indices.contains(s.step) {
             let fallback = s.measured ? "" : " (not still within the timeout: the fixed \(format(steps[s.step].settleSeconds)) s settle)"
             // A step's label is its own name, or "step N" already (then said once).

@@ -14,7 +14,7 @@ enum ResolutionReport {
     }
 
     private static func describe(rig: Rig, output: OutputDrivers.Config?) -> [String] {
-        let axes = AxisResolution.of(rig, quantum: output?.quantum ?? .continuous)
+        let axes = AxisResolution.of(rig) { output?.quantum(for: $0) ?? .continuous }
         guard axes.contains(where: { $0.countSize != nil }) else {
             return ["  resolution: continuous (the \(rig.output.type) output has no steps)"]
         }
@@ -22,6 +22,8 @@ enum ResolutionReport {
         if case .pca9685(let config)? = output {
             // What the chip makes: the file's frequency rounded to a whole PRE_SCALE.
             what += " at \(fixed(config.actualFrequencyHz, 2)) Hz"
+        } else if case .sim(let config)? = output {
+            what += " modelling a PCA9685 at \(format(config.frequencyHz)) Hz"
         }
         let parts = zip(rig.axes, axes).map { axis, r -> String in
             guard let count = r.countSize else { return "\(axis.name) continuous" }
@@ -39,7 +41,7 @@ enum ResolutionReport {
         // track on a PCA9685 holds a count for many frames, then jumps), a continuous one's
         // a second at a time.
         if program.kind == .timelapse || program.kind == .track {
-            for warning in TimelapseResolutionWarning.check(program, quantum: output?.quantum ?? .continuous) {
+            for warning in TimelapseResolutionWarning.check(program) { output?.quantum(for: $0) ?? .continuous } {
                 lines.append("\(program.file): warning: \(warning)")
             }
         }

@@ -75,44 +75,27 @@ enum SettleBench {
         var timeouts: Int
     }
 
-    /// Plays `program` on the simulated output, each step shot with an exposure of
-    /// `exposureSeconds`; blur is the camera's angular excursion during the exposure (all
-    /// axes, √Σ) × `pixelsPerDegree`. The lead-in (step 1's move from home) is left out
-    /// of the time per step. `envelope`: the settle sensor's verdict by the ringing's
-    /// envelope (as the loop runs it for a rig with shapers: its window from the last count
-    /// sent), else by the hold alone. The one-count trim is the rig file's (its shapers'
-    /// `"trim"`), played by the simulated output as `rig play` plays it.
-    static func panorama(
-        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double, envelope: Bool = false
-    ) throws -> PanoramaFigures {
+    /// Plays `program` from `startPose` tick by tick in virtual time on `output` as the
+    /// control loop plays it: a move's coming pulses told to the output when it starts
+    /// (the one-count trim's look-ahead), the frame written, the settle sensor's reading
+    /// judged by `detector` from what was sent, `player.measured(still:)`, and `.ready`
+    /// advanced at once. `each` sees every tick's event and the output after the write
+    /// (before the detector); it returns false to stop.
+    static func simulate(
+        _ program: Program, on output: SimOutput, startPose: [Double], plan: ShootingPlan, detector: StillnessDetector,
+        each: (_ event: PlayerEvent?, _ ticks: Int, _ player: Player) throws -> Bool
+    ) throws {
         let rig = program.rig
-        let start = rig.homePose
-        let output = SimOutput(config: try simConfig(rig), rig: rig)
-        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
-        var plan = ShootingPlan(
-            timing: ShotTiming(
-                focusSeconds: 0, shutterHoldSeconds: exposureSeconds, exposureWindowSeconds: exposureSeconds, afterShotSeconds: 0, shotsPerStep: 1))
-        plan.measuredSettle = rig.settle
-        var player = Player(rig: rig, motion: program.motion, startPose: start, shooting: plan)
-        let settle = rig.settle ?? MeasuredSettle(sensor: .sim)
-        let config = try simConfig(rig)
-        var detector =
-            envelope ? StillnessDetector(settle, rig: rig, pwmPeriodSeconds: config.periodMicroseconds / 1_000_000) : StillnessDetector(settle)
-        var previous = start
-        var frame = start
-        var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
+        var detector = detector
+        var player = Player(rig: rig, motion: program.motion, startPose: startPose, shooting: plan)
+        var previous = startPose
+        var frame = startPose
+        var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) }
         var sent = [Double](repeating: 0, count: rig.axes.count)
         // As the control loop does: a move's coming pulses for the trim.
         let window = output.looksAhead ? CountTrim.aheadTicks : 0
         var aheadRows = [Double](repeating: 0, count: window * rig.axes.count)
         var aheadPulses = [Double](repeating: .nan, count: window * rig.axes.count)
-        var moveStart: [Int: Int] = [:]
-        var stepTicks: [Int] = []
-        var exposing = false
-        var low = start
-        var high = start
-        var blurs: [Double] = []
-        var timeouts = 0
         var ticks = 0
         while !player.isFinished, ticks < Bounds.maxTicks {
             ticks += 1
@@ -132,6 +115,45 @@ enum SettleBench {
             }
             try output.write(commands, sent: &sent)
             if aheadTicks > 0 { output.expect(pulses: aheadPulses, window: window, ticks: aheadTicks) }
+            guard try each(event, ticks, player) else { return }
+            if case .ready? = event { player.advance() }
+            detector.commanded(sent: sent, framesMoving: moving)
+            detector.observe(rateDegreesPerSecond: output.rateDegreesPerSecond() ?? .nan, seconds: rig.tickSeconds)
+            player.measured(still: detector.isStill)
+        }
+    }
+
+    /// Plays `program` on the simulated output, each step shot with an exposure of
+    /// `exposureSeconds`; blur is the camera's angular excursion during the exposure (all
+    /// axes, √Σ) × `pixelsPerDegree`. The lead-in (step 1's move from home) is left out
+    /// of the time per step. `envelope`: the settle sensor's verdict by the ringing's
+    /// envelope (as the loop runs it for a rig with shapers: its window from the last count
+    /// sent), else by the hold alone. The one-count trim is the rig file's (its shapers'
+    /// `"trim"`), played by the simulated output as `rig play` plays it.
+    static func panorama(
+        _ program: Program, exposureSeconds: Double, pixelsPerDegree: Double, blurLimitPixels: Double, envelope: Bool = false
+    ) throws -> PanoramaFigures {
+        let rig = program.rig
+        let start = rig.homePose
+        let config = try simConfig(rig)
+        let output = SimOutput(config: config, rig: rig)
+        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
+        defer { output.shutdown(safe: rig.axes.map { _ in .off }) }
+        var plan = ShootingPlan(
+            timing: ShotTiming(
+                focusSeconds: 0, shutterHoldSeconds: exposureSeconds, exposureWindowSeconds: exposureSeconds, afterShotSeconds: 0, shotsPerStep: 1))
+        plan.measuredSettle = rig.settle
+        let settle = rig.settle ?? MeasuredSettle(sensor: .sim)
+        let detector =
+            envelope ? StillnessDetector(settle, rig: rig, pwmPeriodSeconds: config.periodMicroseconds / 1_000_000) : StillnessDetector(settle)
+        var moveStart: [Int: Int] = [:]
+        var stepTicks: [Int] = []
+        var exposing = false
+        var low = start
+        var high = start
+        var blurs: [Double] = []
+        var timeouts = 0
+        try simulate(program, on: output, startPose: start, plan: plan, detector: detector) { event, ticks, player in
             let angles = output.cameraMotion.angles
             switch event {
             case .moveStarted(let step)?: moveStart[step] = ticks
@@ -146,25 +168,47 @@ enum SettleBench {
                 var sum = 0.0
                 for i in angles.indices { sum += (high[i] - low[i]) * (high[i] - low[i]) }
                 blurs.append(sum.squareRoot() * pixelsPerDegree)
-            case .ready?: player.advance()
             default: break
             }
-            if blurs.count == player.stepCount { break }
+            if blurs.count == player.stepCount { return false }
             if exposing {
                 for i in angles.indices {
                     low[i] = min(low[i], angles[i])
                     high[i] = max(high[i], angles[i])
                 }
             }
-            detector.commanded(sent: sent, framesMoving: moving)
-            detector.observe(rateDegreesPerSecond: output.rateDegreesPerSecond() ?? .nan, seconds: rig.tickSeconds)
-            player.measured(still: detector.isStill)
+            return true
         }
-        output.shutdown(safe: rig.axes.map { _ in .off })
         let mean = stepTicks.isEmpty ? 0 : Double(stepTicks.reduce(0, +)) / Double(stepTicks.count) * rig.tickSeconds
         return PanoramaFigures(
             secondsPerStep: mean, blurredFrames: blurs.filter { $0 > blurLimitPixels }.count, frames: blurs.count,
             worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
+    }
+
+    /// What a measured settle is expected to find at each step of `program` (the last time
+    /// each was reached), for `rig check`: the program played on the simulated output
+    /// `config` models (the rig's own output: its PCA9685 counts at its PWM frequency, one
+    /// pulse latched per period, the one-count trim where it plays, the axes' payloads
+    /// ringing on the horn), the settle judged as the loop judges it, noise-free.
+    static func expectedSettles(
+        _ program: Program, startPose: [Double], plan: ShootingPlan, settle: MeasuredSettle, output config: SimOutputConfig
+    ) throws -> [SettleForecast.StepSettle] {
+        let rig = program.rig
+        let output = SimOutput(config: config, rig: rig)
+        try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: startPose[$0]) })
+        defer { output.shutdown(safe: rig.axes.map { _ in .off }) }
+        var plan = plan
+        plan.selfTimed = true
+        plan.measuredSettle = settle
+        let detector = StillnessDetector(settle, rig: rig, pwmPeriodSeconds: config.periodMicroseconds / 1_000_000)
+        var found: [Int: SettleForecast.StepSettle] = [:]
+        try simulate(program, on: output, startPose: startPose, plan: plan, detector: detector) { event, _, _ in
+            if case .settled(let step, let seconds, let measured)? = event {
+                found[step] = SettleForecast.StepSettle(step: step, seconds: seconds, measured: measured)
+            }
+            return true
+        }
+        return found.keys.sorted().compactMap { found[$0] }
     }
 
     /// The largest ringing of the camera after one pan move of `degrees` arrives (the

@@ -9,14 +9,19 @@ import SystemPackage
 /// frames (brackets and `shotsPerStep` included) and the time the check played it in,
 /// moves, settles and every frame's exposure and card write as the rig file gives them.
 enum ShootTime {
-    /// - Parameter measured: the frames' pace in the program's last run (the state
-    ///   directory's shot logs, `MeasuredFramePace.last`); nil: the rig file's timing alone.
-    static func lines(_ program: Program, report: FeasibilityReport, measured: MeasuredFramePace? = nil, now: Date = Date()) -> [String] {
+    /// - Parameters:
+    ///   - measured: the frames' pace in the program's last run (the state directory's shot
+    ///     logs, `MeasuredFramePace.last`); nil: the rig file's timing alone.
+    ///   - settleExtraSeconds: with a measured settle, the time its forecast waits beyond
+    ///     the steps' fixed settles (which `report` timed); nil: none.
+    static func lines(
+        _ program: Program, report: FeasibilityReport, measured: MeasuredFramePace? = nil, settleExtraSeconds: Double? = nil, now: Date = Date()
+    ) -> [String] {
         guard program.isStepped, report.unchecked == nil else { return [] }
         let steps = program.steps.count
         let perStep = program.rig.camera == nil ? 0 : program.shoot.shotsPerStep
         let frames = program.frameCount
-        var seconds = report.durationSeconds
+        var seconds = report.durationSeconds + (settleExtraSeconds ?? 0)
         let paced: Bool =
             switch program.trigger {
             case .auto, .interval: true
@@ -57,12 +62,13 @@ enum ShootTime {
             paced
             ? "takes about \(duration(seconds)); \(when), it ends about \(end)"
             : "takes at least \(duration(seconds)) plus the time each step waits for you to advance it (\(when) and advanced at once, it ends about \(end))"
-        let basis =
+        var basis =
             frames == 0
             ? "moves and settles"
             : timedWithMeasure
                 ? "moves, settles and each frame as the last run measured it"
                 : "moves, settles, exposures and the camera's write time as the rig file gives it"
+        if settleExtraSeconds != nil { basis += "; each settle as expected below" }
         return ["\(program.file): shoot: \(what), \(time) (\(basis))"] + (measuredLine.map { [$0] } ?? [])
     }
 
