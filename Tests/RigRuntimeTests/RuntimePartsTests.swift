@@ -76,6 +76,28 @@ import Testing
     }
 }
 
+/// The log's settle verdicts: a step measured still that moved again says so at its next
+/// verdict, whichever it is; a new move forgets it.
+@Suite struct SettleVerdictsTests {
+    @Test func aStepMeasuredStillThatMovesAgainSaysSoAtItsNextVerdict() {
+        var v = SettleVerdicts()
+        #expect(v.note(.moveStarted(step: 0)) == nil)
+        #expect(v.note(.settled(step: 0, seconds: 4.46, measured: true)) == nil)
+        #expect(v.note(.settled(step: 0, seconds: 4.54, measured: true)) == 4.46)
+        #expect(v.note(.settled(step: 0, seconds: 5.0, measured: false)) == 4.54)
+        // Timed out: nothing measured still to recall.
+        #expect(v.note(.settled(step: 0, seconds: 5.1, measured: false)) == nil)
+        #expect(v.note(.settled(step: 0, seconds: 5.2, measured: true)) == nil)
+        #expect(v.note(.shot(.started(step: 0, bracket: 1))) == nil)
+        #expect(v.note(.moveStarted(step: 1)) == nil)
+        #expect(v.note(.settled(step: 1, seconds: 0.3, measured: true)) == nil)
+        // Another step's verdict is its own.
+        #expect(v.note(.settled(step: 2, seconds: 0.4, measured: true)) == nil)
+        #expect(v.note(.homeMoveStarted(after: 2)) == nil)
+        #expect(v.note(.settled(step: 2, seconds: 0.5, measured: true)) == nil)
+    }
+}
+
 @Suite struct AdvanceGateTests {
     final class Count: @unchecked Sendable {
         private let lock = NSLock()

@@ -344,6 +344,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         let session: RigSession
         let loop: ControlLoop<Source>
         var stepsReady = 0
+        var verdicts = SettleVerdicts()
         var interventions = 0
         /// The step count for the log's "step k/N": the program's, as the loop reports it.
         var stepCount: Int
@@ -401,7 +402,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
             switch event {
             case .player(let e, let t):
                 if case .ready = e { stepsReady += 1 }
-                session.logEvent(e, time: t, stepCount: stepCount)
+                session.logEvent(e, time: t, stepCount: stepCount, stillEarlier: verdicts.note(e))
             case .host(let done, _):
                 // The program's own count (the loop's status may not show it yet).
                 if case .started(_, let steps) = done { stepCount = steps }
@@ -430,7 +431,9 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
     }
 
-    private func logEvent(_ event: PlayerEvent, time: Double, stepCount: Int) {
+    /// `stillEarlier`: the step was measured still this many seconds after its move, then
+    /// moved again (this `.settled` is its next verdict: `SettleVerdicts`).
+    private func logEvent(_ event: PlayerEvent, time: Double, stepCount: Int, stillEarlier: Double? = nil) {
         let t = "t=\(fixed(time, 2))s"
         let line: String
         switch event {
@@ -443,12 +446,38 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         case .programEnded(let stopped): line = "\(t) program \(stopped ? "stopped" : "ended")"
         case .finished: line = "\(t) finished"
         case .settled(let step, let seconds, let measured):
+            let again = stillEarlier.map { " (it moved again after it was measured still at \(fixed($0, 2)) s)" } ?? ""
             line =
                 measured
-                ? "\(t) step \(step + 1)/\(stepCount) measured still \(fixed(seconds, 2)) s after the move"
-                : "\(t) step \(step + 1)/\(stepCount) not measured still: fixed settle, \(fixed(seconds, 2)) s after the move"
+                ? "\(t) step \(step + 1)/\(stepCount) measured still \(fixed(seconds, 2)) s after the move\(again)"
+                : "\(t) step \(step + 1)/\(stepCount) not measured still: fixed settle, \(fixed(seconds, 2)) s after the move\(again)"
         case .shot: return  // the shot runner logs shots
         }
         if let view = options.liveView { view.log(line) } else { logger.info("\(line)") }
+    }
+}
+
+/// A measured settle's verdicts as the log tells them: a step seen moving again after it
+/// was measured still is measured on, and its next verdict says so (not a second,
+/// contradicting, first one: "measured still 4.92 s", then "not measured still: fixed
+/// settle, 5.00 s").
+struct SettleVerdicts {
+    /// The step last measured still and when (after its move), until the rig moves on.
+    private var stillSaid: (step: Int, seconds: Double)?
+
+    /// Takes the player's next event; for a `.settled` of a step measured still before
+    /// (and not left since), the seconds of that earlier verdict.
+    mutating func note(_ event: PlayerEvent) -> Double? {
+        switch event {
+        case .settled(let step, let seconds, let measured):
+            let earlier = stillSaid.flatMap { $0.step == step ? $0.seconds : nil }
+            stillSaid = measured ? (step, seconds) : nil
+            return earlier
+        case .moveStarted, .homeMoveStarted:
+            stillSaid = nil
+            return nil
+        default:
+            return nil
+        }
     }
 }
