@@ -83,6 +83,22 @@ public enum CameraBackends {
             "the program sets \"exposure\" or \"bracket\", and a \"\(camera.type)\" camera cannot be set; use a \"gphoto2\" camera, or the camera's own bracket mode with shotsPerStep"
     }
 
+    /// Why a `"liveView"` settle cannot measure on the rig's camera, as far as the file
+    /// tells (`rig play` refuses the same before anything moves, from the camera itself):
+    /// no camera, a `"gpio"` one, a `"sim"` one without `"preview"`; nil when it can, or
+    /// when only the camera can tell (a `"gphoto2"` one).
+    public static func liveViewSettleProblem(_ rig: Rig) -> String? {
+        guard rig.settle?.sensor == .liveView else { return nil }
+        guard let camera = rig.camera else { return "the rig has no camera, so no live view to measure" }
+        switch camera.type {
+        case GPIOCameraConfig.type: return "the \"gpio\" camera has no live view"
+        case GPhoto2CameraConfig.type: return nil
+        default:
+            guard (try? SimCamera.parseConfig(camera))?.preview == nil else { return nil }
+            return "the \"sim\" camera has no live view without \"preview\": {\"fps\": 10}"
+        }
+    }
+
     /// The folders a run with the rig's camera writes files into (the gphoto2 camera's
     /// `"download"`), each with the name a message gives it: checked before anything moves
     /// (`OutputPath.checkFolder`), like `--log` and `--trace`.

@@ -119,5 +119,17 @@ import Testing
         #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("\"liveView\"") && result.stderr.contains("no live view") && result.stderr.contains("nothing moved"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path + ".csv"))
+        // `rig check` refuses it too (it passed before, and play then refused it).
+        let check = try RigProcess.run(["check", path])
+        #expect(check.status == 2, "\(check.stdout)\(check.stderr)")
+        #expect(check.stderr.contains("\"settle\": the \"sim\" camera has no live view without \"preview\""), "\(check.stderr)")
+        // And a rig with no camera at all.
+        let bare = try RigProcess.temporaryFile(
+            "lv-bare.json",
+            contents: #"{"rig": {"settle": {"sensor": "liveView"}, "axes": [{"name": "pan", "channel": 0, "pulseUs": [1000, 2000], "angleDeg": [-90, 90]}]}, "#
+                + #""kind": "steps", "trigger": "auto", "steps": [{"pose": {"pan": 10}}]}"#)
+        let none = try RigProcess.run(["check", bare])
+        #expect(none.status == 2, "\(none.stdout)\(none.stderr)")
+        #expect(none.stderr.contains("the rig has no camera, so no live view to measure"), "\(none.stderr)")
     }
 }

@@ -56,6 +56,10 @@ struct CheckCommand: ParsableCommand {
             printError("\(file): error: \(problem)")
             throw ExitCode(2)
         }
+        if let problem = CameraBackends.liveViewSettleProblem(program.rig) {
+            printError("\(file): error: \"settle\": \(problem) (rig play refuses it; --no-shoot plays the fixed settle)")
+            throw ExitCode(2)
+        }
         try checkExposure(program)
         if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
     }
