@@ -205,7 +205,13 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
         }
         if first {
             mailbox.requestShutdown()
-            logger.notice("stop requested (\(reason)): braking, then park and safe state (a second signal: safe state at once)")
+            // A signal names itself; a request (a server's STOP, a stop button, a command
+            // ending its session) needs no name.
+            let what =
+                reason == .stopRequested
+                ? "stop requested: braking, then park and safe state (Ctrl-C: safe state at once)"
+                : "stop requested (\(reason)): braking, then park and safe state (a second signal: safe state at once)"
+            logger.notice("\(what)")
         } else if abort {
             mailbox.requestAbort()
         }
