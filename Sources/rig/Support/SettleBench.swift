@@ -229,31 +229,13 @@ enum SettleBench {
         let start = rig.homePose
         let output = SimOutput(config: try simConfig(rig), rig: rig)
         try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
-        var player = Player(rig: rig, motion: program.motion, startPose: start)
-        var frame = start
-        var commands = rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) }
-        var sent = [Double](repeating: 0, count: rig.axes.count)
-        let window = output.looksAhead ? CountTrim.aheadTicks : 0
-        var aheadRows = [Double](repeating: 0, count: window * rig.axes.count)
-        var aheadPulses = [Double](repeating: .nan, count: window * rig.axes.count)
         var camera: [Double] = []
-        var ticks = 0
-        while !player.isFinished, ticks < Bounds.maxTicks {
-            ticks += 1
-            let event = player.tick(into: &frame)
-            for i in rig.axes.indices { commands[i] = rig.axes[i].command(forPosition: frame[i]) }
-            var aheadTicks = 0
-            if window > 0, ticks == 1 || event.map({ if case .moveStarted = $0 { true } else { false } }) == true {
-                aheadTicks = player.framesAhead(into: &aheadRows, window: window)
-                OutputLookAhead.pulses(ofFramesAhead: aheadRows, ticks: aheadTicks, window: window, axes: rig.axes, into: &aheadPulses)
-            }
-            try output.write(commands, sent: &sent)
-            if aheadTicks > 0 { output.expect(pulses: aheadPulses, window: window, ticks: aheadTicks) }
+        try simulate(program, on: output, startPose: start, plan: .none, detector: StillnessDetector(MeasuredSettle(sensor: .sim))) { _, _, player in
             if case .settling = player.phase {
                 camera.append(output.cameraMotion.angles[0])
-            } else if !camera.isEmpty {
-                break
+                return true
             }
+            return camera.isEmpty
         }
         let rest = output.hornPositions[0]
         output.shutdown(safe: rig.axes.map { _ in .off })
