@@ -40,7 +40,7 @@ public struct PCA9685OutputConfig: Sendable, Equatable {
     public static func parse(_ output: OutputConfig, axes: [Axis]) throws(FileError) -> PCA9685OutputConfig {
         let object = try output.object()
         var config = PCA9685OutputConfig()
-        if let bus = object.optional("bus") { config.bus = try bus.nonEmptyString() }
+        if let bus = object.optional("bus") { config.bus = try bus.nonEmptyString(valid: "the I2C bus's device, like \"/dev/i2c-1\"") }
         if let address = object.optional("address") { config.address = try parseI2CAddress(address) }
         let frequency = object.optional("frequencyHz")
         if let frequency {

@@ -1,5 +1,6 @@
 import Foundation
 import RigCore
+import RigFormat
 import RigPCA9685
 import RigRuntime
 import RigTestSupport
@@ -121,6 +122,17 @@ import Testing
         let good = try RigParser.parse(text: #"{"axes": [{"name": "pan", "channel": 0}], "imu": {"bus": 1, "address": 105}}"#, file: "r.json")
         let config = try MPU6050Config.parse(try #require(good.imu))
         #expect(config.bus == "/dev/i2c-1" && config.address == 0x69)
+        // An empty bus says what a bus looks like.
+        let empty = try RigParser.parse(text: #"{"axes": [{"name": "pan", "channel": 0}], "imu": {"bus": ""}}"#, file: "r.json")
+        let emptyBus = try #require(empty.imu)
+        do throws(FileError) {
+            _ = try MPU6050Config.parse(emptyBus)
+            Issue.record("accepted an empty bus")
+        } catch {
+            #expect(
+                error.description == #"r.json:1:58: error: $.imu.bus: must not be empty; valid: a bus number (1 for /dev/i2c-1) or a path like "/dev/i2c-1""#,
+                "\(error)")
+        }
     }
 
     /// `rig calibrate resonance`'s session on real drivers down to the bytes: the PCA9685

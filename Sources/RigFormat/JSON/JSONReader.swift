@@ -65,9 +65,10 @@ public struct ValueReader: Sendable {
         return string.text
     }
 
-    public func nonEmptyString() throws(FileError) -> String {
+    /// `valid`: what a good value looks like, for the message.
+    public func nonEmptyString(valid: String? = nil) throws(FileError) -> String {
         let value = try string()
-        guard !value.isEmpty else { throw error("must not be empty") }
+        guard !value.isEmpty else { throw error("must not be empty" + (valid.map { "; valid: \($0)" } ?? "")) }
         return value
     }
 

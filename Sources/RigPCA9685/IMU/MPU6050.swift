@@ -198,7 +198,7 @@ public struct MPU6050Config: Sendable, Equatable {
                 guard (0...255).contains(n) else { throw bus.error("I2C bus \(n) is out of range; valid: 0…255 (or a path like \"/dev/i2c-1\")") }
                 config.bus = "/dev/i2c-\(n)"
             } else {
-                config.bus = try bus.nonEmptyString()
+                config.bus = try bus.nonEmptyString(valid: "a bus number (1 for /dev/i2c-1) or a path like \"/dev/i2c-1\"")
             }
         }
         if let address = object.optional("address") {
