@@ -83,6 +83,8 @@ import Testing
         let pan = rows.filter { $0.axis == "pan" }.map(\.pulse)
         #expect(!pan.isEmpty)
         #expect(pan.allSatisfy { (1200...1800).contains($0) }, "\(pan.min() ?? 0)…\(pan.max() ?? 0)")
+        // Its position_deg: the angle the file's calibration (1000–2000 µs over ±90°) gave each pulse, not the pulse.
+        #expect(rows.filter { $0.axis == "pan" }.allSatisfy { abs($0.position - ($0.pulse - 1500) * 0.18) < 1e-3 })
         #expect(rows.filter { $0.axis == "tilt" }.allSatisfy { $0.pulse == rows.first { $0.axis == "tilt" }?.pulse })
 
         // Again, now from the new table's home pulse; Ctrl-C in the middle of a coarse move.

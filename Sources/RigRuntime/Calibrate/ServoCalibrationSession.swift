@@ -116,6 +116,9 @@ public func runServoCalibration(rig: Rig, output: Output, options: ServoCalibrat
     var sessionOptions = SessionOptions(loop: LoopOptions(realtime: options.realtime, stopWhenLimited: false), tracePath: options.tracePath)
     sessionOptions.inputPaths = [options.rigPath]
     sessionOptions.trapSignals = options.trapSignals
+    // The trace's position_deg: the angle the file's calibration gives each pulse (the
+    // raw axis's own "position" is the pulse).
+    sessionOptions.traceAxes = rig.axes
     let session = RigSession(
         rig: rawRig, source: CommandSource(rig: rawRig, startPose: startPose), output: output, startPose: startPose, parts: [keys],
         options: sessionOptions, logger: logger)

@@ -11,6 +11,10 @@ public struct SessionOptions {
     public var loop = LoopOptions()
     /// `--trace FILE.csv`, if any. Checked and opened before the output starts.
     public var tracePath: String?
+    /// The axes whose calibrations turn the trace's pulses into its `position_deg` (nil:
+    /// the session's rig's): `rig calibrate servo` drives a raw-µs axis and traces the
+    /// angle by the file's calibration.
+    public var traceAxes: [Axis]?
     public var liveView: LiveView?
     /// Refresh period of the live view.
     public var viewIntervalSeconds = 0.1
@@ -335,7 +339,7 @@ public final class RigSession<Source: MotionSource>: @unchecked Sendable {
     private func openTrace() throws(SessionError) -> TraceWriter? {
         guard let path = options.tracePath else { return nil }
         do {
-            return try TraceWriter(path: path, axes: rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
+            return try TraceWriter(path: path, axes: options.traceAxes ?? rig.axes, pwmPeriodMicroseconds: output.pwmPeriodMicroseconds)
         } catch let error as OutputPathError {
             throw .outputPath(error)
         } catch {
