@@ -94,9 +94,14 @@ import Testing
         #expect(at50.dropFirst().allSatisfy { $0 > 1 }, "\(slow.stdout)")
         // The shoot is timed with them (7 s of moves and fixed settles without).
         let line = try #require(slow.stdout.split(separator: "\n").first { $0.contains(": shoot: 5 steps, no camera, takes about ") })
-        #expect(line.hasSuffix("(moves and settles; each settle as expected below)"), "\(line)")
+        #expect(line.hasSuffix("(moves and settles; each measured settle as expected (rig check lists them))"), "\(line)")
         let total = line.components(separatedBy: "takes about ").last.flatMap { Double($0.prefix { $0.isNumber }) }
         #expect((total ?? 0) > 7 + at50.reduce(0, +) - 5 * 0.5 - 1, "\(line)")
+        // `rig plan` times the shoot the same way.
+        let plan = try RigProcess.run(["plan", try RigProcess.temporaryFile("sim50-plan.json", contents: program(pwmHz: 50, loopHz: 100))])
+        let planned = plan.stdout.split(separator: "\n").first { $0.contains(": shoot: 5 steps") }
+        func took(_ text: Substring?) -> Substring? { text?.components(separatedBy: "takes about ").last?.prefix(6) }
+        #expect(took(planned) != nil && took(planned) == took(line), "\(plan.stdout)")
         let fast = try RigProcess.run(["check", try RigProcess.temporaryFile("sim200.json", contents: program(pwmHz: 200, loopHz: 200))])
         #expect(fast.status == 0, "\(fast.stderr)")
         #expect(fast.stdout.contains("pan 1.22 µs ≈ 0.110°"), "\(fast.stdout)")

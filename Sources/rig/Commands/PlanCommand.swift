@@ -73,8 +73,12 @@ struct PlanCommand: ParsableCommand {
             // the table goes to a file, so the file stays the table).
             let report = FeasibilityChecker.check(
                 rig: program.rig, motion: program.motion, startPose: prepared.startPose, shooting: ShootSetup.checkPlan(program))
-            var lines = ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file))
-            if report.unchecked == nil { lines += clockTable(program, totalSeconds: report.durationSeconds) }
+            // With a measured settle, timed with each step's expected settle, as check does.
+            let settleExtra = CheckCommand.expectedSettles(program, startPose: prepared.startPose).map {
+                CheckCommand.settleExtraSeconds(program, $0.steps)
+            }
+            var lines = ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settleExtraSeconds: settleExtra)
+            if report.unchecked == nil { lines += clockTable(program, totalSeconds: report.durationSeconds + (settleExtra ?? 0)) }
             for line in lines {
                 if checked.output == nil { footer.append(line) } else { printError(line) }
             }

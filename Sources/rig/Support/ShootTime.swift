@@ -68,7 +68,7 @@ enum ShootTime {
             : timedWithMeasure
                 ? "moves, settles and each frame as the last run measured it"
                 : "moves, settles, exposures and the camera's write time as the rig file gives it"
-        if settleExtraSeconds != nil { basis += "; each settle as expected below" }
+        if settleExtraSeconds != nil { basis += "; each measured settle as expected (rig check lists them)" }
         return ["\(program.file): shoot: \(what), \(time) (\(basis))"] + (measuredLine.map { [$0] } ?? [])
     }
 
