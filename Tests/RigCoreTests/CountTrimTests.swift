@@ -307,4 +307,34 @@ import Testing
         }
         #expect(moves == poses.count - 1)
     }
+
+    /// A move longer than the look-ahead (`Player.lookAheadSeconds`) is not told (the
+    /// trim plans when its frames stop); one just within it is, to its last tick.
+    @Test func aMoveLongerThanTheLookAheadIsNotTold() {
+        func told(degrees: Double) -> (told: Int, lastChange: Int) {
+            var pan = servoAxis("pan", channel: 0, softMin: -170, softMax: 170, maxVelocity: 10, maxAcceleration: 100)
+            pan.shaper = ShaperConfig(kind: .zv, frequencyHz: 3, damping: 0.03)
+            let rig = simRig([pan], loopRateHz: 200)
+            var player = Player(rig: rig, motion: .stepped([Step(pose: [degrees], settleSeconds: 0.1, label: "1")]), startPose: [0])
+            var frame = [0.0]
+            var rows = [Double](repeating: .nan, count: 4)
+            _ = player.tick(into: &frame)
+            let n = player.framesAhead(into: &rows, window: 4)
+            var previous = frame
+            var tick = 0
+            var lastChange = 0
+            while tick < 5000 {
+                tick += 1
+                _ = player.tick(into: &frame)
+                if frame != previous { lastChange = tick }
+                previous = frame
+            }
+            return (n, lastChange)
+        }
+        // 95° at 10 °/s: 9.6 s and the shaper's 1/6 s, within 10 s.
+        let within = told(degrees: 95)
+        #expect(within.told == within.lastChange && within.told > 1900, "\(within)")
+        // 120°: 12.1 s.
+        #expect(told(degrees: 120).told == 0)
+    }
 }
