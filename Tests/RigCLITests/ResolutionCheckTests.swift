@@ -97,6 +97,10 @@ import Testing
         #expect(line.hasSuffix("(moves and settles; each measured settle as expected (rig check lists them))"), "\(line)")
         let total = line.components(separatedBy: "takes about ").last.flatMap { Double($0.prefix { $0.isNumber }) }
         #expect((total ?? 0) > 7 + at50.reduce(0, +) - 5 * 0.5 - 1, "\(line)")
+        // A shoot an interval paces keeps the interval's time.
+        let pacedProgram = program(pwmHz: 50, loopHz: 100).replacingOccurrences(of: #""auto""#, with: #""interval:30""#)
+        let paced = try RigProcess.run(["check", try RigProcess.temporaryFile("sim50-paced.json", contents: pacedProgram)])
+        #expect(paced.stdout.contains("takes about 2 min") && !paced.stdout.contains("each measured settle as expected"), "\(paced.stdout)")
         // `rig plan` times the shoot the same way.
         let plan = try RigProcess.run(["plan", try RigProcess.temporaryFile("sim50-plan.json", contents: program(pwmHz: 50, loopHz: 100))])
         let planned = plan.stdout.split(separator: "\n").first { $0.contains(": shoot: 5 steps") }

@@ -42,7 +42,7 @@ struct CheckCommand: ParsableCommand {
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
         let settles = Self.expectedSettles(program, startPose: prepared.startPose)
-        let settleExtra = settles.map { Self.settleExtraSeconds(program, $0.steps) }
+        let settleExtra = settles.flatMap { Self.settleExtraSeconds(program, $0.steps) }
         for line in ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settleExtraSeconds: settleExtra) { print(line) }
         for line in TrackReport.lines(program) { print("\(file): \(line)") }
         for line in ResolutionReport.describe(program: program) { print(line) }
@@ -78,9 +78,11 @@ struct CheckCommand: ParsableCommand {
         return (SettleForecast.expected(rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: plan), nil)
     }
 
-    /// The expected settles' time beyond the steps' fixed settles (which the check timed).
-    static func settleExtraSeconds(_ program: Program, _ settles: [SettleForecast.StepSettle]) -> Double {
-        settles.reduce(0.0) { $0 + $1.seconds - (program.steps.indices.contains($1.step) ? program.steps[$1.step].settleSeconds : 0) }
+    /// The expected settles' time beyond the steps' fixed settles (which the check timed);
+    /// nil for a shoot an interval paces (its time is the interval's).
+    static func settleExtraSeconds(_ program: Program, _ settles: [SettleForecast.StepSettle]) -> Double? {
+        if case .interval = program.trigger { return nil }
+        return settles.reduce(0.0) { $0 + $1.seconds - (program.steps.indices.contains($1.step) ? program.steps[$1.step].settleSeconds : 0) }
     }
 
     /// The forecast's lines (`expectedSettles`).

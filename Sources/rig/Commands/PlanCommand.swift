@@ -74,7 +74,7 @@ struct PlanCommand: ParsableCommand {
             let report = FeasibilityChecker.check(
                 rig: program.rig, motion: program.motion, startPose: prepared.startPose, shooting: ShootSetup.checkPlan(program))
             // With a measured settle, timed with each step's expected settle, as check does.
-            let settleExtra = CheckCommand.expectedSettles(program, startPose: prepared.startPose).map {
+            let settleExtra = CheckCommand.expectedSettles(program, startPose: prepared.startPose).flatMap {
                 CheckCommand.settleExtraSeconds(program, $0.steps)
             }
             var lines = ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settleExtraSeconds: settleExtra)
