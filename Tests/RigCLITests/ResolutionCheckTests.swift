@@ -101,6 +101,13 @@ import Testing
         let pacedProgram = program(pwmHz: 50, loopHz: 100).replacingOccurrences(of: #""auto""#, with: #""interval:30""#)
         let paced = try RigProcess.run(["check", try RigProcess.temporaryFile("sim50-paced.json", contents: pacedProgram)])
         #expect(paced.stdout.contains("takes about 2 min") && !paced.stdout.contains("each measured settle as expected"), "\(paced.stdout)")
+        #expect(!paced.stdout.contains("warning: with each step's expected settle"), "\(paced.stdout)")
+        // An interval the expected settles cannot keep is warned about (the fixed 0.5 s settles keep it).
+        let tight = program(pwmHz: 50, loopHz: 100).replacingOccurrences(of: #""auto""#, with: #""interval:3""#)
+        let tightCheck = try RigProcess.run(["check", try RigProcess.temporaryFile("sim50-tight.json", contents: tight)])
+        #expect(tightCheck.status == 0, "\(tightCheck.stdout)\(tightCheck.stderr)")
+        let warning = "warning: with each step's expected settle (above) instead of its fixed one, 4 steps cannot keep their interval"
+        #expect(tightCheck.stdout.contains(warning), "\(tightCheck.stdout)")
         // `rig plan` times the shoot the same way.
         let plan = try RigProcess.run(["plan", try RigProcess.temporaryFile("sim50-plan.json", contents: program(pwmHz: 50, loopHz: 100))])
         let planned = plan.stdout.split(separator: "\n").first { $0.contains(": shoot: 5 steps") }

@@ -48,6 +48,11 @@ struct CheckCommand: ParsableCommand {
         for line in ResolutionReport.describe(program: program) { print(line) }
         for line in settleLines(program, settles) { print(line) }
         if let misses = IntervalMiss.summary(report.intervalMisses) { print("\(file): error: \(misses)") }
+        if report.intervalMisses.isEmpty, let settles,
+            let misses = Self.intervalMissesWithExpectedSettles(program, settles.steps, startPose: prepared.startPose)
+        {
+            print("\(file): warning: with each step's expected settle (above) instead of its fixed one, \(misses)")
+        }
         // What `rig play` and `rig serve` refuse for the rig's camera, refused here too.
         if let problem = CameraBackends.problem(program) {
             printError("\(file): error: \(problem)")
@@ -83,6 +88,17 @@ struct CheckCommand: ParsableCommand {
     static func settleExtraSeconds(_ program: Program, _ settles: [SettleForecast.StepSettle]) -> Double? {
         if case .interval = program.trigger { return nil }
         return settles.reduce(0.0) { $0 + $1.seconds - (program.steps.indices.contains($1.step) ? program.steps[$1.step].settleSeconds : 0) }
+    }
+
+    /// An interval shoot played again with each step's expected settle as its fixed one:
+    /// what `rig play` would miss when the head takes longer to be still than the steps'
+    /// `settleSeconds` say (nil: it keeps every interval, or no interval paces it).
+    static func intervalMissesWithExpectedSettles(_ program: Program, _ settles: [SettleForecast.StepSettle], startPose: [Double]) -> String? {
+        guard case .interval = program.trigger, case .stepped(var steps) = program.motion else { return nil }
+        for s in settles where steps.indices.contains(s.step) { steps[s.step].settleSeconds = max(steps[s.step].settleSeconds, s.seconds) }
+        let report = FeasibilityChecker.check(
+            rig: program.rig, motion: .stepped(steps), startPose: startPose, shooting: ShootSetup.checkPlan(program))
+        return IntervalMiss.summary(report.intervalMisses)
     }
 
     /// The forecast's lines (`expectedSettles`).
