@@ -204,8 +204,28 @@ def stop_touch(driver):
         pressed = time.monotonic()
         ActionChains(driver).send_keys(key).perform()
         stopped("key_" + ("escape" if key == Keys.ESCAPE else "space"), target, pressed)
+    # Presses 50 ms apart are each a STOP (a move may have started in between: one was once
+    # ignored for 400 ms after the last); the events one press fires (pointerdown,
+    # touchstart, click) are one STOP, and a key held down repeats none.
+    sent = driver.execute_async_script("""
+      const done = arguments[arguments.length - 1], before = stopTry, stop = document.getElementById('stop');
+      const key = (repeat) => document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', repeat, bubbles: true, cancelable: true}));
+      const later = (f) => new Promise((r) => setTimeout(() => { f(); r(); }, 50));
+      key(false);
+      later(() => key(false))
+        .then(() => later(() => {
+          stop.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true, cancelable: true, pointerType: 'touch'}));
+          stop.dispatchEvent(new Event('touchstart', {bubbles: true, cancelable: true}));
+          stop.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true}));
+        }))
+        .then(() => later(() => key(true)))
+        .then(() => done(stopTry - before));
+    """)
+    if sent != 3:
+        problems.append(f"two Escapes 50 ms apart, then one touch on STOP and a held key sent {sent} STOPs, not 3")
     check("stop-touch", not problems, "; ".join(problems) or
-          "STOP stopped a long move with two fingers down, with a 30-px slide, with a finger held on the jog pad (no drift after), and from Escape and Space")
+          "STOP stopped a long move with two fingers down, with a 30-px slide, with a finger held on the jog pad (no drift after), and from Escape and Space;"
+          " presses 50 ms apart are each a STOP, the events of one press one")
 
 
 def stop_latch(driver):
