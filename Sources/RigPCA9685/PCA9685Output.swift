@@ -129,11 +129,7 @@ public final class PCA9685Output: Output {
             let channel = channelNumbers[index]
             var trimCounts = 0
             if countTrim != nil, case .pulse(let microseconds) = commands[index] {
-                let counts = PCA9685Math.counts(pulseMicroseconds: microseconds, periodMicroseconds: periodMicroseconds)
-                trimCounts =
-                    countTrim?.counts(
-                        axis: index, commandedMicroseconds: microseconds,
-                        quantizedMicroseconds: PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds)) ?? 0
+                trimCounts = countTrim?.counts(axis: index, commandedMicroseconds: microseconds, quantizedMicroseconds: quantized(microseconds)) ?? 0
             }
             let encoded = registers(for: commands[index], channel: channel, trimCounts: trimCounts)
             chip.set(channel, encoded.registers)
@@ -177,10 +173,14 @@ public final class PCA9685Output: Output {
     public var looksAhead: Bool { countTrim != nil }
 
     public func expect(pulses: [Double], window: Int, ticks: Int) {
-        let period = periodMicroseconds
-        countTrim?.expect(pulses: pulses, window: window, ticks: ticks) {
-            PCA9685Math.pulseMicroseconds(counts: PCA9685Math.counts(pulseMicroseconds: $0, periodMicroseconds: period), periodMicroseconds: period)
-        }
+        countTrim?.expect(pulses: pulses, window: window, ticks: ticks) { quantized($0) }
+    }
+
+    /// The pulse the chip sends for `microseconds`: rounded to its whole count.
+    @inline(__always)
+    private func quantized(_ microseconds: Double) -> Double {
+        let counts = PCA9685Math.counts(pulseMicroseconds: microseconds, periodMicroseconds: periodMicroseconds)
+        return PCA9685Math.pulseMicroseconds(counts: counts, periodMicroseconds: periodMicroseconds)
     }
 
     /// The chip held its pulses through a stall: a trim under way is lost.

@@ -4,7 +4,6 @@ import RigCore
 import RigDevices
 import RigFormat
 import RigGPhoto2
-import RigRuntime
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,9 +40,8 @@ struct CheckCommand: ParsableCommand {
             rig: program.rig, motion: program.motion, startPose: prepared.startPose,
             shooting: ShootSetup.checkPlan(program))
         for line in CheckReport.describe(report, program: program) { print(line) }
-        let settles = Self.expectedSettles(program, startPose: prepared.startPose)
-        let settleExtra = settles.flatMap { Self.settleExtraSeconds(program, $0.steps) }
-        for line in ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settleExtraSeconds: settleExtra) { print(line) }
+        let settles = SettleBench.forecast(program, startPose: prepared.startPose)
+        for line in ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settles: settles?.steps) { print(line) }
         for line in TrackReport.lines(program) { print("\(file): \(line)") }
         for line in ResolutionReport.describe(program: program) { print(line) }
         for line in settleLines(program, settles) { print(line) }
@@ -66,30 +64,6 @@ struct CheckCommand: ParsableCommand {
         if !report.feasible || !report.intervalMisses.isEmpty { throw ExitCode(1) }
     }
 
-    /// With a measured settle (`"settle"` in the rig): the settle each step is expected to
-    /// take, from the axes' payloads on the rig's own output as the simulator models it
-    /// (its counts at its PWM frequency, the one-count trim where it plays:
-    /// `SettleBench.expectedSettles`), else on the frames (`SettleForecast`); `play` logs
-    /// the measured one beside it.
-    static func expectedSettles(_ program: Program, startPose: [Double]) -> (steps: [SettleForecast.StepSettle], countsHz: Double?)? {
-        guard let settle = program.rig.settle, program.isStepped else { return nil }
-        let plan = ShootSetup.checkPlan(program)
-        if let model = (try? OutputDrivers.config(program.rig))?.simulatedModel,
-            let steps = try? SettleBench.expectedSettles(program, startPose: startPose, plan: plan, settle: settle, output: model)
-        {
-            // Where the payloads ring on the output's counts, the PWM frequency.
-            return (steps, program.rig.axes.contains { SimOutput.models($0) } ? model.frequencyHz : nil)
-        }
-        return (SettleForecast.expected(rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: plan), nil)
-    }
-
-    /// The expected settles' time beyond the steps' fixed settles (which the check timed);
-    /// nil for a shoot an interval paces (its time is the interval's).
-    static func settleExtraSeconds(_ program: Program, _ settles: [SettleForecast.StepSettle]) -> Double? {
-        if case .interval = program.trigger { return nil }
-        return settles.reduce(0.0) { $0 + $1.seconds - (program.steps.indices.contains($1.step) ? program.steps[$1.step].settleSeconds : 0) }
-    }
-
     /// An interval shoot played again with each step's expected settle as its fixed one:
     /// what `rig play` would miss when the head takes longer to be still than the steps'
     /// `settleSeconds` say (nil: it keeps every interval, or no interval paces it).
@@ -101,7 +75,7 @@ struct CheckCommand: ParsableCommand {
         return IntervalMiss.summary(report.intervalMisses)
     }
 
-    /// The forecast's lines (`expectedSettles`).
+    /// The forecast's lines (`SettleBench.forecast`).
     private func settleLines(_ program: Program, _ forecast: (steps: [SettleForecast.StepSettle], countsHz: Double?)?) -> [String] {
         guard let settle = program.rig.settle, case .stepped(let steps) = program.motion, let forecast else { return [] }
         let expected = forecast.steps

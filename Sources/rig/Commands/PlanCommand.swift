@@ -74,11 +74,10 @@ struct PlanCommand: ParsableCommand {
             let report = FeasibilityChecker.check(
                 rig: program.rig, motion: program.motion, startPose: prepared.startPose, shooting: ShootSetup.checkPlan(program))
             // With a measured settle, timed with each step's expected settle, as check does.
-            let settleExtra = CheckCommand.expectedSettles(program, startPose: prepared.startPose).flatMap {
-                CheckCommand.settleExtraSeconds(program, $0.steps)
-            }
-            var lines = ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settleExtraSeconds: settleExtra)
-            if report.unchecked == nil { lines += clockTable(program, totalSeconds: report.durationSeconds + (settleExtra ?? 0)) }
+            let settles = SettleBench.forecast(program, startPose: prepared.startPose)?.steps
+            var lines = ShootTime.lines(program, report: report, measured: ShootTime.lastPace(of: file), settles: settles)
+            let settleExtra = settles.flatMap { ShootTime.settleExtraSeconds(program, $0) } ?? 0
+            if report.unchecked == nil { lines += clockTable(program, totalSeconds: report.durationSeconds + settleExtra) }
             for line in lines {
                 if checked.output == nil { footer.append(line) } else { printError(line) }
             }

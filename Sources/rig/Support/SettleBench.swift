@@ -1,5 +1,6 @@
 import FoundationEssentials
 import RigCore
+import RigDevices
 import RigFormat
 import RigRuntime
 import RigSky
@@ -79,11 +80,11 @@ enum SettleBench {
     /// control loop plays it: a move's coming pulses told to the output when it starts
     /// (the one-count trim's look-ahead), the frame written, the settle sensor's reading
     /// judged by `detector` from what was sent, `player.measured(still:)`, and `.ready`
-    /// advanced at once. `each` sees every tick's event and the output after the write
-    /// (before the detector); it returns false to stop.
+    /// advanced at once. `each` sees every tick's event, the player's phase after it and
+    /// the output after the write (before the detector); it returns false to stop.
     static func simulate(
         _ program: Program, on output: SimOutput, startPose: [Double], plan: ShootingPlan, detector: StillnessDetector,
-        each: (_ event: PlayerEvent?, _ ticks: Int, _ player: Player) throws -> Bool
+        each: (_ event: PlayerEvent?, _ ticks: Int, _ phase: Player.Phase) throws -> Bool
     ) throws {
         let rig = program.rig
         var detector = detector
@@ -115,7 +116,7 @@ enum SettleBench {
             }
             try output.write(commands, sent: &sent)
             if aheadTicks > 0 { output.expect(pulses: aheadPulses, window: window, ticks: aheadTicks) }
-            guard try each(event, ticks, player) else { return }
+            guard try each(event, ticks, player.phase) else { return }
             if case .ready? = event { player.advance() }
             detector.commanded(sent: sent, framesMoving: moving)
             detector.observe(rateDegreesPerSecond: output.rateDegreesPerSecond() ?? .nan, seconds: rig.tickSeconds)
@@ -153,7 +154,8 @@ enum SettleBench {
         var high = start
         var blurs: [Double] = []
         var timeouts = 0
-        try simulate(program, on: output, startPose: start, plan: plan, detector: detector) { event, ticks, player in
+        let stepCount = program.steps.count
+        try simulate(program, on: output, startPose: start, plan: plan, detector: detector) { event, ticks, _ in
             let angles = output.cameraMotion.angles
             switch event {
             case .moveStarted(let step)?: moveStart[step] = ticks
@@ -170,7 +172,7 @@ enum SettleBench {
                 blurs.append(sum.squareRoot() * pixelsPerDegree)
             default: break
             }
-            if blurs.count == player.stepCount { return false }
+            if blurs.count == stepCount { return false }
             if exposing {
                 for i in angles.indices {
                     low[i] = min(low[i], angles[i])
@@ -183,6 +185,23 @@ enum SettleBench {
         return PanoramaFigures(
             secondsPerStep: mean, blurredFrames: blurs.filter { $0 > blurLimitPixels }.count, frames: blurs.count,
             worstBlurPixels: blurs.max() ?? 0, timeouts: timeouts)
+    }
+
+    /// With a measured settle (`"settle"` in the rig), the settle each step of a stepped
+    /// program is expected to take, for `rig check` and `rig plan` (`play` logs the measured
+    /// one beside it): on the rig's own output as the simulator models it (its counts at its
+    /// PWM frequency, the one-count trim where it plays: `expectedSettles`), else (a
+    /// BLEControl board) on the frames (`SettleForecast`); `countsHz`: the PWM frequency
+    /// the payloads ring on, when the simulator models an axis.
+    static func forecast(_ program: Program, startPose: [Double]) -> (steps: [SettleForecast.StepSettle], countsHz: Double?)? {
+        guard let settle = program.rig.settle, program.isStepped else { return nil }
+        let plan = ShootSetup.checkPlan(program)
+        if let model = (try? OutputDrivers.config(program.rig))?.simulatedModel,
+            let steps = try? expectedSettles(program, startPose: startPose, plan: plan, settle: settle, output: model)
+        {
+            return (steps, program.rig.axes.contains { SimOutput.models($0) } ? model.frequencyHz : nil)
+        }
+        return (SettleForecast.expected(rig: program.rig, motion: program.motion, startPose: startPose, settle: settle, shooting: plan), nil)
     }
 
     /// What a measured settle is expected to find at each step of `program` (the last time
@@ -230,8 +249,8 @@ enum SettleBench {
         let output = SimOutput(config: try simConfig(rig), rig: rig)
         try output.start(channels: rig.axes.map(OutputChannel.init), initial: rig.axes.indices.map { rig.axes[$0].command(forPosition: start[$0]) })
         var camera: [Double] = []
-        try simulate(program, on: output, startPose: start, plan: .none, detector: StillnessDetector(MeasuredSettle(sensor: .sim))) { _, _, player in
-            if case .settling = player.phase {
+        try simulate(program, on: output, startPose: start, plan: .none, detector: StillnessDetector(MeasuredSettle(sensor: .sim))) { _, _, phase in
+            if case .settling = phase {
                 camera.append(output.cameraMotion.angles[0])
                 return true
             }

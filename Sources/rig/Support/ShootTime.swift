@@ -12,11 +12,13 @@ enum ShootTime {
     /// - Parameters:
     ///   - measured: the frames' pace in the program's last run (the state directory's shot
     ///     logs, `MeasuredFramePace.last`); nil: the rig file's timing alone.
-    ///   - settleExtraSeconds: with a measured settle, the time its forecast waits beyond
-    ///     the steps' fixed settles (which `report` timed); nil: none.
+    ///   - settles: with a measured settle, each step's expected one (`SettleBench.forecast`):
+    ///     the shoot is timed with them (`settleExtraSeconds`); nil: the fixed settles.
     static func lines(
-        _ program: Program, report: FeasibilityReport, measured: MeasuredFramePace? = nil, settleExtraSeconds: Double? = nil, now: Date = Date()
+        _ program: Program, report: FeasibilityReport, measured: MeasuredFramePace? = nil, settles: [SettleForecast.StepSettle]? = nil,
+        now: Date = Date()
     ) -> [String] {
+        let settleExtraSeconds = settles.flatMap { Self.settleExtraSeconds(program, $0) }
         guard program.isStepped, report.unchecked == nil else { return [] }
         let steps = program.steps.count
         let perStep = program.rig.camera == nil ? 0 : program.shoot.shotsPerStep
@@ -70,6 +72,13 @@ enum ShootTime {
                 : "moves, settles, exposures and the camera's write time as the rig file gives it"
         if settleExtraSeconds != nil { basis += "; each measured settle as expected (rig check lists them)" }
         return ["\(program.file): shoot: \(what), \(time) (\(basis))"] + (measuredLine.map { [$0] } ?? [])
+    }
+
+    /// The expected settles' time beyond the steps' fixed settles (which the check timed);
+    /// nil for a shoot an interval paces (its time is the interval's).
+    static func settleExtraSeconds(_ program: Program, _ settles: [SettleForecast.StepSettle]) -> Double? {
+        if case .interval = program.trigger { return nil }
+        return settles.reduce(0.0) { $0 + $1.seconds - (program.steps.indices.contains($1.step) ? program.steps[$1.step].settleSeconds : 0) }
     }
 
     /// The frames' pace in the last run of the program at `path` (its logs in the state
