@@ -80,6 +80,27 @@ extension GroupEndToEndTests {
         return (f1, lead)
     }
 
+    /// `pathGroup`'s two rigs started, f1 killed (SIGKILL) once it reported frame `shot`
+    /// on the move (the leader saw both paths start); f1's state directory, for it to be
+    /// started again.
+    func pathGroupLosingF1(_ broker: TestBroker, in dir: URL, afterShot shot: Int) throws -> (
+        f1Run: (args: [String], trace: String, log: String), leadRun: (args: [String], trace: String, log: String), f1State: URL, f1: GroupRig,
+        lead: GroupRig
+    ) {
+        let (f1Run, leadRun) = try pathGroup(broker, in: dir)
+        let f1State = dir.appendingPathComponent("state-f1")
+        let f1 = try GroupRig(f1Run.args, state: f1State)
+        let lead: GroupRig
+        do { lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead")) } catch {
+            f1.kill9()
+            throw error
+        }
+        #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
+        #expect(f1.out.wait(for: "shot \(shot)", within: 120), "\(f1.transcript)")
+        f1.kill9()
+        return (f1Run, leadRun, f1State, f1, lead)
+    }
+
     /// Both paths ended within 0.1 s of each other, and what a loaded machine's stalls took
     /// from either rig after the lines `leadFrom` and `f1From` (a path's last 4 s play at
     /// their own pace: a stall there is not made up).
@@ -111,18 +132,12 @@ extension GroupEndToEndTests {
             let broker = try TestBroker()
             defer { broker.stop() }
             let dir = try TestTools.temporaryDirectory()
-            let (f1Run, leadRun) = try pathGroup(broker, in: dir)
-            let f1State = dir.appendingPathComponent("state-f1")
-            var f1 = try GroupRig(f1Run.args, state: f1State)
-            let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
+            // Mid-path: f1's fourth frame on the move (3 s into its path).
+            var (f1Run, leadRun, f1State, f1, lead) = try pathGroupLosingF1(broker, in: dir, afterShot: 4)
             defer {
                 lead.kill9()
                 f1.kill9()
             }
-            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
-            // Mid-path: f1's fourth frame on the move (3 s into its path).
-            #expect(f1.out.wait(for: "shot 4", within: 120), "\(f1.transcript)")
-            f1.kill9()
             let firstRun = f1.transcript
             #expect(lead.err.wait(for: "rig f1 is lost (its will message)", within: 120), "\(lead.transcript)")
             #expect(lead.err.wait(for: "at rest on the path at", within: 120), "\(lead.transcript)")
@@ -158,17 +173,11 @@ extension GroupEndToEndTests {
             let broker = try TestBroker()
             defer { broker.stop() }
             let dir = try TestTools.temporaryDirectory()
-            let (f1Run, leadRun) = try pathGroup(broker, in: dir)
-            let f1State = dir.appendingPathComponent("state-f1")
-            var f1 = try GroupRig(f1Run.args, state: f1State)
-            let lead = try GroupRig(leadRun.args, state: dir.appendingPathComponent("state-lead"))
+            var (f1Run, _, f1State, f1, lead) = try pathGroupLosingF1(broker, in: dir, afterShot: 3)
             defer {
                 lead.kill9()
                 f1.kill9()
             }
-            #expect(lead.err.wait(for: "rig f1 started its path", within: 120), "\(lead.transcript)")
-            #expect(f1.out.wait(for: "shot 3", within: 120), "\(f1.transcript)")
-            f1.kill9()
             #expect(lead.err.wait(for: "at rest on the path at", within: 120), "\(lead.transcript)")
             // The same follower, its stepped program instead of its path.
             var args = f1Run.args
